@@ -1,0 +1,126 @@
+// Experiment declaration and the per-point context.
+#include "experiments/harness/experiment.h"
+
+#include <memory>
+
+#include "absl/strings/string_view.h"
+#include "absl/base/internal/raw_logging.h"
+#include "absl/strings/cord.h"
+#include "absl/strings/str_cat.h"
+
+namespace dissect {
+namespace {
+
+constexpr char kSkipPayload[] = "dissect/skipped";
+
+std::unique_ptr<Experiment>& Slot() {
+  static auto* slot = new std::unique_ptr<Experiment>();
+  return *slot;
+}
+
+}  // namespace
+
+absl::Status Skipped(absl::string_view reason) {
+  absl::Status s = absl::FailedPreconditionError(reason);
+  s.SetPayload(kSkipPayload, absl::Cord("1"));
+  return s;
+}
+
+bool IsSkipped(const absl::Status& status) {
+  return status.GetPayload(kSkipPayload).has_value();
+}
+
+PointContext::PointContext(const Point& point, const DeviceInfo& device,
+                           const TimingOptions& timing, cudaStream_t stream,
+                           const NvmlClock* clock)
+    : point_(point),
+      device_(device),
+      timing_(timing),
+      stream_(stream),
+      clock_(clock) {}
+
+void PointContext::ReadClock(std::optional<ClockReading>& into) {
+  if (clock_ == nullptr) return;
+  absl::StatusOr<ClockReading> r = clock_->Read();
+  if (r.ok()) {
+    into = *r;
+  } else {
+    clock_error_ = std::string(r.status().message());
+  }
+}
+
+absl::StatusOr<std::vector<double>> PointContext::TimeKernel(
+    const LaunchFn& launch, CacheState cache) {
+  if (cache == CacheState::kCold && !flusher_.has_value()) {
+    absl::StatusOr<L2Flusher> f = L2Flusher::Create(device_.l2_bytes);
+    if (!f.ok()) return f.status();
+    flusher_ = *std::move(f);
+  }
+  TimingOptions options = timing_;
+  options.cache = cache;
+  absl::StatusOr<std::vector<double>> ms = TimeWithEvents(
+      launch, options, flusher_.has_value() ? &*flusher_ : nullptr, stream_,
+      [this] { ReadClock(before_); }, [this] { ReadClock(after_); });
+  if (ms.ok()) RecordTimeSamples(*ms);
+  return ms;
+}
+
+absl::Status PointContext::AddSamples(absl::string_view metric,
+                                      std::vector<double> samples) {
+  if (samples.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("no samples for metric '", metric, "'"));
+  }
+  metrics_[std::string(metric)] = std::move(samples);
+  return absl::OkStatus();
+}
+
+std::optional<double> PointContext::SmClockMhz() const {
+  if (!before_.has_value() || !after_.has_value()) return std::nullopt;
+  return 0.5 * (before_->sm_clock_mhz + after_->sm_clock_mhz);
+}
+
+Experiment& Experiment::Question(std::string text) {
+  question_ = std::move(text);
+  return *this;
+}
+
+Experiment& Experiment::AddAxis(AxisSpec axis) {
+  axes_.push_back(std::move(axis));
+  return *this;
+}
+
+Experiment& Experiment::AddMetric(std::string name, std::string unit,
+                                  std::string help) {
+  metrics_.push_back({std::move(name), std::move(unit), std::move(help)});
+  return *this;
+}
+
+Experiment& Experiment::Validate(ValidateFn fn) {
+  validate_ = std::move(fn);
+  return *this;
+}
+
+Experiment& Experiment::Run(RunFn fn) {
+  run_ = std::move(fn);
+  return *this;
+}
+
+const MetricSpec* Experiment::FindMetric(absl::string_view name) const {
+  for (const MetricSpec& m : metrics_) {
+    if (m.name == name) return &m;
+  }
+  return nullptr;
+}
+
+Experiment& RegisterExperiment(std::string name) {
+  std::unique_ptr<Experiment>& slot = Slot();
+  ABSL_RAW_CHECK(slot == nullptr,
+                 "a dissect binary registers exactly one experiment");
+  slot = std::make_unique<Experiment>(std::move(name));
+  return *slot;
+}
+
+Experiment* RegisteredExperiment() { return Slot().get(); }
+
+}  // namespace dissect

@@ -1,0 +1,496 @@
+// The experiment runner; see runner.h.
+#include "experiments/harness/runner.h"
+
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <ctime>
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include "absl/strings/string_view.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
+#include "experiments/harness/build_info.h"
+#include "gflags/gflags.h"
+#include "probes/cuda_status.h"
+#include "probes/stats.h"
+
+DEFINE_int32(device, 0, "CUDA device ordinal to measure");
+DEFINE_int32(samples, 20, "timed samples per point (1..100000)");
+DEFINE_int32(warmup, 3, "untimed launches before the samples (0..10000)");
+DEFINE_bool(list, false, "print the axis points that would run, then exit");
+
+namespace dissect {
+namespace {
+
+constexpr const char* kOurFlags[] = {"device", "samples", "warmup", "list"};
+
+struct Args {
+  bool help = false;
+  std::vector<std::string> axis_specs;
+  std::string out_path;
+  std::vector<std::string> benchmark_args;  // forwarded to Google Benchmark
+};
+
+bool IsOurFlag(absl::string_view name) {
+  for (const char* f : kOurFlags) {
+    if (name == f) return true;
+  }
+  return false;
+}
+
+// Sets one of our gflags from its text, reporting a bad value as a Status.
+absl::Status SetOurFlag(absl::string_view name, absl::string_view value) {
+  const std::string result = gflags::SetCommandLineOption(
+      std::string(name).c_str(), std::string(value).c_str());
+  if (result.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("bad value '", value, "' for --", name));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Args> ParseArgs(int argc, char** argv) {
+  Args args;
+  for (int i = 1; i < argc; ++i) {
+    absl::string_view arg = argv[i];
+    if (arg == "--help" || arg == "-h" || arg == "--helpfull") {
+      args.help = true;
+      continue;
+    }
+    if (arg == "--axis" || arg == "-a") {
+      if (i + 1 >= argc) {
+        return absl::InvalidArgumentError(absl::StrCat(arg, " needs name=values"));
+      }
+      args.axis_specs.emplace_back(argv[++i]);
+      continue;
+    }
+    if (absl::ConsumePrefix(&arg, "--axis=")) {
+      args.axis_specs.emplace_back(arg);
+      continue;
+    }
+    if (absl::ConsumePrefix(&arg, "--benchmark_out=")) {
+      args.out_path = std::string(arg);
+      continue;
+    }
+    if (absl::ConsumePrefix(&arg, "--benchmark_out_format=")) {
+      if (arg != "json") {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--benchmark_out_format=", arg, ": dissect writes json only"));
+      }
+      continue;
+    }
+    if (absl::StartsWith(arg, "--benchmark_")) {
+      args.benchmark_args.emplace_back(arg);
+      continue;
+    }
+    if (!absl::ConsumePrefix(&arg, "--")) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "unexpected argument '", argv[i], "' (flags start with --; see --help)"));
+    }
+    absl::string_view name = arg;
+    std::optional<absl::string_view> value;
+    if (const size_t eq = arg.find('='); eq != absl::string_view::npos) {
+      name = arg.substr(0, eq);
+      value = arg.substr(eq + 1);
+    }
+    if (IsOurFlag(name)) {
+      if (!value.has_value()) {
+        if (name == "list") {
+          value = "true";
+        } else if (i + 1 < argc) {
+          value = argv[++i];
+        } else {
+          return absl::InvalidArgumentError(absl::StrCat("--", name, " needs a value"));
+        }
+      }
+      if (absl::Status s = SetOurFlag(name, *value); !s.ok()) return s;
+      continue;
+    }
+    if (name == "nolist" && !value.has_value()) {
+      FLAGS_list = false;
+      continue;
+    }
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown flag '", argv[i], "' (see --help)"));
+  }
+  if (FLAGS_samples < 1 || FLAGS_samples > 100000) {
+    return absl::InvalidArgumentError("--samples must be in 1..100000");
+  }
+  if (FLAGS_warmup < 0 || FLAGS_warmup > 10000) {
+    return absl::InvalidArgumentError("--warmup must be in 0..10000");
+  }
+  if (FLAGS_device < 0) {
+    return absl::InvalidArgumentError("--device must be >= 0");
+  }
+  return args;
+}
+
+// Hands --benchmark_* flags to Google Benchmark; rejects the ones it does
+// not know.
+absl::Status InitializeBenchmark(const std::string& argv0,
+                                 const std::vector<std::string>& flags) {
+  std::vector<std::string> storage = {argv0};
+  storage.insert(storage.end(), flags.begin(), flags.end());
+  std::vector<char*> ptrs;
+  for (std::string& s : storage) ptrs.push_back(s.data());
+  ptrs.push_back(nullptr);
+  int argc = static_cast<int>(storage.size());
+  benchmark::Initialize(&argc, ptrs.data());
+  if (argc > 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown flag '", ptrs[1], "' (see --help)"));
+  }
+  return absl::OkStatus();
+}
+
+std::string DefaultOutputPath(const std::string& experiment) {
+  const char* base = std::getenv("BUILD_WORKING_DIRECTORY");
+  std::string dir = absl::StrCat(base != nullptr ? base : ".", "/dissect-results");
+  std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char stamp[32];
+  std::strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &utc);
+  return absl::StrCat(dir, "/", experiment, "-", stamp, ".json");
+}
+
+absl::Status EnsureParentDirectory(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos || slash == 0) return absl::OkStatus();
+  const std::string dir = path.substr(0, slash);
+  struct stat st{};
+  if (stat(dir.c_str(), &st) == 0) return absl::OkStatus();
+  if (mkdir(dir.c_str(), 0755) != 0) {
+    return absl::UnavailableError(absl::StrCat("cannot create folder ", dir));
+  }
+  return absl::OkStatus();
+}
+
+// Owns the measurement stream.
+class Stream {
+ public:
+  ~Stream() {
+    if (stream_ != nullptr) cudaStreamDestroy(stream_);
+  }
+  absl::Status Create() {
+    DISSECT_CUDA_RETURN_IF_ERROR(
+        cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    return absl::OkStatus();
+  }
+  cudaStream_t get() const { return stream_; }
+
+ private:
+  cudaStream_t stream_ = nullptr;
+};
+
+void SetSummaryCounters(benchmark::State& state, const std::string& metric,
+                        const Summary& s) {
+  state.counters[metric] = s.median;
+  state.counters[metric + ".min"] = s.min;
+  state.counters[metric + ".max"] = s.max;
+  state.counters[metric + ".spread"] = s.spread;
+}
+
+// Measures one point inside a Google Benchmark run.
+void RunOnePoint(benchmark::State& state, const Experiment& experiment,
+                 const Point& point, const RunEnv& env, int index, int total,
+                 int* failures) {
+  if (env.progress) {
+    std::cerr << absl::StrFormat("[%d/%d] %s\n", index + 1, total,
+                                 point.Name(experiment.name()));
+  }
+  PointContext ctx(point, env.device, env.timing, env.stream, env.clock);
+  absl::Status status = experiment.run()(ctx);
+  std::optional<Summary> time;
+  if (status.ok()) {
+    for (const MetricSpec& m : experiment.metrics()) {
+      if (ctx.metric_samples().count(m.name) == 0) {
+        status = absl::InternalError(
+            absl::StrCat("experiment reported no samples for metric ", m.name));
+        break;
+      }
+    }
+    for (const auto& [name, samples] : ctx.metric_samples()) {
+      if (experiment.FindMetric(name) == nullptr) {
+        status = absl::InternalError(
+            absl::StrCat("experiment reported undeclared metric ", name));
+      }
+    }
+    if (status.ok() && !ctx.time_samples().empty()) {
+      absl::StatusOr<Summary> t = Summarize(ctx.time_samples());
+      if (t.ok()) {
+        time = *t;
+      } else {
+        status = t.status();
+      }
+    }
+  }
+  if (!status.ok()) {
+    if (IsSkipped(status)) {
+      state.SkipWithError(absl::StrCat("skipped: ", status.message()).c_str());
+    } else {
+      ++*failures;
+      state.SkipWithError(absl::StrCat("error: ", status.ToString()).c_str());
+    }
+    return;
+  }
+  for (auto _ : state) {
+    state.SetIterationTime(time.has_value() ? time->median * 1e-3 : 0.0);
+  }
+  for (const auto& [name, samples] : ctx.metric_samples()) {
+    absl::StatusOr<Summary> s = Summarize(samples);
+    if (!s.ok()) {
+      ++*failures;
+      state.SkipWithError(
+          absl::StrCat("error: metric ", name, ": ", s.status().message()).c_str());
+      return;
+    }
+    SetSummaryCounters(state, name, *s);
+  }
+  size_t samples = time.has_value() ? time->count : 0;
+  if (!time.has_value() && !ctx.metric_samples().empty()) {
+    samples = ctx.metric_samples().begin()->second.size();
+  }
+  state.counters["samples"] = static_cast<double>(samples);
+  const auto& before = ctx.clock_before();
+  const auto& after = ctx.clock_after();
+  if (before.has_value() && after.has_value()) {
+    state.counters["sm_clock_mhz.before"] = before->sm_clock_mhz;
+    state.counters["sm_clock_mhz.after"] = after->sm_clock_mhz;
+    const uint64_t reasons = before->reasons | after->reasons;
+    const bool throttled = before->throttled() || after->throttled();
+    state.counters["throttled"] = throttled ? 1 : 0;
+    if (throttled) state.SetLabel(DescribeThrottleReasons(reasons));
+  }
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> ResultContext(
+    const Experiment& experiment, const std::vector<AxisSpec>& axes,
+    const RunEnv& env) {
+  const BuildInfo& build = GetBuildInfo();
+  std::vector<std::pair<std::string, std::string>> ctx = {
+      {"dissect_schema_version", kSchemaVersion},
+      {"dissect_experiment", experiment.name()},
+      {"dissect_question", experiment.question()},
+      {"git_commit", build.git_commit},
+      {"git_dirty", build.git_dirty},
+      {"build_mode", build.mode},
+      {"build_cuda_archs", build.cuda_archs},
+      {"build_nvcc_version", build.nvcc_version},
+      {"build_host_compiler", build.host_compiler},
+      {"clocks_source", env.clocks_source},
+      {"timing_samples", absl::StrCat(env.timing.samples)},
+      {"timing_warmup", absl::StrCat(env.timing.warmup)},
+  };
+  for (auto& kv : env.device.ContextEntries()) ctx.push_back(std::move(kv));
+  std::vector<std::string> axis_names;
+  for (const AxisSpec& a : axes) {
+    axis_names.push_back(a.name);
+    ctx.emplace_back(absl::StrCat("axis.", a.name, ".unit"), a.unit);
+    ctx.emplace_back(absl::StrCat("axis.", a.name, ".type"),
+                     a.type == AxisType::kInt64 ? "int64" : "string");
+  }
+  std::vector<std::string> metric_names;
+  for (const MetricSpec& m : experiment.metrics()) {
+    metric_names.push_back(m.name);
+    ctx.emplace_back(absl::StrCat("metric.", m.name, ".unit"), m.unit);
+  }
+  ctx.emplace_back("dissect_axes", absl::StrJoin(axis_names, ","));
+  ctx.emplace_back("dissect_metrics", absl::StrJoin(metric_names, ","));
+  return ctx;
+}
+
+int RunPoints(const Experiment& experiment, const std::vector<AxisSpec>& axes,
+              const std::vector<Point>& points, const RunEnv& env,
+              benchmark::BenchmarkReporter* display,
+              benchmark::BenchmarkReporter* file) {
+  for (const auto& [key, value] : ResultContext(experiment, axes, env)) {
+    benchmark::AddCustomContext(key, value);
+  }
+  int failures = 0;
+  const int total = static_cast<int>(points.size());
+  for (int i = 0; i < total; ++i) {
+    const Point& point = points[i];
+    benchmark::RegisterBenchmark(
+        point.Name(experiment.name()).c_str(),
+        [&experiment, &point, &env, i, total, &failures](benchmark::State& st) {
+          RunOnePoint(st, experiment, point, env, i, total, &failures);
+        })
+        ->Iterations(1)
+        ->UseManualTime()
+        ->Unit(benchmark::kMicrosecond);
+  }
+  TeeReporter tee(display, file);
+  benchmark::RunSpecifiedBenchmarks(&tee);
+  benchmark::ClearRegisteredBenchmarks();
+  return failures;
+}
+
+std::string HelpText(const Experiment& experiment, const std::string& argv0) {
+  std::string text = absl::StrCat(experiment.name(), ": ", experiment.question(),
+                                  "\n\nUsage: ", argv0, " [flags]\n"
+                                  "   or: bazel run //experiments:",
+                                  experiment.name(), " -- [flags]\n\nAxes",
+                                  " (override with --axis=NAME=VALUES, repeatable):\n");
+  for (const AxisSpec& a : experiment.axes()) {
+    absl::StrAppendFormat(&text, "  %-18s [%s] %s\n", a.name, a.unit,
+                          a.type == AxisType::kInt64 ? "int64" : "string");
+    if (!a.help.empty()) absl::StrAppend(&text, "      ", a.help, "\n");
+    absl::StrAppend(&text, "      default: ", DescribeValues(a), "\n");
+    if (a.type == AxisType::kString) {
+      absl::StrAppend(&text, "      choices: ", absl::StrJoin(a.choices, ", "), "\n");
+    }
+  }
+  absl::StrAppend(&text, "\nMetrics (each reported as median, .min, .max, .spread):\n");
+  for (const MetricSpec& m : experiment.metrics()) {
+    absl::StrAppendFormat(&text, "  %-18s [%s] %s\n", m.name, m.unit, m.help);
+  }
+  absl::StrAppend(
+      &text,
+      "\nFlags:\n"
+      "  --axis=NAME=VALUES   integers: 4096 | 1KiB,4KiB,1MiB | 1KiB:64KiB:*2 | "
+      "0:256:+64\n"
+      "                       (K/KiB, M/MiB, G/GiB are binary); strings: "
+      "comma-separated choices\n",
+      absl::StrFormat("  --device=N           CUDA device ordinal (default %d)\n",
+                      FLAGS_device),
+      absl::StrFormat("  --samples=N          timed samples per point (default %d)\n",
+                      FLAGS_samples),
+      absl::StrFormat("  --warmup=N           untimed launches first (default %d)\n",
+                      FLAGS_warmup),
+      "  --list               print the points that would run, then exit\n"
+      "  --benchmark_out=FILE result JSON (default: "
+      "dissect-results/<experiment>-<UTC time>.json\n"
+      "                       under the directory bazel run was started from)\n"
+      "  --benchmark_filter=REGEX and the other --benchmark_* flags of Google "
+      "Benchmark 1.7.1\n"
+      "                       (--benchmark_min_time takes plain seconds)\n"
+      "\nResults: Google Benchmark JSON with dissect context; see "
+      "analysis/SCHEMA.md.\n"
+      "Summarize: bazel run //analysis:report -- <files or folders>\n"
+      "Exit status: 0 ok (skipped points included), 1 a point failed, "
+      "2 bad input or no GPU.\n");
+  return text;
+}
+
+int RunMain(const Experiment& experiment, int argc, char** argv) {
+  const std::string argv0 = argc > 0 ? argv[0] : experiment.name();
+  const std::string prefix = experiment.name() + ": ";
+  absl::StatusOr<Args> args = ParseArgs(argc, argv);
+  if (!args.ok()) {
+    std::cerr << prefix << args.status().message() << "\n";
+    return kExitBadInput;
+  }
+  if (args->help) {
+    std::cout << HelpText(experiment, argv0);
+    return kExitOk;
+  }
+  if (absl::Status s = InitializeBenchmark(argv0, args->benchmark_args); !s.ok()) {
+    std::cerr << prefix << s.message() << "\n";
+    return kExitBadInput;
+  }
+  std::vector<AxisSpec> axes = experiment.axes();
+  for (const AxisSpec& a : axes) {
+    if (absl::Status s = ValidateAxisSpec(a); !s.ok()) {
+      std::cerr << prefix << "bad declaration: " << s.message() << "\n";
+      return kExitBadInput;
+    }
+  }
+  for (const std::string& spec : args->axis_specs) {
+    if (absl::Status s = ApplyAxisOverride(axes, spec); !s.ok()) {
+      std::cerr << prefix << s.message() << "\n";
+      return kExitBadInput;
+    }
+  }
+  const std::vector<Point> points = CartesianProduct(axes);
+  for (const Point& p : points) {
+    if (!experiment.validate()) break;
+    if (absl::Status s = experiment.validate()(p); !s.ok()) {
+      std::cerr << prefix << p.Name(experiment.name()) << ": " << s.message()
+                << "\n";
+      return kExitBadInput;
+    }
+  }
+  if (FLAGS_list) {
+    for (const Point& p : points) std::cout << p.Name(experiment.name()) << "\n";
+    return kExitOk;
+  }
+
+  absl::StatusOr<int> count = VisibleDeviceCount();
+  if (!count.ok()) {
+    std::cerr << prefix << count.status().message() << "\n";
+    return kExitBadInput;
+  }
+  if (FLAGS_device >= *count) {
+    std::cerr << prefix << "--device=" << FLAGS_device << " but only " << *count
+              << " CUDA device(s) are visible\n";
+    return kExitBadInput;
+  }
+  if (absl::Status s = CudaStatus(cudaSetDevice(FLAGS_device), "cudaSetDevice",
+                                  __FILE__, __LINE__);
+      !s.ok()) {
+    std::cerr << prefix << s.message() << "\n";
+    return kExitBadInput;
+  }
+  RunEnv env;
+  absl::StatusOr<DeviceInfo> device = QueryDevice(FLAGS_device);
+  if (!device.ok()) {
+    std::cerr << prefix << device.status().message() << "\n";
+    return kExitPointFailed;
+  }
+  env.device = *std::move(device);
+  env.timing.samples = FLAGS_samples;
+  env.timing.warmup = FLAGS_warmup;
+  absl::StatusOr<std::unique_ptr<NvmlClock>> clock =
+      NvmlClock::Open(env.device.pci_bus_id);
+  if (clock.ok()) {
+    env.clock = clock->get();
+    env.clocks_source = "nvml";
+  } else {
+    env.clocks_source = absl::StrCat("unavailable: ", clock.status().message());
+    std::cerr << prefix << "SM clocks will not be recorded: "
+              << clock.status().message() << "\n";
+  }
+  Stream stream;
+  if (absl::Status s = stream.Create(); !s.ok()) {
+    std::cerr << prefix << s.message() << "\n";
+    return kExitPointFailed;
+  }
+  env.stream = stream.get();
+
+  const std::string out_path = args->out_path.empty()
+                                   ? DefaultOutputPath(experiment.name())
+                                   : args->out_path;
+  if (absl::Status s = EnsureParentDirectory(out_path); !s.ok()) {
+    std::cerr << prefix << s.message() << "\n";
+    return kExitBadInput;
+  }
+  benchmark::ConsoleReporter console;
+  AtomicJsonReporter file(out_path);
+  const int failures = RunPoints(experiment, axes, points, env, &console, &file);
+  if (!file.status().ok()) {
+    std::cerr << prefix << "results not saved: " << file.status().message() << "\n";
+    return kExitPointFailed;
+  }
+  std::cerr << prefix << "wrote " << file.rows() << " row(s) to " << out_path
+            << "\n";
+  if (failures > 0) {
+    std::cerr << prefix << failures << " point(s) failed; see error_message in "
+              << out_path << "\n";
+    return kExitPointFailed;
+  }
+  return kExitOk;
+}
+
+}  // namespace dissect

@@ -1,0 +1,62 @@
+// Runs an experiment: command line → axis points → Google Benchmark runs →
+// console output and an atomically written JSON result file.
+#ifndef DISSECT_EXPERIMENTS_HARNESS_RUNNER_H_
+#define DISSECT_EXPERIMENTS_HARNESS_RUNNER_H_
+
+#include <cuda_runtime_api.h>
+
+#include <iosfwd>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "benchmark/benchmark.h"
+#include "experiments/harness/axes.h"
+#include "experiments/harness/experiment.h"
+#include "experiments/harness/result_writer.h"
+#include "probes/device_info.h"
+#include "probes/event_timer.h"
+#include "probes/nvml_clock.h"
+
+namespace dissect {
+
+inline constexpr char kSchemaVersion[] = "1";
+
+// Exit statuses of every experiment binary.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitPointFailed = 1;  // a point hit a runtime error
+inline constexpr int kExitBadInput = 2;     // bad flag/axis, no GPU
+
+// Everything a run needs besides the experiment and its points.
+struct RunEnv {
+  DeviceInfo device;
+  TimingOptions timing;
+  cudaStream_t stream = nullptr;
+  const NvmlClock* clock = nullptr;  // null: clocks unavailable
+  std::string clocks_source;         // "nvml" or "unavailable: <reason>"
+  bool progress = true;              // "[i/N] name" lines on stderr
+};
+
+// The dissect keys of the result context (analysis/SCHEMA.md).
+std::vector<std::pair<std::string, std::string>> ResultContext(
+    const Experiment& experiment, const std::vector<AxisSpec>& axes,
+    const RunEnv& env);
+
+// Registers one Google Benchmark per point, runs them through `display` and
+// (if not null) `file`, and returns the number of points that failed with
+// an error (skips do not count). Clears the registered benchmarks after.
+int RunPoints(const Experiment& experiment, const std::vector<AxisSpec>& axes,
+              const std::vector<Point>& points, const RunEnv& env,
+              benchmark::BenchmarkReporter* display,
+              benchmark::BenchmarkReporter* file);
+
+// The whole binary: parses flags, validates, checks for a GPU, runs, writes.
+// Returns an exit status (kExit*).
+int RunMain(const Experiment& experiment, int argc, char** argv);
+
+// The --help text.
+std::string HelpText(const Experiment& experiment, const std::string& argv0);
+
+}  // namespace dissect
+
+#endif  // DISSECT_EXPERIMENTS_HARNESS_RUNNER_H_
