@@ -1,0 +1,133 @@
+// Golden test of the result writer: a synthetic experiment (no GPU) runs
+// through the real runner and reporter; the JSON it writes, with volatile
+// fields masked, must match testdata/synthetic_result.golden.json.
+//
+// To accept a deliberate format change:
+//   DISSECT_UPDATE_GOLDEN=1 bazel run //experiments/harness:result_writer_golden_test
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "experiments/harness/experiment.h"
+#include "experiments/harness/result_writer.h"
+#include "experiments/harness/runner.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace dissect {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr char kGolden[] = "experiments/harness/testdata/synthetic_result.golden.json";
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Masks what legitimately differs between machines and builds.
+Json Normalize(Json doc) {
+  for (const char* key : {"date", "host_name", "executable", "num_cpus", "mhz_per_cpu",
+                          "cpu_scaling_enabled", "caches", "load_avg",
+                          "library_build_type", "git_commit", "git_dirty", "build_mode",
+                          "build_cuda_archs", "build_nvcc_version",
+                          "build_host_compiler"}) {
+    if (doc["context"].contains(key)) doc["context"][key] = "<volatile>";
+  }
+  for (Json& row : doc["benchmarks"]) {
+    if (row.contains("cpu_time")) row["cpu_time"] = "<volatile>";
+  }
+  return doc;
+}
+
+DeviceInfo SyntheticDevice() {
+  DeviceInfo d;
+  d.name = "Synthetic GPU (test fixture)";
+  d.pci_bus_id = "0000:00:00.0";
+  d.cc_major = 9;
+  d.sm_count = 132;
+  d.max_threads_per_sm = 2048;
+  d.l2_bytes = 50 << 20;
+  d.shared_per_block_optin_bytes = 232448;
+  d.sm_clock_max_khz = 1980000;
+  d.memory_clock_khz = 2619000;
+  d.memory_bus_width_bits = 5120;
+  d.driver_version = 13000;
+  d.runtime_version = 13000;
+  return d;
+}
+
+TEST(ResultWriterGoldenTest, SyntheticExperimentMatchesGolden) {
+  const std::string out = std::string(std::getenv("TEST_TMPDIR")) + "/result.json";
+  int mid_sweep_rows = -1;
+  Experiment exp("synthetic");
+  exp.Question("Does the writer produce schema v1?")
+      .AddAxis(IntAxis("footprint_bytes", "B", {1024, 2048, 4096}))
+      .AddAxis(StringAxis("timing", {"hot", "cold"}, {"hot"}))
+      .AddMetric("cycles_per_load", "cycles/load", "latency")
+      .AddMetric("ns_per_load", "ns/load")
+      .Run([&](PointContext& ctx) -> absl::Status {
+        const int64_t footprint = ctx.Int("footprint_bytes");
+        if (footprint == 2048) {
+          // The file on disk must already be complete, valid JSON.
+          Json partial = Json::parse(ReadFile(out));
+          mid_sweep_rows = static_cast<int>(partial["benchmarks"].size());
+          return Skipped("footprint exceeds synthetic limit");
+        }
+        if (footprint == 4096) return absl::InternalError("synthetic failure");
+        ctx.RecordTimeSamples({1.0, 3.0, 2.0, 2.5});
+        if (auto s = ctx.AddSamples("cycles_per_load", {30, 31, 29, 30}); !s.ok()) {
+          return s;
+        }
+        return ctx.AddSamples("ns_per_load", {16, 17, 15, 16});
+      });
+  RunEnv env;
+  env.device = SyntheticDevice();
+  env.clocks_source = "unavailable: synthetic";
+  env.progress = false;
+  std::ostringstream console_text;
+  benchmark::ConsoleReporter console;
+  console.SetOutputStream(&console_text);
+  console.SetErrorStream(&console_text);
+  AtomicJsonReporter file(out);
+  const std::vector<Point> points = CartesianProduct(exp.axes());
+  const int failures = RunPoints(exp, exp.axes(), points, env, &console, &file);
+  EXPECT_EQ(failures, 1);
+  EXPECT_EQ(mid_sweep_rows, 1);
+  ASSERT_TRUE(file.status().ok()) << file.status();
+  EXPECT_FALSE(std::ifstream(out + ".tmp").good()) << "temporary file left behind";
+
+  const std::string actual = Normalize(Json::parse(ReadFile(out))).dump(2) + "\n";
+  const char* update = std::getenv("DISSECT_UPDATE_GOLDEN");
+  const char* workspace = std::getenv("BUILD_WORKSPACE_DIRECTORY");
+  if (update != nullptr && workspace != nullptr) {
+    std::ofstream(std::string(workspace) + "/" + kGolden) << actual;
+    std::cerr << "updated " << kGolden << "\n";
+    return;
+  }
+  const std::string golden =
+      ReadFile(std::string(std::getenv("TEST_SRCDIR")) + "/dissect/" + kGolden);
+  EXPECT_EQ(actual, golden) << "regenerate with DISSECT_UPDATE_GOLDEN=1 bazel run "
+                               "//experiments/harness:result_writer_golden_test";
+}
+
+TEST(AtomicJsonReporterTest, SnapshotBeforeAnyRowIsValidJson) {
+  AtomicJsonReporter reporter("");
+  benchmark::BenchmarkReporter::Context context;
+  reporter.ReportContext(context);
+  Json doc = Json::parse(reporter.Snapshot());
+  EXPECT_TRUE(doc["benchmarks"].empty());
+  reporter.Finalize();
+  EXPECT_EQ(Json::parse(reporter.Snapshot())["benchmarks"].size(), 0u);
+}
+
+TEST(WriteFileAtomicallyTest, ReportsUnwritablePath) {
+  EXPECT_FALSE(WriteFileAtomically("/nonexistent-dir/x.json", "{}").ok());
+}
+
+}  // namespace
+}  // namespace dissect
