@@ -47,6 +47,7 @@ class PointContext {
   const Point& point() const { return point_; }
   const DeviceInfo& device() const { return device_; }
   cudaStream_t stream() const { return stream_; }
+  const TimingOptions& timing() const { return timing_; }
 
   // Times `launch` with CUDA events (warm-up and sample counts from the
   // command line), reads the SM clock after the warm-up and after the last

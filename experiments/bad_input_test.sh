@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Bad input must give exit status 2 and exactly one line on stderr, on any
+# machine; --help and --list must succeed without a GPU.
+set -u
+cd "${TEST_SRCDIR}/dissect/experiments" || exit 1
+failures=0
+
+expect() {  # expect <status> <stderr substring> <binary> <args...>
+  local want_status=$1 want_text=$2 bin=$3
+  shift 3
+  local err status lines
+  err=$(CUDA_VISIBLE_DEVICES="" "./${bin}" "$@" 2>&1 >/dev/null)
+  status=$?
+  lines=$(printf '%s\n' "${err}" | grep -c .)
+  if [[ ${status} -ne ${want_status} || "${err}" != *"${want_text}"* || ${lines} -ne 1 ]]; then
+    echo "FAIL: ${bin} $* -> status ${status} (want ${want_status}), ${lines} stderr line(s):"
+    printf '  %s\n' "${err}"
+    failures=$((failures + 1))
+  else
+    echo "ok:   ${bin} $* -> ${status}: ${err}"
+  fi
+}
+
+expect 2 "unknown flag '--bogus'" shared_latency --bogus
+expect 2 "unexpected argument 'stray'" shared_latency stray
+expect 2 "unknown axis 'strde'" shared_latency --axis=strde=4
+expect 2 "stride_bytes must be > 0" shared_latency --axis=stride_bytes=0
+expect 2 "stride_bytes must be > 0" shared_latency --axis stride_bytes=-64
+expect 2 "must be a multiple of stride_bytes" shared_latency --axis=footprint_bytes=1000 --axis=stride_bytes=64
+expect 2 "unknown value 'warm'" relu_bandwidth --axis=timing=warm
+expect 2 "bad value 'abc' for --samples" relu_bandwidth --samples=abc
+expect 2 "--samples must be in 1..100000" relu_bandwidth --samples=0
+expect 2 "unknown flag '--benchmark_nonsense=1'" relu_bandwidth --benchmark_nonsense=1
+expect 2 "dissect writes json only" relu_bandwidth --benchmark_out_format=csv
+expect 2 "no CUDA device visible" shared_latency --axis=footprint_bytes=4KiB
+expect 2 "no CUDA device visible" relu_bandwidth --axis=bytes=1MiB
+
+if ! ./shared_latency --help | grep -q "footprint_bytes"; then
+  echo "FAIL: --help does not list the axes"; failures=$((failures + 1))
+fi
+points=$(./relu_bandwidth --list --axis=bytes=1MiB,2MiB | grep -c '^relu_bandwidth/')
+if [[ ${points} -ne 4 ]]; then
+  echo "FAIL: --list printed ${points} points, want 4"; failures=$((failures + 1))
+fi
+
+echo "${failures} failure(s)"
+[[ ${failures} -eq 0 ]]

@@ -1,0 +1,88 @@
+// main() of every <experiment>_gpu_test: runs the experiment in-process at
+// the tiny size given on the command line, then checks the result file: no
+// failed or skipped point, and every --expect=metric:lo:hi within bounds.
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+#include "experiments/harness/experiment.h"
+#include "experiments/harness/runner.h"
+#include "nlohmann/json.hpp"
+
+namespace {
+
+struct Expectation {
+  std::string metric;
+  double lo = 0;
+  double hi = 0;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  dissect::Experiment* experiment = dissect::RegisteredExperiment();
+  if (experiment == nullptr) {
+    std::cerr << "no experiment registered\n";
+    return 1;
+  }
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string out = std::string(tmp != nullptr ? tmp : "/tmp") + "/gpu_smoke.json";
+  std::vector<Expectation> expectations;
+  std::vector<std::string> forwarded = {argv[0], "--benchmark_out=" + out};
+  for (int i = 1; i < argc; ++i) {
+    absl::string_view arg = argv[i];
+    if (absl::ConsumePrefix(&arg, "--expect=")) {
+      std::vector<std::string> parts = absl::StrSplit(arg, ':');
+      Expectation e;
+      if (parts.size() != 3 || !absl::SimpleAtod(parts[1], &e.lo) ||
+          !absl::SimpleAtod(parts[2], &e.hi)) {
+        std::cerr << "bad --expect=" << arg << " (want metric:lo:hi)\n";
+        return 1;
+      }
+      e.metric = parts[0];
+      expectations.push_back(e);
+    } else {
+      forwarded.emplace_back(arg);
+    }
+  }
+  std::vector<char*> ptrs;
+  for (std::string& s : forwarded) ptrs.push_back(s.data());
+  const int rc = dissect::RunMain(*experiment, static_cast<int>(ptrs.size()), ptrs.data());
+  if (rc != 0) {
+    std::cerr << "FAIL: experiment exited with " << rc << "\n";
+    return 1;
+  }
+  std::ifstream in(out);
+  const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+  if (doc.is_discarded() || !doc.contains("benchmarks") || doc["benchmarks"].empty()) {
+    std::cerr << "FAIL: " << out << " holds no result rows\n";
+    return 1;
+  }
+  int failed = 0;
+  for (const auto& row : doc["benchmarks"]) {
+    const std::string name = row.value("name", "?");
+    if (row.value("error_occurred", false)) {
+      std::cerr << "FAIL: " << name << ": " << row.value("error_message", "") << "\n";
+      ++failed;
+      continue;
+    }
+    for (const Expectation& e : expectations) {
+      if (!row.contains(e.metric)) {
+        std::cerr << "FAIL: " << name << ": no metric " << e.metric << "\n";
+        ++failed;
+        continue;
+      }
+      const double v = row[e.metric].get<double>();
+      const bool ok = v >= e.lo && v <= e.hi;
+      std::cerr << (ok ? "ok:   " : "FAIL: ") << name << ": " << e.metric << " = " << v
+                << " (plausible: " << e.lo << " .. " << e.hi << ")\n";
+      failed += ok ? 0 : 1;
+    }
+  }
+  return failed == 0 ? 0 : 1;
+}

@@ -1,0 +1,91 @@
+// Question: what fraction of the theoretical DRAM bandwidth does an
+//           elementwise ReLU layer reach?
+// Timed:    out = max(in, 0) over a float32 tensor, out of place, with 16-byte
+//           vector loads and stores; CUDA events around each launch. "hot"
+//           launches back to back; "cold" flushes L2 before each sample.
+//           Bandwidth counts bytes read plus bytes written (2 × tensor bytes).
+// Expected: tensors much larger than L2 run near the DRAM ceiling (>= 80% of
+//           theoretical on H100 at 1 GiB) in both modes; tensors whose input
+//           and output fit in L2 exceed the DRAM ceiling when hot.
+#include "absl/strings/str_cat.h"
+#include "experiments/harness/experiment.h"
+#include "kernels/elementwise.h"
+#include "probes/cuda_status.h"
+#include "probes/device_buffer.h"
+
+namespace dissect {
+namespace {
+
+constexpr uint64_t kInputSeed = 0x12e1u;
+
+absl::Status Validate(const Point& p) {
+  const int64_t bytes = p.Int("bytes");
+  if (bytes <= 0 || bytes % 4 != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("bytes must be a positive multiple of 4 (got ", bytes, ")"));
+  }
+  return absl::OkStatus();
+}
+
+// Every output element must be ReLU of the generated input, bit for bit.
+absl::Status CheckOutput(const float* d_out, size_t n) {
+  std::vector<float> out(n);
+  DISSECT_CUDA_RETURN_IF_ERROR(
+      cudaMemcpy(out.data(), d_out, n * sizeof(float), cudaMemcpyDeviceToHost));
+  for (size_t i = 0; i < n; ++i) {
+    const float x = FillUniformValue(kInputSeed, i, -1.0f, 1.0f);
+    const float want = x > 0.0f ? x : 0.0f;
+    if (!(out[i] == want)) {
+      return absl::InternalError(absl::StrCat("wrong output at element ", i, ": ",
+                                              out[i], ", expected ", want));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Run(PointContext& ctx) {
+  const size_t bytes = static_cast<size_t>(ctx.Int("bytes"));
+  const size_t n = bytes / sizeof(float);
+  size_t free_bytes = 0, total_bytes = 0;
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (2 * bytes + 2 * static_cast<size_t>(ctx.device().l2_bytes) > free_bytes) {
+    return Skipped(absl::StrCat("needs ", 2 * bytes, " B of device memory plus the L2 "
+                                "flush buffer; ", free_bytes, " B free"));
+  }
+  DISSECT_ASSIGN_OR_RETURN(const CacheState cache, ParseCacheState(ctx.Str("timing")));
+  DISSECT_ASSIGN_OR_RETURN(auto in, DeviceBuffer<float>::Allocate(n));
+  DISSECT_ASSIGN_OR_RETURN(auto out, DeviceBuffer<float>::Allocate(n));
+  DISSECT_CUDA_RETURN_IF_ERROR(
+      LaunchFillUniform(in.get(), n, kInputSeed, -1.0f, 1.0f, ctx.stream()));
+  // Poison the output (0xff.. is a NaN) so that unwritten elements show.
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(out.get(), 0xff, bytes, ctx.stream()));
+  DISSECT_ASSIGN_OR_RETURN(
+      std::vector<double> ms,
+      ctx.TimeKernel(
+          [&](cudaStream_t s) { return LaunchRelu(in.get(), out.get(), n, 0, s); },
+          cache));
+  DISSECT_RETURN_IF_ERROR(CheckOutput(out.get(), n));
+  const double peak = ctx.device().DramPeakGbps();
+  std::vector<double> gbps, pct;
+  for (double t : ms) {
+    const double bw = 2.0 * static_cast<double>(bytes) / (t * 1e-3) / 1e9;
+    gbps.push_back(bw);
+    pct.push_back(100.0 * bw / peak);
+  }
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("bandwidth_gbps", std::move(gbps)));
+  return ctx.AddSamples("dram_peak_pct", std::move(pct));
+}
+
+DISSECT_EXPERIMENT(relu_bandwidth)
+    .Question("What fraction of theoretical DRAM bandwidth does an elementwise ReLU reach?")
+    .AddAxis(IntAxis("bytes", "B", {16 << 20, 256 << 20, 1 << 30},
+                     "tensor size (input; the output is as large)"))
+    .AddAxis(StringAxis("timing", {"hot", "cold"}, {},
+                        "hot: back-to-back launches; cold: L2 flushed before each"))
+    .AddMetric("bandwidth_gbps", "GB/s", "(bytes read + bytes written) / time")
+    .AddMetric("dram_peak_pct", "%", "bandwidth / (2 x memory clock x bus width)")
+    .Validate(Validate)
+    .Run(Run);
+
+}  // namespace
+}  // namespace dissect
