@@ -175,15 +175,15 @@ absl::Status EnsureParentDirectory(const std::string& path) {
   return absl::OkStatus();
 }
 
-// Owns the measurement stream.
+// Owns the measurement stream. It is a blocking stream, so that plain
+// cudaMemcpy calls in experiment bodies stay ordered with its kernels.
 class Stream {
  public:
   ~Stream() {
     if (stream_ != nullptr) cudaStreamDestroy(stream_);
   }
   absl::Status Create() {
-    DISSECT_CUDA_RETURN_IF_ERROR(
-        cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    DISSECT_CUDA_RETURN_IF_ERROR(cudaStreamCreate(&stream_));
     return absl::OkStatus();
   }
   cudaStream_t get() const { return stream_; }
