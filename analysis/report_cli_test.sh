@@ -1,0 +1,78 @@
+#!/bin/bash
+# Exit-code and stderr test of the `report` binary: good input prints
+# markdown and exits 0; bad input (foreign, malformed, missing, unknown flag,
+# no arguments) exits 2 with one `report: ...` line naming the problem.
+
+set -u
+
+root="${TEST_SRCDIR}/${TEST_WORKSPACE:-dissect}"
+report="${root}/analysis/report"
+data="${root}/analysis/testdata"
+tmp="${TEST_TMPDIR:-/tmp}"
+failures=0
+
+fail() {
+  echo "FAIL: $*" >&2
+  failures=$((failures + 1))
+}
+
+# run ARGS...: runs report, sets $rc, $out, $err.
+run() {
+  "${report}" "$@" >"${tmp}/out" 2>"${tmp}/err"
+  rc=$?
+  out="$(cat "${tmp}/out")"
+  err="$(cat "${tmp}/err")"
+}
+
+# expect_error PATTERN ARGS...: exit 2, empty stdout, one stderr line
+# `report: ...` containing PATTERN.
+expect_error() {
+  local pattern="$1"
+  shift
+  run "$@"
+  [[ ${rc} -eq 2 ]] || fail "report $*: exit ${rc}, want 2"
+  [[ -z "${out}" ]] || fail "report $*: unexpected stdout: ${out}"
+  [[ "$(wc -l <"${tmp}/err")" -eq 1 ]] || fail "report $*: want one stderr line, got: ${err}"
+  [[ "${err}" == "report: "* ]] || fail "report $*: stderr lacks 'report: ': ${err}"
+  [[ "${err}" == *"${pattern}"* ]] || fail "report $*: stderr lacks '${pattern}': ${err}"
+}
+
+# Good file: markdown on stdout, nothing on stderr, exit 0.
+run "${data}/synthetic_relu.json"
+[[ ${rc} -eq 0 ]] || fail "good file: exit ${rc}, want 0 (stderr: ${err})"
+[[ "${out}" == "## relu"* ]] || fail "good file: stdout does not start with '## relu': ${out}"
+[[ -z "${err}" ]] || fail "good file: unexpected stderr: ${err}"
+
+expect_error "foreign.json: not a dissect result (context has no dissect_schema_version)" \
+  "${data}/foreign.json"
+# A bad file among good ones still fails the whole run.
+expect_error "foreign.json: not a dissect result" \
+  "${data}/synthetic_relu.json" "${data}/foreign.json"
+expect_error "malformed.json: malformed JSON at byte " "${data}/malformed.json"
+expect_error "no/such.json: no such file or directory" "no/such.json"
+expect_error "unknown flag '--colour'" --colour "${data}/synthetic_relu.json"
+
+# No arguments: usage on stderr, exit 2.
+run
+[[ ${rc} -eq 2 ]] || fail "no args: exit ${rc}, want 2"
+[[ "${err}" == "usage: report"* ]] || fail "no args: stderr lacks usage: ${err}"
+
+# --help: usage on stdout, exit 0.
+run --help
+[[ ${rc} -eq 0 ]] || fail "--help: exit ${rc}, want 0"
+[[ "${out}" == "usage: report"* ]] || fail "--help: stdout lacks usage: ${out}"
+[[ -z "${err}" ]] || fail "--help: unexpected stderr: ${err}"
+
+# Relative paths resolve against BUILD_WORKING_DIRECTORY (set by bazel run)
+# and are shown as given.
+cd "${tmp}" || exit 1
+BUILD_WORKING_DIRECTORY="${root}/analysis" run testdata/synthetic_relu.json
+[[ ${rc} -eq 0 ]] || fail "BUILD_WORKING_DIRECTORY: exit ${rc}, want 0 (stderr: ${err})"
+# shellcheck disable=SC2016  # the backticks are literal markdown
+[[ "${out}" == *'`testdata/synthetic_relu.json`'* ]] || fail "BUILD_WORKING_DIRECTORY: path not shown as given: ${out}"
+
+if [[ ${failures} -ne 0 ]]; then
+  echo "${failures} check(s) failed" >&2
+  exit 1
+fi
+echo "PASS"

@@ -1,0 +1,104 @@
+// Golden test for RenderMarkdown: renders the synthetic fixtures in
+// analysis/testdata and compares the output byte for byte with the checked-in
+// analysis/testdata/*.golden.md files.
+//
+// After an intended change to the report format, regenerate the goldens with
+//   DISSECT_UPDATE_GOLDEN=1 bazel run //analysis:report_golden_test
+// (`bazel run` sets BUILD_WORKSPACE_DIRECTORY; the goldens are written to
+// $BUILD_WORKSPACE_DIRECTORY/analysis/testdata/), then review
+// `git diff analysis/testdata` and run `bazel test //analysis/...`.
+
+#include <cctype>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "analysis/report.h"
+#include "analysis/results.h"
+#include "analysis/test_util.h"
+#include "gtest/gtest.h"
+
+namespace dissect::analysis {
+namespace {
+
+using ::dissect::analysis::testing::ReadText;
+using ::dissect::analysis::testing::Runfile;
+
+constexpr char kTestdata[] = "analysis/testdata/";
+
+struct GoldenCase {
+  std::string golden;               // File name in analysis/testdata.
+  std::vector<std::string> inputs;  // File names in analysis/testdata.
+};
+
+void PrintTo(const GoldenCase& golden_case, std::ostream* os) {
+  *os << golden_case.golden;
+}
+
+std::vector<GoldenCase> Cases() {
+  return {
+      {"synthetic_shared_latency.golden.md", {"synthetic_shared_latency.json"}},
+      {"synthetic_relu.golden.md", {"synthetic_relu.json"}},
+      // Two experiments; shared_latency from two files of one device (one
+      // merged table), relu from two devices (one table per file).
+      {"combined.golden.md",
+       {"synthetic_shared_latency.json", "synthetic_relu.json",
+        "synthetic_relu_a100.json", "synthetic_shared_latency_stride256.json"}},
+  };
+}
+
+bool UpdateRequested() {
+  const char* update = std::getenv("DISSECT_UPDATE_GOLDEN");
+  return update != nullptr && std::string(update) == "1";
+}
+
+class ReportGoldenTest : public ::testing::TestWithParam<GoldenCase> {};
+
+TEST_P(ReportGoldenTest, MatchesGolden) {
+  std::vector<ResultFile> files;
+  for (const std::string& input : GetParam().inputs) {
+    // Parse from the runfiles copy but name the file by its workspace path,
+    // so the device lines in the golden do not depend on the machine.
+    const std::string display_path = kTestdata + input;
+    absl::StatusOr<ResultFile> file =
+        ParseResultJson(ReadText(Runfile(display_path)), display_path);
+    ASSERT_TRUE(file.ok()) << file.status();
+    files.push_back(*std::move(file));
+  }
+  const std::string actual = RenderMarkdown(files);
+  const std::string golden_path = kTestdata + GetParam().golden;
+
+  if (UpdateRequested()) {
+    const char* workspace = std::getenv("BUILD_WORKSPACE_DIRECTORY");
+    ASSERT_TRUE(workspace != nullptr && *workspace != '\0')
+        << "DISSECT_UPDATE_GOLDEN=1 needs `bazel run "
+           "//analysis:report_golden_test` (BUILD_WORKSPACE_DIRECTORY unset)";
+    const std::string out_path = std::string(workspace) + "/" + golden_path;
+    std::ofstream out(out_path, std::ios::binary | std::ios::trunc);
+    out << actual;
+    out.close();
+    ASSERT_TRUE(out.good()) << "cannot write " << out_path;
+    std::cerr << "updated " << out_path << "\n";
+    return;
+  }
+  EXPECT_EQ(actual, ReadText(Runfile(golden_path)))
+      << golden_path << " is stale; if the change is intended, regenerate "
+      << "with DISSECT_UPDATE_GOLDEN=1 bazel run //analysis:report_golden_test";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Goldens, ReportGoldenTest, ::testing::ValuesIn(Cases()),
+    [](const ::testing::TestParamInfo<GoldenCase>& param_info) {
+      const std::string& golden = param_info.param.golden;
+      std::string name = golden.substr(0, golden.find('.'));
+      for (char& c : name) {
+        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+      }
+      return name;
+    });
+
+}  // namespace
+}  // namespace dissect::analysis

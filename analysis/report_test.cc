@@ -1,0 +1,113 @@
+// Unit tests for the report's number formatting and section layout rules
+// (the full output is covered by report_golden_test).
+
+#include "analysis/report.h"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace dissect::analysis {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+TEST(FormatNumberTest, FourSignificantDigitsWithoutTrailingZeros) {
+  EXPECT_EQ(FormatNumber(29.02), "29.02");
+  EXPECT_EQ(FormatNumber(14.656565), "14.66");
+  EXPECT_EQ(FormatNumber(0.5), "0.5");
+  EXPECT_EQ(FormatNumber(12.0), "12");
+  EXPECT_EQ(FormatNumber(2871.4), "2871");
+  EXPECT_EQ(FormatNumber(0.000015), "1.5e-05");
+  EXPECT_EQ(FormatNumber(0), "0");
+  EXPECT_EQ(FormatNumber(-0.0), "0");
+  EXPECT_EQ(FormatNumber(-3.25), "-3.25");
+}
+
+TEST(FormatNumberTest, LargeNumbersAsIntegers) {
+  EXPECT_EQ(FormatNumber(12345.6), "12346");
+  EXPECT_EQ(FormatNumber(1048576), "1048576");
+  EXPECT_EQ(FormatNumber(1e16), "1e+16");
+}
+
+TEST(FormatNumberTest, NonFinite) {
+  EXPECT_EQ(FormatNumber(std::nan("")), "nan");
+  EXPECT_EQ(FormatNumber(HUGE_VAL), "inf");
+  EXPECT_EQ(FormatNumber(-HUGE_VAL), "-inf");
+}
+
+TEST(FormatPercentTest, OneDecimal) {
+  EXPECT_EQ(FormatPercent(0.0123), "1.2%");
+  EXPECT_EQ(FormatPercent(0.0069), "0.7%");
+  EXPECT_EQ(FormatPercent(1.5), "150.0%");
+  EXPECT_EQ(FormatPercent(0), "0.0%");
+  EXPECT_EQ(FormatPercent(0.0001), "<0.1%");
+}
+
+ResultFile MakeFile(const std::string& experiment, const std::string& device,
+                    const std::string& path) {
+  ResultFile file;
+  file.path = path;
+  file.experiment = experiment;
+  file.context = {{"device_name", device},
+                  {"dissect_question", "Q " + experiment + "?"},
+                  {"axis.n.unit", "B"},
+                  {"axis.n.type", "int64"},
+                  {"metric.m.unit", "ns"}};
+  file.axis_names = {"n"};
+  file.metric_names = {"m"};
+  Row row;
+  row.name = experiment + "/n:8/manual_time";
+  row.axes = {{"n", "8"}};
+  row.counters = {{"m", 1.25}, {"m.spread", 0.02}};
+  file.rows.push_back(row);
+  return file;
+}
+
+TEST(RenderMarkdownTest, NoFilesNoOutput) { EXPECT_EQ(RenderMarkdown({}), ""); }
+
+TEST(RenderMarkdownTest, SectionsInFirstSeenOrder) {
+  const std::string md = RenderMarkdown({MakeFile("zeta", "GPU", "z1.json"),
+                                         MakeFile("alpha", "GPU", "a.json"),
+                                         MakeFile("zeta", "GPU", "z2.json")});
+  const size_t zeta = md.find("## zeta\n");
+  const size_t alpha = md.find("## alpha\n");
+  ASSERT_NE(zeta, std::string::npos);
+  ASSERT_NE(alpha, std::string::npos);
+  EXPECT_LT(zeta, alpha);
+  EXPECT_EQ(md.find("## zeta", zeta + 1), std::string::npos);
+  // Same device: one table with a file column.
+  EXPECT_THAT(md, HasSubstr("- [1] GPU · cc ? · ? SMs · commit unknown · "
+                            "`z1.json`\n- [2] GPU"));
+  EXPECT_THAT(md, HasSubstr("| file | n (B) | m (ns) | spread | sm MHz |"));
+  EXPECT_EQ(md.back(), '\n');
+  EXPECT_NE(md.substr(md.size() - 2), "\n\n");
+}
+
+TEST(RenderMarkdownTest, OneTablePerFileForDifferentDevices) {
+  const std::string md = RenderMarkdown(
+      {MakeFile("e", "GPU A", "a.json"), MakeFile("e", "GPU B", "b.json")});
+  EXPECT_THAT(md, Not(HasSubstr("| file |")));
+  EXPECT_THAT(md, HasSubstr("GPU A · cc ? · ? SMs · commit unknown · `a.json`"
+                            "\n\n| n (B) |"));
+  EXPECT_THAT(md, HasSubstr("GPU B · cc ? · ? SMs · commit unknown · `b.json`"
+                            "\n\n| n (B) |"));
+}
+
+TEST(RenderMarkdownTest, EscapesPipesInCells) {
+  ResultFile file = MakeFile("e", "GPU", "a.json");
+  file.rows[0].error = true;
+  file.rows[0].error_message = "error: a|b\nc";
+  const std::string md = RenderMarkdown({file});
+  // Error rows have no metric or spread values.
+  EXPECT_THAT(md, HasSubstr("|     8 |      — |      — |        | "
+                            "error: a\\|b c |\n"));
+}
+
+}  // namespace
+}  // namespace dissect::analysis

@@ -1,0 +1,79 @@
+// Reader for dissect result files: Google Benchmark JSON with the dissect
+// context keys and row naming described in analysis/SCHEMA.md (version 1).
+
+#ifndef DISSECT_ANALYSIS_RESULTS_H_
+#define DISSECT_ANALYSIS_RESULTS_H_
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace dissect::analysis {
+
+// The schema version this reader understands.
+inline constexpr std::string_view kSupportedSchemaVersion = "1";
+
+// One benchmark row: one axis point of an experiment.
+struct Row {
+  std::string name;  // Full row name as written by Google Benchmark.
+  // Axis values parsed from the name, in name order. Segments that Google
+  // Benchmark appends itself (manual_time, iterations:N, ...) are not axes.
+  std::vector<std::pair<std::string, std::string>> axes;
+  // Every numeric member that is not one of Google Benchmark's fixed members.
+  // NaN/Infinity (which Google Benchmark writes as bare tokens) are kept.
+  std::map<std::string, double> counters;
+  std::string label;
+  bool error = false;  // error_occurred
+  std::string error_message;
+  double real_time = 0;
+  std::string time_unit;
+
+  // The value of counter `counter`, or nullopt if the row has none.
+  std::optional<double> Counter(std::string_view counter) const;
+  // The value of axis `axis`, or nullopt if the row name has no such axis.
+  std::optional<std::string> Axis(std::string_view axis) const;
+};
+
+// One parsed result file.
+struct ResultFile {
+  std::string path;  // As given to the reader; used in messages and reports.
+  // Context values; non-string values (Google Benchmark's own num_cpus,
+  // caches, ...) are stored as their compact JSON text.
+  std::map<std::string, std::string> context;
+  std::string experiment;                 // context dissect_experiment
+  std::vector<std::string> axis_names;    // from dissect_axes
+  std::vector<std::string> metric_names;  // from dissect_metrics
+  std::vector<Row> rows;
+
+  // Unit of an axis / metric from context `axis.<name>.unit` /
+  // `metric.<name>.unit`; "" if the file does not say.
+  std::string AxisUnit(std::string_view axis) const;
+  std::string MetricUnit(std::string_view metric) const;
+  // Context value of `key`, or `fallback` if absent.
+  std::string ContextOr(std::string_view key, std::string_view fallback) const;
+};
+
+// Parses the text of a result file. `path` is only used to name the file in
+// error messages and is stored in ResultFile::path. Errors are one line,
+// starting with `path: `.
+absl::StatusOr<ResultFile> ParseResultJson(std::string_view text,
+                                           std::string_view path);
+
+// Reads and parses the file at `path`.
+absl::StatusOr<ResultFile> ReadResultFile(const std::string& path);
+
+// Expands arguments into result file paths: a file is taken as is, a folder
+// is searched recursively for `*.json` files (sorted within that folder).
+// Order of arguments is kept. Fails on a non-existent path or a folder with
+// no .json file.
+absl::StatusOr<std::vector<std::string>> CollectResultPaths(
+    const std::vector<std::string>& args);
+
+}  // namespace dissect::analysis
+
+#endif  // DISSECT_ANALYSIS_RESULTS_H_
