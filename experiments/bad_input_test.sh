@@ -31,6 +31,7 @@ expect 2 "unknown value 'warm'" relu_bandwidth --axis=timing=warm
 expect 2 "bad value 'abc' for --samples" relu_bandwidth --samples=abc
 expect 2 "--samples must be in 1..100000" relu_bandwidth --samples=0
 expect 2 "unknown flag '--benchmark_nonsense=1'" relu_bandwidth --benchmark_nonsense=1
+expect 2 "--benchmark_repetitions is not supported" shared_latency --benchmark_repetitions=3
 expect 2 "dissect writes json only" relu_bandwidth --benchmark_out_format=csv
 expect 2 "no CUDA device visible" shared_latency --axis=footprint_bytes=4KiB
 expect 2 "no CUDA device visible" relu_bandwidth --axis=bytes=1MiB

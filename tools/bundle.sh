@@ -8,6 +8,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 targets=(
   //experiments:shared_latency //experiments:relu_bandwidth
   //experiments:shared_latency_gpu_test //experiments:relu_bandwidth_gpu_test
+  //analysis:report
 )
 ./bazelw build -c opt "$@" "${targets[@]}"
 rm -rf dist && mkdir -p dist/bin dist/lib

@@ -9,6 +9,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "analysis/results.h"
 #include "experiments/harness/experiment.h"
 #include "experiments/harness/result_writer.h"
 #include "experiments/harness/runner.h"
@@ -100,6 +101,17 @@ TEST(ResultWriterGoldenTest, SyntheticExperimentMatchesGolden) {
   EXPECT_EQ(mid_sweep_rows, 1);
   ASSERT_TRUE(file.status().ok()) << file.status();
   EXPECT_FALSE(std::ifstream(out + ".tmp").good()) << "temporary file left behind";
+
+  // The analysis layer must read what the harness writes.
+  auto parsed = analysis::ReadResultFile(out);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->experiment, "synthetic");
+  EXPECT_EQ(parsed->axis_names, (std::vector<std::string>{"footprint_bytes", "timing"}));
+  EXPECT_EQ(parsed->MetricUnit("cycles_per_load"), "cycles/load");
+  ASSERT_EQ(parsed->rows.size(), 3u);
+  EXPECT_EQ(parsed->rows[0].Axis("footprint_bytes"), "1024");
+  EXPECT_EQ(parsed->rows[0].Counter("cycles_per_load"), 30.0);
+  EXPECT_TRUE(parsed->rows[1].error);
 
   const std::string actual = Normalize(Json::parse(ReadFile(out))).dump(2) + "\n";
   const char* update = std::getenv("DISSECT_UPDATE_GOLDEN");

@@ -88,6 +88,11 @@ absl::StatusOr<Args> ParseArgs(int argc, char** argv) {
       }
       continue;
     }
+    if (absl::StartsWith(arg, "--benchmark_repetitions")) {
+      return absl::InvalidArgumentError(
+          "--benchmark_repetitions is not supported: every point already "
+          "reports median, min, max and spread over --samples");
+    }
     if (absl::StartsWith(arg, "--benchmark_")) {
       args.benchmark_args.emplace_back(arg);
       continue;
