@@ -2,7 +2,7 @@
 // the tiny size given on the command line, then checks the result file: no
 // failed or skipped point, and every --expect=metric:lo:hi within bounds.
 #include <cstdlib>
-#include <fstream>
+#include <optional>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -10,9 +10,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
+#include "analysis/results.h"
 #include "experiments/harness/experiment.h"
 #include "experiments/harness/runner.h"
-#include "nlohmann/json.hpp"
 
 namespace {
 
@@ -57,30 +57,30 @@ int main(int argc, char** argv) {
     std::cerr << "FAIL: experiment exited with " << rc << "\n";
     return 1;
   }
-  std::ifstream in(out);
-  const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
-  if (doc.is_discarded() || !doc.contains("benchmarks") || doc["benchmarks"].empty()) {
-    std::cerr << "FAIL: " << out << " holds no result rows\n";
+  absl::StatusOr<dissect::analysis::ResultFile> result =
+      dissect::analysis::ReadResultFile(out);
+  if (!result.ok() || result->rows.empty()) {
+    std::cerr << "FAIL: no result rows: "
+              << (result.ok() ? out : std::string(result.status().message())) << "\n";
     return 1;
   }
   int failed = 0;
-  for (const auto& row : doc["benchmarks"]) {
-    const std::string name = row.value("name", "?");
-    if (row.value("error_occurred", false)) {
-      std::cerr << "FAIL: " << name << ": " << row.value("error_message", "") << "\n";
+  for (const dissect::analysis::Row& row : result->rows) {
+    if (row.error) {
+      std::cerr << "FAIL: " << row.name << ": " << row.error_message << "\n";
       ++failed;
       continue;
     }
     for (const Expectation& e : expectations) {
-      if (!row.contains(e.metric)) {
-        std::cerr << "FAIL: " << name << ": no metric " << e.metric << "\n";
+      const std::optional<double> v = row.Counter(e.metric);
+      if (!v.has_value()) {
+        std::cerr << "FAIL: " << row.name << ": no metric " << e.metric << "\n";
         ++failed;
         continue;
       }
-      const double v = row[e.metric].get<double>();
-      const bool ok = v >= e.lo && v <= e.hi;
-      std::cerr << (ok ? "ok:   " : "FAIL: ") << name << ": " << e.metric << " = " << v
-                << " (plausible: " << e.lo << " .. " << e.hi << ")\n";
+      const bool ok = *v >= e.lo && *v <= e.hi;
+      std::cerr << (ok ? "ok:   " : "FAIL: ") << row.name << ": " << e.metric << " = "
+                << *v << " (plausible: " << e.lo << " .. " << e.hi << ")\n";
       failed += ok ? 0 : 1;
     }
   }
