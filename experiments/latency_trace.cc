@@ -1,0 +1,117 @@
+// Question: how is each single access served (after Mei & Chu's
+//           fine-grained pointer chase)? From the per-access latencies it
+//           infers line and sector sizes and the near/far L2 partitions.
+// Timed:    one thread chases the chain and reads %clock around every one of
+//           kTraceLength accesses, storing the loaded value to shared memory
+//           before the second read so the read waits for the load. "cold"
+//           flushes L2 before each launch and skips warm-up; "warm" first
+//           runs one full lap of the chain.
+// Expected: a cold strided walk with a 4 B stride misses once per line or
+//           sector: miss_period_bytes is that size (32 B sectors, 128 B lines
+//           on recent NVIDIA GPUs). A warm random walk of global_cg over a
+//           footprint between the L1 and L2 capacities shows two L2 levels
+//           on GPUs whose L2 is split in two partitions (near and far).
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "experiments/chase_common.h"
+#include "experiments/harness/experiment.h"
+#include "probes/cuda_status.h"
+#include "probes/latency_levels.h"
+
+namespace dissect {
+namespace {
+
+constexpr int kReportedLevels = 3;
+
+absl::Status Run(PointContext& ctx) {
+  DISSECT_ASSIGN_OR_RETURN(const ChasePath path, ParseChasePath(ctx.Str("path")));
+  DISSECT_ASSIGN_OR_RETURN(const ChainOrder order, ParseChainOrder(ctx.Str("order")));
+  const CacheState state = ctx.Str("state") == "cold" ? CacheState::kCold : CacheState::kHot;
+  DISSECT_ASSIGN_OR_RETURN(
+      DeviceChain chain,
+      DeviceChain::Create(ctx.device(), path, ctx.Int("footprint_bytes"),
+                          ctx.Int("stride_bytes"), order, kTraceSharedBytes, ctx.stream()));
+  ChaseArgs args = chain.Args();
+  if (state == CacheState::kHot) {
+    if (chain.slots() > kMaxWarmupLoads) {
+      return Skipped(absl::StrCat("a warm trace needs one full lap of warm-up; ", chain.slots(),
+                                  " slots exceed ", kMaxWarmupLoads));
+    }
+    args.warmup_loads = chain.slots();
+  }
+  const int launches = ctx.timing().warmup + ctx.timing().samples;
+  DISSECT_ASSIGN_OR_RETURN(
+      auto d_trace, DeviceBuffer<TraceRecord>::Allocate(static_cast<size_t>(launches) *
+                                                        kTraceLength));
+  int launch = 0;
+  DISSECT_RETURN_IF_ERROR(ctx.TimeKernel(
+                              [&](cudaStream_t stream) {
+                                args.trace = d_trace.get() + kTraceLength * launch++;
+                                return LaunchChaseTrace(args, stream);
+                              },
+                              state)
+                              .status());
+  std::vector<TraceRecord> records(d_trace.size());
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpy(records.data(), d_trace.get(), d_trace.bytes(),
+                                          cudaMemcpyDeviceToHost));
+  std::vector<std::vector<double>> level_cycles(kReportedLevels), level_fraction(kReportedLevels);
+  std::vector<double> miss_period;
+  for (int i = ctx.timing().warmup; i < launches; ++i) {
+    const TraceRecord* trace = records.data() + static_cast<size_t>(i) * kTraceLength;
+    std::vector<uint32_t> cycles(kTraceLength);
+    std::vector<uint64_t> addresses(kTraceLength);
+    uint32_t address = chain.ValueAfter(args.warmup_loads);
+    for (int k = 0; k < kTraceLength; ++k) {
+      // Each access loads the next address: check the walk against the host.
+      const uint32_t expected = chain.ValueAfter(args.warmup_loads + k + 1);
+      if (trace[k].loaded != expected) {
+        return absl::InternalError(absl::StrCat("launch ", i, " access ", k, " loaded ",
+                                                trace[k].loaded, ", expected ", expected));
+      }
+      addresses[k] = chain.ByteAddress(address);
+      cycles[k] = trace[k].cycles;
+      address = trace[k].loaded;
+    }
+    const std::vector<LatencyLevel> levels = FindLatencyLevels(cycles);
+    for (int l = 0; l < kReportedLevels; ++l) {
+      const bool present = l < static_cast<int>(levels.size());
+      level_cycles[l].push_back(present ? levels[l].cycles : 0.0);
+      level_fraction[l].push_back(present ? levels[l].fraction : 0.0);
+    }
+    miss_period.push_back(static_cast<double>(
+        levels.size() > 1 ? DominantMissDistance(addresses, cycles, levels[0].max_cycles) : 0));
+  }
+  for (int l = 0; l < kReportedLevels; ++l) {
+    DISSECT_RETURN_IF_ERROR(
+        ctx.AddSamples(absl::StrCat("level", l + 1, "_cycles"), std::move(level_cycles[l])));
+    DISSECT_RETURN_IF_ERROR(ctx.AddSamples(absl::StrCat("level", l + 1, "_fraction"),
+                                           std::move(level_fraction[l])));
+  }
+  return ctx.AddSamples("miss_period_bytes", std::move(miss_period));
+}
+
+DISSECT_EXPERIMENT(latency_trace)
+    .Question("How is each single access served: which levels, line and sector sizes, L2 "
+              "partitions?")
+    .AddAxis(StringAxis("path", ChasePathNames(), {"global_ca", "global_cg"},
+                        "which load the chase uses (see memory_latency)"))
+    .AddAxis(IntAxis("footprint_bytes", "B", {4 << 20}, "bytes the chain spans"))
+    .AddAxis(IntAxis("stride_bytes", "B", {4, 128}, "distance between chain slots"))
+    .AddAxis(StringAxis("order", {"strided", "random"}, {},
+                        "slot visiting order: address order or a random cycle"))
+    .AddAxis(StringAxis("state", {"cold", "warm"}, {},
+                        "cold: L2 flushed, no warm-up; warm: one full lap first"))
+    .AddMetric("level1_cycles", "cycles", "fastest latency level (includes timing overhead)")
+    .AddMetric("level1_fraction", "fraction", "share of accesses in level 1")
+    .AddMetric("level2_cycles", "cycles", "second level; 0 if absent")
+    .AddMetric("level2_fraction", "fraction", "share in level 2; 0 if absent")
+    .AddMetric("level3_cycles", "cycles", "third level; 0 if absent")
+    .AddMetric("level3_fraction", "fraction", "share in level 3; 0 if absent")
+    .AddMetric("miss_period_bytes", "B",
+               "most frequent byte distance between accesses slower than level 1")
+    .Validate(ValidateChasePoint)
+    .Run(Run);
+
+}  // namespace
+}  // namespace dissect
