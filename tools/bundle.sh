@@ -7,7 +7,9 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 targets=(
   //experiments:shared_latency //experiments:relu_bandwidth
+  //experiments:memory_latency //experiments:latency_trace
   //experiments:shared_latency_gpu_test //experiments:relu_bandwidth_gpu_test
+  //experiments:memory_latency_gpu_test //experiments:latency_trace_gpu_test
   //analysis:report
 )
 ./bazelw build -c opt "$@" "${targets[@]}"

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Runs the reference characterization on a GPU machine from a bundle made by
+# tools/bundle.sh (the machine needs no Bazel), writing raw results and the
+# exact commands into OUTDIR (commit it as analysis/reference/<device>/).
+# Usage: tools/reference_run.sh OUTDIR [extra flags for every experiment]
+# Sized to finish well inside 10 minutes on an H100.
+set -uo pipefail
+out=${1:?usage: tools/reference_run.sh OUTDIR [flags]}
+shift
+mkdir -p "${out}"
+export LD_LIBRARY_PATH="${PWD}/dist/lib${LD_LIBRARY_PATH:+:${LD_LIBRARY_PATH}}"
+{
+  echo "# commit $(cat dist/COMMIT 2>/dev/null || echo unknown), $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu \
+    --format=csv 2>&1
+} > "${out}/MACHINE"
+
+status=0
+run() {  # run LABEL BINARY ARGS...: one experiment, its command line recorded verbatim
+  local name=$1 bin=$2
+  shift 2
+  local cmd=(dist/bin/"${bin}" --benchmark_out="${out}/${name}.json" "$@")
+  echo "${cmd[*]}" >> "${out}/COMMANDS"
+  echo "== ${cmd[*]}" >&2
+  "${cmd[@]}" > "${out}/${name}.log" 2>&1 || { status=1; echo "   failed, see ${out}/${name}.log" >&2; }
+}
+
+run shared_latency shared_latency "$@"
+run relu_bandwidth relu_bandwidth "$@"
+run memory_latency memory_latency --samples=10 "$@"
+run memory_latency_tlb memory_latency --samples=5 --axis=path=global_cg --axis=order=random \
+  --axis=footprint_bytes=256MiB --axis=stride_bytes=4KiB:4MiB:*2 "$@"
+run latency_trace latency_trace --samples=5 "$@"
+for b in memory_bandwidth shared_bandwidth; do
+  [[ -x dist/bin/${b} ]] && run "${b}" "${b}" "$@"
+done
+dist/bin/report "${out}" > "${out}/REPORT.md" 2> "${out}/report.log" || status=1
+exit "${status}"
