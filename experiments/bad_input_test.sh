@@ -36,6 +36,14 @@ expect 2 "--benchmark_repetitions is not supported" shared_latency --benchmark_r
 expect 2 "dissect writes json only" relu_bandwidth --benchmark_out_format=csv
 expect 2 "no CUDA device visible" shared_latency --axis=footprint_bytes=4KiB
 expect 2 "no CUDA device visible" relu_bandwidth --axis=bytes=1MiB
+expect 2 "width_bits must be 32, 64 or 128 (got 48)" memory_bandwidth --axis=width_bits=48
+expect 2 "positive multiple of 16" memory_bandwidth --axis=footprint_bytes=1000
+expect 2 "positive multiple of 16" memory_bandwidth --axis=footprint_bytes=0
+expect 2 "must be a multiple of 32 (got 48)" memory_bandwidth --axis=op=copy --axis=footprint_bytes=48
+expect 2 "unknown value 'scan'" memory_bandwidth --axis=op=scan
+expect 2 "no CUDA device visible" memory_bandwidth --axis=footprint_bytes=1MiB
+expect 2 "width_bits must be 32, 64 or 128 (got 256)" shared_bandwidth --axis=width_bits=256
+expect 2 "no CUDA device visible" shared_bandwidth
 
 if ! ./shared_latency --help | grep -q "footprint_bytes"; then
   echo "FAIL: --help does not list the axes"; failures=$((failures + 1))
@@ -43,6 +51,17 @@ fi
 points=$(./relu_bandwidth --list --axis=bytes=1MiB,2MiB | grep -c '^relu_bandwidth/')
 if [[ ${points} -ne 4 ]]; then
   echo "FAIL: --list printed ${points} points, want 4"; failures=$((failures + 1))
+fi
+if ! ./memory_bandwidth --help | grep -q "footprint_bytes"; then
+  echo "FAIL: memory_bandwidth --help does not list the axes"; failures=$((failures + 1))
+fi
+points=$(./memory_bandwidth --list --axis=footprint_bytes=1MiB,4MiB | grep -c '^memory_bandwidth/')
+if [[ ${points} -ne 18 ]]; then
+  echo "FAIL: memory_bandwidth --list printed ${points} points, want 18"; failures=$((failures + 1))
+fi
+points=$(./shared_bandwidth --list | grep -c '^shared_bandwidth/width_bits:')
+if [[ ${points} -ne 3 ]]; then
+  echo "FAIL: shared_bandwidth --list printed ${points} points, want 3"; failures=$((failures + 1))
 fi
 
 echo "${failures} failure(s)"

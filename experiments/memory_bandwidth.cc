@@ -1,0 +1,223 @@
+// Question: what bandwidth do streaming reads, writes and copies reach from
+//           L1, L2 and DRAM, at 32-, 64- and 128-bit access widths?
+// Timed:    one grid-stride kernel per (op, width) over footprint_bytes of
+//           global memory (copy: half source, half destination). Inside one
+//           launch every thread touches the same elements in each of P
+//           passes, P chosen so that a launch moves at least 1 GiB. CUDA
+//           events around each launch, launched back to back (hot).
+//           Bandwidth counts bytes read plus bytes written: P × footprint.
+// Expected: reads and copies step down as the footprint grows: an L1 plateau
+//           while footprint / SMs fits one SM's L1 (the kernels ask for the
+//           largest L1 carveout; far above the DRAM ceiling),
+//           an L2 plateau while the footprint fits L2, then DRAM, near but
+//           below device_dram_peak_gbps. Writes do not allocate in L1 (it is
+//           write-through), so they start at the L2 plateau. Footprints with
+//           fewer elements than the full grid has threads leave SMs idle, so
+//           bandwidth also falls toward the smallest footprints; 32-bit
+//           accesses need 4x the instructions per byte of 128-bit ones and
+//           may fall short of the L1 plateau the wide ones reach.
+#include <algorithm>
+#include <functional>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "experiments/harness/experiment.h"
+#include "kernels/bandwidth.h"
+#include "probes/cuda_status.h"
+#include "probes/device_buffer.h"
+
+namespace dissect {
+namespace {
+
+// Each launch moves at least this many bytes, so that even an L1-resident
+// footprint runs for tens of microseconds: far above event resolution and
+// launch overhead.
+constexpr int64_t kMinTrafficBytes = int64_t{1} << 30;
+// Device memory left free beyond the buffers (sink, runtime's own needs).
+constexpr size_t kMemorySlackBytes = size_t{64} << 20;
+constexpr int64_t kMaxFootprintBytes = int64_t{1} << 40;
+
+absl::StatusOr<StreamOp> ParseOp(absl::string_view name) {
+  if (name == "read") return StreamOp::kRead;
+  if (name == "write") return StreamOp::kWrite;
+  if (name == "copy") return StreamOp::kCopy;
+  return absl::InvalidArgumentError(
+      absl::StrCat("op must be read, write or copy, not '", name, "'"));
+}
+
+// Sweeps over the footprint in one launch.
+int64_t Passes(int64_t footprint) {
+  return std::max<int64_t>(1, (kMinTrafficBytes + footprint - 1) / footprint);
+}
+
+absl::Status Validate(const Point& p) {
+  const int64_t width = p.Int("width_bits");
+  if (width != 32 && width != 64 && width != 128) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("width_bits must be 32, 64 or 128 (got ", width, ")"));
+  }
+  const int64_t footprint = p.Int("footprint_bytes");
+  if (footprint <= 0 || footprint % 16 != 0 || footprint > kMaxFootprintBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "footprint_bytes must be a positive multiple of 16 up to 1 TiB (got ", footprint,
+        ")"));
+  }
+  if (p.Str("op") == "copy" && footprint % 32 != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "copy splits footprint_bytes into source and destination: it must be a "
+        "multiple of 32 (got ",
+        footprint, ")"));
+  }
+  return ParseOp(p.Str("op")).status();
+}
+
+// Word w of the device buffer must be want(w).
+absl::Status CheckWords(const char* what, const uint32_t* d_words, size_t words,
+                        const std::function<uint32_t(size_t)>& want) {
+  std::vector<uint32_t> got(words);
+  DISSECT_CUDA_RETURN_IF_ERROR(
+      cudaMemcpy(got.data(), d_words, words * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+  for (size_t w = 0; w < words; ++w) {
+    if (got[w] != want(w)) {
+      return absl::InternalError(
+          absl::StrCat(what, ": wrong word ", w, ": ", got[w], ", expected ", want(w)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Sum (mod 2^32) of `count` device words.
+absl::StatusOr<uint32_t> SumWords(const uint32_t* d_words, size_t count) {
+  std::vector<uint32_t> host(count);
+  DISSECT_CUDA_RETURN_IF_ERROR(
+      cudaMemcpy(host.data(), d_words, count * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+  uint32_t sum = 0;
+  for (uint32_t v : host) sum += v;
+  return sum;
+}
+
+absl::Status Run(PointContext& ctx) {
+  DISSECT_ASSIGN_OR_RETURN(const StreamOp op, ParseOp(ctx.Str("op")));
+  const int width_bits = static_cast<int>(ctx.Int("width_bits"));
+  const int64_t footprint = ctx.Int("footprint_bytes");
+  const int64_t passes = Passes(footprint);
+  // Copy reads one half of the footprint and writes the other.
+  const size_t buffer_bytes =
+      static_cast<size_t>(op == StreamOp::kCopy ? footprint / 2 : footprint);
+  const size_t words = buffer_bytes / sizeof(uint32_t);
+
+  size_t free_bytes = 0, total_bytes = 0;
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (static_cast<size_t>(footprint) + kMemorySlackBytes > free_bytes) {
+    return Skipped(absl::StrCat("needs ", footprint, " B of device memory plus ",
+                                kMemorySlackBytes, " B slack; ", free_bytes, " B free"));
+  }
+  StreamArgs args;
+  args.op = op;
+  args.width_bits = width_bits;
+  args.bytes = buffer_bytes;
+  args.passes = static_cast<int>(passes);
+  DISSECT_CUDA_RETURN_IF_ERROR(
+      StreamGridBlocks(op, width_bits, buffer_bytes, &args.blocks));
+
+  DeviceBuffer<uint32_t> src, dst, sink;
+  if (op != StreamOp::kWrite) {
+    DISSECT_ASSIGN_OR_RETURN(src, DeviceBuffer<uint32_t>::Allocate(words));
+    // The source holds the write kernel's first-pass pattern.
+    StreamArgs fill = args;
+    fill.op = StreamOp::kWrite;
+    fill.dst = src.get();
+    fill.passes = 1;
+    DISSECT_CUDA_RETURN_IF_ERROR(
+        StreamGridBlocks(StreamOp::kWrite, width_bits, buffer_bytes, &fill.blocks));
+    DISSECT_CUDA_RETURN_IF_ERROR(LaunchStream(fill, ctx.stream()));
+    args.src = src.get();
+  }
+  if (op != StreamOp::kRead) {
+    DISSECT_ASSIGN_OR_RETURN(dst, DeviceBuffer<uint32_t>::Allocate(words));
+    // Poison the destination so that unwritten words show.
+    DISSECT_CUDA_RETURN_IF_ERROR(
+        cudaMemsetAsync(dst.get(), 0xff, buffer_bytes, ctx.stream()));
+    args.dst = dst.get();
+  }
+  if (op == StreamOp::kRead) {
+    const size_t sink_words = static_cast<size_t>(args.blocks) * kStreamWarpsPerBlock;
+    DISSECT_ASSIGN_OR_RETURN(sink, DeviceBuffer<uint32_t>::Allocate(sink_words));
+    DISSECT_CUDA_RETURN_IF_ERROR(
+        cudaMemsetAsync(sink.get(), 0, sink.bytes(), ctx.stream()));
+    args.sink = sink.get();
+  }
+
+  DISSECT_ASSIGN_OR_RETURN(
+      std::vector<double> ms,
+      ctx.TimeKernel([&](cudaStream_t s) { return LaunchStream(args, s); },
+                     CacheState::kHot));
+
+  switch (op) {
+    case StreamOp::kRead: {
+      // Every word was read in every pass: the warps' sums add up to
+      // passes × the sum of the source.
+      DISSECT_ASSIGN_OR_RETURN(const uint32_t source_sum, SumWords(src.get(), words));
+      DISSECT_ASSIGN_OR_RETURN(const uint32_t read_sum,
+                               SumWords(sink.get(), sink.size()));
+      const uint32_t want = source_sum * static_cast<uint32_t>(passes);
+      if (read_sum != want) {
+        return absl::InternalError(
+            absl::StrCat("read kernel summed ", read_sum, ", expected ", want));
+      }
+      break;
+    }
+    case StreamOp::kWrite: {
+      const int last = static_cast<int>(passes) - 1;
+      DISSECT_RETURN_IF_ERROR(CheckWords("write", dst.get(), words, [last](size_t w) {
+        return StreamPatternWord(w, last);
+      }));
+      break;
+    }
+    case StreamOp::kCopy:
+      DISSECT_RETURN_IF_ERROR(CheckWords(
+          "copy", dst.get(), words, [](size_t w) { return StreamPatternWord(w, 0); }));
+      break;
+  }
+
+  const double bytes_moved = static_cast<double>(footprint) * static_cast<double>(passes);
+  const double peak = ctx.device().DramPeakGbps();
+  std::vector<double> gbps, pct;
+  for (double t : ms) {
+    const double bw = bytes_moved / (t * 1e-3) / 1e9;
+    gbps.push_back(bw);
+    pct.push_back(100.0 * bw / peak);
+  }
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("bandwidth_gbps", std::move(gbps)));
+  return ctx.AddSamples("dram_peak_pct", std::move(pct));
+}
+
+std::vector<int64_t> DefaultFootprints() {
+  std::vector<int64_t> out;
+  for (int64_t f = int64_t{16} << 10; f <= int64_t{1} << 30; f *= 2) out.push_back(f);
+  return out;
+}
+
+DISSECT_EXPERIMENT(memory_bandwidth)
+    .Question(
+        "What bandwidth do streaming reads, writes and copies reach from L1, L2 "
+        "and DRAM at 32-, 64- and 128-bit access widths?")
+    .AddAxis(StringAxis("op", {"read", "write", "copy"}, {},
+                        "read: sum every element; write: store a pattern; "
+                        "copy: dst = src (each half of the footprint)"))
+    .AddAxis(IntAxis("width_bits", "bits", {32, 64, 128},
+                     "bits per access (uint32_t, uint2, uint4)"))
+    .AddAxis(IntAxis("footprint_bytes", "B", DefaultFootprints(),
+                     "bytes the kernel touches per pass (copy: source + destination)"))
+    .AddMetric("bandwidth_gbps", "GB/s",
+               "(bytes read + bytes written) / time; passes x footprint per launch")
+    .AddMetric("dram_peak_pct", "%",
+               "bandwidth / device_dram_peak_gbps (2 x memory clock x bus width)")
+    .Validate(Validate)
+    .Run(Run);
+
+}  // namespace
+}  // namespace dissect

@@ -1,0 +1,296 @@
+// Bandwidth kernels: one grid-stride streaming kernel template over (what
+// each element does: read / write / copy) × (access width: uint32_t / uint2 /
+// uint4), and one shared-memory streaming kernel template over the width.
+#include <algorithm>
+
+#include "kernels/bandwidth.h"
+#include "kernels/device_clock.cuh"
+
+namespace dissect {
+namespace {
+
+constexpr uint32_t kPassMix = 0x9e3779b9u;
+
+__host__ __device__ __forceinline__ uint32_t PatternWord(size_t word, uint32_t mix) {
+  return static_cast<uint32_t>(word) ^ mix;
+}
+
+__host__ __device__ __forceinline__ uint32_t PassMix(int pass) {
+  return static_cast<uint32_t>(pass) * kPassMix;
+}
+
+// Sum of the 32-bit words of one element.
+__device__ __forceinline__ uint32_t WordSum(uint32_t v) { return v; }
+__device__ __forceinline__ uint32_t WordSum(uint2 v) { return v.x + v.y; }
+__device__ __forceinline__ uint32_t WordSum(uint4 v) { return v.x + v.y + v.z + v.w; }
+
+// Element i of the write pattern (words i * words_per_element ...).
+__device__ __forceinline__ void MakePattern(size_t i, uint32_t mix, uint32_t* out) {
+  *out = PatternWord(i, mix);
+}
+__device__ __forceinline__ void MakePattern(size_t i, uint32_t mix, uint2* out) {
+  *out = make_uint2(PatternWord(2 * i, mix), PatternWord(2 * i + 1, mix));
+}
+__device__ __forceinline__ void MakePattern(size_t i, uint32_t mix, uint4* out) {
+  *out = make_uint4(PatternWord(4 * i, mix), PatternWord(4 * i + 1, mix),
+                    PatternWord(4 * i + 2, mix), PatternWord(4 * i + 3, mix));
+}
+
+// What the streaming kernel does with element i in one pass.
+struct ReadOp {
+  static constexpr bool kSums = true;
+  template <typename T>
+  __device__ static void Step(const T* __restrict__ src, T* __restrict__, size_t i,
+                              uint32_t, uint32_t& sum) {
+    sum += WordSum(src[i]);
+  }
+};
+
+struct WriteOp {
+  static constexpr bool kSums = false;
+  template <typename T>
+  __device__ static void Step(const T* __restrict__, T* __restrict__ dst, size_t i,
+                              uint32_t mix, uint32_t&) {
+    T v;
+    MakePattern(i, mix, &v);
+    dst[i] = v;
+  }
+};
+
+struct CopyOp {
+  static constexpr bool kSums = false;
+  template <typename T>
+  __device__ static void Step(const T* __restrict__ src, T* __restrict__ dst, size_t i,
+                              uint32_t, uint32_t&) {
+    dst[i] = src[i];
+  }
+};
+
+template <typename Op, typename T>
+__global__ void __launch_bounds__(kStreamThreads)
+    StreamKernel(const T* __restrict__ src, T* __restrict__ dst, size_t n, int passes,
+                 uint32_t* __restrict__ sink) {
+  const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
+  const size_t first = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  // A known trip count lets the compiler unroll without an exit test between
+  // the unrolled accesses, so that several are in flight per thread.
+  const size_t count = first < n ? (n - 1 - first) / stride + 1 : 0;
+  uint32_t sum = 0;
+  for (int pass = 0; pass < passes; ++pass) {
+    const uint32_t mix = PassMix(pass);
+#pragma unroll 4
+    for (size_t k = 0; k < count; ++k) Op::Step(src, dst, first + k * stride, mix, sum);
+  }
+  if constexpr (Op::kSums) {
+    for (int offset = 16; offset > 0; offset /= 2) {
+      sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+    }
+    if (threadIdx.x % 32 == 0) sink[first / 32] = sum;
+  }
+}
+
+// Calls f(T{}) with the element type of the width; cudaErrorInvalidValue if
+// the width is not 32, 64 or 128 bits.
+template <typename F>
+cudaError_t DispatchWidth(int width_bits, F&& f) {
+  switch (width_bits) {
+    case 32:
+      return f(uint32_t{});
+    case 64:
+      return f(uint2{});
+    case 128:
+      return f(uint4{});
+    default:
+      return cudaErrorInvalidValue;
+  }
+}
+
+// Calls f(Op{}, T{}) for the (op, width) pair.
+template <typename F>
+cudaError_t Dispatch(StreamOp op, int width_bits, F&& f) {
+  const auto with = [&](auto op_tag) {
+    return DispatchWidth(width_bits, [&](auto element) { return f(op_tag, element); });
+  };
+  switch (op) {
+    case StreamOp::kRead:
+      return with(ReadOp{});
+    case StreamOp::kWrite:
+      return with(WriteOp{});
+    case StreamOp::kCopy:
+      return with(CopyOp{});
+  }
+  return cudaErrorInvalidValue;
+}
+
+// Blocks of `kernel` that are resident at once on the whole device.
+cudaError_t ResidentBlocks(const void* kernel, int threads, int* blocks) {
+  int device = 0;
+  cudaError_t e = cudaGetDevice(&device);
+  if (e != cudaSuccess) return e;
+  int sms = 0;
+  e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  if (e != cudaSuccess) return e;
+  int per_sm = 0;
+  e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0);
+  if (e != cudaSuccess) return e;
+  *blocks = sms * std::max(per_sm, 1);
+  return cudaSuccess;
+}
+
+// Shared-memory address of a generic pointer into shared memory.
+__device__ __forceinline__ uint32_t SharedAddress(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// One ld.shared of T's width at `addr`, returning the sum of its words. The
+// asm is volatile because the buffer does not change inside the timed loop:
+// plain loads would be hoisted out of it.
+template <typename T>
+__device__ uint32_t LoadSharedSum(uint32_t addr);
+
+template <>
+__device__ __forceinline__ uint32_t LoadSharedSum<uint32_t>(uint32_t addr) {
+  uint32_t a;
+  asm volatile("ld.shared.u32 %0, [%1];" : "=r"(a) : "r"(addr) : "memory");
+  return a;
+}
+
+template <>
+__device__ __forceinline__ uint32_t LoadSharedSum<uint2>(uint32_t addr) {
+  uint32_t a, b;
+  asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];"
+               : "=r"(a), "=r"(b)
+               : "r"(addr)
+               : "memory");
+  return a + b;
+}
+
+template <>
+__device__ __forceinline__ uint32_t LoadSharedSum<uint4>(uint32_t addr) {
+  uint32_t a, b, c, d;
+  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(a), "=r"(b), "=r"(c), "=r"(d)
+               : "r"(addr)
+               : "memory");
+  return a + b + c + d;
+}
+
+__device__ __forceinline__ uint32_t SmId() {
+  uint32_t id;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+  return id;
+}
+
+constexpr int kSharedWords = kSharedStreamBytes / 4;
+
+template <typename T>
+__global__ void __launch_bounds__(kSharedStreamThreads)
+    SharedStreamKernel(int iterations, SharedStreamTiming* __restrict__ out) {
+  // Thread t loads elements t, t + kSharedStreamThreads, ...: a warp touches
+  // 32 consecutive elements per load, which takes the fewest wavefronts
+  // (sizeof(T) / 4) with no bank conflicts.
+  constexpr int kRowBytes = kSharedStreamThreads * static_cast<int>(sizeof(T));
+  constexpr int kRows = kSharedStreamBytes / kRowBytes;
+  static_assert(kRows * kRowBytes == kSharedStreamBytes, "buffer holds whole rows");
+  __shared__ uint4 buffer[kSharedStreamBytes / sizeof(uint4)];
+  __shared__ uint32_t block_sum;
+  uint32_t* words = reinterpret_cast<uint32_t*>(buffer);
+  for (int w = threadIdx.x; w < kSharedWords; w += blockDim.x) words[w] = w;
+  if (threadIdx.x == 0) block_sum = 0;
+  const uint32_t base = SharedAddress(reinterpret_cast<const T*>(buffer) + threadIdx.x);
+  uint32_t sum = 0;
+  unsigned long long start = 0;
+  __syncthreads();
+  if (threadIdx.x == 0) start = ReadClock64();
+  __syncthreads();
+  for (int it = 0; it < iterations; ++it) {
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) sum += LoadSharedSum<T>(base + r * kRowBytes);
+  }
+  __syncthreads();
+  const unsigned long long stop = ReadClock64();
+  atomicAdd(&block_sum, sum);
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    out[blockIdx.x] = SharedStreamTiming{start, stop, SmId(), block_sum};
+  }
+}
+
+}  // namespace
+
+cudaError_t StreamGridBlocks(StreamOp op, int width_bits, size_t bytes, int* blocks) {
+  return Dispatch(op, width_bits, [&](auto op_tag, auto element) -> cudaError_t {
+    using Op = decltype(op_tag);
+    using T = decltype(element);
+    const void* kernel = reinterpret_cast<const void*>(StreamKernel<Op, T>);
+    // The kernels use no shared memory: give the unified L1 / shared
+    // storage to L1, so that the L1 plateau extends as far as it can.
+    cudaError_t e =
+        cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                             cudaSharedmemCarveoutMaxL1);
+    if (e != cudaSuccess) return e;
+    int full = 0;
+    e = ResidentBlocks(kernel, kStreamThreads, &full);
+    if (e != cudaSuccess) return e;
+    const size_t n = bytes / sizeof(T);
+    const size_t needed = (n + kStreamThreads - 1) / kStreamThreads;
+    *blocks = static_cast<int>(std::max<size_t>(1, std::min<size_t>(full, needed)));
+    return cudaSuccess;
+  });
+}
+
+cudaError_t LaunchStream(const StreamArgs& args, cudaStream_t stream) {
+  if (args.passes < 1 || args.blocks < 1 || args.bytes == 0) return cudaErrorInvalidValue;
+  const bool reads = args.op != StreamOp::kWrite;
+  const bool writes = args.op != StreamOp::kRead;
+  if ((reads && args.src == nullptr) || (writes && args.dst == nullptr) ||
+      (args.op == StreamOp::kRead && args.sink == nullptr)) {
+    return cudaErrorInvalidValue;
+  }
+  return Dispatch(args.op, args.width_bits,
+                  [&](auto op_tag, auto element) -> cudaError_t {
+                    using Op = decltype(op_tag);
+                    using T = decltype(element);
+                    if (args.bytes % sizeof(T) != 0) return cudaErrorInvalidValue;
+                    StreamKernel<Op, T><<<args.blocks, kStreamThreads, 0, stream>>>(
+                        static_cast<const T*>(args.src), static_cast<T*>(args.dst),
+                        args.bytes / sizeof(T), args.passes, args.sink);
+                    return cudaGetLastError();
+                  });
+}
+
+uint32_t StreamPatternWord(size_t word, int pass) {
+  return PatternWord(word, PassMix(pass));
+}
+
+cudaError_t SharedStreamGridBlocks(int width_bits, int* blocks) {
+  return DispatchWidth(width_bits, [&](auto element) -> cudaError_t {
+    using T = decltype(element);
+    const void* kernel = reinterpret_cast<const void*>(SharedStreamKernel<T>);
+    const cudaError_t e =
+        cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                             cudaSharedmemCarveoutMaxShared);
+    if (e != cudaSuccess) return e;
+    return ResidentBlocks(kernel, kSharedStreamThreads, blocks);
+  });
+}
+
+cudaError_t LaunchSharedStream(const SharedStreamArgs& args, cudaStream_t stream) {
+  if (args.iterations < 1 || args.blocks < 1 || args.out == nullptr) {
+    return cudaErrorInvalidValue;
+  }
+  return DispatchWidth(args.width_bits, [&](auto element) -> cudaError_t {
+    using T = decltype(element);
+    SharedStreamKernel<T>
+        <<<args.blocks, kSharedStreamThreads, 0, stream>>>(args.iterations, args.out);
+    return cudaGetLastError();
+  });
+}
+
+uint32_t SharedStreamExpectedSum(int iterations) {
+  uint32_t once = 0;
+  for (uint32_t w = 0; w < kSharedWords; ++w) once += w;
+  return once * static_cast<uint32_t>(iterations);
+}
+
+}  // namespace dissect

@@ -1,0 +1,90 @@
+// Host interface of the bandwidth kernels (kernels/bandwidth.cu): streaming
+// read / write / copy over global memory and streaming loads from shared
+// memory, each at 32-, 64- and 128-bit access widths.
+#ifndef DISSECT_KERNELS_BANDWIDTH_H_
+#define DISSECT_KERNELS_BANDWIDTH_H_
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace dissect {
+
+enum class StreamOp { kRead, kWrite, kCopy };
+
+// Threads per block of the global-memory streaming kernels.
+inline constexpr int kStreamThreads = 256;
+// The read kernel stores one word per warp (the warp's sum of what it read).
+inline constexpr int kStreamWarpsPerBlock = kStreamThreads / 32;
+
+struct StreamArgs {
+  StreamOp op = StreamOp::kRead;
+  int width_bits = 32;        // bits per access: 32, 64 or 128
+  const void* src = nullptr;  // read, copy: `bytes` bytes
+  void* dst = nullptr;        // write, copy: `bytes` bytes
+  size_t bytes = 0;           // bytes per buffer, a multiple of width_bits / 8
+  int passes = 1;             // sweeps over the buffer(s) in one launch
+  int blocks = 0;             // from StreamGridBlocks
+  uint32_t* sink = nullptr;   // read: blocks * kStreamWarpsPerBlock words
+};
+
+// Grid-stride kernels: thread t handles elements t, t + T, t + 2T, ... (T =
+// threads in the grid) in every pass, so each thread re-reads the same
+// elements, and an SM's share of the buffer stays in that SM's L1 if it fits.
+//   read:  sums every 32-bit word it loads; each warp stores its sum to
+//          sink[global warp index] (over the whole grid: passes × the sum of
+//          all words of src, modulo 2^32).
+//   write: dst word w = StreamPatternWord(w, pass).
+//   copy:  dst = src.
+// Buffers must be 16-byte aligned (cudaMalloc memory is). Returns
+// cudaErrorInvalidValue for a width other than 32/64/128, bytes zero or not
+// a multiple of the access width, passes < 1, blocks < 1, or a buffer the op
+// needs left null.
+cudaError_t LaunchStream(const StreamArgs& args, cudaStream_t stream);
+
+// The grid LaunchStream should use for (op, width_bits) over `bytes` bytes
+// per buffer: enough blocks to fill every SM of the current device, fewer
+// when the buffer has fewer elements than that grid has threads (so that no
+// block is idle). Also asks for the largest L1 carveout for the kernel of
+// (op, width_bits): call it before LaunchStream.
+cudaError_t StreamGridBlocks(StreamOp op, int width_bits, size_t bytes, int* blocks);
+
+// The value the write kernel stores at 32-bit word `word` in pass `pass`.
+uint32_t StreamPatternWord(size_t word, int pass);
+
+// Shared-memory streaming: every block fills its own kSharedStreamBytes of
+// shared memory, then (between two %clock64 reads, each after a barrier) all
+// its threads load the whole buffer `iterations` times, conflict-free, at
+// the given width, summing what they load.
+inline constexpr int kSharedStreamThreads = 256;
+inline constexpr int kSharedStreamBytes = 16 << 10;
+
+// What one block measured (written by its thread 0).
+struct SharedStreamTiming {
+  unsigned long long start;  // %clock64 before the timed loads
+  unsigned long long stop;   // %clock64 after them
+  uint32_t smid;             // %smid: the SM the block ran on
+  uint32_t sum;              // sum of all words the block loaded (mod 2^32)
+};
+
+struct SharedStreamArgs {
+  int width_bits = 32;                // 32, 64 or 128
+  int iterations = 1;                 // loads of the whole buffer per block
+  int blocks = 0;                     // from SharedStreamGridBlocks
+  SharedStreamTiming* out = nullptr;  // device pointer, `blocks` entries
+};
+
+// Blocks that fill every SM of the current device with resident blocks.
+// Also asks for the largest shared-memory carveout for the width's kernel:
+// call it before LaunchSharedStream.
+cudaError_t SharedStreamGridBlocks(int width_bits, int* blocks);
+
+cudaError_t LaunchSharedStream(const SharedStreamArgs& args, cudaStream_t stream);
+
+// The `sum` every block of a correct launch reports.
+uint32_t SharedStreamExpectedSum(int iterations);
+
+}  // namespace dissect
+
+#endif  // DISSECT_KERNELS_BANDWIDTH_H_
