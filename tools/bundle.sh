@@ -8,8 +8,10 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 targets=(
   //experiments:shared_latency //experiments:relu_bandwidth
   //experiments:memory_latency //experiments:latency_trace
+  //experiments:memory_bandwidth //experiments:shared_bandwidth
   //experiments:shared_latency_gpu_test //experiments:relu_bandwidth_gpu_test
   //experiments:memory_latency_gpu_test //experiments:latency_trace_gpu_test
+  //experiments:memory_bandwidth_gpu_test //experiments:shared_bandwidth_gpu_test
   //analysis:report
 )
 ./bazelw build -c opt "$@" "${targets[@]}"
