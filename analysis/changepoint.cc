@@ -73,12 +73,15 @@ std::vector<bool> FindOutliers(const std::vector<double>& z, double t) {
 // Optimal partitioning of `z` (rule 2).
 std::vector<Segment> Partition(const std::vector<double>& z, double t) {
   const size_t m = z.size();
-  double sigma = 0;
-  if (m >= 2) {
-    std::vector<double> diffs;
-    for (size_t j = 0; j + 1 < m; ++j) diffs.push_back(std::fabs(z[j + 1] - z[j]));
-    sigma = 1.4826 * Median(diffs) / std::sqrt(2.0);
+  // Noise: from the neighbour differences smaller than a step (the others
+  // are steps, and on a short curve with several steps they can be most).
+  std::vector<double> diffs;
+  for (size_t j = 0; j + 1 < m; ++j) {
+    const double d = std::fabs(z[j + 1] - z[j]);
+    if (d < t) diffs.push_back(d);
   }
+  const double sigma =
+      diffs.empty() ? 0 : 1.4826 * Median(diffs) / std::sqrt(2.0);
   const double penalty = std::max(
       t * t / 2, 2 * sigma * sigma * std::log(static_cast<double>(m)));
 

@@ -60,7 +60,8 @@ struct ChangepointOptions {
 //  2. The remaining log(y) are split by optimal partitioning (dynamic
 //     programming over least squares plus a penalty per segment: the larger
 //     of log(1+min_relative_step)^2 / 2 and 2 sigma^2 ln(n), sigma the
-//     noise estimated from the median absolute difference of neighbours).
+//     noise estimated from the median absolute difference of neighbours
+//     that differ by less than min_relative_step).
 //  3. Neighbouring segments are merged, closest medians first, while their
 //     medians differ by less than min_relative_step and every merged point
 //     stays within min_relative_step of the merged median.

@@ -227,6 +227,25 @@ TEST(SegmentCurveTest, DownwardStepsHaveNegativeJumps) {
   EXPECT_EQ(s->steps[1].x_after, 64 * kMiB);
 }
 
+TEST(SegmentCurveTest, ShortCurveOfMostlyStepsKeepsItsPlateaus) {
+  // Most neighbour differences are steps (a ramp, then three levels); they
+  // must not be taken for noise, which would raise the penalty until the
+  // whole curve is one segment.
+  const std::vector<CurvePoint> points = {
+      {1, 500},     {2, 1000},    {4, 2000},   {8, 4000},
+      {16, 10000},  {32, 10000},  {64, 10000}, {128, 6000},
+      {256, 6000},  {512, 2700},  {1024, 2700}};
+  absl::StatusOr<Segmentation> s = SegmentCurve(points);
+  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_EQ(s->plateaus.size(), 3u);
+  EXPECT_THAT(s->transitions, ElementsAre(0u, 1u, 2u, 3u));
+  ASSERT_EQ(s->steps.size(), 2u);
+  EXPECT_EQ(s->steps[0].x_before, 64);
+  EXPECT_EQ(s->steps[0].x_after, 128);
+  EXPECT_EQ(s->steps[1].x_before, 256);
+  EXPECT_EQ(s->steps[1].x_after, 512);
+}
+
 TEST(SegmentCurveTest, ShortRunAtTheEndIsATransition) {
   const std::vector<CurvePoint> points = {
       {1, 30}, {2, 30}, {4, 30}, {8, 30}, {16, 300}};
