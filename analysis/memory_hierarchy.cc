@@ -64,83 +64,9 @@ std::string DeviceKey(const ResultFile& file) {
                       file.ContextOr("device_sm_count", ""));
 }
 
-// A latency curve: one (path, order, stride), footprint ascending.
-struct Curve {
-  std::string experiment;
-  std::string path;
-  std::string order;  // "" when the experiment has no order axis
-  double stride = 0;
-  std::vector<CurvePoint> points;        // y: median cycles per load
-  std::vector<std::optional<double>> ns;  // median ns per load, per point
-
-  std::string Describe() const {
-    std::string text = absl::StrCat(experiment, " ", path);
-    if (!order.empty()) absl::StrAppend(&text, ", ", order, " order");
-    absl::StrAppend(&text, ", stride ", FormatBytes(stride));
-    return text;
-  }
-};
-
-// Builds the curves of the latency rows of `files`. Rows without a path
-// axis (shared_latency) are path "shared".
-std::vector<Curve> BuildCurves(const std::vector<const ResultFile*>& files) {
-  struct Samples {
-    std::vector<double> cycles;
-    std::vector<double> ns;
-  };
-  using Key = std::tuple<std::string, std::string, std::string, double>;
-  std::map<Key, std::map<double, Samples>> grouped;
-  for (const ResultFile* file : files) {
-    for (const Row& row : file->rows) {
-      if (row.error) continue;
-      const std::optional<double> cycles = Positive(row, "cycles_per_load");
-      const std::optional<double> footprint = AxisNumber(row, "footprint_bytes");
-      const std::optional<double> stride = AxisNumber(row, "stride_bytes");
-      if (!cycles || !footprint || !stride || *footprint <= 0) continue;
-      const Key key{file->experiment, row.Axis("path").value_or("shared"),
-                    row.Axis("order").value_or(""), *stride};
-      Samples& samples = grouped[key][*footprint];
-      samples.cycles.push_back(*cycles);
-      if (const std::optional<double> ns = Positive(row, "ns_per_load")) {
-        samples.ns.push_back(*ns);
-      }
-    }
-  }
-  std::vector<Curve> curves;
-  for (const auto& [key, by_footprint] : grouped) {
-    Curve curve;
-    std::tie(curve.experiment, curve.path, curve.order, curve.stride) = key;
-    for (const auto& [footprint, samples] : by_footprint) {
-      curve.points.push_back({footprint, Median(samples.cycles)});
-      curve.ns.push_back(samples.ns.empty()
-                             ? std::nullopt
-                             : std::optional<double>(Median(samples.ns)));
-    }
-    curves.push_back(std::move(curve));
-  }
-  return curves;
-}
-
-// The curve to read `path` from: at least two footprints; random order
-// first, then the smallest stride >= 32 B, then the largest smaller stride;
-// memory_latency before shared_latency.
-const Curve* ChooseCurve(const std::vector<Curve>& curves,
-                         std::string_view path) {
-  const Curve* best = nullptr;
-  auto rank = [](const Curve& c) {
-    return std::make_tuple(c.experiment != kMemoryLatency, c.order != "random",
-                           c.stride < 32, c.stride >= 32 ? c.stride : -c.stride);
-  };
-  for (const Curve& c : curves) {
-    if (c.path != path || c.points.size() < 2) continue;
-    if (best == nullptr || rank(c) < rank(*best)) best = &c;
-  }
-  return best;
-}
-
 // A curve and its segmentation.
 struct Segmented {
-  const Curve* curve = nullptr;
+  const LatencyCurve* curve = nullptr;
   Segmentation seg;
 
   bool has_plateaus() const { return curve != nullptr && !seg.plateaus.empty(); }
@@ -167,7 +93,7 @@ struct Segmented {
   }
 };
 
-absl::StatusOr<Segmented> SegmentLatency(const Curve* curve,
+absl::StatusOr<Segmented> SegmentLatency(const LatencyCurve* curve,
                                          const ChangepointOptions& options) {
   Segmented s;
   s.curve = curve;
@@ -215,7 +141,7 @@ class Builder {
         latency_files.push_back(f);
       }
     }
-    curves_ = BuildCurves(latency_files);
+    curves_ = BuildLatencyCurves(latency_files);
     if (absl::Status s = Latencies(); !s.ok()) return s;
     Trace();
     Bandwidth();
@@ -313,10 +239,9 @@ class Builder {
 
   absl::Status Latencies() {
     std::map<std::string, Segmented> by_path;
-    for (const char* path :
-         {"shared", "global_ca", "global_cg", "ldg", "tex", "const"}) {
+    for (const std::string& path : LatencyPaths()) {
       absl::StatusOr<Segmented> s =
-          SegmentLatency(ChooseCurve(curves_, path), options_);
+          SegmentLatency(ChooseLatencyCurve(curves_, path), options_);
       if (!s.ok()) return s.status();
       by_path[path] = *std::move(s);
     }
@@ -738,7 +663,7 @@ class Builder {
 
   const std::vector<const ResultFile*>& files_;
   const ChangepointOptions& options_;
-  std::vector<Curve> curves_;
+  std::vector<LatencyCurve> curves_;
   std::optional<double> device_l2_bytes_;
   std::optional<double> dram_peak_gbps_;
   std::optional<double> sm_count_;
@@ -746,6 +671,76 @@ class Builder {
 };
 
 }  // namespace
+
+std::string LatencyCurve::Describe() const {
+  std::string text = absl::StrCat(experiment, " ", path);
+  if (!order.empty()) absl::StrAppend(&text, ", ", order, " order");
+  absl::StrAppend(&text, ", stride ", FormatBytes(stride));
+  return text;
+}
+
+std::vector<LatencyCurve> BuildLatencyCurves(
+    const std::vector<const ResultFile*>& files) {
+  struct Samples {
+    std::vector<double> cycles;
+    std::vector<double> ns;
+  };
+  using Key = std::tuple<std::string, std::string, std::string, double>;
+  std::map<Key, std::map<double, Samples>> grouped;
+  for (const ResultFile* file : files) {
+    if (file->experiment != kMemoryLatency &&
+        file->experiment != kSharedLatency) {
+      continue;
+    }
+    for (const Row& row : file->rows) {
+      if (row.error) continue;
+      const std::optional<double> cycles = Positive(row, "cycles_per_load");
+      const std::optional<double> footprint = AxisNumber(row, "footprint_bytes");
+      const std::optional<double> stride = AxisNumber(row, "stride_bytes");
+      if (!cycles || !footprint || !stride || *footprint <= 0) continue;
+      const Key key{file->experiment, row.Axis("path").value_or("shared"),
+                    row.Axis("order").value_or(""), *stride};
+      Samples& samples = grouped[key][*footprint];
+      samples.cycles.push_back(*cycles);
+      if (const std::optional<double> ns = Positive(row, "ns_per_load")) {
+        samples.ns.push_back(*ns);
+      }
+    }
+  }
+  std::vector<LatencyCurve> curves;
+  for (const auto& [key, by_footprint] : grouped) {
+    LatencyCurve curve;
+    std::tie(curve.experiment, curve.path, curve.order, curve.stride) = key;
+    for (const auto& [footprint, samples] : by_footprint) {
+      curve.points.push_back({footprint, Median(samples.cycles)});
+      curve.ns.push_back(samples.ns.empty()
+                             ? std::nullopt
+                             : std::optional<double>(Median(samples.ns)));
+    }
+    curves.push_back(std::move(curve));
+  }
+  return curves;
+}
+
+const LatencyCurve* ChooseLatencyCurve(const std::vector<LatencyCurve>& curves,
+                                       std::string_view path) {
+  const LatencyCurve* best = nullptr;
+  auto rank = [](const LatencyCurve& c) {
+    return std::make_tuple(c.experiment != kMemoryLatency, c.order != "random",
+                           c.stride < 32, c.stride >= 32 ? c.stride : -c.stride);
+  };
+  for (const LatencyCurve& c : curves) {
+    if (c.path != path || c.points.size() < 2) continue;
+    if (best == nullptr || rank(c) < rank(*best)) best = &c;
+  }
+  return best;
+}
+
+const std::vector<std::string>& LatencyPaths() {
+  static const auto* const kPaths = new std::vector<std::string>{
+      "shared", "global_ca", "global_cg", "ldg", "tex", "const"};
+  return *kPaths;
+}
 
 const HierarchyRow* DeviceHierarchy::Find(std::string_view level) const {
   for (const HierarchyRow& row : rows) {

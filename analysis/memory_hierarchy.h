@@ -53,6 +53,35 @@ struct DeviceHierarchy {
 // True for the experiments the table is built from.
 bool IsMemoryExperiment(std::string_view experiment);
 
+// One latency curve: the rows of one (experiment, path, order, stride),
+// footprint ascending, duplicates reduced to their median.
+struct LatencyCurve {
+  std::string experiment;  // memory_latency or shared_latency
+  std::string path;        // shared_latency rows are path "shared"
+  std::string order;       // "" when the experiment has no order axis
+  double stride = 0;
+  std::vector<CurvePoint> points;         // x: footprint, y: cycles per load
+  std::vector<std::optional<double>> ns;  // ns per load, per point
+
+  // "memory_latency global_ca, random order, stride 128 B".
+  std::string Describe() const;
+};
+
+// The latency curves of the memory_latency and shared_latency rows of
+// `files` (skipped, failed and non-positive rows left out).
+std::vector<LatencyCurve> BuildLatencyCurves(
+    const std::vector<const ResultFile*>& files);
+
+// The curve the table reads `path` from: at least two footprints; random
+// order first, then the smallest stride >= 32 B, else the largest smaller
+// stride; memory_latency before shared_latency. nullptr if none.
+const LatencyCurve* ChooseLatencyCurve(const std::vector<LatencyCurve>& curves,
+                                       std::string_view path);
+
+// The latency paths in table order: shared, global_ca, global_cg, ldg, tex,
+// const.
+const std::vector<std::string>& LatencyPaths();
+
 // One table per device (name, compute capability and SM count) that has at
 // least one memory experiment among `files`, in first-seen order.
 // shared_latency files of such a device stand in for memory_latency's
