@@ -82,8 +82,8 @@ std::vector<Segment> Partition(const std::vector<double>& z, double t) {
   }
   const double sigma =
       diffs.empty() ? 0 : 1.4826 * Median(diffs) / std::sqrt(2.0);
-  const double penalty = std::max(
-      t * t / 2, 2 * sigma * sigma * std::log(static_cast<double>(m)));
+  const double penalty =
+      std::max(t * t / 2, 2 * sigma * sigma * std::log(static_cast<double>(m)));
 
   std::vector<double> s1(m + 1, 0), s2(m + 1, 0);
   for (size_t j = 0; j < m; ++j) {
@@ -128,8 +128,8 @@ void MergeClose(const std::vector<double>& z, double t,
     for (size_t k = 0; k + 1 < segments.size(); ++k) {
       const Segment& a = segments[k];
       const Segment& b = segments[k + 1];
-      const double diff = std::fabs(MedianOf(z, a.begin, a.end) -
-                                    MedianOf(z, b.begin, b.end));
+      const double diff =
+          std::fabs(MedianOf(z, a.begin, a.end) - MedianOf(z, b.begin, b.end));
       if (diff >= t) continue;
       const double merged = MedianOf(z, a.begin, b.end);
       bool flat = true;
@@ -236,8 +236,8 @@ absl::StatusOr<Segmentation> SegmentCurve(const std::vector<CurvePoint>& points,
     result.plateaus.push_back(p);
   }
   for (size_t j = 0; j < z.size(); ++j) {
-    const bool absorbed = std::binary_search(
-        result.outliers.begin(), result.outliers.end(), kept[j]);
+    const bool absorbed = std::binary_search(result.outliers.begin(),
+                                             result.outliers.end(), kept[j]);
     if (!in_plateau[j] && !absorbed) result.transitions.push_back(kept[j]);
   }
   for (size_t k = 0; k + 1 < result.plateaus.size(); ++k) {

@@ -22,14 +22,14 @@ struct Plateau {
   size_t last = 0;   // index of its last point (inclusive)
   double x_first = 0;
   double x_last = 0;
-  double level = 0;  // median y of its points (outliers excluded)
+  double level = 0;   // median y of its points (outliers excluded)
   size_t points = 0;  // points behind `level`
 };
 
 // The change between two consecutive plateaus.
 struct Step {
-  double x_before = 0;  // last x of the plateau before the step
-  double x_after = 0;   // first x of the plateau after it
+  double x_before = 0;       // last x of the plateau before the step
+  double x_after = 0;        // first x of the plateau after it
   double relative_jump = 0;  // level_after / level_before - 1
 };
 

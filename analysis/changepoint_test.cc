@@ -231,10 +231,10 @@ TEST(SegmentCurveTest, ShortCurveOfMostlyStepsKeepsItsPlateaus) {
   // Most neighbour differences are steps (a ramp, then three levels); they
   // must not be taken for noise, which would raise the penalty until the
   // whole curve is one segment.
-  const std::vector<CurvePoint> points = {
-      {1, 500},     {2, 1000},    {4, 2000},   {8, 4000},
-      {16, 10000},  {32, 10000},  {64, 10000}, {128, 6000},
-      {256, 6000},  {512, 2700},  {1024, 2700}};
+  const std::vector<CurvePoint> points = {{1, 500},    {2, 1000},   {4, 2000},
+                                          {8, 4000},   {16, 10000}, {32, 10000},
+                                          {64, 10000}, {128, 6000}, {256, 6000},
+                                          {512, 2700}, {1024, 2700}};
   absl::StatusOr<Segmentation> s = SegmentCurve(points);
   ASSERT_TRUE(s.ok()) << s.status();
   ASSERT_EQ(s->plateaus.size(), 3u);

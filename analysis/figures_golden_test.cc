@@ -34,7 +34,8 @@ TEST(FiguresGoldenTest, MatchesGolden) {
        {"synthetic_memory_latency.json", "synthetic_memory_latency_tlb.json",
         "synthetic_memory_bandwidth.json", "synthetic_latency_trace.json"}) {
     const std::string path = kTestdata + std::string(input);
-    absl::StatusOr<ResultFile> file = ParseResultJson(ReadText(Runfile(path)), path);
+    absl::StatusOr<ResultFile> file =
+        ParseResultJson(ReadText(Runfile(path)), path);
     ASSERT_TRUE(file.ok()) << file.status();
     files.push_back(*std::move(file));
   }
@@ -64,7 +65,8 @@ TEST(FiguresGoldenTest, MatchesGolden) {
   }
   EXPECT_EQ(actual, ReadText(Runfile(golden_path)))
       << golden_path << " is stale; if the change is intended, regenerate "
-      << "with DISSECT_UPDATE_GOLDEN=1 bazel run //analysis:figures_golden_test";
+      << "with DISSECT_UPDATE_GOLDEN=1 bazel run "
+         "//analysis:figures_golden_test";
 }
 
 }  // namespace

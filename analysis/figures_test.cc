@@ -36,7 +36,8 @@ ResultFile LatencyFile(const std::string& device, const std::string& cc) {
                 {"footprint_bytes", absl::StrCat(footprint)},
                 {"stride_bytes", "128"},
                 {"order", "random"}};
-    row.counters = {{"cycles_per_load", footprint < (64 << 20) ? 260.0 : 600.0}};
+    row.counters = {
+        {"cycles_per_load", footprint < (64 << 20) ? 260.0 : 600.0}};
     f.rows.push_back(row);
   }
   return f;
@@ -78,8 +79,8 @@ TEST(BuildFiguresTest, LatencyFigureOnly) {
 }
 
 TEST(BuildFiguresTest, SameNameOnTwoDevicesGetsTwoFolders) {
-  absl::StatusOr<std::vector<DeviceFigures>> figures = BuildFigures(
-      {LatencyFile("GPU", "9.0"), LatencyFile("GPU", "8.0")});
+  absl::StatusOr<std::vector<DeviceFigures>> figures =
+      BuildFigures({LatencyFile("GPU", "9.0"), LatencyFile("GPU", "8.0")});
   ASSERT_TRUE(figures.ok()) << figures.status();
   ASSERT_EQ(figures->size(), 2u);
   EXPECT_EQ((*figures)[0].folder, "gpu");
@@ -103,7 +104,8 @@ TEST(BuildFiguresTest, BandwidthFigureWithThePeak) {
   for (const char* op : {"copy", "read"}) {
     for (long long footprint : {16384LL, 65536LL}) {
       Row row;
-      row.axes = {{"op", op}, {"width_bits", "128"},
+      row.axes = {{"op", op},
+                  {"width_bits", "128"},
                   {"footprint_bytes", absl::StrCat(footprint)}};
       row.counters = {{"bandwidth_gbps", 1000.0 + footprint / 1024}};
       f.rows.push_back(row);

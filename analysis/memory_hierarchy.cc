@@ -69,7 +69,9 @@ struct Segmented {
   const LatencyCurve* curve = nullptr;
   Segmentation seg;
 
-  bool has_plateaus() const { return curve != nullptr && !seg.plateaus.empty(); }
+  bool has_plateaus() const {
+    return curve != nullptr && !seg.plateaus.empty();
+  }
 
   // Median ns over a plateau's points (outliers excluded).
   std::optional<double> Ns(const Plateau& p) const {
@@ -100,8 +102,8 @@ absl::StatusOr<Segmented> SegmentLatency(const LatencyCurve* curve,
   if (curve == nullptr) return s;
   absl::StatusOr<Segmentation> seg = SegmentCurve(curve->points, options);
   if (!seg.ok()) {
-    return absl::InternalError(absl::StrCat(curve->Describe(), ": ",
-                                            seg.status().message()));
+    return absl::InternalError(
+        absl::StrCat(curve->Describe(), ": ", seg.status().message()));
   }
   s.seg = *std::move(seg);
   return s;
@@ -122,12 +124,14 @@ class Builder {
         device_l2_bytes_ = ParseNumber(f->ContextOr("device_l2_bytes", ""));
       }
       if (!dram_peak_gbps_) {
-        dram_peak_gbps_ = ParseNumber(f->ContextOr("device_dram_peak_gbps", ""));
+        dram_peak_gbps_ =
+            ParseNumber(f->ContextOr("device_dram_peak_gbps", ""));
       }
-      if (!sm_count_) sm_count_ = ParseNumber(f->ContextOr("device_sm_count", ""));
+      if (!sm_count_)
+        sm_count_ = ParseNumber(f->ContextOr("device_sm_count", ""));
     }
-    for (const char* level : {"shared", "L1", "L2", "DRAM", "tex", "ldg",
-                              "const"}) {
+    for (const char* level :
+         {"shared", "L1", "L2", "DRAM", "tex", "ldg", "const"}) {
       HierarchyRow row;
       row.level = level;
       out_.rows.push_back(row);
@@ -182,10 +186,10 @@ class Builder {
                           FormatBytes(*row.capacity_bytes));
     }
     const Step& step = s.seg.steps[capacity_plateau];
-    return absl::StrCat("step to ",
-                        FormatNumber(s.seg.plateaus[capacity_plateau + 1].level),
-                        " cycles between ", FormatBytes(step.x_before), " and ",
-                        FormatBytes(step.x_after));
+    return absl::StrCat(
+        "step to ", FormatNumber(s.seg.plateaus[capacity_plateau + 1].level),
+        " cycles between ", FormatBytes(step.x_before), " and ",
+        FormatBytes(step.x_after));
   }
 
   // L2 and DRAM from the plateaus of `s` from index `from` on.
@@ -219,8 +223,8 @@ class Builder {
       for (size_t k = from; k + 1 < n; ++k) {
         levels.push_back(FormatNumber(s.seg.plateaus[k].level));
       }
-      Note(absl::StrCat(curve, " has ", n - from - 1,
-                        " plateaus below DRAM (", absl::StrJoin(levels, ", "),
+      Note(absl::StrCat(curve, " has ", n - from - 1, " plateaus below DRAM (",
+                        absl::StrJoin(levels, ", "),
                         " cycles): L2 latency rises with the footprint; the L2 "
                         "row gives the first"));
     }
@@ -230,10 +234,10 @@ class Builder {
     dram.latency_ns = s.Ns(last);
     Basis("DRAM latency", curve, s.PlateauText(n - 1), "the last plateau");
     if (device_l2_bytes_) {
-      Note(absl::StrCat("L2 capacity from the curve: ",
-                        FormatBytes(*l2.capacity_bytes),
-                        " (last footprint before the step); the driver reports ",
-                        FormatBytes(*device_l2_bytes_), " (device_l2_bytes)"));
+      Note(absl::StrCat(
+          "L2 capacity from the curve: ", FormatBytes(*l2.capacity_bytes),
+          " (last footprint before the step); the driver reports ",
+          FormatBytes(*device_l2_bytes_), " (device_l2_bytes)"));
     }
   }
 
@@ -348,9 +352,11 @@ class Builder {
     const std::vector<const Row*> rows = RowsOf(kLatencyTrace);
     if (rows.empty()) return;
     int count = 0;
-    if (const std::optional<double> line = MissPeriod(rows, "global_ca", &count)) {
+    if (const std::optional<double> line =
+            MissPeriod(rows, "global_ca", &count)) {
       RowOf("L1").line_bytes = *line;
-      Basis("L1 line size", "latency_trace global_ca, cold, strided, stride 4 B",
+      Basis("L1 line size",
+            "latency_trace global_ca, cold, strided, stride 4 B",
             absl::StrCat("miss_period_bytes ", FormatNumber(*line), " in ",
                          count, " row(s)"),
             "");
@@ -358,7 +364,8 @@ class Builder {
     if (const std::optional<double> sector =
             MissPeriod(rows, "global_cg", &count)) {
       RowOf("L2").sector_bytes = *sector;
-      Basis("L2 sector size", "latency_trace global_cg, cold, strided, stride 4 B",
+      Basis("L2 sector size",
+            "latency_trace global_cg, cold, strided, stride 4 B",
             absl::StrCat("miss_period_bytes ", FormatNumber(*sector), " in ",
                          count, " row(s)"),
             "");
@@ -371,7 +378,8 @@ class Builder {
     std::vector<double> near, far, near_fraction, far_fraction, clocks;
     int examined = 0;
     for (const Row* row : rows) {
-      const std::optional<double> footprint = AxisNumber(*row, "footprint_bytes");
+      const std::optional<double> footprint =
+          AxisNumber(*row, "footprint_bytes");
       if (row->Axis("path") != std::optional<std::string>("global_cg") ||
           !AxisIsOrAbsent(*row, "state", "warm") ||
           !AxisIsOrAbsent(*row, "order", "random") || !footprint ||
@@ -392,14 +400,15 @@ class Builder {
       far.push_back(*c2);
       near_fraction.push_back(*f1);
       far_fraction.push_back(*f2);
-      const std::optional<double> before = Positive(*row, "sm_clock_mhz.before");
+      const std::optional<double> before =
+          Positive(*row, "sm_clock_mhz.before");
       const std::optional<double> after = Positive(*row, "sm_clock_mhz.after");
       if (before && after) clocks.push_back((*before + *after) / 2);
     }
     const std::string where = absl::StrCat(
         "latency_trace global_cg, warm, random, footprints above ",
-        FormatBytes(low), high ? absl::StrCat(" up to ", FormatBytes(*high))
-                               : std::string());
+        FormatBytes(low),
+        high ? absl::StrCat(" up to ", FormatBytes(*high)) : std::string());
     if (near.empty()) {
       if (examined > 0) {
         Basis("L2 partitions", where,
@@ -420,8 +429,9 @@ class Builder {
         std::find_if(out_.rows.begin(), out_.rows.end(),
                      [](const HierarchyRow& r) { return r.level == "L2"; }) -
         out_.rows.begin());
-    out_.rows.insert(out_.rows.begin() + static_cast<long>(l2) + 1,
-                     {make("L2 near", Median(near)), make("L2 far", Median(far))});
+    out_.rows.insert(
+        out_.rows.begin() + static_cast<long>(l2) + 1,
+        {make("L2 near", Median(near)), make("L2 far", Median(far))});
     Basis("L2 near/far latency", where,
           absl::StrCat(near.size(), " row(s): level 1 (",
                        FormatPercent(Median(near_fraction)),
@@ -456,7 +466,8 @@ class Builder {
     std::map<double, std::vector<double>> by_footprint;
     for (const Row* row : rows) {
       const std::optional<double> gbps = Positive(*row, "bandwidth_gbps");
-      const std::optional<double> footprint = AxisNumber(*row, "footprint_bytes");
+      const std::optional<double> footprint =
+          AxisNumber(*row, "footprint_bytes");
       if (!gbps || !footprint ||
           row->Axis("op") != std::optional<std::string>("read") ||
           AxisNumber(*row, "width_bits") != std::optional<double>(width)) {
@@ -494,7 +505,8 @@ class Builder {
     } else if (left == 2) {
       dram = p.size() - 1;
       const std::optional<double> l1_capacity = L1Capacity();
-      if (l1_capacity && sm_count_ && p[top].x_last / *sm_count_ > *l1_capacity) {
+      if (l1_capacity && sm_count_ &&
+          p[top].x_last / *sm_count_ > *l1_capacity) {
         l2 = top;
       } else {
         l1 = top;
@@ -519,8 +531,8 @@ class Builder {
                           FormatNumber(p[k].level), " GB/s)");
     };
     const std::string best_text = absl::StrCat(
-        FormatNumber(best_gbps), " GB/s: ", best->Axis("op").value_or("?"), ", ",
-        best->Axis("width_bits").value_or("?"), "-bit, ",
+        FormatNumber(best_gbps), " GB/s: ", best->Axis("op").value_or("?"),
+        ", ", best->Axis("width_bits").value_or("?"), "-bit, ",
         FormatBytes(AxisNumber(*best, "footprint_bytes").value_or(0)));
     using Labeled = std::pair<std::optional<size_t>, const char*>;
     for (auto [index, level] : {Labeled{l1, "L1"}, Labeled{l2, "L2"}}) {
@@ -548,8 +560,9 @@ class Builder {
     }
     if (top > 0) {
       Basis("bandwidth", curve,
-            absl::StrCat(top, " plateau(s) below the highest one at the "
-                              "smallest footprints"),
+            absl::StrCat(top,
+                         " plateau(s) below the highest one at the "
+                         "smallest footprints"),
             "ignored as the ramp of too few threads to fill the SMs");
     }
   }
@@ -571,8 +584,8 @@ class Builder {
     std::string ceiling = "no shared_peak_pct: no %";
     if (const std::optional<double> pct = Positive(*best, "shared_peak_pct")) {
       row.ceiling_fraction = *pct / 100;
-      row.ceiling = absl::StrCat(FormatNumber(best_bpc * 100 / *pct),
-                                 " B/clk/SM");
+      row.ceiling =
+          absl::StrCat(FormatNumber(best_bpc * 100 / *pct), " B/clk/SM");
       ceiling = absl::StrCat("% of the experiment's ceiling, ", row.ceiling);
     }
     Basis("shared bandwidth", "shared_bandwidth",
@@ -587,7 +600,8 @@ class Builder {
     const std::optional<double> l2_capacity = L2Capacity();
     for (const char* path : {"global_cg", "global_ca"}) {
       // (order, footprint) -> stride -> cycles
-      std::map<std::pair<std::string, double>, std::map<double, std::vector<double>>>
+      std::map<std::pair<std::string, double>,
+               std::map<double, std::vector<double>>>
           groups;
       for (const Row* row : RowsOf(kMemoryLatency)) {
         const std::optional<double> cycles = Positive(*row, "cycles_per_load");
@@ -599,8 +613,8 @@ class Builder {
             (l2_capacity && *footprint <= *l2_capacity)) {
           continue;
         }
-        groups[{row->Axis("order").value_or(""), *footprint}][*stride].push_back(
-            *cycles);
+        groups[{row->Axis("order").value_or(""), *footprint}][*stride]
+            .push_back(*cycles);
       }
       // The group with the most strides (ties: the larger footprint).
       const std::pair<std::string, double>* chosen = nullptr;
@@ -640,8 +654,8 @@ class Builder {
               ? absl::StrCat(" to ", FormatNumber(sweep.back().second),
                              " cycles at ", FormatBytes(sweep.back().first))
               : std::string(),
-          " vs the DRAM plateau of ", FormatNumber(*dram), " cycles (",
-          where, ")");
+          " vs the DRAM plateau of ", FormatNumber(*dram), " cycles (", where,
+          ")");
       if (first_high == 0) {
         Note(absl::StrCat("TLB misses at every measured stride: ", range));
       } else {
@@ -695,7 +709,8 @@ std::vector<LatencyCurve> BuildLatencyCurves(
     for (const Row& row : file->rows) {
       if (row.error) continue;
       const std::optional<double> cycles = Positive(row, "cycles_per_load");
-      const std::optional<double> footprint = AxisNumber(row, "footprint_bytes");
+      const std::optional<double> footprint =
+          AxisNumber(row, "footprint_bytes");
       const std::optional<double> stride = AxisNumber(row, "stride_bytes");
       if (!cycles || !footprint || !stride || *footprint <= 0) continue;
       const Key key{file->experiment, row.Axis("path").value_or("shared"),
@@ -727,7 +742,8 @@ const LatencyCurve* ChooseLatencyCurve(const std::vector<LatencyCurve>& curves,
   const LatencyCurve* best = nullptr;
   auto rank = [](const LatencyCurve& c) {
     return std::make_tuple(c.experiment != kMemoryLatency, c.order != "random",
-                           c.stride < 32, c.stride >= 32 ? c.stride : -c.stride);
+                           c.stride < 32,
+                           c.stride >= 32 ? c.stride : -c.stride);
   };
   for (const LatencyCurve& c : curves) {
     if (c.path != path || c.points.size() < 2) continue;

@@ -30,7 +30,7 @@ struct HierarchyRow {
   std::optional<double> line_bytes;
   std::optional<double> sector_bytes;
   std::optional<double> bandwidth;
-  std::string bandwidth_unit;  // "GB/s", or "B/clk/SM" for shared
+  std::string bandwidth_unit;              // "GB/s", or "B/clk/SM" for shared
   std::optional<double> ceiling_fraction;  // bandwidth / ceiling
   std::string ceiling;  // what that is a fraction of, e.g. "DRAM peak"
 };

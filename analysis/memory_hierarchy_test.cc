@@ -45,7 +45,8 @@ std::string Str(double value) {
   return absl::StrCat(static_cast<long long>(value));
 }
 
-void AddRow(ResultFile& f, std::vector<std::pair<std::string, std::string>> axes,
+void AddRow(ResultFile& f,
+            std::vector<std::pair<std::string, std::string>> axes,
             std::map<std::string, double> counters) {
   Row row;
   row.name = f.experiment;
@@ -115,8 +116,8 @@ TEST(InferMemoryHierarchiesTest, LevelsFromGlobalCaAndCgCurves) {
   AddCurve(f, "global_ca", 128, "random", Footprints(), ThreeLevels);
   AddCurve(f, "global_cg", 128, "random", Footprints(), TwoLevels);
   const DeviceHierarchy h = InferOne({f});
-  EXPECT_THAT(Levels(h), ElementsAre("shared", "L1", "L2", "DRAM", "tex",
-                                     "ldg", "const"));
+  EXPECT_THAT(Levels(h),
+              ElementsAre("shared", "L1", "L2", "DRAM", "tex", "ldg", "const"));
   const HierarchyRow& l1 = RowOf(h, "L1");
   EXPECT_THAT(l1.latency_cycles, Optional(33.0));
   EXPECT_THAT(l1.latency_ns, Optional(16.5));
@@ -164,9 +165,8 @@ TEST(InferMemoryHierarchiesTest, PrefersRandomOrderAndSmallestStrideFrom32) {
   AddCurve(f, "tex", 128, "strided", Footprints(), [](double) { return 90.0; });
   AddCurve(f, "tex", 4, "random", Footprints(), [](double) { return 80.0; });
   AddCurve(f, "tex", 256, "random", Footprints(), [](double) { return 70.0; });
-  AddCurve(f, "tex", 64, "random", Footprints(), [](double x) {
-    return x <= 64 * kKiB ? 40.0 : 270.0;
-  });
+  AddCurve(f, "tex", 64, "random", Footprints(),
+           [](double x) { return x <= 64 * kKiB ? 40.0 : 270.0; });
   const DeviceHierarchy h = InferOne({f});
   const HierarchyRow& tex = RowOf(h, "tex");
   EXPECT_THAT(tex.latency_cycles, Optional(40.0));
@@ -188,12 +188,17 @@ TEST(InferMemoryHierarchiesTest, SkippedAndBrokenRowsAreIgnored) {
   ResultFile f = File("memory_latency");
   AddCurve(f, "shared", 128, "random", {1 * kKiB, 2 * kKiB, 4 * kKiB},
            [](double) { return 29.0; });
-  AddRow(f, {{"path", "shared"}, {"footprint_bytes", "8192"},
-             {"stride_bytes", "128"}, {"order", "random"}},
+  AddRow(f,
+         {{"path", "shared"},
+          {"footprint_bytes", "8192"},
+          {"stride_bytes", "128"},
+          {"order", "random"}},
          {{"cycles_per_load", std::numeric_limits<double>::quiet_NaN()}});
   Row skipped;
-  skipped.axes = {{"path", "shared"}, {"footprint_bytes", "16384"},
-                  {"stride_bytes", "128"}, {"order", "random"}};
+  skipped.axes = {{"path", "shared"},
+                  {"footprint_bytes", "16384"},
+                  {"stride_bytes", "128"},
+                  {"order", "random"}};
   skipped.error = true;
   skipped.error_message = "skipped: too big";
   f.rows.push_back(skipped);
@@ -214,7 +219,8 @@ TEST(InferMemoryHierarchiesTest, SharedLatencyStandsInForTheSharedPath) {
          {{"bytes_per_clk_per_sm", 120}, {"shared_peak_pct", 93.75}});
   const DeviceHierarchy h = InferOne({shared, bandwidth});
   EXPECT_THAT(RowOf(h, "shared").latency_cycles, Optional(29.5));
-  EXPECT_THAT(h.files, ElementsAre("shared_latency.json", "shared_bandwidth.json"));
+  EXPECT_THAT(h.files,
+              ElementsAre("shared_latency.json", "shared_bandwidth.json"));
 }
 
 TEST(InferMemoryHierarchiesTest, NoTableWithoutMemoryExperiments) {
@@ -329,8 +335,9 @@ TEST(InferMemoryHierarchiesTest, TlbNoteNamesTheLastStrideWithoutMisses) {
              [&](double) { return cycles; });
   }
   const DeviceHierarchy h = InferOne({f});
-  ASSERT_THAT(h.notes, ElementsAre(HasSubstr("L2 capacity"),
-                                   HasSubstr("TLB misses beyond stride 64 KiB")));
+  ASSERT_THAT(h.notes,
+              ElementsAre(HasSubstr("L2 capacity"),
+                          HasSubstr("TLB misses beyond stride 64 KiB")));
   EXPECT_THAT(h.notes[1], HasSubstr("700 cycles at stride 1 MiB to 900 cycles "
                                     "at 4 MiB vs the DRAM plateau of 600"));
 }
@@ -352,7 +359,8 @@ void AddBandwidth(ResultFile& f, const std::string& op, int width,
                   const std::vector<std::pair<double, double>>& curve) {
   for (const auto& [footprint, gbps] : curve) {
     AddRow(f,
-           {{"op", op}, {"width_bits", absl::StrCat(width)},
+           {{"op", op},
+            {"width_bits", absl::StrCat(width)},
             {"footprint_bytes", Str(footprint)}},
            {{"bandwidth_gbps", gbps}});
   }
@@ -397,8 +405,11 @@ TEST(InferMemoryHierarchiesTest, TwoBandwidthPlateausUseTheL1Capacity) {
   });
   ResultFile bandwidth = File("memory_bandwidth");
   AddBandwidth(bandwidth, "read", 128,
-               {{1 * kMiB, 6000}, {2 * kMiB, 6000}, {4 * kMiB, 6000},
-                {64 * kMiB, 2700}, {128 * kMiB, 2700}});
+               {{1 * kMiB, 6000},
+                {2 * kMiB, 6000},
+                {4 * kMiB, 6000},
+                {64 * kMiB, 2700},
+                {128 * kMiB, 2700}});
   const DeviceHierarchy h = InferOne({latency, bandwidth});
   EXPECT_THAT(RowOf(h, "L1").capacity_bytes, Optional(2 * kKiB));
   EXPECT_EQ(RowOf(h, "L1").bandwidth, std::nullopt);
@@ -409,10 +420,14 @@ TEST(InferMemoryHierarchiesTest, TwoBandwidthPlateausUseTheL1Capacity) {
 TEST(InferMemoryHierarchiesTest, NarrowerReadsWhenThereIsNo128Bit) {
   ResultFile f = File("memory_bandwidth");
   AddBandwidth(f, "read", 32,
-               {{1 * kMiB, 5000}, {2 * kMiB, 5000}, {64 * kMiB, 2000},
+               {{1 * kMiB, 5000},
+                {2 * kMiB, 5000},
+                {64 * kMiB, 2000},
                 {128 * kMiB, 2000}});
   AddBandwidth(f, "read", 64,
-               {{1 * kMiB, 7000}, {2 * kMiB, 7000}, {64 * kMiB, 2400},
+               {{1 * kMiB, 7000},
+                {2 * kMiB, 7000},
+                {64 * kMiB, 2400},
                 {128 * kMiB, 2400}});
   const DeviceHierarchy h = InferOne({f});
   EXPECT_THAT(RowOf(h, "L1").bandwidth, Optional(7000.0));

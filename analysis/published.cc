@@ -84,9 +84,10 @@ absl::StatusOr<DeviceMatch> ParseDevice(const Json& j,
       }
     } else if (key == "compute_capability") {
       if (!value.is_string() || value.get<std::string>().empty()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            where, " device \"compute_capability\" must be a string like "
-                   "\"9.0\""));
+        return absl::InvalidArgumentError(
+            absl::StrCat(where,
+                         " device \"compute_capability\" must be a string like "
+                         "\"9.0\""));
       }
       match.compute_capability = value.get<std::string>();
     } else {
@@ -112,8 +113,7 @@ absl::StatusOr<PublishedSource> ParseSource(const Json& j,
   for (const auto& [key, unused] : j.items()) {
     static constexpr absl::string_view kKeys[] = {"authors", "title", "venue",
                                                   "year",    "where", "url"};
-    if (std::find(std::begin(kKeys), std::end(kKeys), key) ==
-        std::end(kKeys)) {
+    if (std::find(std::begin(kKeys), std::end(kKeys), key) == std::end(kKeys)) {
       return absl::InvalidArgumentError(
           absl::StrCat(in, " has unknown key \"", key, "\""));
     }
@@ -143,11 +143,10 @@ absl::StatusOr<PublishedValue> ParseEntry(const Json& j,
     return absl::InvalidArgumentError(absl::StrCat(where, " is not an object"));
   }
   static constexpr absl::string_view kKeys[] = {
-      "device", "measured_on", "level", "quantity", "value",
-      "unit",   "source",      "note"};
+      "device", "measured_on", "level",  "quantity",
+      "value",  "unit",        "source", "note"};
   for (const auto& [key, unused] : j.items()) {
-    if (std::find(std::begin(kKeys), std::end(kKeys), key) ==
-        std::end(kKeys)) {
+    if (std::find(std::begin(kKeys), std::end(kKeys), key) == std::end(kKeys)) {
       return absl::InvalidArgumentError(
           absl::StrCat(where, " has unknown key \"", key, "\""));
     }
@@ -155,7 +154,8 @@ absl::StatusOr<PublishedValue> ParseEntry(const Json& j,
   PublishedValue v;
   const auto device = j.find("device");
   if (device == j.end()) {
-    return absl::InvalidArgumentError(absl::StrCat(where, " has no \"device\""));
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, " has no \"device\""));
   }
   absl::StatusOr<DeviceMatch> match = ParseDevice(*device, where);
   if (!match.ok()) return match.status();
@@ -175,7 +175,8 @@ absl::StatusOr<PublishedValue> ParseEntry(const Json& j,
   const std::vector<std::string>& levels = HierarchyLevels();
   if (std::find(levels.begin(), levels.end(), v.level) == levels.end()) {
     return absl::InvalidArgumentError(
-        absl::StrCat(where, " level \"", v.level, "\" is not one of the table's"
+        absl::StrCat(where, " level \"", v.level,
+                     "\" is not one of the table's"
                      " levels (shared, L1, L2, L2 near, L2 far, DRAM, tex, "
                      "ldg, const)"));
   }
@@ -198,7 +199,8 @@ absl::StatusOr<PublishedValue> ParseEntry(const Json& j,
   v.value = value->get<double>();
   const auto source = j.find("source");
   if (source == j.end()) {
-    return absl::InvalidArgumentError(absl::StrCat(where, " has no \"source\""));
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, " has no \"source\""));
   }
   absl::StatusOr<PublishedSource> parsed_source = ParseSource(*source, where);
   if (!parsed_source.ok()) return parsed_source.status();

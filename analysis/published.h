@@ -36,9 +36,10 @@ struct PublishedSource {
 
 struct PublishedValue {
   DeviceMatch device;
-  std::string measured_on;  // the GPU the source measured, e.g. "NVIDIA H800 PCIe"
-  std::string level;        // a memory-hierarchy level name, e.g. "L1"
-  std::string quantity;     // one of PublishedQuantities()
+  std::string
+      measured_on;       // the GPU the source measured, e.g. "NVIDIA H800 PCIe"
+  std::string level;     // a memory-hierarchy level name, e.g. "L1"
+  std::string quantity;  // one of PublishedQuantities()
   double value = 0;
   std::string unit;  // fixed by the quantity (QuantityUnit)
   PublishedSource source;

@@ -86,7 +86,8 @@ TEST(ParsePublishedJsonTest, RejectsBadEntries) {
       {"\"measured_on\": \"GPU X\",", "", "has no \"measured_on\""},
   };
   for (const Case& c : cases) {
-    absl::StatusOr<std::vector<PublishedValue>> values = ParseEntry(c.from, c.to);
+    absl::StatusOr<std::vector<PublishedValue>> values =
+        ParseEntry(c.from, c.to);
     ASSERT_FALSE(values.ok()) << c.from;
     EXPECT_THAT(Msg(values.status()), HasSubstr(c.message));
     EXPECT_THAT(Msg(values.status()), HasSubstr("p.json: entries[0]"));

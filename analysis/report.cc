@@ -310,8 +310,8 @@ std::string PublishedBlock(const DeviceHierarchy& h,
       }
     }
   }
-  std::string out = absl::StrCat("### published values: ", h.device_name,
-                                 "\n\n");
+  std::string out =
+      absl::StrCat("### published values: ", h.device_name, "\n\n");
   if (matching.empty()) {
     absl::StrAppend(&out, "_no entry of `", options.published_origin,
                     "` matches this device (name or compute capability)_\n");
@@ -342,9 +342,8 @@ std::string PublishedBlock(const DeviceHierarchy& h,
          CellText(v->measured_on), MeasuredCell(h, *v),
          CellText(absl::StrCat("[", index + 1, "] ", v->source.where))});
     if (!v->note.empty()) {
-      auto it = std::find_if(notes.begin(), notes.end(), [&](const auto& n) {
-        return n.first == v->note;
-      });
+      auto it = std::find_if(notes.begin(), notes.end(),
+                             [&](const auto& n) { return n.first == v->note; });
       if (it == notes.end()) it = notes.insert(notes.end(), {v->note, {}});
       it->second.push_back(
           absl::StrCat(v->level, " ", QuantityName(v->quantity)));
@@ -353,8 +352,8 @@ std::string PublishedBlock(const DeviceHierarchy& h,
   absl::StrAppend(&out, RenderTable(table), "\n");
   for (size_t i = 0; i < sources.size(); ++i) {
     const PublishedSource& s = *sources[i];
-    absl::StrAppend(&out, "[", i + 1, "] ", s.authors, ": \"", s.title,
-                    "\", ", s.venue, ", ", s.year, ".",
+    absl::StrAppend(&out, "[", i + 1, "] ", s.authors, ": \"", s.title, "\", ",
+                    s.venue, ", ", s.year, ".",
                     s.url.empty() ? "" : absl::StrCat(" ", s.url), "\n");
   }
   if (!notes.empty()) {
@@ -391,31 +390,34 @@ std::string RenderHierarchy(const DeviceHierarchy& h,
   std::vector<std::string> blocks;
   blocks.push_back(absl::StrCat("## memory hierarchy: ", h.device_name, "\n"));
   std::vector<std::string> files;
-  for (const std::string& f : h.files) files.push_back(absl::StrCat("`", f, "`"));
+  for (const std::string& f : h.files)
+    files.push_back(absl::StrCat("`", f, "`"));
   blocks.push_back(absl::StrCat(
       h.device_name, " · cc ", h.compute_capability, " · ", h.sm_count,
       " SMs · inferred from the curves of ", absl::StrJoin(files, ", "),
       " (rules: analysis/README.md)\n"));
   Table table;
-  table.columns = {{"level", false},      {"latency (cycles)", true},
+  table.columns = {{"level", false},       {"latency (cycles)", true},
                    {"latency (ns)", true}, {"capacity", true},
                    {"line size", true},    {"sector size", true},
                    {"bandwidth", true},    {"% of ceiling", false}};
   for (const HierarchyRow& row : h.rows) {
-    table.rows.push_back({row.level, Cell(row.latency_cycles),
-                          Cell(row.latency_ns), CapacityCell(row),
-                          BytesCell(row.line_bytes), BytesCell(row.sector_bytes),
-                          BandwidthCell(row), CeilingCell(row)});
+    table.rows.push_back(
+        {row.level, Cell(row.latency_cycles), Cell(row.latency_ns),
+         CapacityCell(row), BytesCell(row.line_bytes),
+         BytesCell(row.sector_bytes), BandwidthCell(row), CeilingCell(row)});
   }
   blocks.push_back(RenderTable(table));
   if (!h.notes.empty()) {
     std::string list = "Findings:\n\n";
-    for (const std::string& note : h.notes) absl::StrAppend(&list, "- ", note, "\n");
+    for (const std::string& note : h.notes)
+      absl::StrAppend(&list, "- ", note, "\n");
     blocks.push_back(list);
   }
   if (!h.basis.empty()) {
     std::string list = "How each value was obtained:\n\n";
-    for (const std::string& line : h.basis) absl::StrAppend(&list, "- ", line, "\n");
+    for (const std::string& line : h.basis)
+      absl::StrAppend(&list, "- ", line, "\n");
     blocks.push_back(list);
   }
   if (!options.published_origin.empty()) {

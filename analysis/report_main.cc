@@ -34,7 +34,7 @@ shared_bandwidth) are among the files, a "memory hierarchy" section per
 device follows: the table inferred from their curves, then the published
 values that match the device.
 
-  --published=FILE  published values to compare with (format: configs/README.md);
+  --published=FILE  published values to compare with (see configs/README.md);
                     default: configs/published/memory_hierarchy.json as built in
 
 Any unreadable, malformed or foreign file is an error: one line on stderr,

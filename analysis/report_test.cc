@@ -134,8 +134,8 @@ PublishedValue Published(const std::string& cc, const std::string& level,
   v.quantity = "bandwidth_bytes_per_clk_per_sm";
   v.unit = "B/clk/SM";
   v.value = value;
-  v.source = {"Ann Author, Bo Author", "Title", "Venue 2020", 2020, "Table 9",
-              ""};
+  v.source = {
+      "Ann Author, Bo Author", "Title", "Venue 2020", 2020, "Table 9", ""};
   return v;
 }
 
