@@ -3,16 +3,17 @@
 #include "analysis/report.h"
 
 #include <algorithm>
-#include <cmath>
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "analysis/published.h"
 
 namespace dissect::analysis {
 namespace {
@@ -240,26 +241,131 @@ std::vector<std::string> SectionBlocks(
   return blocks;
 }
 
-}  // namespace
+// The cells of one memory-hierarchy row.
+std::string Cell(const std::optional<double>& value) {
+  return value ? FormatNumber(*value) : kNoValue;
+}
 
-std::string FormatNumber(double value) {
-  if (std::isnan(value)) return "nan";
-  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
-  if (value == 0) return "0";
-  const double magnitude = std::fabs(value);
-  // Whole numbers up to 15 digits read better than 1.235e+05.
-  if (magnitude >= 1e4 && magnitude < 1e15) {
-    return absl::StrFormat("%.0f", value);
+std::string BytesCell(const std::optional<double>& bytes) {
+  return bytes ? FormatBytes(*bytes) : kNoValue;
+}
+
+std::string CapacityCell(const HierarchyRow& row) {
+  if (!row.capacity_bytes) return kNoValue;
+  return absl::StrCat(row.capacity_is_lower_bound ? "≥ " : "",
+                      FormatBytes(*row.capacity_bytes));
+}
+
+std::string BandwidthCell(const HierarchyRow& row) {
+  if (!row.bandwidth) return kNoValue;
+  return absl::StrCat(FormatNumber(*row.bandwidth), " ", row.bandwidth_unit);
+}
+
+std::string CeilingCell(const HierarchyRow& row) {
+  if (!row.ceiling_fraction) return kNoValue;
+  return absl::StrCat(FormatPercent(*row.ceiling_fraction), " of ",
+                      row.ceiling);
+}
+
+// What we measured for a published quantity, or "—".
+std::string MeasuredCell(const DeviceHierarchy& h, const PublishedValue& v) {
+  const HierarchyRow* row = h.Find(v.level);
+  if (row == nullptr) return kNoValue;
+  auto with_unit = [&](const std::optional<double>& value) -> std::string {
+    if (!value) return kNoValue;
+    return absl::StrCat(FormatNumber(*value), " ", v.unit);
+  };
+  if (v.quantity == "latency_cycles") return with_unit(row->latency_cycles);
+  if (v.quantity == "latency_ns") return with_unit(row->latency_ns);
+  if (v.quantity == "capacity_bytes") return CapacityCell(*row);
+  if (v.quantity == "line_bytes") return BytesCell(row->line_bytes);
+  if (v.quantity == "sector_bytes") return BytesCell(row->sector_bytes);
+  if (row->bandwidth_unit == v.unit) return with_unit(row->bandwidth);
+  return kNoValue;
+}
+
+std::string PublishedCell(const PublishedValue& v) {
+  if (v.unit == "B") return FormatBytes(v.value);
+  return absl::StrCat(FormatNumber(v.value), " ", v.unit);
+}
+
+std::string QuantityName(const std::string& quantity) {
+  if (quantity == "latency_cycles" || quantity == "latency_ns") {
+    return "latency";
   }
-  return absl::StrFormat("%.4g", value);
+  if (quantity == "capacity_bytes") return "capacity";
+  if (quantity == "line_bytes") return "line size";
+  if (quantity == "sector_bytes") return "sector size";
+  return "bandwidth";
 }
 
-std::string FormatPercent(double fraction) {
-  if (!std::isfinite(fraction)) return FormatNumber(fraction);
-  const double percent = fraction * 100;
-  if (percent > 0 && percent < 0.05) return "<0.1%";
-  return absl::StrFormat("%.1f%%", percent);
+std::string PublishedBlock(const DeviceHierarchy& h,
+                           const ReportOptions& options) {
+  std::vector<const PublishedValue*> matching;
+  for (const std::string& level : HierarchyLevels()) {
+    for (const PublishedValue& v : options.published) {
+      if (v.level == level &&
+          DeviceMatches(v.device, h.device_name, h.compute_capability)) {
+        matching.push_back(&v);
+      }
+    }
+  }
+  std::string out =
+      absl::StrCat("### published values: ", h.device_name, "\n\n");
+  if (matching.empty()) {
+    absl::StrAppend(&out, "_no entry of `", options.published_origin,
+                    "` matches this device (name or compute capability)_\n");
+    return out;
+  }
+  absl::StrAppend(
+      &out, "Entries of `", options.published_origin,
+      "` that match this device by name and/or compute capability. They were "
+      "measured elsewhere, often on another model of the same architecture "
+      "(\"published for\"), with other methods and clocks.\n\n");
+  Table table;
+  table.columns = {{"level", false},        {"quantity", false},
+                   {"published", true},     {"published for", false},
+                   {"measured here", true}, {"source", false}};
+  std::vector<const PublishedSource*> sources;
+  // Each distinct note once, with the rows it belongs to.
+  std::vector<std::pair<std::string, std::vector<std::string>>> notes;
+  for (const PublishedValue* v : matching) {
+    size_t index = 0;
+    while (index < sources.size() &&
+           !(sources[index]->title == v->source.title &&
+             sources[index]->venue == v->source.venue)) {
+      ++index;
+    }
+    if (index == sources.size()) sources.push_back(&v->source);
+    table.rows.push_back(
+        {v->level, QuantityName(v->quantity), PublishedCell(*v),
+         CellText(v->measured_on), MeasuredCell(h, *v),
+         CellText(absl::StrCat("[", index + 1, "] ", v->source.where))});
+    if (!v->note.empty()) {
+      auto it = std::find_if(notes.begin(), notes.end(),
+                             [&](const auto& n) { return n.first == v->note; });
+      if (it == notes.end()) it = notes.insert(notes.end(), {v->note, {}});
+      it->second.push_back(
+          absl::StrCat(v->level, " ", QuantityName(v->quantity)));
+    }
+  }
+  absl::StrAppend(&out, RenderTable(table), "\n");
+  for (size_t i = 0; i < sources.size(); ++i) {
+    const PublishedSource& s = *sources[i];
+    absl::StrAppend(&out, "[", i + 1, "] ", s.authors, ": \"", s.title, "\", ",
+                    s.venue, ", ", s.year, ".",
+                    s.url.empty() ? "" : absl::StrCat(" ", s.url), "\n");
+  }
+  if (!notes.empty()) {
+    absl::StrAppend(&out, "\nNotes on these values:\n\n");
+    for (const auto& [note, rows] : notes) {
+      absl::StrAppend(&out, "- ", absl::StrJoin(rows, ", "), ": ", note, "\n");
+    }
+  }
+  return out;
 }
+
+}  // namespace
 
 std::string RenderMarkdown(const std::vector<ResultFile>& files) {
   std::vector<std::string> order;
@@ -277,6 +383,59 @@ std::string RenderMarkdown(const std::vector<ResultFile>& files) {
   }
   // Blocks end in a newline; a blank line separates them.
   return absl::StrJoin(blocks, "\n");
+}
+
+std::string RenderHierarchy(const DeviceHierarchy& h,
+                            const ReportOptions& options) {
+  std::vector<std::string> blocks;
+  blocks.push_back(absl::StrCat("## memory hierarchy: ", h.device_name, "\n"));
+  std::vector<std::string> files;
+  for (const std::string& f : h.files)
+    files.push_back(absl::StrCat("`", f, "`"));
+  blocks.push_back(absl::StrCat(
+      h.device_name, " · cc ", h.compute_capability, " · ", h.sm_count,
+      " SMs · inferred from the curves of ", absl::StrJoin(files, ", "),
+      " (rules: analysis/README.md)\n"));
+  Table table;
+  table.columns = {{"level", false},       {"latency (cycles)", true},
+                   {"latency (ns)", true}, {"capacity", true},
+                   {"line size", true},    {"sector size", true},
+                   {"bandwidth", true},    {"% of ceiling", false}};
+  for (const HierarchyRow& row : h.rows) {
+    table.rows.push_back(
+        {row.level, Cell(row.latency_cycles), Cell(row.latency_ns),
+         CapacityCell(row), BytesCell(row.line_bytes),
+         BytesCell(row.sector_bytes), BandwidthCell(row), CeilingCell(row)});
+  }
+  blocks.push_back(RenderTable(table));
+  if (!h.notes.empty()) {
+    std::string list = "Findings:\n\n";
+    for (const std::string& note : h.notes)
+      absl::StrAppend(&list, "- ", note, "\n");
+    blocks.push_back(list);
+  }
+  if (!h.basis.empty()) {
+    std::string list = "How each value was obtained:\n\n";
+    for (const std::string& line : h.basis)
+      absl::StrAppend(&list, "- ", line, "\n");
+    blocks.push_back(list);
+  }
+  if (!options.published_origin.empty()) {
+    blocks.push_back(PublishedBlock(h, options));
+  }
+  return absl::StrJoin(blocks, "\n");
+}
+
+absl::StatusOr<std::string> RenderReport(const std::vector<ResultFile>& files,
+                                         const ReportOptions& options) {
+  std::string out = RenderMarkdown(files);
+  absl::StatusOr<std::vector<DeviceHierarchy>> tables =
+      InferMemoryHierarchies(files);
+  if (!tables.ok()) return tables.status();
+  for (const DeviceHierarchy& h : *tables) {
+    absl::StrAppend(&out, out.empty() ? "" : "\n", RenderHierarchy(h, options));
+  }
+  return out;
 }
 
 }  // namespace dissect::analysis

@@ -1,5 +1,7 @@
 // Markdown report over dissect result files: one section per experiment with
-// a device line per file and a table of medians, spread, clocks and notes.
+// a device line per file and a table of medians, spread, clocks and notes;
+// then, per device with memory experiments, the inferred memory hierarchy
+// beside published reference values.
 
 #ifndef DISSECT_ANALYSIS_REPORT_H_
 #define DISSECT_ANALYSIS_REPORT_H_
@@ -7,6 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
+#include "analysis/format.h"  // FormatNumber, FormatPercent (used by tests)
+#include "analysis/memory_hierarchy.h"
+#include "analysis/published.h"
 #include "analysis/results.h"
 
 namespace dissect::analysis {
@@ -19,13 +25,25 @@ namespace dissect::analysis {
 // the input (deterministic) and ends with a single newline ("" for no files).
 std::string RenderMarkdown(const std::vector<ResultFile>& files);
 
-// Formatting used in the tables, exposed for tests.
-// A number with about four significant digits: "29.03", "0.5", "12346",
-// "1.5e-05", "nan", "inf".
-std::string FormatNumber(double value);
-// A fraction as a percentage with one decimal: 0.0123 -> "1.2%",
-// 0.0001 -> "<0.1%", 0 -> "0.0%".
-std::string FormatPercent(double fraction);
+struct ReportOptions {
+  // Published values to show beside each memory-hierarchy table, and where
+  // they come from (named in the report). With an empty origin the
+  // published part is left out.
+  std::vector<PublishedValue> published;
+  std::string published_origin;
+};
+
+// RenderMarkdown(files), then one "## memory hierarchy: <device>" section
+// per device that has memory experiments (see memory_hierarchy.h), each
+// followed by the matching published values. Fails only if the inference
+// fails.
+absl::StatusOr<std::string> RenderReport(const std::vector<ResultFile>& files,
+                                         const ReportOptions& options);
+
+// The memory-hierarchy section of one device, as RenderReport writes it
+// (ends with a newline).
+std::string RenderHierarchy(const DeviceHierarchy& hierarchy,
+                            const ReportOptions& options);
 
 }  // namespace dissect::analysis
 

@@ -1,7 +1,9 @@
 #!/bin/bash
 # Exit-code and stderr test of the `report` binary: good input prints
-# markdown and exits 0; bad input (foreign, malformed, missing, unknown flag,
-# no arguments) exits 2 with one `report: ...` line naming the problem.
+# markdown and exits 0 (memory experiments add a memory-hierarchy section
+# with the built-in or --published values); bad input (foreign, malformed,
+# missing, unknown flag, bad --published file, no arguments) exits 2 with
+# one `report: ...` line naming the problem.
 
 set -u
 
@@ -51,6 +53,29 @@ expect_error "foreign.json: not a dissect result" \
 expect_error "malformed.json: malformed JSON at byte " "${data}/malformed.json"
 expect_error "no/such.json: no such file or directory" "no/such.json"
 expect_error "unknown flag '--colour'" --colour "${data}/synthetic_relu.json"
+
+# Memory experiments: a memory-hierarchy section with the built-in published
+# values (configs/published/memory_hierarchy.json) beside it.
+run "${data}/synthetic_memory_latency.json" "${data}/synthetic_shared_bandwidth.json"
+[[ ${rc} -eq 0 ]] || fail "memory files: exit ${rc}, want 0 (stderr: ${err})"
+[[ "${out}" == *"## memory hierarchy: Synthetic H100-like GPU (fixture)"* ]] ||
+  fail "memory files: no memory-hierarchy section"
+[[ "${out}" == *"configs/published/memory_hierarchy.json"* ]] ||
+  fail "memory files: built-in published values not named"
+[[ "${out}" == *"Benchmarking and Dissecting the Nvidia Hopper GPU Architecture"* ]] ||
+  fail "memory files: no Hopper reference for a compute capability 9.0 device"
+
+# --published=FILE replaces the built-in values.
+run --published="${data}/synthetic_published.json" "${data}/synthetic_memory_latency.json"
+[[ ${rc} -eq 0 ]] || fail "--published: exit ${rc}, want 0 (stderr: ${err})"
+[[ "${out}" == *"A Synthetic Reference for Report Tests"* ]] ||
+  fail "--published: fixture source not shown"
+[[ "${out}" != *"Nvidia Hopper"* ]] || fail "--published: built-in values still shown"
+expect_error "no/such.json: cannot open" --published=no/such.json "${data}/synthetic_relu.json"
+expect_error "malformed.json: malformed JSON" --published="${data}/malformed.json" \
+  "${data}/synthetic_relu.json"
+expect_error "foreign.json: \"format\" must be" --published="${data}/foreign.json" \
+  "${data}/synthetic_relu.json"
 
 # No arguments: usage on stderr, exit 2.
 run

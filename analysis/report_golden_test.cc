@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "analysis/published.h"
 #include "analysis/report.h"
 #include "analysis/results.h"
 #include "analysis/test_util.h"
@@ -34,6 +35,10 @@ struct GoldenCase {
   std::vector<std::string> inputs;  // File names in analysis/testdata.
 };
 
+// Published values for every case (synthetic, so that the goldens do not
+// change with configs/published/memory_hierarchy.json).
+constexpr char kPublished[] = "synthetic_published.json";
+
 void PrintTo(const GoldenCase& golden_case, std::ostream* os) {
   *os << golden_case.golden;
 }
@@ -47,6 +52,15 @@ std::vector<GoldenCase> Cases() {
       {"combined.golden.md",
        {"synthetic_shared_latency.json", "synthetic_relu.json",
         "synthetic_relu_a100.json", "synthetic_shared_latency_stride256.json"}},
+      // All four memory experiments of one device: the memory-hierarchy
+      // section with near/far L2, TLB note and published values.
+      {"synthetic_memory.golden.md",
+       {"synthetic_memory_latency.json", "synthetic_memory_latency_tlb.json",
+        "synthetic_latency_trace.json", "synthetic_memory_bandwidth.json",
+        "synthetic_shared_bandwidth.json"}},
+      // Only shared_bandwidth (one failed row): a table of "—" but shared.
+      {"synthetic_memory_partial.golden.md",
+       {"synthetic_shared_bandwidth_a100.json"}},
   };
 }
 
@@ -68,7 +82,16 @@ TEST_P(ReportGoldenTest, MatchesGolden) {
     ASSERT_TRUE(file.ok()) << file.status();
     files.push_back(*std::move(file));
   }
-  const std::string actual = RenderMarkdown(files);
+  const std::string published_path = kTestdata + std::string(kPublished);
+  absl::StatusOr<std::vector<PublishedValue>> published =
+      ParsePublishedJson(ReadText(Runfile(published_path)), published_path);
+  ASSERT_TRUE(published.ok()) << published.status();
+  ReportOptions options;
+  options.published = *std::move(published);
+  options.published_origin = published_path;
+  absl::StatusOr<std::string> report = RenderReport(files, options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  const std::string actual = *std::move(report);
   const std::string golden_path = kTestdata + GetParam().golden;
 
   if (UpdateRequested()) {

@@ -6,24 +6,36 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "analysis/published.h"
+#include "analysis/published_embedded.h"
 #include "analysis/report.h"
 #include "analysis/results.h"
 
 namespace {
 
 constexpr char kUsage[] =
-    R"(usage: report [--help] [--] <result.json | folder>...
+    R"(usage: report [--help] [--published=FILE] [--] <result.json | folder>...
 
 Reads dissect result files (Google Benchmark JSON with dissect context keys,
 see analysis/SCHEMA.md) and prints a markdown report to stdout: one section
 per experiment, a device line per file and a table of medians, spread, SM
 clock and notes (skipped, error, throttled). A folder is searched recursively
 for *.json files, in sorted order.
+
+When memory experiments (memory_latency, latency_trace, memory_bandwidth,
+shared_bandwidth) are among the files, a "memory hierarchy" section per
+device follows: the table inferred from their curves, then the published
+values that match the device.
+
+  --published=FILE  published values to compare with (see configs/README.md);
+                    default: configs/published/memory_hierarchy.json as built in
 
 Any unreadable, malformed or foreign file is an error: one line on stderr,
 exit status 2.
@@ -42,6 +54,7 @@ int Fail(const std::string& message) {
 
 int main(int argc, char** argv) {
   std::vector<std::string> args;
+  std::string published_path;
   bool flags_done = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -50,6 +63,9 @@ int main(int argc, char** argv) {
     } else if (!flags_done && (arg == "--help" || arg == "-h")) {
       std::cout << kUsage;
       return 0;
+    } else if (!flags_done && arg.rfind("--published=", 0) == 0) {
+      published_path = arg.substr(std::string("--published=").size());
+      if (published_path.empty()) return Fail("--published needs a file");
     } else if (!flags_done && arg.size() > 1 && arg[0] == '-') {
       return Fail("unknown flag '" + arg + "' (see --help)");
     } else {
@@ -79,7 +95,29 @@ int main(int argc, char** argv) {
     if (!file.ok()) return Fail(std::string(file.status().message()));
     files.push_back(*std::move(file));
   }
-  std::cout << dissect::analysis::RenderMarkdown(files);
+  dissect::analysis::ReportOptions options;
+  std::string published_text = dissect::analysis::kEmbeddedPublishedJson;
+  options.published_origin = dissect::analysis::kEmbeddedPublishedOrigin;
+  if (!published_path.empty()) {
+    std::ifstream in(published_path, std::ios::binary);
+    if (!in) {
+      return Fail(published_path + ": cannot open: " + std::strerror(errno));
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    published_text = text.str();
+    options.published_origin = published_path;
+  }
+  absl::StatusOr<std::vector<dissect::analysis::PublishedValue>> published =
+      dissect::analysis::ParsePublishedJson(published_text,
+                                            options.published_origin);
+  if (!published.ok()) return Fail(std::string(published.status().message()));
+  options.published = *std::move(published);
+
+  absl::StatusOr<std::string> report =
+      dissect::analysis::RenderReport(files, options);
+  if (!report.ok()) return Fail(std::string(report.status().message()));
+  std::cout << *report;
   std::cout.flush();
   if (!std::cout) return Fail("cannot write to stdout");
   return 0;

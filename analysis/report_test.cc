@@ -109,5 +109,84 @@ TEST(RenderMarkdownTest, EscapesPipesInCells) {
                             "error: a\\|b c |\n"));
 }
 
+ResultFile SharedBandwidthFile(const std::string& device,
+                               const std::string& cc) {
+  ResultFile file;
+  file.path = "sb.json";
+  file.experiment = "shared_bandwidth";
+  file.context = {{"device_name", device}, {"device_compute_capability", cc}};
+  file.axis_names = {"width_bits"};
+  file.metric_names = {"bytes_per_clk_per_sm"};
+  Row row;
+  row.name = "shared_bandwidth/width_bits:128/manual_time";
+  row.axes = {{"width_bits", "128"}};
+  row.counters = {{"bytes_per_clk_per_sm", 120}, {"shared_peak_pct", 93.75}};
+  file.rows.push_back(row);
+  return file;
+}
+
+PublishedValue Published(const std::string& cc, const std::string& level,
+                         double value) {
+  PublishedValue v;
+  v.device.compute_capability = cc;
+  v.measured_on = "Other GPU";
+  v.level = level;
+  v.quantity = "bandwidth_bytes_per_clk_per_sm";
+  v.unit = "B/clk/SM";
+  v.value = value;
+  v.source = {
+      "Ann Author, Bo Author", "Title", "Venue 2020", 2020, "Table 9", ""};
+  return v;
+}
+
+TEST(RenderReportTest, WithoutMemoryExperimentsItIsRenderMarkdown) {
+  const std::vector<ResultFile> files = {MakeFile("e", "GPU", "a.json")};
+  ReportOptions options;
+  options.published = {Published("9.0", "shared", 128)};
+  options.published_origin = "p.json";
+  absl::StatusOr<std::string> report = RenderReport(files, options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(*report, RenderMarkdown(files));
+}
+
+TEST(RenderReportTest, HierarchySectionWithMatchingPublishedValuesOnly) {
+  ReportOptions options;
+  options.published = {Published("9.0", "shared", 128),
+                       Published("8.0", "shared", 64)};
+  options.published_origin = "p.json";
+  absl::StatusOr<std::string> report =
+      RenderReport({SharedBandwidthFile("GPU Z", "9.0")}, options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_THAT(*report, HasSubstr("\n## memory hierarchy: GPU Z\n"));
+  EXPECT_THAT(*report, HasSubstr("| shared |                — |            — |"
+                                 "        — |         — |           — | "
+                                 "120 B/clk/SM | 93.8% of 128 B/clk/SM |"));
+  EXPECT_THAT(*report, HasSubstr("### published values: GPU Z"));
+  EXPECT_THAT(*report, HasSubstr("| shared | bandwidth | 128 B/clk/SM | "
+                                 "Other GPU     |  120 B/clk/SM | "
+                                 "[1] Table 9 |"));
+  EXPECT_THAT(*report, Not(HasSubstr("64 B/clk/SM")));
+  EXPECT_THAT(*report, HasSubstr("[1] Ann Author, Bo Author: \"Title\", "
+                                 "Venue 2020, 2020.\n"));
+}
+
+TEST(RenderReportTest, NoPublishedPartWithoutAnOrigin) {
+  absl::StatusOr<std::string> report =
+      RenderReport({SharedBandwidthFile("GPU Z", "9.0")}, ReportOptions());
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_THAT(*report, HasSubstr("## memory hierarchy: GPU Z"));
+  EXPECT_THAT(*report, Not(HasSubstr("published")));
+}
+
+TEST(RenderReportTest, SaysWhenNoPublishedValueMatches) {
+  ReportOptions options;
+  options.published = {Published("8.0", "shared", 64)};
+  options.published_origin = "p.json";
+  absl::StatusOr<std::string> report =
+      RenderReport({SharedBandwidthFile("GPU Z", "9.0")}, options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_THAT(*report, HasSubstr("_no entry of `p.json` matches this device"));
+}
+
 }  // namespace
 }  // namespace dissect::analysis

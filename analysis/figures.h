@@ -1,0 +1,47 @@
+// Figures of the memory experiments: per device, a gnuplot data file and
+// script for latency vs footprint (one line per memory path, the curves the
+// memory-hierarchy table reads) and, with memory_bandwidth results,
+// bandwidth vs footprint (one line per op and width). Generating the text is
+// separate from running gnuplot (done by //analysis:figures) so that tests
+// can compare it with a golden.
+
+#ifndef DISSECT_ANALYSIS_FIGURES_H_
+#define DISSECT_ANALYSIS_FIGURES_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "analysis/results.h"
+
+namespace dissect::analysis {
+
+struct FigureFile {
+  std::string name;  // file name within the device folder
+  std::string contents;
+};
+
+struct DeviceFigures {
+  std::string device_name;
+  std::string folder;  // DeviceFolder(device_name), made unique
+  // Data files and scripts; every script is run with the folder as working
+  // directory and writes `<script stem>.svg` there.
+  std::vector<FigureFile> files;
+  std::vector<std::string> scripts;  // names of the .gp files, in order
+};
+
+// A file-system-safe folder name for a device: lower case, runs of other
+// characters than [a-z0-9] become one '_', trimmed; "device" if empty.
+// "Synthetic H100-like GPU (fixture)" -> "synthetic_h100_like_gpu_fixture".
+std::string DeviceFolder(std::string_view device_name);
+
+// The figures of every device (name, compute capability, SM count) with
+// memory_latency, shared_latency or memory_bandwidth rows, in first-seen
+// order. Fails if no input has any.
+absl::StatusOr<std::vector<DeviceFigures>> BuildFigures(
+    const std::vector<ResultFile>& files);
+
+}  // namespace dissect::analysis
+
+#endif  // DISSECT_ANALYSIS_FIGURES_H_

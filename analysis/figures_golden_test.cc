@@ -1,0 +1,73 @@
+// Golden test for BuildFigures: the gnuplot data and scripts generated for
+// the synthetic memory fixtures, compared byte for byte with
+// analysis/testdata/synthetic_figures.golden.txt.
+//
+// After an intended change, regenerate with
+//   DISSECT_UPDATE_GOLDEN=1 bazel run //analysis:figures_golden_test
+// and review `git diff analysis/testdata`.
+
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "analysis/figures.h"
+#include "analysis/results.h"
+#include "analysis/test_util.h"
+#include "gtest/gtest.h"
+
+namespace dissect::analysis {
+namespace {
+
+using ::dissect::analysis::testing::ReadText;
+using ::dissect::analysis::testing::Runfile;
+
+constexpr char kTestdata[] = "analysis/testdata/";
+constexpr char kGolden[] = "synthetic_figures.golden.txt";
+
+TEST(FiguresGoldenTest, MatchesGolden) {
+  std::vector<ResultFile> files;
+  for (const char* input :
+       {"synthetic_memory_latency.json", "synthetic_memory_latency_tlb.json",
+        "synthetic_memory_bandwidth.json", "synthetic_latency_trace.json"}) {
+    const std::string path = kTestdata + std::string(input);
+    absl::StatusOr<ResultFile> file =
+        ParseResultJson(ReadText(Runfile(path)), path);
+    ASSERT_TRUE(file.ok()) << file.status();
+    files.push_back(*std::move(file));
+  }
+  absl::StatusOr<std::vector<DeviceFigures>> figures = BuildFigures(files);
+  ASSERT_TRUE(figures.ok()) << figures.status();
+  std::string actual;
+  for (const DeviceFigures& device : *figures) {
+    for (const FigureFile& file : device.files) {
+      absl::StrAppend(&actual, "==> ", device.folder, "/", file.name, " <==\n",
+                      file.contents);
+    }
+  }
+  const std::string golden_path = kTestdata + std::string(kGolden);
+  const char* update = std::getenv("DISSECT_UPDATE_GOLDEN");
+  if (update != nullptr && std::string(update) == "1") {
+    const char* workspace = std::getenv("BUILD_WORKSPACE_DIRECTORY");
+    ASSERT_TRUE(workspace != nullptr && *workspace != '\0')
+        << "DISSECT_UPDATE_GOLDEN=1 needs `bazel run "
+           "//analysis:figures_golden_test`";
+    const std::string out_path = std::string(workspace) + "/" + golden_path;
+    std::ofstream out(out_path, std::ios::binary | std::ios::trunc);
+    out << actual;
+    out.close();
+    ASSERT_TRUE(out.good()) << "cannot write " << out_path;
+    std::cerr << "updated " << out_path << "\n";
+    return;
+  }
+  EXPECT_EQ(actual, ReadText(Runfile(golden_path)))
+      << golden_path << " is stale; if the change is intended, regenerate "
+      << "with DISSECT_UPDATE_GOLDEN=1 bazel run "
+         "//analysis:figures_golden_test";
+}
+
+}  // namespace
+}  // namespace dissect::analysis

@@ -1,0 +1,167 @@
+// `figures`: writes gnuplot data and scripts for the memory experiments and
+// runs gnuplot on them, giving SVG figures. See analysis/README.md.
+
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_split.h"
+#include "analysis/figures.h"
+#include "analysis/results.h"
+
+namespace {
+
+constexpr char kUsage[] =
+    R"(usage: figures --out=DIR [--help] [--] <result.json | folder>...
+
+Writes, per device, DIR/<device>/latency_vs_footprint.svg (memory_latency or
+shared_latency: one line per memory path, log-2 footprint axis, cycles) and,
+with memory_bandwidth results, DIR/<device>/bandwidth_vs_footprint.svg (one
+line per op and width, GB/s, the DRAM peak dashed). Beside each SVG are the
+gnuplot data (.dat) and script (.gp) it was drawn from. <device> is the
+device name in lower case with other characters as '_'.
+
+Needs gnuplot on PATH (Debian package gnuplot-nox). Bad input, a missing
+gnuplot or no memory results: one line on stderr, exit status 2; gnuplot
+failing on a script: exit status 1.
+
+Example:
+  bazel run //analysis:figures -- --out=/tmp/fig results/
+)";
+
+int Fail(const std::string& message, int status = 2) {
+  std::cerr << "figures: " << message << "\n";
+  return status;
+}
+
+// True if an executable `name` is in a folder of $PATH.
+bool OnPath(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  if (path == nullptr) return false;
+  for (const std::string& dir :
+       std::vector<std::string>(absl::StrSplit(path, ':'))) {
+    if (dir.empty()) continue;
+    const std::string candidate = dir + "/" + name;
+    struct stat st;
+    if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        access(candidate.c_str(), X_OK) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Runs `gnuplot script` in `dir`; returns its exit status (127 if it could
+// not be started, 128 + signal if killed).
+int RunGnuplot(const std::string& dir, const std::string& script) {
+  const pid_t pid = fork();
+  if (pid < 0) return 127;
+  if (pid == 0) {
+    if (chdir(dir.c_str()) != 0) _exit(127);
+    execlp("gnuplot", "gnuplot", script.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return 127;
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 127;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args;
+  std::string out_dir;
+  bool flags_done = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (!flags_done && arg == "--") {
+      flags_done = true;
+    } else if (!flags_done && (arg == "--help" || arg == "-h")) {
+      std::cout << kUsage;
+      return 0;
+    } else if (!flags_done && arg.rfind("--out=", 0) == 0) {
+      out_dir = arg.substr(6);
+      if (out_dir.empty()) return Fail("--out needs a folder");
+    } else if (!flags_done && arg.size() > 1 && arg[0] == '-') {
+      return Fail("unknown flag '" + arg + "' (see --help)");
+    } else {
+      args.push_back(arg);
+    }
+  }
+  if (args.empty()) {
+    std::cerr << kUsage;
+    return 2;
+  }
+  if (out_dir.empty()) return Fail("--out=DIR is required (see --help)");
+
+  // `bazel run` starts us in the runfiles tree; relative paths are meant
+  // relative to where the user ran bazel.
+  if (const char* dir = std::getenv("BUILD_WORKING_DIRECTORY");
+      dir != nullptr && *dir != '\0' && chdir(dir) != 0) {
+    return Fail(std::string("cannot enter BUILD_WORKING_DIRECTORY ") + dir +
+                ": " + std::strerror(errno));
+  }
+
+  absl::StatusOr<std::vector<std::string>> paths =
+      dissect::analysis::CollectResultPaths(args);
+  if (!paths.ok()) return Fail(std::string(paths.status().message()));
+  std::vector<dissect::analysis::ResultFile> files;
+  for (const std::string& path : *paths) {
+    absl::StatusOr<dissect::analysis::ResultFile> file =
+        dissect::analysis::ReadResultFile(path);
+    if (!file.ok()) return Fail(std::string(file.status().message()));
+    files.push_back(*std::move(file));
+  }
+  absl::StatusOr<std::vector<dissect::analysis::DeviceFigures>> figures =
+      dissect::analysis::BuildFigures(files);
+  if (!figures.ok()) return Fail(std::string(figures.status().message()));
+
+  if (!OnPath("gnuplot")) {
+    return Fail(
+        "gnuplot not found on PATH; install the Debian package gnuplot-nox "
+        "(apt-get install gnuplot-nox)");
+  }
+
+  namespace fs = std::filesystem;
+  for (const dissect::analysis::DeviceFigures& device : *figures) {
+    const fs::path dir = fs::path(out_dir) / device.folder;
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) return Fail(dir.string() + ": cannot create: " + ec.message());
+    for (const dissect::analysis::FigureFile& file : device.files) {
+      const fs::path path = dir / file.name;
+      std::ofstream out(path, std::ios::binary | std::ios::trunc);
+      out << file.contents;
+      out.close();
+      if (!out) return Fail(path.string() + ": cannot write");
+    }
+    for (const std::string& script : device.scripts) {
+      const int status = RunGnuplot(dir.string(), script);
+      if (status != 0) {
+        return Fail((dir / script).string() + ": gnuplot exited with status " +
+                        std::to_string(status),
+                    1);
+      }
+      const std::string svg =
+          (dir / fs::path(script).replace_extension(".svg")).string();
+      if (!fs::exists(svg)) return Fail(svg + ": gnuplot wrote no SVG", 1);
+      std::cout << svg << "\n";
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,134 @@
+// Unit tests for the figure generator (the full text is covered by
+// figures_golden_test).
+
+#include "analysis/figures.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace dissect::analysis {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+TEST(DeviceFolderTest, LowerCaseWithUnderscores) {
+  EXPECT_EQ(DeviceFolder("Synthetic H100-like GPU (fixture)"),
+            "synthetic_h100_like_gpu_fixture");
+  EXPECT_EQ(DeviceFolder("NVIDIA H100 80GB HBM3"), "nvidia_h100_80gb_hbm3");
+  EXPECT_EQ(DeviceFolder("  ../x//y  "), "x_y");
+  EXPECT_EQ(DeviceFolder("Grüße"), "gr_e");
+  EXPECT_EQ(DeviceFolder("()"), "device");
+}
+
+ResultFile LatencyFile(const std::string& device, const std::string& cc) {
+  ResultFile f;
+  f.path = "lat.json";
+  f.experiment = "memory_latency";
+  f.context = {{"device_name", device}, {"device_compute_capability", cc}};
+  for (long long footprint = 1024; footprint <= (1LL << 30); footprint *= 2) {
+    Row row;
+    row.axes = {{"path", "global_cg"},
+                {"footprint_bytes", absl::StrCat(footprint)},
+                {"stride_bytes", "128"},
+                {"order", "random"}};
+    row.counters = {
+        {"cycles_per_load", footprint < (64 << 20) ? 260.0 : 600.0}};
+    f.rows.push_back(row);
+  }
+  return f;
+}
+
+const FigureFile* FileNamed(const DeviceFigures& d, const std::string& name) {
+  for (const FigureFile& f : d.files) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+TEST(BuildFiguresTest, LatencyFigureOnly) {
+  absl::StatusOr<std::vector<DeviceFigures>> figures =
+      BuildFigures({LatencyFile("GPU 'A'", "9.0")});
+  ASSERT_TRUE(figures.ok()) << figures.status();
+  ASSERT_EQ(figures->size(), 1u);
+  const DeviceFigures& d = figures->front();
+  EXPECT_EQ(d.folder, "gpu_a");
+  EXPECT_EQ(d.scripts, std::vector<std::string>{"latency_vs_footprint.gp"});
+  const FigureFile* script = FileNamed(d, "latency_vs_footprint.gp");
+  ASSERT_NE(script, nullptr);
+  // Single quotes in gnuplot strings are doubled.
+  EXPECT_THAT(script->contents,
+              HasSubstr("set title 'GPU ''A'': load latency vs footprint'"));
+  EXPECT_THAT(script->contents, HasSubstr("set logscale x 2\n"));
+  // 1 KiB .. 1 GiB is 21 powers of two: every fourth one is labelled.
+  EXPECT_THAT(script->contents,
+              HasSubstr("set xtics ('1 KiB' 1024, '16 KiB' 16384, '256 KiB' "
+                        "262144, '4 MiB' 4194304"));
+  EXPECT_THAT(script->contents, HasSubstr("'1 GiB' 1073741824)"));
+  EXPECT_THAT(script->contents,
+              HasSubstr("title 'global_cg (random, stride 128 B)'"));
+  const FigureFile* data = FileNamed(d, "latency_vs_footprint.dat");
+  ASSERT_NE(data, nullptr);
+  EXPECT_THAT(data->contents, HasSubstr("\n1024 260\n2048 260\n"));
+  EXPECT_THAT(data->contents, HasSubstr("\n1073741824 600\n"));
+  EXPECT_EQ(FileNamed(d, "bandwidth_vs_footprint.gp"), nullptr);
+}
+
+TEST(BuildFiguresTest, SameNameOnTwoDevicesGetsTwoFolders) {
+  absl::StatusOr<std::vector<DeviceFigures>> figures =
+      BuildFigures({LatencyFile("GPU", "9.0"), LatencyFile("GPU", "8.0")});
+  ASSERT_TRUE(figures.ok()) << figures.status();
+  ASSERT_EQ(figures->size(), 2u);
+  EXPECT_EQ((*figures)[0].folder, "gpu");
+  EXPECT_EQ((*figures)[1].folder, "gpu_2");
+}
+
+TEST(BuildFiguresTest, FailsWithoutMemoryResults) {
+  ResultFile relu;
+  relu.experiment = "relu";
+  EXPECT_FALSE(BuildFigures({relu}).ok());
+  ResultFile empty = LatencyFile("GPU", "9.0");
+  empty.rows.clear();
+  EXPECT_FALSE(BuildFigures({empty}).ok());
+}
+
+TEST(BuildFiguresTest, BandwidthFigureWithThePeak) {
+  ResultFile f;
+  f.path = "bw.json";
+  f.experiment = "memory_bandwidth";
+  f.context = {{"device_name", "GPU"}, {"device_dram_peak_gbps", "3352.3"}};
+  for (const char* op : {"copy", "read"}) {
+    for (long long footprint : {16384LL, 65536LL}) {
+      Row row;
+      row.axes = {{"op", op},
+                  {"width_bits", "128"},
+                  {"footprint_bytes", absl::StrCat(footprint)}};
+      row.counters = {{"bandwidth_gbps", 1000.0 + footprint / 1024}};
+      f.rows.push_back(row);
+    }
+  }
+  absl::StatusOr<std::vector<DeviceFigures>> figures = BuildFigures({f});
+  ASSERT_TRUE(figures.ok()) << figures.status();
+  const DeviceFigures& d = figures->front();
+  EXPECT_EQ(d.scripts, std::vector<std::string>{"bandwidth_vs_footprint.gp"});
+  const FigureFile* script = FileNamed(d, "bandwidth_vs_footprint.gp");
+  ASSERT_NE(script, nullptr);
+  // read before copy; the peak as a dashed line.
+  EXPECT_THAT(script->contents,
+              HasSubstr("index 0 using 1:2 with linespoints title 'read, "
+                        "128-bit'"));
+  EXPECT_THAT(script->contents,
+              HasSubstr("index 1 using 1:2 with linespoints title 'copy, "
+                        "128-bit'"));
+  EXPECT_THAT(script->contents,
+              HasSubstr("3352.3 with lines dashtype 2 lc rgb 'black' title "
+                        "'DRAM peak (device_dram_peak_gbps, 3352 GB/s)'"));
+  EXPECT_THAT(script->contents, Not(HasSubstr("\"")));
+}
+
+}  // namespace
+}  // namespace dissect::analysis

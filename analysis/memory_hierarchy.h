@@ -1,0 +1,96 @@
+// Infers a memory-hierarchy table (latency, capacity, line and sector size,
+// bandwidth per level) from the curves of the issue-3 memory experiments
+// (memory_latency, latency_trace, memory_bandwidth, shared_bandwidth; see
+// SCHEMA.md). Nothing is hard-coded per device: every value comes from a
+// plateau, step or counter in the result files, and the rules are listed in
+// analysis/README.md.
+
+#ifndef DISSECT_ANALYSIS_MEMORY_HIERARCHY_H_
+#define DISSECT_ANALYSIS_MEMORY_HIERARCHY_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "analysis/changepoint.h"
+#include "analysis/results.h"
+
+namespace dissect::analysis {
+
+// One level of the table. Unset values are "no data".
+struct HierarchyRow {
+  std::string level;  // shared, L1, L2, L2 near, L2 far, DRAM, tex, ldg, const
+  std::optional<double> latency_cycles;
+  std::optional<double> latency_ns;
+  std::optional<double> capacity_bytes;
+  // The curve never left this level: the capacity is at least this much.
+  bool capacity_is_lower_bound = false;
+  std::optional<double> line_bytes;
+  std::optional<double> sector_bytes;
+  std::optional<double> bandwidth;
+  std::string bandwidth_unit;              // "GB/s", or "B/clk/SM" for shared
+  std::optional<double> ceiling_fraction;  // bandwidth / ceiling
+  std::string ceiling;  // what that is a fraction of, e.g. "DRAM peak"
+};
+
+struct DeviceHierarchy {
+  std::string device_name;
+  std::string compute_capability;
+  std::string sm_count;
+  std::vector<std::string> files;  // the files used, in input order
+  // shared, L1, L2, [L2 near, L2 far when latency_trace shows them], DRAM,
+  // tex, ldg, const.
+  std::vector<HierarchyRow> rows;
+  std::vector<std::string> basis;  // how each value was obtained
+  std::vector<std::string> notes;  // findings such as TLB misses
+
+  // The row of `level`, or nullptr.
+  const HierarchyRow* Find(std::string_view level) const;
+};
+
+// True for the experiments the table is built from.
+bool IsMemoryExperiment(std::string_view experiment);
+
+// One latency curve: the rows of one (experiment, path, order, stride),
+// footprint ascending, duplicates reduced to their median.
+struct LatencyCurve {
+  std::string experiment;  // memory_latency or shared_latency
+  std::string path;        // shared_latency rows are path "shared"
+  std::string order;       // "" when the experiment has no order axis
+  double stride = 0;
+  std::vector<CurvePoint> points;         // x: footprint, y: cycles per load
+  std::vector<std::optional<double>> ns;  // ns per load, per point
+
+  // "memory_latency global_ca, random order, stride 128 B".
+  std::string Describe() const;
+};
+
+// The latency curves of the memory_latency and shared_latency rows of
+// `files` (skipped, failed and non-positive rows left out).
+std::vector<LatencyCurve> BuildLatencyCurves(
+    const std::vector<const ResultFile*>& files);
+
+// The curve the table reads `path` from: at least two footprints; random
+// order first, then the smallest stride >= 32 B, else the largest smaller
+// stride; memory_latency before shared_latency. nullptr if none.
+const LatencyCurve* ChooseLatencyCurve(const std::vector<LatencyCurve>& curves,
+                                       std::string_view path);
+
+// The latency paths in table order: shared, global_ca, global_cg, ldg, tex,
+// const.
+const std::vector<std::string>& LatencyPaths();
+
+// One table per device (name, compute capability and SM count) that has at
+// least one memory experiment among `files`, in first-seen order.
+// shared_latency files of such a device stand in for memory_latency's
+// shared path when that is missing. Fails only if a curve cannot be
+// segmented (which valid result files do not cause).
+absl::StatusOr<std::vector<DeviceHierarchy>> InferMemoryHierarchies(
+    const std::vector<ResultFile>& files,
+    const ChangepointOptions& options = {});
+
+}  // namespace dissect::analysis
+
+#endif  // DISSECT_ANALYSIS_MEMORY_HIERARCHY_H_

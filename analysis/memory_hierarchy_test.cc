@@ -1,0 +1,439 @@
+// Tests for InferMemoryHierarchies on synthetic ResultFiles built in code.
+
+#include "analysis/memory_hierarchy.h"
+
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace dissect::analysis {
+namespace {
+
+using ::testing::Contains;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Optional;
+
+constexpr double kKiB = 1024;
+constexpr double kMiB = 1024 * kKiB;
+
+ResultFile File(const std::string& experiment,
+                const std::string& device = "Test GPU (fixture)",
+                const std::string& cc = "9.0") {
+  ResultFile f;
+  f.path = absl::StrCat(experiment, ".json");
+  f.experiment = experiment;
+  f.context = {{"device_name", device},
+               {"device_compute_capability", cc},
+               {"device_sm_count", "100"},
+               {"device_l2_bytes", "50000000"},
+               {"device_dram_peak_gbps", "3000"}};
+  return f;
+}
+
+std::string Str(double value) {
+  return absl::StrCat(static_cast<long long>(value));
+}
+
+void AddRow(ResultFile& f,
+            std::vector<std::pair<std::string, std::string>> axes,
+            std::map<std::string, double> counters) {
+  Row row;
+  row.name = f.experiment;
+  for (const auto& [axis, value] : axes) {
+    absl::StrAppend(&row.name, "/", axis, ":", value);
+  }
+  row.axes = std::move(axes);
+  row.counters = std::move(counters);
+  f.rows.push_back(std::move(row));
+}
+
+// Footprints 1 KiB .. 256 MiB, x2.
+std::vector<double> Footprints() {
+  std::vector<double> xs;
+  for (double x = kKiB; x <= 256 * kMiB; x *= 2) xs.push_back(x);
+  return xs;
+}
+
+// A memory_latency curve; ns = cycles / 2 (a 2 GHz clock).
+void AddCurve(ResultFile& f, const std::string& path, double stride,
+              const std::string& order, const std::vector<double>& footprints,
+              const std::function<double(double)>& cycles) {
+  for (double x : footprints) {
+    AddRow(f,
+           {{"path", path},
+            {"footprint_bytes", Str(x)},
+            {"stride_bytes", Str(stride)},
+            {"order", order},
+            {"loads", "4096"}},
+           {{"cycles_per_load", cycles(x)}, {"ns_per_load", cycles(x) / 2}});
+  }
+}
+
+// 33 cycles up to 256 KiB, 260 up to 32 MiB, 600 beyond.
+double ThreeLevels(double x) {
+  if (x <= 256 * kKiB) return 33;
+  if (x <= 32 * kMiB) return 260;
+  return 600;
+}
+
+double TwoLevels(double x) { return x <= 32 * kMiB ? 260 : 600; }
+
+DeviceHierarchy InferOne(const std::vector<ResultFile>& files) {
+  absl::StatusOr<std::vector<DeviceHierarchy>> tables =
+      InferMemoryHierarchies(files);
+  EXPECT_TRUE(tables.ok()) << tables.status();
+  EXPECT_EQ(tables.ok() ? tables->size() : 0u, 1u);
+  if (!tables.ok() || tables->empty()) return {};
+  return tables->front();
+}
+
+const HierarchyRow& RowOf(const DeviceHierarchy& h, const std::string& level) {
+  static const HierarchyRow kMissing;
+  const HierarchyRow* row = h.Find(level);
+  EXPECT_NE(row, nullptr) << level;
+  return row == nullptr ? kMissing : *row;
+}
+
+std::vector<std::string> Levels(const DeviceHierarchy& h) {
+  std::vector<std::string> levels;
+  for (const HierarchyRow& row : h.rows) levels.push_back(row.level);
+  return levels;
+}
+
+TEST(InferMemoryHierarchiesTest, LevelsFromGlobalCaAndCgCurves) {
+  ResultFile f = File("memory_latency");
+  AddCurve(f, "global_ca", 128, "random", Footprints(), ThreeLevels);
+  AddCurve(f, "global_cg", 128, "random", Footprints(), TwoLevels);
+  const DeviceHierarchy h = InferOne({f});
+  EXPECT_THAT(Levels(h),
+              ElementsAre("shared", "L1", "L2", "DRAM", "tex", "ldg", "const"));
+  const HierarchyRow& l1 = RowOf(h, "L1");
+  EXPECT_THAT(l1.latency_cycles, Optional(33.0));
+  EXPECT_THAT(l1.latency_ns, Optional(16.5));
+  EXPECT_THAT(l1.capacity_bytes, Optional(256 * kKiB));
+  EXPECT_FALSE(l1.capacity_is_lower_bound);
+  const HierarchyRow& l2 = RowOf(h, "L2");
+  EXPECT_THAT(l2.latency_cycles, Optional(260.0));
+  EXPECT_THAT(l2.capacity_bytes, Optional(32 * kMiB));
+  const HierarchyRow& dram = RowOf(h, "DRAM");
+  EXPECT_THAT(dram.latency_cycles, Optional(600.0));
+  EXPECT_THAT(dram.latency_ns, Optional(300.0));
+  EXPECT_EQ(dram.capacity_bytes, std::nullopt);
+  for (const char* level : {"shared", "tex", "ldg", "const"}) {
+    EXPECT_EQ(RowOf(h, level).latency_cycles, std::nullopt) << level;
+  }
+  EXPECT_EQ(l1.bandwidth, std::nullopt);
+  EXPECT_EQ(h.device_name, "Test GPU (fixture)");
+  EXPECT_THAT(h.files, ElementsAre("memory_latency.json"));
+}
+
+TEST(InferMemoryHierarchiesTest, WithoutGlobalCgL2AndDramComeFromGlobalCa) {
+  ResultFile f = File("memory_latency");
+  AddCurve(f, "global_ca", 128, "random", Footprints(), ThreeLevels);
+  const DeviceHierarchy h = InferOne({f});
+  EXPECT_THAT(RowOf(h, "L1").latency_cycles, Optional(33.0));
+  EXPECT_THAT(RowOf(h, "L2").latency_cycles, Optional(260.0));
+  EXPECT_THAT(RowOf(h, "L2").capacity_bytes, Optional(32 * kMiB));
+  EXPECT_THAT(RowOf(h, "DRAM").latency_cycles, Optional(600.0));
+}
+
+TEST(InferMemoryHierarchiesTest, GlobalCaLikeGlobalCgMeansNoL1) {
+  ResultFile f = File("memory_latency");
+  AddCurve(f, "global_ca", 128, "random", Footprints(), TwoLevels);
+  AddCurve(f, "global_cg", 128, "random", Footprints(), TwoLevels);
+  const DeviceHierarchy h = InferOne({f});
+  EXPECT_EQ(RowOf(h, "L1").latency_cycles, std::nullopt);
+  EXPECT_THAT(RowOf(h, "L2").latency_cycles, Optional(260.0));
+  EXPECT_THAT(h.notes, ElementsAre(HasSubstr("not cached in L1"),
+                                   HasSubstr("L2 capacity from the curve")));
+}
+
+TEST(InferMemoryHierarchiesTest, PrefersRandomOrderAndSmallestStrideFrom32) {
+  ResultFile f = File("memory_latency");
+  // Distractors: strided order, and strides below 32 B or larger.
+  AddCurve(f, "tex", 128, "strided", Footprints(), [](double) { return 90.0; });
+  AddCurve(f, "tex", 4, "random", Footprints(), [](double) { return 80.0; });
+  AddCurve(f, "tex", 256, "random", Footprints(), [](double) { return 70.0; });
+  AddCurve(f, "tex", 64, "random", Footprints(),
+           [](double x) { return x <= 64 * kKiB ? 40.0 : 270.0; });
+  const DeviceHierarchy h = InferOne({f});
+  const HierarchyRow& tex = RowOf(h, "tex");
+  EXPECT_THAT(tex.latency_cycles, Optional(40.0));
+  EXPECT_THAT(tex.capacity_bytes, Optional(64 * kKiB));
+}
+
+TEST(InferMemoryHierarchiesTest, SmallStrideCurveWhenThatIsAllThereIs) {
+  ResultFile f = File("memory_latency");
+  AddCurve(f, "ldg", 4, "strided", Footprints(), [](double) { return 31.0; });
+  AddCurve(f, "ldg", 8, "strided", Footprints(), [](double) { return 35.0; });
+  const DeviceHierarchy h = InferOne({f});
+  // The larger of the strides below 32 B; one plateau: capacity unknown.
+  EXPECT_THAT(RowOf(h, "ldg").latency_cycles, Optional(35.0));
+  EXPECT_THAT(RowOf(h, "ldg").capacity_bytes, Optional(256 * kMiB));
+  EXPECT_TRUE(RowOf(h, "ldg").capacity_is_lower_bound);
+}
+
+TEST(InferMemoryHierarchiesTest, SkippedAndBrokenRowsAreIgnored) {
+  ResultFile f = File("memory_latency");
+  AddCurve(f, "shared", 128, "random", {1 * kKiB, 2 * kKiB, 4 * kKiB},
+           [](double) { return 29.0; });
+  AddRow(f,
+         {{"path", "shared"},
+          {"footprint_bytes", "8192"},
+          {"stride_bytes", "128"},
+          {"order", "random"}},
+         {{"cycles_per_load", std::numeric_limits<double>::quiet_NaN()}});
+  Row skipped;
+  skipped.axes = {{"path", "shared"},
+                  {"footprint_bytes", "16384"},
+                  {"stride_bytes", "128"},
+                  {"order", "random"}};
+  skipped.error = true;
+  skipped.error_message = "skipped: too big";
+  f.rows.push_back(skipped);
+  const DeviceHierarchy h = InferOne({f});
+  EXPECT_THAT(RowOf(h, "shared").latency_cycles, Optional(29.0));
+  EXPECT_THAT(RowOf(h, "shared").capacity_bytes, Optional(4 * kKiB));
+  EXPECT_TRUE(RowOf(h, "shared").capacity_is_lower_bound);
+}
+
+TEST(InferMemoryHierarchiesTest, SharedLatencyStandsInForTheSharedPath) {
+  ResultFile shared = File("shared_latency");
+  for (double x : {4 * kKiB, 16 * kKiB, 64 * kKiB}) {
+    AddRow(shared, {{"footprint_bytes", Str(x)}, {"stride_bytes", "128"}},
+           {{"cycles_per_load", 29.5}, {"ns_per_load", 14.9}});
+  }
+  ResultFile bandwidth = File("shared_bandwidth");
+  AddRow(bandwidth, {{"width_bits", "128"}},
+         {{"bytes_per_clk_per_sm", 120}, {"shared_peak_pct", 93.75}});
+  const DeviceHierarchy h = InferOne({shared, bandwidth});
+  EXPECT_THAT(RowOf(h, "shared").latency_cycles, Optional(29.5));
+  EXPECT_THAT(h.files,
+              ElementsAre("shared_latency.json", "shared_bandwidth.json"));
+}
+
+TEST(InferMemoryHierarchiesTest, NoTableWithoutMemoryExperiments) {
+  ResultFile shared = File("shared_latency");
+  AddRow(shared, {{"footprint_bytes", "4096"}, {"stride_bytes", "4"}},
+         {{"cycles_per_load", 29.5}});
+  absl::StatusOr<std::vector<DeviceHierarchy>> tables =
+      InferMemoryHierarchies({shared, File("relu")});
+  ASSERT_TRUE(tables.ok()) << tables.status();
+  EXPECT_THAT(*tables, IsEmpty());
+}
+
+TEST(InferMemoryHierarchiesTest, OneTablePerDeviceInFirstSeenOrder) {
+  ResultFile b = File("shared_bandwidth", "GPU B");
+  AddRow(b, {{"width_bits", "64"}}, {{"bytes_per_clk_per_sm", 100}});
+  ResultFile a = File("shared_bandwidth", "GPU A");
+  AddRow(a, {{"width_bits", "64"}}, {{"bytes_per_clk_per_sm", 110}});
+  absl::StatusOr<std::vector<DeviceHierarchy>> tables =
+      InferMemoryHierarchies({b, a});
+  ASSERT_TRUE(tables.ok()) << tables.status();
+  ASSERT_EQ(tables->size(), 2u);
+  EXPECT_EQ((*tables)[0].device_name, "GPU B");
+  EXPECT_EQ((*tables)[1].device_name, "GPU A");
+  EXPECT_THAT(tables->at(1).Find("shared")->bandwidth, Optional(110.0));
+  EXPECT_EQ(tables->at(1).Find("shared")->ceiling_fraction, std::nullopt);
+}
+
+TEST(InferMemoryHierarchiesTest, SharedBandwidthTakesTheBestWidth) {
+  ResultFile f = File("shared_bandwidth");
+  AddRow(f, {{"width_bits", "32"}},
+         {{"bytes_per_clk_per_sm", 96}, {"shared_peak_pct", 75}});
+  AddRow(f, {{"width_bits", "128"}},
+         {{"bytes_per_clk_per_sm", 124}, {"shared_peak_pct", 96.875}});
+  AddRow(f, {{"width_bits", "64"}},
+         {{"bytes_per_clk_per_sm", 120}, {"shared_peak_pct", 93.75}});
+  const DeviceHierarchy h = InferOne({f});
+  const HierarchyRow& shared = RowOf(h, "shared");
+  EXPECT_THAT(shared.bandwidth, Optional(124.0));
+  EXPECT_EQ(shared.bandwidth_unit, "B/clk/SM");
+  EXPECT_THAT(shared.ceiling_fraction, Optional(0.96875));
+  EXPECT_EQ(shared.ceiling, "128 B/clk/SM");
+  EXPECT_EQ(RowOf(h, "L1").latency_cycles, std::nullopt);
+}
+
+void AddTrace(ResultFile& f, const std::string& path, double footprint,
+              double stride, const std::string& order, const std::string& state,
+              std::vector<std::pair<double, double>> levels, double miss) {
+  std::map<std::string, double> counters = {{"miss_period_bytes", miss},
+                                            {"sm_clock_mhz.before", 2000},
+                                            {"sm_clock_mhz.after", 2000}};
+  for (size_t k = 0; k < 3; ++k) {
+    const bool present = k < levels.size();
+    counters[absl::StrCat("level", k + 1, "_cycles")] =
+        present ? levels[k].first : 0;
+    counters[absl::StrCat("level", k + 1, "_fraction")] =
+        present ? levels[k].second : 0;
+  }
+  AddRow(f,
+         {{"path", path},
+          {"footprint_bytes", Str(footprint)},
+          {"stride_bytes", Str(stride)},
+          {"order", order},
+          {"state", state}},
+         counters);
+}
+
+TEST(InferMemoryHierarchiesTest, LineSectorAndL2PartitionsFromTheTrace) {
+  ResultFile latency = File("memory_latency");
+  AddCurve(latency, "global_ca", 128, "random", Footprints(), ThreeLevels);
+  AddCurve(latency, "global_cg", 128, "random", Footprints(), TwoLevels);
+  ResultFile trace = File("latency_trace");
+  AddTrace(trace, "global_ca", 4 * kMiB, 4, "strided", "cold",
+           {{35, 0.97}, {600, 0.03}}, 128);
+  // Warm rows do not give the line size.
+  AddTrace(trace, "global_ca", 4 * kMiB, 4, "strided", "warm",
+           {{35, 0.97}, {260, 0.03}}, 64);
+  AddTrace(trace, "global_cg", 4 * kMiB, 4, "strided", "cold",
+           {{260, 0.875}, {600, 0.125}}, 32);
+  AddTrace(trace, "global_cg", 4 * kMiB, 128, "random", "warm",
+           {{240, 0.5}, {320, 0.5}}, 0);
+  AddTrace(trace, "global_cg", 8 * kMiB, 128, "random", "warm",
+           {{250, 0.6}, {330, 0.4}}, 0);
+  // Outside (L1, L2]: ignored.
+  AddTrace(trace, "global_cg", 128 * kMiB, 128, "random", "warm",
+           {{250, 0.5}, {600, 0.5}}, 0);
+  const DeviceHierarchy h = InferOne({latency, trace});
+  EXPECT_THAT(Levels(h), ElementsAre("shared", "L1", "L2", "L2 near", "L2 far",
+                                     "DRAM", "tex", "ldg", "const"));
+  EXPECT_THAT(RowOf(h, "L1").line_bytes, Optional(128.0));
+  EXPECT_THAT(RowOf(h, "L2").sector_bytes, Optional(32.0));
+  EXPECT_THAT(RowOf(h, "L2 near").latency_cycles, Optional(245.0));
+  EXPECT_THAT(RowOf(h, "L2 far").latency_cycles, Optional(325.0));
+  EXPECT_THAT(RowOf(h, "L2 far").latency_ns, Optional(162.5));
+}
+
+TEST(InferMemoryHierarchiesTest, NoPartitionsWhenTheSecondLevelIsRare) {
+  ResultFile trace = File("latency_trace");
+  AddTrace(trace, "global_cg", 4 * kMiB, 128, "random", "warm",
+           {{240, 0.97}, {320, 0.03}}, 0);
+  const DeviceHierarchy h = InferOne({trace});
+  EXPECT_EQ(h.Find("L2 near"), nullptr);
+  EXPECT_THAT(h.basis, ElementsAre(HasSubstr("none with two L2 levels")));
+}
+
+TEST(InferMemoryHierarchiesTest, TlbNoteNamesTheLastStrideWithoutMisses) {
+  ResultFile f = File("memory_latency");
+  AddCurve(f, "global_cg", 128, "random", Footprints(), TwoLevels);
+  const std::vector<std::pair<double, double>> sweep = {
+      {4 * kKiB, 605}, {64 * kKiB, 640}, {1 * kMiB, 700}, {4 * kMiB, 900}};
+  for (const auto& [stride, cycles] : sweep) {
+    AddCurve(f, "global_cg", stride, "random", {256 * kMiB},
+             [&](double) { return cycles; });
+  }
+  const DeviceHierarchy h = InferOne({f});
+  ASSERT_THAT(h.notes,
+              ElementsAre(HasSubstr("L2 capacity"),
+                          HasSubstr("TLB misses beyond stride 64 KiB")));
+  EXPECT_THAT(h.notes[1], HasSubstr("700 cycles at stride 1 MiB to 900 cycles "
+                                    "at 4 MiB vs the DRAM plateau of 600"));
+}
+
+TEST(InferMemoryHierarchiesTest, NoTlbNoteWithinTenPercentOfDram) {
+  ResultFile f = File("memory_latency");
+  AddCurve(f, "global_cg", 128, "random", Footprints(), TwoLevels);
+  for (double stride : {4 * kKiB, 64 * kKiB, 1 * kMiB}) {
+    AddCurve(f, "global_cg", stride, "random", {256 * kMiB},
+             [](double) { return 655.0; });
+  }
+  const DeviceHierarchy h = InferOne({f});
+  for (const std::string& note : h.notes) {
+    EXPECT_THAT(note, ::testing::Not(HasSubstr("TLB")));
+  }
+}
+
+void AddBandwidth(ResultFile& f, const std::string& op, int width,
+                  const std::vector<std::pair<double, double>>& curve) {
+  for (const auto& [footprint, gbps] : curve) {
+    AddRow(f,
+           {{"op", op},
+            {"width_bits", absl::StrCat(width)},
+            {"footprint_bytes", Str(footprint)}},
+           {{"bandwidth_gbps", gbps}});
+  }
+}
+
+TEST(InferMemoryHierarchiesTest, BandwidthPlateausAfterTheRamp) {
+  ResultFile f = File("memory_bandwidth");
+  AddBandwidth(f, "read", 128,
+               {{16 * kKiB, 500},
+                {32 * kKiB, 1000},
+                {64 * kKiB, 2000},
+                {128 * kKiB, 4000},
+                {256 * kKiB, 10000},
+                {512 * kKiB, 10000},
+                {1 * kMiB, 10000},
+                {2 * kMiB, 6000},
+                {4 * kMiB, 6000},
+                {8 * kMiB, 2700},
+                {16 * kMiB, 2700}});
+  // Not the read 128-bit curve, but the best point overall.
+  AddBandwidth(f, "copy", 64, {{512 * kKiB, 12500}});
+  const DeviceHierarchy h = InferOne({f});
+  EXPECT_THAT(RowOf(h, "L1").bandwidth, Optional(10000.0));
+  EXPECT_EQ(RowOf(h, "L1").bandwidth_unit, "GB/s");
+  EXPECT_THAT(RowOf(h, "L1").ceiling_fraction, Optional(0.8));
+  EXPECT_EQ(RowOf(h, "L1").ceiling, "best measured");
+  EXPECT_THAT(RowOf(h, "L2").bandwidth, Optional(6000.0));
+  EXPECT_THAT(RowOf(h, "L2").ceiling_fraction, Optional(0.48));
+  EXPECT_THAT(RowOf(h, "DRAM").bandwidth, Optional(2700.0));
+  EXPECT_THAT(RowOf(h, "DRAM").ceiling_fraction, Optional(0.9));
+  EXPECT_EQ(RowOf(h, "DRAM").ceiling, "DRAM peak");
+}
+
+TEST(InferMemoryHierarchiesTest, TwoBandwidthPlateausUseTheL1Capacity) {
+  // L1 holds 1 KiB per SM (100 SMs): a plateau reaching 4 MiB is L2.
+  ResultFile latency = File("memory_latency");
+  AddCurve(latency, "global_ca", 128, "random", Footprints(), [](double x) {
+    if (x <= 1 * kKiB) return 30.0;  // one point: needs a second
+    if (x <= 2 * kKiB) return 30.0;
+    if (x <= 32 * kMiB) return 260.0;
+    return 600.0;
+  });
+  ResultFile bandwidth = File("memory_bandwidth");
+  AddBandwidth(bandwidth, "read", 128,
+               {{1 * kMiB, 6000},
+                {2 * kMiB, 6000},
+                {4 * kMiB, 6000},
+                {64 * kMiB, 2700},
+                {128 * kMiB, 2700}});
+  const DeviceHierarchy h = InferOne({latency, bandwidth});
+  EXPECT_THAT(RowOf(h, "L1").capacity_bytes, Optional(2 * kKiB));
+  EXPECT_EQ(RowOf(h, "L1").bandwidth, std::nullopt);
+  EXPECT_THAT(RowOf(h, "L2").bandwidth, Optional(6000.0));
+  EXPECT_THAT(RowOf(h, "DRAM").bandwidth, Optional(2700.0));
+}
+
+TEST(InferMemoryHierarchiesTest, NarrowerReadsWhenThereIsNo128Bit) {
+  ResultFile f = File("memory_bandwidth");
+  AddBandwidth(f, "read", 32,
+               {{1 * kMiB, 5000},
+                {2 * kMiB, 5000},
+                {64 * kMiB, 2000},
+                {128 * kMiB, 2000}});
+  AddBandwidth(f, "read", 64,
+               {{1 * kMiB, 7000},
+                {2 * kMiB, 7000},
+                {64 * kMiB, 2400},
+                {128 * kMiB, 2400}});
+  const DeviceHierarchy h = InferOne({f});
+  EXPECT_THAT(RowOf(h, "L1").bandwidth, Optional(7000.0));
+  EXPECT_THAT(RowOf(h, "DRAM").bandwidth, Optional(2400.0));
+  EXPECT_THAT(h.basis, Contains(HasSubstr("memory_bandwidth read, 64-bit")));
+}
+
+}  // namespace
+}  // namespace dissect::analysis

@@ -1,0 +1,18 @@
+// configs/published/memory_hierarchy.json as built into the binary (see the
+// published_embedded_cc genrule in analysis/BUILD).
+
+#ifndef DISSECT_ANALYSIS_PUBLISHED_EMBEDDED_H_
+#define DISSECT_ANALYSIS_PUBLISHED_EMBEDDED_H_
+
+namespace dissect::analysis {
+
+// The file's text, NUL-terminated.
+extern const char kEmbeddedPublishedJson[];
+
+// How the report names it.
+inline constexpr char kEmbeddedPublishedOrigin[] =
+    "configs/published/memory_hierarchy.json";
+
+}  // namespace dissect::analysis
+
+#endif  // DISSECT_ANALYSIS_PUBLISHED_EMBEDDED_H_

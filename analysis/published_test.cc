@@ -1,0 +1,153 @@
+// Tests for the published-values reader and for the repository's
+// configs/published/memory_hierarchy.json.
+
+#include "analysis/published.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "analysis/published_embedded.h"
+#include "analysis/test_util.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace dissect::analysis {
+namespace {
+
+using ::dissect::analysis::testing::ReadText;
+using ::dissect::analysis::testing::Runfile;
+using ::testing::HasSubstr;
+
+constexpr char kConfig[] = "configs/published/memory_hierarchy.json";
+
+std::string Msg(const absl::Status& status) {
+  return std::string(status.message());
+}
+
+// One valid entry; `replace` edits its text before parsing.
+constexpr char kEntry[] = R"({
+  "device": {"name_contains": ["H100"], "compute_capability": "9.0"},
+  "measured_on": "GPU X",
+  "level": "L1",
+  "quantity": "latency_cycles",
+  "value": 40.5,
+  "unit": "cycles",
+  "source": {"authors": "A. Author, B. Author", "title": "T", "venue": "V 2024",
+             "year": 2024, "where": "Table 1"},
+  "note": "n"
+})";
+
+absl::StatusOr<std::vector<PublishedValue>> ParseEntry(
+    const std::string& from = "", const std::string& to = "") {
+  std::string entry = kEntry;
+  if (!from.empty()) {
+    const std::string edited = absl::StrReplaceAll(entry, {{from, to}});
+    EXPECT_NE(edited, entry) << "edit not applied: " << from;
+    entry = edited;
+  }
+  return ParsePublishedJson(
+      absl::StrCat(R"({"format": "dissect.published.v1", "entries": [)", entry,
+                   "]}"),
+      "p.json");
+}
+
+TEST(ParsePublishedJsonTest, ReadsAnEntry) {
+  absl::StatusOr<std::vector<PublishedValue>> values = ParseEntry();
+  ASSERT_TRUE(values.ok()) << values.status();
+  ASSERT_EQ(values->size(), 1u);
+  const PublishedValue& v = values->front();
+  EXPECT_EQ(v.device.name_contains, std::vector<std::string>{"H100"});
+  EXPECT_EQ(v.device.compute_capability, "9.0");
+  EXPECT_EQ(v.level, "L1");
+  EXPECT_EQ(v.value, 40.5);
+  EXPECT_EQ(v.source.year, 2024);
+  EXPECT_EQ(v.note, "n");
+  EXPECT_EQ(ShortCitation(v.source), "Author et al., V 2024, Table 1");
+}
+
+TEST(ParsePublishedJsonTest, RejectsBadEntries) {
+  struct Case {
+    std::string from, to, message;
+  };
+  const std::vector<Case> cases = {
+      {"\"L1\"", "\"L3\"", "level \"L3\" is not one of"},
+      {"latency_cycles", "latency_us", "unknown quantity \"latency_us\""},
+      {"\"cycles\"", "\"ns\"", "unit of latency_cycles must be \"cycles\""},
+      {"40.5", "-1", "needs a positive number \"value\""},
+      {"\"where\": \"Table 1\"", "\"where\": \"\"", "\"where\" is empty"},
+      {"\"year\": 2024, ", "", "needs an integer \"year\""},
+      {"\"title\": \"T\", ", "", "has no \"title\""},
+      {R"("name_contains": ["H100"], "compute_capability": "9.0")", "",
+       "needs name_contains and/or compute_capability"},
+      {"\"note\": \"n\"", "\"notes\": \"n\"", "unknown key \"notes\""},
+      {"\"measured_on\": \"GPU X\",", "", "has no \"measured_on\""},
+  };
+  for (const Case& c : cases) {
+    absl::StatusOr<std::vector<PublishedValue>> values =
+        ParseEntry(c.from, c.to);
+    ASSERT_FALSE(values.ok()) << c.from;
+    EXPECT_THAT(Msg(values.status()), HasSubstr(c.message));
+    EXPECT_THAT(Msg(values.status()), HasSubstr("p.json: entries[0]"));
+  }
+}
+
+TEST(ParsePublishedJsonTest, RejectsBadFiles) {
+  EXPECT_THAT(Msg(ParsePublishedJson("{", "p.json").status()),
+              HasSubstr("p.json: malformed JSON"));
+  EXPECT_THAT(Msg(ParsePublishedJson(R"({"entries": []})", "p.json").status()),
+              HasSubstr("\"format\" must be \"dissect.published.v1\""));
+  EXPECT_THAT(
+      Msg(ParsePublishedJson(R"({"format": "dissect.published.v1"})", "p.json")
+              .status()),
+      HasSubstr("no \"entries\" array"));
+}
+
+TEST(DeviceMatchesTest, NameAndComputeCapability) {
+  DeviceMatch match;
+  match.name_contains = {"h100", "H800 PCIe"};
+  EXPECT_TRUE(DeviceMatches(match, "NVIDIA H100 80GB HBM3", "9.0"));
+  EXPECT_TRUE(DeviceMatches(match, "NVIDIA H800 PCIe", "9.0"));
+  EXPECT_FALSE(DeviceMatches(match, "NVIDIA A100-PCIE-40GB", "8.0"));
+  match.compute_capability = "9.0";
+  EXPECT_FALSE(DeviceMatches(match, "NVIDIA H100 80GB HBM3", "8.0"));
+  DeviceMatch cc_only;
+  cc_only.compute_capability = "8.0";
+  EXPECT_TRUE(DeviceMatches(cc_only, "anything", "8.0"));
+  EXPECT_FALSE(DeviceMatches(cc_only, "anything", "8.6"));
+}
+
+TEST(RepositoryFileTest, ParsesAndCitesEveryValue) {
+  absl::StatusOr<std::vector<PublishedValue>> values =
+      ParsePublishedJson(ReadText(Runfile(kConfig)), kConfig);
+  ASSERT_TRUE(values.ok()) << values.status();
+  ASSERT_FALSE(values->empty());
+  for (const PublishedValue& v : *values) {
+    EXPECT_FALSE(v.source.url.empty()) << v.level << " " << v.quantity;
+    EXPECT_GT(v.source.year, 2000);
+  }
+}
+
+TEST(RepositoryFileTest, HasHopperValuesForAnH100) {
+  absl::StatusOr<std::vector<PublishedValue>> values =
+      ParsePublishedJson(ReadText(Runfile(kConfig)), kConfig);
+  ASSERT_TRUE(values.ok()) << values.status();
+  int hopper_latencies = 0;
+  for (const PublishedValue& v : *values) {
+    if (v.quantity == "latency_cycles" &&
+        DeviceMatches(v.device, "NVIDIA H100 80GB HBM3", "9.0")) {
+      ++hopper_latencies;
+      EXPECT_THAT(v.source.title, HasSubstr("Hopper"));
+    }
+  }
+  EXPECT_EQ(hopper_latencies, 4);  // shared, L1, L2, DRAM
+}
+
+TEST(RepositoryFileTest, BuiltInCopyIsTheFile) {
+  EXPECT_EQ(std::string(kEmbeddedPublishedJson), ReadText(Runfile(kConfig)));
+}
+
+}  // namespace
+}  // namespace dissect::analysis

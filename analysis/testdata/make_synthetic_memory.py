@@ -1,0 +1,332 @@
+#!/usr/bin/env python3
+"""Writes the synthetic memory-experiment fixtures (synthetic_memory_*.json,
+synthetic_latency_trace.json, synthetic_*bandwidth*.json) in this folder.
+
+Every number below is made up for the tests: chosen levels with a little
+deterministic jitter, laid out exactly as the harness writes result files
+(experiments/harness/testdata/synthetic_result.golden.json). They are not
+measurements. Run from anywhere: python3 analysis/testdata/make_synthetic_memory.py
+"""
+
+import json
+import os
+
+KIB = 1024
+MIB = 1024 * KIB
+GIB = 1024 * MIB
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+H100_LIKE = {
+    "device_compute_capability": "9.0",
+    "device_dram_peak_gbps": "3352.3",
+    "device_index": "0",
+    "device_l2_bytes": "52428800",
+    "device_max_threads_per_sm": "2048",
+    "device_memory_bus_width_bits": "5120",
+    "device_memory_clock_khz": "2619000",
+    "device_name": "Synthetic H100-like GPU (fixture)",
+    "device_pci_bus_id": "0000:00:00.0",
+    "device_shared_per_block_optin_bytes": "232448",
+    "device_sm_clock_max_khz": "1980000",
+    "device_sm_count": "132",
+}
+A100_LIKE = {
+    "device_compute_capability": "8.0",
+    "device_dram_peak_gbps": "2039.0",
+    "device_index": "0",
+    "device_l2_bytes": "41943040",
+    "device_max_threads_per_sm": "2048",
+    "device_memory_bus_width_bits": "5120",
+    "device_memory_clock_khz": "1593000",
+    "device_name": "Synthetic A100-like GPU (fixture)",
+    "device_pci_bus_id": "0000:00:00.0",
+    "device_shared_per_block_optin_bytes": "166912",
+    "device_sm_clock_max_khz": "1410000",
+    "device_sm_count": "108",
+}
+
+_state = [20261123]
+
+
+def jitter(amplitude=0.01):
+    """Deterministic multiplicative jitter in [1 - amplitude, 1 + amplitude]."""
+    _state[0] = (_state[0] * 6364136223846793005 + 1442695040888963407) % 2**64
+    u = (_state[0] >> 11) / 2.0**53
+    return 1 + amplitude * (2 * u - 1)
+
+
+def context(device, experiment, question, axes, metrics, clock_mhz):
+    c = {
+        "date": "2026-11-23T09:00:00+00:00",
+        "host_name": "synthetic-fixture",
+        "executable": "./dist/bin/" + experiment,
+        "num_cpus": 16,
+        "mhz_per_cpu": 3000,
+        "cpu_scaling_enabled": False,
+        "caches": [],
+        "load_avg": [0.5, 0.4, 0.3],
+        "library_build_type": "release",
+        "build_cuda_archs": "sm_90a",
+        "build_host_compiler": "12.2.0",
+        "build_mode": "opt",
+        "build_nvcc_version": "13.0.88",
+        "clocks_source": "nvml",
+        "dissect_axes": ",".join(a for a, _, _ in axes),
+        "dissect_experiment": experiment,
+        "dissect_metrics": ",".join(m for m, _ in metrics),
+        "dissect_question": question,
+        "dissect_schema_version": "1",
+        "driver_version": "13.0",
+        "git_commit": "5a7114e0c0ffee0000000000000000000000abcd",
+        "git_dirty": "false",
+        "runtime_version": "13.0",
+        "timing_samples": "10",
+        "timing_warmup": "2",
+    }
+    c.update(device)
+    for name, unit, kind in axes:
+        c["axis.%s.type" % name] = kind
+        c["axis.%s.unit" % name] = unit
+    for name, unit in metrics:
+        c["metric.%s.unit" % name] = unit
+    c["_clock_mhz"] = clock_mhz
+    return c
+
+
+def row_name(experiment, axes, values):
+    parts = [experiment] + ["%s:%s" % (a, v) for (a, _, _), v in zip(axes, values)]
+    return "/".join(parts + ["iterations:1", "manual_time"])
+
+
+def write(filename, ctx, axes, metrics, points):
+    """points: list of (axis values, {metric: median} or 'skipped: ...')."""
+    clock = ctx.pop("_clock_mhz")
+    rows = []
+    for i, (values, measured) in enumerate(points):
+        name = row_name(ctx["dissect_experiment"], axes, values)
+        row = {
+            "name": name,
+            "family_index": i,
+            "per_family_instance_index": 0,
+            "run_name": name,
+            "run_type": "iteration",
+            "repetitions": 1,
+            "repetition_index": 0,
+            "threads": 1,
+        }
+        if isinstance(measured, str):
+            row.update({"error_occurred": True, "error_message": measured,
+                        "iterations": 0, "real_time": 0.0, "cpu_time": 0.0,
+                        "time_unit": "us"})
+        else:
+            row.update({"iterations": 1, "real_time": 100.0 * jitter(0.2),
+                        "cpu_time": 120.0 * jitter(0.2), "time_unit": "us"})
+            for metric, _ in metrics:
+                value = measured[metric]
+                spread = round(0.004 + 0.01 * jitter(1), 4)
+                row[metric] = value
+                row[metric + ".min"] = value * (1 - spread / 2)
+                row[metric + ".max"] = value * (1 + spread / 2)
+                row[metric + ".spread"] = spread
+            row["samples"] = 10.0
+            row["sm_clock_mhz.after"] = clock
+            row["sm_clock_mhz.before"] = clock
+            row["throttled"] = 0.0
+        rows.append(row)
+    with open(os.path.join(HERE, filename), "w") as f:
+        json.dump({"context": ctx, "benchmarks": rows}, f, indent=2)
+        f.write("\n")
+
+
+def r(value, digits=2):
+    return round(value, digits)
+
+
+# --- memory_latency -------------------------------------------------------
+LAT_AXES = [("path", "-", "string"), ("footprint_bytes", "B", "int64"),
+            ("stride_bytes", "B", "int64"), ("order", "-", "string"),
+            ("loads", "loads", "int64")]
+LAT_METRICS = [("cycles_per_load", "cycles/load"), ("ns_per_load", "ns/load"),
+               ("clock_mhz", "MHz")]
+LAT_QUESTION = ("What is the load latency of each memory level and path, and "
+                "where are the capacity steps?")
+
+
+def latency(cycles, clock=1980.0):
+    c = r(cycles * jitter())
+    return {"cycles_per_load": c, "ns_per_load": r(c / clock * 1000, 3),
+            "clock_mhz": clock}
+
+
+def levels(footprint, steps):
+    """steps: [(largest footprint, cycles), ...]; the last applies beyond."""
+    for limit, cycles in steps:
+        if footprint <= limit:
+            return cycles
+    return steps[-1][1]
+
+
+FOOTPRINTS = [KIB * 2**k for k in range(19)]  # 1 KiB .. 256 MiB
+PATH_LEVELS = {
+    "global_ca": [(256 * KIB, 33.4), (512 * KIB, 150), (32 * MIB, 262),
+                  (64 * MIB, 480), (None, 610)],
+    "global_cg": [(32 * MIB, 258), (64 * MIB, 470), (None, 605)],
+    "ldg": [(256 * KIB, 34.2), (512 * KIB, 160), (32 * MIB, 262),
+            (64 * MIB, 480), (None, 612)],
+    "tex": [(256 * KIB, 38.6), (512 * KIB, 170), (32 * MIB, 270),
+            (64 * MIB, 490), (None, 615)],
+}
+
+
+def level_of(path, footprint):
+    for limit, cycles in PATH_LEVELS[path]:
+        if limit is None or footprint <= limit:
+            return cycles
+
+
+points = []
+for f in FOOTPRINTS[:11]:  # shared: up to 1 MiB, skipped above the opt-in
+    v = [("shared", f, 128, "random", 4096)]
+    if f > 232448:
+        points.append((v[0], "skipped: footprint %d B exceeds shared memory "
+                             "per block (232448 B opt-in)" % f))
+    else:
+        points.append((v[0], latency(29.0)))
+for path in ["global_ca", "global_cg", "ldg", "tex"]:
+    for f in FOOTPRINTS:
+        points.append(((path, f, 128, "random", 4096), latency(level_of(path, f))))
+for f in FOOTPRINTS[:9]:  # const: 64 KiB bank
+    values = ("const", f, 128, "random", 4096)
+    if f > 64 * KIB:
+        points.append((values, "skipped: footprint %d B exceeds the 64 KiB "
+                               "constant bank" % f))
+    else:
+        points.append((values, latency(12.0 if f <= 2 * KIB else 62.0)))
+write("synthetic_memory_latency.json",
+      context(H100_LIKE, "memory_latency", LAT_QUESTION, LAT_AXES, LAT_METRICS,
+              1980.0),
+      LAT_AXES, LAT_METRICS, points)
+
+# The TLB sweep: one footprint, strides 4 KiB .. 4 MiB (x4).
+TLB = [(4 * KIB, 606), (16 * KIB, 611), (64 * KIB, 618), (256 * KIB, 647),
+       (1 * MIB, 735), (4 * MIB, 902)]
+write("synthetic_memory_latency_tlb.json",
+      context(H100_LIKE, "memory_latency", LAT_QUESTION, LAT_AXES, LAT_METRICS,
+              1980.0),
+      LAT_AXES, LAT_METRICS,
+      [(("global_cg", 256 * MIB, s, "random", 4096), latency(c)) for s, c in TLB])
+
+# --- latency_trace --------------------------------------------------------
+TRACE_AXES = [("path", "-", "string"), ("footprint_bytes", "B", "int64"),
+              ("stride_bytes", "B", "int64"), ("order", "-", "string"),
+              ("state", "-", "string")]
+TRACE_METRICS = [("level1_cycles", "cycles"), ("level1_fraction", "fraction"),
+                 ("level2_cycles", "cycles"), ("level2_fraction", "fraction"),
+                 ("level3_cycles", "cycles"), ("level3_fraction", "fraction"),
+                 ("miss_period_bytes", "B")]
+
+
+def trace(levels_, miss):
+    m = {}
+    for k in range(3):
+        c, f = levels_[k] if k < len(levels_) else (0.0, 0.0)
+        m["level%d_cycles" % (k + 1)] = float(c)
+        m["level%d_fraction" % (k + 1)] = float(f)
+    m["miss_period_bytes"] = float(miss)
+    return m
+
+
+TRACE = {
+    ("global_ca", 4, "strided", "cold"): ([(37, 0.96875), (640, 0.03125)], 128),
+    ("global_ca", 4, "strided", "warm"): ([(37, 0.96875), (262, 0.03125)], 128),
+    ("global_ca", 4, "random", "cold"): ([(37, 0.6), (640, 0.4)], 12288),
+    ("global_ca", 4, "random", "warm"): ([(37, 0.62), (262, 0.38)], 8192),
+    ("global_ca", 128, "strided", "cold"): ([(640, 1.0)], 0),
+    ("global_ca", 128, "strided", "warm"): ([(262, 1.0)], 0),
+    ("global_ca", 128, "random", "cold"): ([(640, 1.0)], 0),
+    ("global_ca", 128, "random", "warm"): ([(248, 0.56), (318, 0.44)], 256),
+    ("global_cg", 4, "strided", "cold"): ([(260, 0.875), (638, 0.125)], 32),
+    ("global_cg", 4, "strided", "warm"): ([(258, 1.0)], 0),
+    ("global_cg", 4, "random", "cold"): ([(260, 0.7), (640, 0.3)], 4096),
+    ("global_cg", 4, "random", "warm"): ([(248, 0.55), (318, 0.45)], 4),
+    ("global_cg", 128, "strided", "cold"): ([(640, 1.0)], 0),
+    ("global_cg", 128, "strided", "warm"): ([(249, 0.52), (319, 0.48)], 128),
+    ("global_cg", 128, "random", "cold"): ([(640, 1.0)], 0),
+    ("global_cg", 128, "random", "warm"): ([(247, 0.53), (317, 0.47)], 384),
+}
+write("synthetic_latency_trace.json",
+      context(H100_LIKE, "latency_trace",
+              "How is each single access served: which levels, line and sector "
+              "sizes, L2 partitions?", TRACE_AXES, TRACE_METRICS, 1980.0),
+      TRACE_AXES, TRACE_METRICS,
+      [((p, 4 * MIB, s, o, st), trace(*v)) for (p, s, o, st), v in TRACE.items()])
+
+# --- memory_bandwidth -----------------------------------------------------
+BW_AXES = [("op", "-", "string"), ("width_bits", "bits", "int64"),
+           ("footprint_bytes", "B", "int64")]
+BW_METRICS = [("bandwidth_gbps", "GB/s"), ("dram_peak_pct", "%")]
+
+
+def bandwidth(gbps, peak=3352.3):
+    g = r(gbps * jitter(), 1)
+    return {"bandwidth_gbps": g, "dram_peak_pct": r(100 * g / peak, 2)}
+
+
+READ128 = {16 * KIB: 760, 32 * KIB: 1490, 64 * KIB: 2950, 128 * KIB: 5800,
+           256 * KIB: 11200, 512 * KIB: 18600, 1 * MIB: 18900, 2 * MIB: 19300,
+           4 * MIB: 19100, 8 * MIB: 19400, 16 * MIB: 9700, 32 * MIB: 9900,
+           64 * MIB: 3050, 128 * MIB: 3080, 256 * MIB: 3100, 512 * MIB: 3095,
+           1 * GIB: 3102}
+
+
+def scaled(footprint, l1, l2, dram):
+    ramp = min(1.0, READ128[footprint] / 18600.0) if footprint <= 256 * KIB else 1
+    if footprint <= 8 * MIB:
+        return l1 * ramp
+    if footprint <= 32 * MIB:
+        return l2
+    return dram
+
+
+points = [(("read", 128, f), bandwidth(g)) for f, g in READ128.items()]
+for op, width, l1, l2, dram in [("read", 32, 9100, 7400, 2980),
+                                ("read", 64, 15200, 9300, 3060),
+                                ("write", 128, 8200, 8200, 2900),
+                                ("copy", 128, 14100, 8800, 2950)]:
+    for f in [16 * KIB * 4**k for k in range(9)]:
+        points.append(((op, width, f), bandwidth(scaled(f, l1, l2, dram))))
+write("synthetic_memory_bandwidth.json",
+      context(H100_LIKE, "memory_bandwidth",
+              "What bandwidth do streaming reads, writes and copies reach from "
+              "L1, L2 and DRAM at 32-, 64- and 128-bit access widths?",
+              BW_AXES, BW_METRICS, 1980.0),
+      BW_AXES, BW_METRICS, points)
+
+# --- shared_bandwidth -----------------------------------------------------
+SBW_AXES = [("width_bits", "bits", "int64")]
+SBW_METRICS = [("bytes_per_clk_per_sm", "B/clk/SM"), ("aggregate_gbps", "GB/s"),
+               ("shared_peak_pct", "%")]
+SBW_QUESTION = ("How many bytes per clock can one SM load from shared memory at "
+                "32-, 64- and 128-bit access widths?")
+
+
+def shared(bpc, sms, clock_mhz):
+    return {"bytes_per_clk_per_sm": bpc,
+            "aggregate_gbps": r(bpc * sms * clock_mhz / 1000, 1),
+            "shared_peak_pct": r(100 * bpc / 128, 2)}
+
+
+write("synthetic_shared_bandwidth.json",
+      context(H100_LIKE, "shared_bandwidth", SBW_QUESTION, SBW_AXES, SBW_METRICS,
+              1980.0),
+      SBW_AXES, SBW_METRICS,
+      [((32,), shared(96.5, 132, 1980)), ((64,), shared(125.1, 132, 1980)),
+       ((128,), shared(126.3, 132, 1980))])
+
+# A second device with nothing but shared_bandwidth: a table of "—".
+write("synthetic_shared_bandwidth_a100.json",
+      context(A100_LIKE, "shared_bandwidth", SBW_QUESTION, SBW_AXES, SBW_METRICS,
+              1410.0),
+      SBW_AXES, SBW_METRICS,
+      [((32,), shared(92.2, 108, 1410)), ((64,), shared(120.4, 108, 1410)),
+       ((128,), "error: INTERNAL: synthetic failure (fixture)")])
