@@ -135,6 +135,14 @@ absl::Status ValidateChasePoint(const Point& point) {
     if (name == "loads" && point.Int("loads") < 1) {
       return absl::InvalidArgumentError("loads must be >= 1");
     }
+    // Global, shared and constant chains store 32-bit byte offsets; the
+    // texture chain stores element indices.
+    if (name == "path" && point.Str("path") != "tex" &&
+        point.Int("footprint_bytes") > (int64_t{1} << 32)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("footprint_bytes (", point.Int("footprint_bytes"),
+                       ") exceeds 4 GiB, the reach of the chain's 32-bit byte offsets"));
+    }
   }
   return absl::OkStatus();
 }

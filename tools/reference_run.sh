@@ -3,6 +3,8 @@
 # tools/bundle.sh (the machine needs no Bazel), writing raw results and the
 # exact commands into OUTDIR (commit it as analysis/reference/<device>/).
 # Usage: tools/reference_run.sh OUTDIR [extra flags for every experiment]
+# Figures are drawn afterwards where gnuplot is (not on the GPU machine):
+#   ./bazelw run //analysis:figures -- --out=$PWD/OUTDIR/figures $PWD/OUTDIR
 # Sized to finish well inside 10 minutes on an H100.
 set -uo pipefail
 out=${1:?usage: tools/reference_run.sh OUTDIR [flags]}
@@ -28,8 +30,10 @@ run() {  # run LABEL BINARY ARGS...: one experiment, its command line recorded v
 run shared_latency shared_latency "$@"
 run relu_bandwidth relu_bandwidth "$@"
 run memory_latency memory_latency --samples=10 "$@"
+# TLB: 2 GiB spans 1024 pages of 2 MiB, far beyond the L2 plateau's reach;
+# at large strides each load touches a new page.
 run memory_latency_tlb memory_latency --samples=5 --axis=path=global_cg --axis=order=random \
-  --axis=footprint_bytes=256MiB --axis=stride_bytes=4KiB:4MiB:*2 "$@"
+  --axis=footprint_bytes=2GiB --axis=stride_bytes=4KiB:4MiB:*2 "$@"
 run latency_trace latency_trace --samples=5 "$@"
 for b in memory_bandwidth shared_bandwidth; do
   [[ -x dist/bin/${b} ]] && run "${b}" "${b}" "$@"
