@@ -267,6 +267,33 @@ std::string CeilingCell(const HierarchyRow& row) {
                       row.ceiling);
 }
 
+// What we measured for a published quantity (capacities that are only a
+// lower bound excluded), if anything.
+std::optional<double> MeasuredNumber(const DeviceHierarchy& h,
+                                     const PublishedValue& v) {
+  const HierarchyRow* row = h.Find(v.level);
+  if (row == nullptr) return std::nullopt;
+  if (v.quantity == "latency_cycles") return row->latency_cycles;
+  if (v.quantity == "latency_ns") return row->latency_ns;
+  if (v.quantity == "capacity_bytes") {
+    if (row->capacity_is_lower_bound) return std::nullopt;
+    return row->capacity_bytes;
+  }
+  if (v.quantity == "line_bytes") return row->line_bytes;
+  if (v.quantity == "sector_bytes") return row->sector_bytes;
+  if (row->bandwidth_unit == v.unit) return row->bandwidth;
+  return std::nullopt;
+}
+
+// Measured against published: "in range" / "**outside**" for a range, the
+// ratio measured / published for a value, "—" without a measurement.
+std::string CheckCell(const DeviceHierarchy& h, const PublishedValue& v) {
+  const std::optional<double> measured = MeasuredNumber(h, v);
+  if (!measured) return kNoValue;
+  if (IsRange(v)) return InRange(v, *measured) ? "in range" : "**outside**";
+  return absl::StrFormat("×%.2f", *measured / v.value);
+}
+
 // What we measured for a published quantity, or "—".
 std::string MeasuredCell(const DeviceHierarchy& h, const PublishedValue& v) {
   const HierarchyRow* row = h.Find(v.level);
@@ -285,8 +312,14 @@ std::string MeasuredCell(const DeviceHierarchy& h, const PublishedValue& v) {
 }
 
 std::string PublishedCell(const PublishedValue& v) {
-  if (v.unit == "B") return FormatBytes(v.value);
-  return absl::StrCat(FormatNumber(v.value), " ", v.unit);
+  auto number = [&](double x) {
+    return v.unit == "B" ? FormatBytes(x) : FormatNumber(x);
+  };
+  const std::string unit = v.unit == "B" ? "" : absl::StrCat(" ", v.unit);
+  if (!IsRange(v)) return absl::StrCat(number(v.value), unit);
+  if (!v.range_high) return absl::StrCat("≥ ", number(*v.range_low), unit);
+  if (!v.range_low) return absl::StrCat("≤ ", number(*v.range_high), unit);
+  return absl::StrCat(number(*v.range_low), " – ", number(*v.range_high), unit);
 }
 
 std::string QuantityName(const std::string& quantity) {
@@ -321,11 +354,14 @@ std::string PublishedBlock(const DeviceHierarchy& h,
       &out, "Entries of `", options.published_origin,
       "` that match this device by name and/or compute capability. They were "
       "measured elsewhere, often on another model of the same architecture "
-      "(\"published for\"), with other methods and clocks.\n\n");
+      "(\"published for\"), with other methods and clocks. `check` is "
+      "measured / published for a value, and whether the measurement lies "
+      "in an acceptance range.\n\n");
   Table table;
   table.columns = {{"level", false},        {"quantity", false},
                    {"published", true},     {"published for", false},
-                   {"measured here", true}, {"source", false}};
+                   {"measured here", true}, {"check", false},
+                   {"source", false}};
   std::vector<const PublishedSource*> sources;
   // Each distinct note once, with the rows it belongs to.
   std::vector<std::pair<std::string, std::vector<std::string>>> notes;
@@ -339,7 +375,7 @@ std::string PublishedBlock(const DeviceHierarchy& h,
     if (index == sources.size()) sources.push_back(&v->source);
     table.rows.push_back(
         {v->level, QuantityName(v->quantity), PublishedCell(*v),
-         CellText(v->measured_on), MeasuredCell(h, *v),
+         CellText(v->measured_on), MeasuredCell(h, *v), CheckCell(h, *v),
          CellText(absl::StrCat("[", index + 1, "] ", v->source.where))});
     if (!v->note.empty()) {
       auto it = std::find_if(notes.begin(), notes.end(),

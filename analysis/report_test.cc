@@ -163,7 +163,7 @@ TEST(RenderReportTest, HierarchySectionWithMatchingPublishedValuesOnly) {
                                  "120 B/clk/SM | 93.8% of 128 B/clk/SM |"));
   EXPECT_THAT(*report, HasSubstr("### published values: GPU Z"));
   EXPECT_THAT(*report, HasSubstr("| shared | bandwidth | 128 B/clk/SM | "
-                                 "Other GPU     |  120 B/clk/SM | "
+                                 "Other GPU     |  120 B/clk/SM | ×0.94 | "
                                  "[1] Table 9 |"));
   EXPECT_THAT(*report, Not(HasSubstr("64 B/clk/SM")));
   EXPECT_THAT(*report, HasSubstr("[1] Ann Author, Bo Author: \"Title\", "
