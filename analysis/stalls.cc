@@ -84,9 +84,16 @@ std::string RowDisplayName(const ResultFile& file, const Row& row) {
 }
 
 StallTable BuildStallTable(const std::vector<ResultFile>& files) {
+  std::vector<const ResultFile*> pointers;
+  for (const ResultFile& file : files) pointers.push_back(&file);
+  return BuildStallTable(pointers);
+}
+
+StallTable BuildStallTable(const std::vector<const ResultFile*>& files) {
   StallTable table;
   std::map<std::string, double> share;
-  for (const ResultFile& file : files) {
+  for (const ResultFile* file_pointer : files) {
+    const ResultFile& file = *file_pointer;
     if (auto it = file.context.find(std::string(kCountersUnavailableKey));
         it != file.context.end()) {
       table.unavailable.push_back({&file, it->second});

@@ -68,6 +68,7 @@ struct StallTable {
 // The stall rows (rows without error that have at least one
 // `cupti/stall_<reason>` counter) of `files`. Pointers refer into `files`.
 StallTable BuildStallTable(const std::vector<ResultFile>& files);
+StallTable BuildStallTable(const std::vector<const ResultFile*>& files);
 
 // `<experiment>/<axis>:<value>/...` of a row: the benchmark name without the
 // segments Google Benchmark adds (iterations:1, manual_time, ...).
