@@ -129,6 +129,27 @@ std::vector<double> KernelDurationsMs(const std::vector<KernelRecord>& records,
   return out;
 }
 
+absl::StatusOr<std::vector<double>> LaunchSpansMs(
+    const std::vector<KernelRecord>& records, size_t launches) {
+  if (launches == 0 || records.size() % launches != 0 || records.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        records.size(), " kernel record(s) cannot be split evenly into ",
+        launches, " launch(es)"));
+  }
+  const size_t per_launch = records.size() / launches;
+  std::vector<double> out;
+  for (size_t launch = 0; launch < launches; ++launch) {
+    uint64_t first = records[launch * per_launch].start_ns;
+    uint64_t last = records[launch * per_launch].end_ns;
+    for (size_t i = launch * per_launch; i < (launch + 1) * per_launch; ++i) {
+      first = std::min(first, records[i].start_ns);
+      last = std::max(last, records[i].end_ns);
+    }
+    out.push_back(last > first ? static_cast<double>(last - first) * 1e-6 : 0);
+  }
+  return out;
+}
+
 absl::StatusOr<KernelDurationSummary> SummarizeKernelDurations(
     const std::vector<KernelRecord>& records, absl::string_view name_fragment) {
   const std::vector<double> ms = KernelDurationsMs(records, name_fragment);

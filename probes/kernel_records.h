@@ -80,6 +80,15 @@ std::vector<KernelRecord> MatchingKernels(
 std::vector<double> KernelDurationsMs(const std::vector<KernelRecord>& records,
                                       absl::string_view name_fragment);
 
+// Per-launch durations for `launches` launches that each ran the same number
+// of kernels, from `records` in start order (as Take returns them): the
+// records are cut into `launches` consecutive groups, and each launch lasts
+// from its first kernel's start to its last kernel's end (ms). With one
+// kernel per launch this is each record's duration. InvalidArgument if
+// `launches` is 0 or does not divide the number of records.
+absl::StatusOr<std::vector<double>> LaunchSpansMs(
+    const std::vector<KernelRecord>& records, size_t launches);
+
 struct KernelDurationSummary {
   size_t count = 0;
   double total_ms = 0;

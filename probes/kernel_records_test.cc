@@ -163,6 +163,36 @@ TEST(KernelSelectionTest, MatchingAndDurations) {
               ElementsAre(DoubleNear(2.0, 1e-12), DoubleNear(3.0, 1e-12)));
 }
 
+TEST(LaunchSpansMsTest, OneKernelPerLaunch) {
+  absl::StatusOr<std::vector<double>> spans = LaunchSpansMs(
+      {Make("k", 1'000'000, 3'000'000), Make("k", 5'000'000, 6'500'000)}, 2);
+  ASSERT_TRUE(spans.ok()) << spans.status();
+  EXPECT_THAT(*spans,
+              ElementsAre(DoubleNear(2.0, 1e-12), DoubleNear(1.5, 1e-12)));
+}
+
+TEST(LaunchSpansMsTest, SeveralKernelsPerLaunchSpanFirstStartToLastEnd) {
+  // Two launches of two kernels each; the second kernel of launch 1 ends
+  // before the first (concurrent kernels).
+  absl::StatusOr<std::vector<double>> spans = LaunchSpansMs(
+      {Make("a", 1'000'000, 4'000'000), Make("b", 2'000'000, 3'000'000),
+       Make("a", 10'000'000, 11'000'000), Make("b", 11'000'000, 12'500'000)},
+      2);
+  ASSERT_TRUE(spans.ok()) << spans.status();
+  EXPECT_THAT(*spans,
+              ElementsAre(DoubleNear(3.0, 1e-12), DoubleNear(2.5, 1e-12)));
+}
+
+TEST(LaunchSpansMsTest, UnevenSplitFails) {
+  const std::vector<KernelRecord> three = {Make("k", 1, 2), Make("k", 3, 4),
+                                           Make("k", 5, 6)};
+  EXPECT_EQ(LaunchSpansMs(three, 2).status(),
+            absl::InvalidArgumentError(
+                "3 kernel record(s) cannot be split evenly into 2 launch(es)"));
+  EXPECT_FALSE(LaunchSpansMs(three, 0).ok());
+  EXPECT_FALSE(LaunchSpansMs({}, 1).ok());
+}
+
 TEST(SummarizeKernelDurationsTest, SummarizesMatchingRecords) {
   const std::vector<KernelRecord> records = {
       Make("Spin", 0 + 1, 50'000'001), Make("Other", 1, 1'000'000'000),
