@@ -14,6 +14,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "analysis/published.h"
+#include "analysis/stalls.h"
 
 namespace dissect::analysis {
 namespace {
@@ -401,7 +402,74 @@ std::string PublishedBlock(const DeviceHierarchy& h,
   return out;
 }
 
+std::string FractionCell(const StallBreakdown& b, const std::string& reason) {
+  auto it = b.fractions.find(reason);
+  if (it == b.fractions.end()) return kNoValue;
+  return absl::StrFormat("%.3f", it->second);
+}
+
 }  // namespace
+
+std::string RenderStalls(const std::vector<ResultFile>& files) {
+  const StallTable stalls = BuildStallTable(files);
+  if (stalls.empty()) return "";
+  std::vector<std::string> blocks;
+  blocks.push_back("## stall reasons\n");
+  if (!stalls.rows.empty()) {
+    blocks.push_back(
+        "Each warp stall reason's share of the row's total stall, from the "
+        "`cupti/stall_<reason>` counters (the shares of a row sum to 1). "
+        "Reasons are ordered by their total share over the rows; `dominant` "
+        "is the row's largest. `—`: the row has no counter for that reason, "
+        "or no stall to share (see notes).\n");
+    if (stalls.files.size() == 1) {
+      blocks.push_back(absl::StrCat(DeviceLine(*stalls.files.front()), "\n"));
+    } else {
+      std::string list;
+      for (size_t i = 0; i < stalls.files.size(); ++i) {
+        absl::StrAppend(&list, "- [", i + 1, "] ", DeviceLine(*stalls.files[i]),
+                        "\n");
+      }
+      blocks.push_back(list);
+    }
+    const bool file_column = stalls.files.size() > 1;
+    const bool notes = std::any_of(
+        stalls.rows.begin(), stalls.rows.end(),
+        [](const StallRow& row) { return !row.breakdown.problem.empty(); });
+    Table table;
+    if (file_column) table.columns.push_back({"file", false});
+    table.columns.push_back({"benchmark", false});
+    for (const std::string& reason : stalls.reasons) {
+      table.columns.push_back({CellText(reason), true});
+    }
+    table.columns.push_back({"dominant", false});
+    if (notes) table.columns.push_back({"notes", false});
+    for (const StallRow& row : stalls.rows) {
+      std::vector<std::string> cells;
+      if (file_column) cells.push_back(absl::StrCat("[", row.file + 1, "]"));
+      cells.push_back(CellText(row.name));
+      for (const std::string& reason : stalls.reasons) {
+        cells.push_back(FractionCell(row.breakdown, reason));
+      }
+      cells.push_back(row.breakdown.dominant.empty()
+                          ? kNoValue
+                          : CellText(row.breakdown.dominant));
+      if (notes) cells.push_back(CellText(row.breakdown.problem));
+      table.rows.push_back(std::move(cells));
+    }
+    blocks.push_back(RenderTable(table));
+  }
+  if (!stalls.unavailable.empty()) {
+    std::string list = "Counters were not collected for:\n\n";
+    for (const auto& [file, reason] : stalls.unavailable) {
+      absl::StrAppend(&list, "- `", file->path, "` (", file->experiment, " on ",
+                      file->ContextOr("device_name", "unknown device"),
+                      "): ", CellText(reason), "\n");
+    }
+    blocks.push_back(list);
+  }
+  return absl::StrJoin(blocks, "\n");
+}
 
 std::string RenderMarkdown(const std::vector<ResultFile>& files) {
   std::vector<std::string> order;
@@ -471,6 +539,8 @@ absl::StatusOr<std::string> RenderReport(const std::vector<ResultFile>& files,
   for (const DeviceHierarchy& h : *tables) {
     absl::StrAppend(&out, out.empty() ? "" : "\n", RenderHierarchy(h, options));
   }
+  const std::string stalls = RenderStalls(files);
+  if (!stalls.empty()) absl::StrAppend(&out, out.empty() ? "" : "\n", stalls);
   return out;
 }
 
