@@ -5,13 +5,14 @@
 //   DISSECT_UPDATE_GOLDEN=1 bazel run //probes:counters_catalog_test
 #include <cstdlib>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <set>
-#include <sstream>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "analysis/test_util.h"
 #include "gtest/gtest.h"
 #include "probes/counters.h"
 #include "probes/cupti_host.h"
@@ -36,13 +37,6 @@ const std::map<std::string, std::set<std::string>>& UnitDimensions() {
       {"warps/issue", {"instruction"}},
   };
   return *m;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 TEST(CatalogAgainstCuptiTest, EveryChipIsKnownToCupti) {
@@ -95,8 +89,7 @@ TEST(CatalogAgainstCuptiTest, PassCountsMatchGolden) {
     std::cerr << "updated " << kGolden << "\n";
     return;
   }
-  const std::string golden =
-      ReadFile(std::string(std::getenv("TEST_SRCDIR")) + "/dissect/" + kGolden);
+  const std::string golden = analysis::testing::ReadText(analysis::testing::Runfile(kGolden));
   EXPECT_EQ(actual, golden) << "regenerate with DISSECT_UPDATE_GOLDEN=1 bazel run "
                                "//probes:counters_catalog_test";
 }

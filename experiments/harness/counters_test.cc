@@ -84,13 +84,19 @@ Outcome RunSynthetic(RunEnv env, bool collect, const std::string& name) {
   return outcome;
 }
 
-TEST(CountersInRowsTest, ValuesUnitsAndPassesBesideTheTimings) {
-  FakeCollector fake;
+// An environment whose counters were set up (on a pretend GH100).
+RunEnv WithCollector(CounterCollector* collector) {
   RunEnv env;
-  env.counters.collector = &fake;
+  env.counters.collector = collector;
   env.counters.chip = "GH100";
   env.counters.replay = "user";
   env.counters.passes = 2;
+  return env;
+}
+
+TEST(CountersInRowsTest, ValuesUnitsAndPassesBesideTheTimings) {
+  FakeCollector fake;
+  RunEnv env = WithCollector(&fake);
   const Outcome o = RunSynthetic(env, true, "available");
   EXPECT_EQ(o.failures, 0);
   EXPECT_EQ(o.launches, 2) << "one launch per pass";
@@ -133,11 +139,7 @@ TEST(CountersInRowsTest, UnavailableCountersKeepTimingsAndSayWhy) {
 
 TEST(CountersInRowsTest, AFailedCounterPassLabelsTheRowAndKeepsTimings) {
   FakeCollector fake(absl::UnavailableError("CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED"));
-  RunEnv env;
-  env.counters.collector = &fake;
-  env.counters.chip = "GH100";
-  env.counters.replay = "user";
-  env.counters.passes = 2;
+  RunEnv env = WithCollector(&fake);
   const Outcome o = RunSynthetic(env, true, "failed_pass");
   EXPECT_EQ(o.failures, 0) << "a counter failure does not fail the point";
   ASSERT_EQ(o.file.rows.size(), 1u);
@@ -150,11 +152,7 @@ TEST(CountersInRowsTest, AFailedCounterPassLabelsTheRowAndKeepsTimings) {
 
 TEST(CountersInRowsTest, AnExperimentThatTakesNoCounterPassIsLabelled) {
   FakeCollector fake;
-  RunEnv env;
-  env.counters.collector = &fake;
-  env.counters.chip = "GH100";
-  env.counters.replay = "user";
-  env.counters.passes = 2;
+  RunEnv env = WithCollector(&fake);
   const Outcome o = RunSynthetic(env, false, "not_collected");
   ASSERT_EQ(o.file.rows.size(), 1u);
   EXPECT_EQ(o.file.rows[0].label,
