@@ -22,7 +22,8 @@ constexpr char kRangeName[] = "dissect";
 
 absl::Status CudaFailure(cudaError_t error, const char* call) {
   const CounterFailure failure = ClassifyCudaError(error);
-  return CounterStatus(failure.cause, absl::StrCat(call, " failed: ", failure.explanation));
+  return CounterStatus(failure.cause,
+                       absl::StrCat(call, " failed: ", failure.explanation));
 }
 
 // The CUDA context current on this thread, through the driver entry point
@@ -33,12 +34,15 @@ absl::StatusOr<CUcontext> CurrentContext() {
   cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
   const cudaError_t error = cudaGetDriverEntryPointByVersion(
       "cuCtxGetCurrent", &fn, 12000, cudaEnableDefault, &found);
-  if (error != cudaSuccess) return CudaFailure(error, "cudaGetDriverEntryPointByVersion");
+  if (error != cudaSuccess)
+    return CudaFailure(error, "cudaGetDriverEntryPointByVersion");
   if (fn == nullptr || found != cudaDriverEntryPointSuccess) {
-    return CounterStatus(CounterCause::kNoGpu, "the CUDA driver has no cuCtxGetCurrent");
+    return CounterStatus(CounterCause::kNoGpu,
+                         "the CUDA driver has no cuCtxGetCurrent");
   }
   CUcontext context = nullptr;
-  if (reinterpret_cast<GetCurrent>(fn)(&context) != CUDA_SUCCESS || context == nullptr) {
+  if (reinterpret_cast<GetCurrent>(fn)(&context) != CUDA_SUCCESS ||
+      context == nullptr) {
     return CounterStatus(CounterCause::kNoGpu, "no current CUDA context");
   }
   return context;
@@ -47,13 +51,15 @@ absl::StatusOr<CUcontext> CurrentContext() {
 // cuptiProfilerInitialize/DeInitialize for the life of a CuptiCounters
 // (CUPTI counts them).
 absl::Status InitializeProfiler(const CuptiApi& api) {
-  CUpti_Profiler_Initialize_Params p{CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+  CUpti_Profiler_Initialize_Params p{
+      CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
   DISSECT_CUPTI_RETURN_IF_ERROR(api.cuptiProfilerInitialize(&p));
   return absl::OkStatus();
 }
 
 void DeinitializeProfiler(const CuptiApi& api) {
-  CUpti_Profiler_DeInitialize_Params p{CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE};
+  CUpti_Profiler_DeInitialize_Params p{
+      CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE};
   api.cuptiProfilerDeInitialize(&p);
 }
 
@@ -70,10 +76,12 @@ absl::StatusOr<std::vector<uint8_t>> CounterAvailability(const CuptiApi& api,
 }
 
 absl::StatusOr<std::string> ChipName(const CuptiApi& api, int device) {
-  CUpti_Device_GetChipName_Params p{CUpti_Device_GetChipName_Params_STRUCT_SIZE};
+  CUpti_Device_GetChipName_Params p{
+      CUpti_Device_GetChipName_Params_STRUCT_SIZE};
   p.deviceIndex = static_cast<size_t>(device);
   DISSECT_CUPTI_RETURN_IF_ERROR(api.cuptiDeviceGetChipName(&p));
-  if (p.pChipName == nullptr) return absl::InternalError("CUPTI returned no chip name");
+  if (p.pChipName == nullptr)
+    return absl::InternalError("CUPTI returned no chip name");
   return std::string(p.pChipName);
 }
 
@@ -82,7 +90,8 @@ class EnabledRangeProfiler {
  public:
   static absl::StatusOr<EnabledRangeProfiler> Enable(const CuptiApi* api,
                                                      CUcontext context) {
-    CUpti_RangeProfiler_Enable_Params p{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
+    CUpti_RangeProfiler_Enable_Params p{
+        CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
     p.ctx = context;
     DISSECT_CUPTI_RETURN_IF_ERROR(api->cuptiRangeProfilerEnable(&p));
     return EnabledRangeProfiler(api, p.pRangeProfilerObject);
@@ -92,7 +101,8 @@ class EnabledRangeProfiler {
   EnabledRangeProfiler& operator=(EnabledRangeProfiler&&) = delete;
   ~EnabledRangeProfiler() {
     if (object_ == nullptr) return;
-    CUpti_RangeProfiler_Disable_Params p{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+    CUpti_RangeProfiler_Disable_Params p{
+        CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
     p.pRangeProfilerObject = object_;
     api_->cuptiRangeProfilerDisable(&p);
   }
@@ -111,8 +121,10 @@ const char* CounterReplayName(CounterReplay replay) {
   return replay == CounterReplay::kKernel ? "kernel" : "user";
 }
 
-CuptiCounters::CuptiCounters(const CuptiApi* api, void* context, CounterReplay replay,
-                             std::unique_ptr<CuptiHost> host, CounterConfig config,
+CuptiCounters::CuptiCounters(const CuptiApi* api, void* context,
+                             CounterReplay replay,
+                             std::unique_ptr<CuptiHost> host,
+                             CounterConfig config,
                              std::vector<const CatalogMetric*> metrics)
     : api_(api),
       context_(context),
@@ -124,8 +136,10 @@ CuptiCounters::CuptiCounters(const CuptiApi* api, void* context, CounterReplay r
 CuptiCounters::~CuptiCounters() { DeinitializeProfiler(*api_); }
 
 absl::StatusOr<std::unique_ptr<CuptiCounters>> CuptiCounters::Create(
-    int device, const std::vector<const CatalogMetric*>& metrics, CounterReplay replay) {
-  if (metrics.empty()) return absl::InvalidArgumentError("no metrics to collect");
+    int device, const std::vector<const CatalogMetric*>& metrics,
+    CounterReplay replay) {
+  if (metrics.empty())
+    return absl::InvalidArgumentError("no metrics to collect");
   if (const cudaError_t e = cudaSetDevice(device); e != cudaSuccess) {
     return CudaFailure(e, "cudaSetDevice");
   }
@@ -158,7 +172,8 @@ absl::StatusOr<std::unique_ptr<CuptiCounters>> CuptiCounters::Create(
     return CounterStatus(
         CounterCause::kUnknownChip,
         absl::StrCat("the metric catalog has no ", chip, " names for ",
-                     absl::StrJoin(unmapped, ", "), " (add them to configs/metrics/catalog.json)"));
+                     absl::StrJoin(unmapped, ", "),
+                     " (add them to configs/metrics/catalog.json)"));
   }
   DISSECT_ASSIGN_OR_RETURN(std::vector<uint8_t> availability,
                            CounterAvailability(*api, context));
@@ -170,9 +185,9 @@ absl::StatusOr<std::unique_ptr<CuptiCounters>> CuptiCounters::Create(
       api, context, replay, std::move(host), std::move(config), metrics));
 }
 
-absl::StatusOr<CounterReading> CuptiCounters::Collect(const LaunchFn& launch,
-                                                      cudaStream_t stream,
-                                                      const BeforePassFn& before_pass) {
+absl::StatusOr<CounterReading> CuptiCounters::Collect(
+    const LaunchFn& launch, cudaStream_t stream,
+    const BeforePassFn& before_pass) {
   const bool user = replay_ == CounterReplay::kUser;
   const size_t max_ranges = user ? kUserRanges : kKernelRanges;
   DISSECT_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
@@ -189,16 +204,19 @@ absl::StatusOr<CounterReading> CuptiCounters::Collect(const LaunchFn& launch,
   size.numMetrics = names.size();
   size.maxNumOfRanges = max_ranges;
   size.maxNumRangeTreeNodes = static_cast<uint32_t>(max_ranges);
-  DISSECT_CUPTI_RETURN_IF_ERROR(api_->cuptiRangeProfilerGetCounterDataSize(&size));
+  DISSECT_CUPTI_RETURN_IF_ERROR(
+      api_->cuptiRangeProfilerGetCounterDataSize(&size));
   std::vector<uint8_t> counter_data(size.counterDataSize);
   CUpti_RangeProfiler_CounterDataImage_Initialize_Params init{
       CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
   init.pRangeProfilerObject = profiler.get();
   init.counterDataSize = counter_data.size();
   init.pCounterData = counter_data.data();
-  DISSECT_CUPTI_RETURN_IF_ERROR(api_->cuptiRangeProfilerCounterDataImageInitialize(&init));
+  DISSECT_CUPTI_RETURN_IF_ERROR(
+      api_->cuptiRangeProfilerCounterDataImageInitialize(&init));
 
-  CUpti_RangeProfiler_SetConfig_Params config{CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
+  CUpti_RangeProfiler_SetConfig_Params config{
+      CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
   config.pRangeProfilerObject = profiler.get();
   config.configSize = config_.image.size();
   config.pConfig = config_.image.data();
@@ -221,7 +239,8 @@ absl::StatusOr<CounterReading> CuptiCounters::Collect(const LaunchFn& launch,
   for (int i = 0; i < max_iterations && !all_submitted; ++i) {
     if (before_pass) DISSECT_RETURN_IF_ERROR(before_pass(stream));
     DISSECT_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
-    CUpti_RangeProfiler_Start_Params start{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+    CUpti_RangeProfiler_Start_Params start{
+        CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
     start.pRangeProfilerObject = profiler.get();
     DISSECT_CUPTI_RETURN_IF_ERROR(api_->cuptiRangeProfilerStart(&start));
     if (user) {
@@ -231,24 +250,26 @@ absl::StatusOr<CounterReading> CuptiCounters::Collect(const LaunchFn& launch,
       push.pRangeName = kRangeName;
       DISSECT_CUPTI_RETURN_IF_ERROR(api_->cuptiRangeProfilerPushRange(&push));
     }
-    DISSECT_RETURN_IF_ERROR(
-        CudaStatus(launch(stream), "launch (counter pass)", __FILE__, __LINE__));
+    DISSECT_RETURN_IF_ERROR(CudaStatus(launch(stream), "launch (counter pass)",
+                                       __FILE__, __LINE__));
     DISSECT_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
     if (user) {
-      CUpti_RangeProfiler_PopRange_Params pop{CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
+      CUpti_RangeProfiler_PopRange_Params pop{
+          CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
       pop.pRangeProfilerObject = profiler.get();
       DISSECT_CUPTI_RETURN_IF_ERROR(api_->cuptiRangeProfilerPopRange(&pop));
     }
-    CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+    CUpti_RangeProfiler_Stop_Params stop{
+        CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
     stop.pRangeProfilerObject = profiler.get();
     DISSECT_CUPTI_RETURN_IF_ERROR(api_->cuptiRangeProfilerStop(&stop));
     all_submitted = stop.isAllPassSubmitted != 0;
     reading.passes = user ? i + 1 : config_.passes;
   }
   if (!all_submitted) {
-    return absl::InternalError(absl::StrCat(
-        "CUPTI wanted more than ", max_iterations, " pass(es) for a config of ",
-        config_.passes));
+    return absl::InternalError(
+        absl::StrCat("CUPTI wanted more than ", max_iterations,
+                     " pass(es) for a config of ", config_.passes));
   }
 
   CUpti_RangeProfiler_DecodeData_Params decode{
@@ -259,13 +280,15 @@ absl::StatusOr<CounterReading> CuptiCounters::Collect(const LaunchFn& launch,
       CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
   info.pCounterDataImage = counter_data.data();
   info.counterDataImageSize = counter_data.size();
-  DISSECT_CUPTI_RETURN_IF_ERROR(api_->cuptiRangeProfilerGetCounterDataInfo(&info));
+  DISSECT_CUPTI_RETURN_IF_ERROR(
+      api_->cuptiRangeProfilerGetCounterDataInfo(&info));
   if (decode.numOfRangeDropped != 0 || info.numTotalRanges != 1) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "the counter pass recorded ", info.numTotalRanges, " range(s) and dropped ",
-        decode.numOfRangeDropped, "; ",
-        user ? "a user range should be exactly one"
-             : "kernel replay collects a launch of exactly one kernel (use user replay)"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("the counter pass recorded ", info.numTotalRanges,
+                     " range(s) and dropped ", decode.numOfRangeDropped, "; ",
+                     user ? "a user range should be exactly one"
+                          : "kernel replay collects a launch of exactly one "
+                            "kernel (use user replay)"));
   }
   DISSECT_ASSIGN_OR_RETURN(std::vector<double> values,
                            host_->Evaluate(counter_data, 0, config_.metrics));
@@ -276,9 +299,10 @@ absl::StatusOr<CounterReading> CuptiCounters::Collect(const LaunchFn& launch,
   return reading;
 }
 
-absl::StatusOr<std::vector<PassCount>> CatalogPassCounts(const MetricCatalog& catalog,
-                                                         const std::string& chip) {
-  DISSECT_ASSIGN_OR_RETURN(std::unique_ptr<CuptiHost> host, CuptiHost::Create(chip));
+absl::StatusOr<std::vector<PassCount>> CatalogPassCounts(
+    const MetricCatalog& catalog, const std::string& chip) {
+  DISSECT_ASSIGN_OR_RETURN(std::unique_ptr<CuptiHost> host,
+                           CuptiHost::Create(chip));
   std::vector<PassCount> counts;
   std::vector<std::string> errors;
   for (const CatalogMetric& m : catalog.metrics()) {
@@ -302,7 +326,8 @@ absl::StatusOr<std::vector<PassCount>> CatalogPassCounts(const MetricCatalog& ca
       if (it != m->perfworks.end()) perfworks.push_back(it->second);
     }
     if (perfworks.empty()) continue;
-    DISSECT_ASSIGN_OR_RETURN(CounterConfig config, host->BuildConfig(perfworks));
+    DISSECT_ASSIGN_OR_RETURN(CounterConfig config,
+                             host->BuildConfig(perfworks));
     counts.push_back({g.name, config.passes});
   }
   return counts;

@@ -86,9 +86,9 @@ class CuptiCounters : public CounterCollector {
   int passes() const { return config_.passes; }
   CounterReplay replay() const { return replay_; }
 
-  absl::StatusOr<CounterReading> Collect(const LaunchFn& launch,
-                                         cudaStream_t stream,
-                                         const BeforePassFn& before_pass) override;
+  absl::StatusOr<CounterReading> Collect(
+      const LaunchFn& launch, cudaStream_t stream,
+      const BeforePassFn& before_pass) override;
 
  private:
   CuptiCounters(const CuptiApi* api, void* context, CounterReplay replay,

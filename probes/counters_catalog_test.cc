@@ -59,11 +59,12 @@ TEST(CatalogAgainstCuptiTest, EveryNameExistsWithAMatchingUnit) {
       auto info = (*host)->Describe(it->second);
       ASSERT_TRUE(info.ok()) << m.name << ": " << info.status();
       const auto dims = UnitDimensions().find(m.unit);
-      ASSERT_NE(dims, UnitDimensions().end()) << m.name << ": unit " << m.unit
-                                              << " has no CUPTI dimension in this test";
+      ASSERT_NE(dims, UnitDimensions().end())
+          << m.name << ": unit " << m.unit
+          << " has no CUPTI dimension in this test";
       EXPECT_EQ(dims->second.count(info->dim_unit), 1u)
-          << m.name << " [" << m.unit << "] reads " << it->second << ", whose unit is "
-          << info->dim_unit << " on " << chip;
+          << m.name << " [" << m.unit << "] reads " << it->second
+          << ", whose unit is " << info->dim_unit << " on " << chip;
     }
   }
 }
@@ -89,9 +90,11 @@ TEST(CatalogAgainstCuptiTest, PassCountsMatchGolden) {
     std::cerr << "updated " << kGolden << "\n";
     return;
   }
-  const std::string golden = analysis::testing::ReadText(analysis::testing::Runfile(kGolden));
-  EXPECT_EQ(actual, golden) << "regenerate with DISSECT_UPDATE_GOLDEN=1 bazel run "
-                               "//probes:counters_catalog_test";
+  const std::string golden =
+      analysis::testing::ReadText(analysis::testing::Runfile(kGolden));
+  EXPECT_EQ(actual, golden)
+      << "regenerate with DISSECT_UPDATE_GOLDEN=1 bazel run "
+         "//probes:counters_catalog_test";
 }
 
 TEST(CuptiHostTest, BogusMetricNameIsNamed) {
@@ -104,19 +107,25 @@ TEST(CuptiHostTest, BogusMetricNameIsNamed) {
             "chip GH100 has no metric 'dram__bytes_reed.sum' "
             "(CUPTI_ERROR_INVALID_METRIC_NAME)");
 
-  auto config = (*host)->BuildConfig({"dram__bytes_read.sum", "lts__t_sectorz.sum"});
+  auto config =
+      (*host)->BuildConfig({"dram__bytes_read.sum", "lts__t_sectorz.sum"});
   ASSERT_FALSE(config.ok());
-  EXPECT_NE(config.status().message().find("'lts__t_sectorz.sum'"), absl::string_view::npos)
+  EXPECT_NE(config.status().message().find("'lts__t_sectorz.sum'"),
+            absl::string_view::npos)
       << config.status();
   // A rollup is part of the name: the bare counter cannot be collected.
   EXPECT_FALSE((*host)->BuildConfig({"dram__bytes_read"}).ok());
-  EXPECT_FALSE((*host)->BuildConfig({"dram__bytes_read.sum", "dram__bytes_read.sum"}).ok());
+  EXPECT_FALSE(
+      (*host)
+          ->BuildConfig({"dram__bytes_read.sum", "dram__bytes_read.sum"})
+          .ok());
 }
 
 TEST(CuptiHostTest, OneConfigPassAndAMultiPassOne) {
   auto host = CuptiHost::Create("GH100");
   ASSERT_TRUE(host.ok()) << host.status();
-  auto one = (*host)->BuildConfig({"dram__bytes_read.sum", "dram__bytes_write.sum"});
+  auto one =
+      (*host)->BuildConfig({"dram__bytes_read.sum", "dram__bytes_write.sum"});
   ASSERT_TRUE(one.ok()) << one.status();
   EXPECT_EQ(one->passes, 1);
   EXPECT_FALSE(one->image.empty());
@@ -131,7 +140,8 @@ TEST(CuptiHostTest, UnknownChipIsAnUnsupportedDevice) {
   ASSERT_FALSE(host.ok());
   EXPECT_EQ(CounterCauseOf(host.status()), CounterCause::kUnsupportedDevice)
       << host.status();
-  EXPECT_NE(host.status().message().find("chip GH999"), absl::string_view::npos);
+  EXPECT_NE(host.status().message().find("chip GH999"),
+            absl::string_view::npos);
 }
 
 TEST(CatalogPassCountsTest, AWrongCatalogNameFailsNamingIt) {

@@ -24,17 +24,20 @@ class CountersGpuTest : public ::testing::Test {
     ASSERT_TRUE(in.ok() && out.ok());
     in_ = *std::move(in);
     out_ = *std::move(out);
-    ASSERT_EQ(LaunchFillUniform(in_.get(), kFloats, 7, -1.0f, 1.0f, nullptr), cudaSuccess);
+    ASSERT_EQ(LaunchFillUniform(in_.get(), kFloats, 7, -1.0f, 1.0f, nullptr),
+              cudaSuccess);
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   }
 
-  std::unique_ptr<CuptiCounters> Counters(const char* spec, CounterReplay replay) {
+  std::unique_ptr<CuptiCounters> Counters(const char* spec,
+                                          CounterReplay replay) {
     auto metrics = MetricCatalog::Embedded().Resolve(spec);
     EXPECT_TRUE(metrics.ok()) << metrics.status();
     auto counters = CuptiCounters::Create(0, *metrics, replay);
-    EXPECT_TRUE(counters.ok()) << "counters unavailable ("
-                               << CounterCauseName(CounterCauseOf(counters.status()))
-                               << "): " << counters.status();
+    EXPECT_TRUE(counters.ok())
+        << "counters unavailable ("
+        << CounterCauseName(CounterCauseOf(counters.status()))
+        << "): " << counters.status();
     return counters.ok() ? *std::move(counters) : nullptr;
   }
 
@@ -46,7 +49,8 @@ class CountersGpuTest : public ::testing::Test {
   }
 
   static void ExpectNear(const CounterValue& v, double want) {
-    EXPECT_NEAR(v.value, want, 0.1 * want) << v.name << " (" << v.perfworks << ") in " << v.unit;
+    EXPECT_NEAR(v.value, want, 0.1 * want)
+        << v.name << " (" << v.perfworks << ") in " << v.unit;
   }
 
   DeviceBuffer<float> in_, out_;
@@ -54,7 +58,8 @@ class CountersGpuTest : public ::testing::Test {
 };
 
 TEST_F(CountersGpuTest, UserReplayDramBytes) {
-  auto counters = Counters("dram_bytes_read,dram_bytes_write", CounterReplay::kUser);
+  auto counters =
+      Counters("dram_bytes_read,dram_bytes_write", CounterReplay::kUser);
   ASSERT_NE(counters, nullptr);
   EXPECT_EQ(counters->chip(), "GH100");
   auto r = counters->Collect(Relu(), nullptr, nullptr);
@@ -87,11 +92,14 @@ TEST_F(CountersGpuTest, KernelReplayRefusesTwoKernels) {
   auto r = counters->Collect(
       [this](cudaStream_t s) {
         const cudaError_t e = LaunchRelu(in_.get(), out_.get(), kFloats, 0, s);
-        return e != cudaSuccess ? e : LaunchRelu(in_.get(), out_.get(), kFloats, 0, s);
+        return e != cudaSuccess
+                   ? e
+                   : LaunchRelu(in_.get(), out_.get(), kFloats, 0, s);
       },
       nullptr, nullptr);
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("exactly one kernel"), absl::string_view::npos)
+  EXPECT_NE(r.status().message().find("exactly one kernel"),
+            absl::string_view::npos)
       << r.status();
 }
 

@@ -19,13 +19,16 @@ TEST(CuptiCountersTest, NoGpuIsClassified) {
   ASSERT_TRUE(metrics.ok());
   auto counters = CuptiCounters::Create(0, *metrics);
   ASSERT_FALSE(counters.ok());
-  EXPECT_EQ(CounterCauseOf(counters.status()), CounterCause::kNoGpu) << counters.status();
-  EXPECT_NE(counters.status().message().find("no usable GPU"), absl::string_view::npos)
+  EXPECT_EQ(CounterCauseOf(counters.status()), CounterCause::kNoGpu)
+      << counters.status();
+  EXPECT_NE(counters.status().message().find("no usable GPU"),
+            absl::string_view::npos)
       << counters.status();
 }
 
 TEST(CuptiCountersTest, NoMetricsIsAnError) {
-  EXPECT_EQ(CuptiCounters::Create(0, {}).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(CuptiCounters::Create(0, {}).status().code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace

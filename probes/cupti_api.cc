@@ -22,7 +22,8 @@ namespace dissect {
 namespace {
 
 constexpr const char* kCuptiNames[] = {"libcupti.so.13", "libcupti.so"};
-constexpr const char* kPerfworksNames[] = {"libnvperf_host.so", "libnvperf_target.so"};
+constexpr const char* kPerfworksNames[] = {"libnvperf_host.so",
+                                           "libnvperf_target.so"};
 
 std::string Dirname(const std::string& path) {
   const size_t slash = path.rfind('/');
@@ -68,7 +69,8 @@ absl::StatusOr<const CuptiApi*> Load() {
       Dl_info info{};
       void* sym = dlsym(lib, "cuptiGetResultString");
       char resolved[PATH_MAX];
-      if (sym != nullptr && dladdr(sym, &info) != 0 && info.dli_fname != nullptr &&
+      if (sym != nullptr && dladdr(sym, &info) != 0 &&
+          info.dli_fname != nullptr &&
           realpath(info.dli_fname, resolved) != nullptr) {
         path = resolved;
       } else {
@@ -94,16 +96,17 @@ absl::StatusOr<const CuptiApi*> Load() {
   if (lib == nullptr) {
     return CounterStatus(
         CounterCause::kNoCupti,
-        absl::StrCat("cannot load CUPTI (libcupti.so.13 from the CUDA toolkit); "
-                     "add its folder to LD_LIBRARY_PATH or set CUDA_PATH; tried: ",
-                     absl::StrJoin(tried, ", ")));
+        absl::StrCat(
+            "cannot load CUPTI (libcupti.so.13 from the CUDA toolkit); "
+            "add its folder to LD_LIBRARY_PATH or set CUDA_PATH; tried: ",
+            absl::StrJoin(tried, ", ")));
   }
   if (path.find('/') != std::string::npos) PreloadPerfworks(Dirname(path));
   auto api = std::make_unique<CuptiApi>();
   api->path = path;
   std::vector<std::string> missing;
-#define DISSECT_CUPTI_RESOLVE_(fn)                                   \
-  api->fn = reinterpret_cast<decltype(api->fn)>(dlsym(lib, #fn));    \
+#define DISSECT_CUPTI_RESOLVE_(fn)                                \
+  api->fn = reinterpret_cast<decltype(api->fn)>(dlsym(lib, #fn)); \
   if (api->fn == nullptr) missing.push_back(#fn);
   DISSECT_CUPTI_FUNCTIONS(DISSECT_CUPTI_RESOLVE_)
 #undef DISSECT_CUPTI_RESOLVE_

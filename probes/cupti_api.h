@@ -22,36 +22,37 @@
 #include "absl/status/statusor.h"
 
 // Every CUPTI function dissect calls.
-#define DISSECT_CUPTI_FUNCTIONS(X)                  \
-  X(cuptiGetResultString)                           \
-  X(cuptiProfilerInitialize)                        \
-  X(cuptiProfilerDeInitialize)                      \
-  X(cuptiProfilerGetCounterAvailability)            \
-  X(cuptiDeviceGetChipName)                         \
-  X(cuptiProfilerHostInitialize)                    \
-  X(cuptiProfilerHostDeinitialize)                  \
-  X(cuptiProfilerHostGetSupportedChips)             \
-  X(cuptiProfilerHostGetMetricProperties)           \
-  X(cuptiProfilerHostConfigAddMetrics)              \
-  X(cuptiProfilerHostGetConfigImageSize)            \
-  X(cuptiProfilerHostGetConfigImage)                \
-  X(cuptiProfilerHostGetNumOfPasses)                \
-  X(cuptiProfilerHostEvaluateToGpuValues)           \
-  X(cuptiRangeProfilerEnable)                       \
-  X(cuptiRangeProfilerDisable)                      \
-  X(cuptiRangeProfilerGetCounterDataSize)           \
-  X(cuptiRangeProfilerCounterDataImageInitialize)   \
-  X(cuptiRangeProfilerSetConfig)                    \
-  X(cuptiRangeProfilerStart)                        \
-  X(cuptiRangeProfilerStop)                         \
-  X(cuptiRangeProfilerPushRange)                    \
-  X(cuptiRangeProfilerPopRange)                     \
-  X(cuptiRangeProfilerDecodeData)                   \
+#define DISSECT_CUPTI_FUNCTIONS(X)                \
+  X(cuptiGetResultString)                         \
+  X(cuptiProfilerInitialize)                      \
+  X(cuptiProfilerDeInitialize)                    \
+  X(cuptiProfilerGetCounterAvailability)          \
+  X(cuptiDeviceGetChipName)                       \
+  X(cuptiProfilerHostInitialize)                  \
+  X(cuptiProfilerHostDeinitialize)                \
+  X(cuptiProfilerHostGetSupportedChips)           \
+  X(cuptiProfilerHostGetMetricProperties)         \
+  X(cuptiProfilerHostConfigAddMetrics)            \
+  X(cuptiProfilerHostGetConfigImageSize)          \
+  X(cuptiProfilerHostGetConfigImage)              \
+  X(cuptiProfilerHostGetNumOfPasses)              \
+  X(cuptiProfilerHostEvaluateToGpuValues)         \
+  X(cuptiRangeProfilerEnable)                     \
+  X(cuptiRangeProfilerDisable)                    \
+  X(cuptiRangeProfilerGetCounterDataSize)         \
+  X(cuptiRangeProfilerCounterDataImageInitialize) \
+  X(cuptiRangeProfilerSetConfig)                  \
+  X(cuptiRangeProfilerStart)                      \
+  X(cuptiRangeProfilerStop)                       \
+  X(cuptiRangeProfilerPushRange)                  \
+  X(cuptiRangeProfilerPopRange)                   \
+  X(cuptiRangeProfilerDecodeData)                 \
   X(cuptiRangeProfilerGetCounterDataInfo)
 
 namespace dissect {
 
-// One pointer per function, named as the function: api.cuptiProfilerInitialize(&p).
+// One pointer per function, named as the function:
+// api.cuptiProfilerInitialize(&p).
 struct CuptiApi {
 #define DISSECT_CUPTI_DECLARE_(fn) decltype(&::fn) fn = nullptr;
   DISSECT_CUPTI_FUNCTIONS(DISSECT_CUPTI_DECLARE_)

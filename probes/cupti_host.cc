@@ -26,8 +26,10 @@ class CuptiHost::Object {
         counter_availability.empty() ? nullptr : counter_availability.data();
     if (const CUptiResult r = api->cuptiProfilerHostInitialize(&p);
         r != CUPTI_SUCCESS) {
-      absl::Status s = CuptiStatus(r, "cuptiProfilerHostInitialize", __FILE__, __LINE__);
-      return CounterStatus(CounterCauseOf(s), absl::StrCat("chip ", chip, ": ", s.message()));
+      absl::Status s =
+          CuptiStatus(r, "cuptiProfilerHostInitialize", __FILE__, __LINE__);
+      return CounterStatus(CounterCauseOf(s),
+                           absl::StrCat("chip ", chip, ": ", s.message()));
     }
     return std::unique_ptr<Object>(new Object(api, p.pHostObject));
   }
@@ -64,8 +66,9 @@ absl::StatusOr<std::unique_ptr<CuptiHost>> CuptiHost::Create(
   DISSECT_ASSIGN_OR_RETURN(const CuptiApi* api, LoadCuptiApi());
   DISSECT_ASSIGN_OR_RETURN(std::unique_ptr<Object> object,
                            Object::Create(api, chip, counter_availability));
-  return std::unique_ptr<CuptiHost>(new CuptiHost(
-      api, std::move(chip), std::move(counter_availability), std::move(object)));
+  return std::unique_ptr<CuptiHost>(
+      new CuptiHost(api, std::move(chip), std::move(counter_availability),
+                    std::move(object)));
 }
 
 absl::StatusOr<std::vector<std::string>> CuptiHost::SupportedChips() {
@@ -100,12 +103,14 @@ absl::StatusOr<PerfworksMetricInfo> CuptiHost::Describe(
 
 absl::StatusOr<CounterConfig> CuptiHost::BuildConfig(
     const std::vector<std::string>& metrics) const {
-  if (metrics.empty()) return absl::InvalidArgumentError("no metrics to collect");
+  if (metrics.empty())
+    return absl::InvalidArgumentError("no metrics to collect");
   std::set<std::string> seen;
   for (const std::string& m : metrics) {
     DISSECT_RETURN_IF_ERROR(Describe(m).status());
     if (!seen.insert(m).second) {
-      return absl::InvalidArgumentError(absl::StrCat("metric '", m, "' is listed twice"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("metric '", m, "' is listed twice"));
     }
   }
   DISSECT_ASSIGN_OR_RETURN(std::unique_ptr<Object> object,
@@ -125,7 +130,8 @@ absl::StatusOr<CounterConfig> CuptiHost::BuildConfig(
   CUpti_Profiler_Host_GetConfigImageSize_Params size{
       CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
   size.pHostObject = object->get();
-  DISSECT_CUPTI_RETURN_IF_ERROR(api_->cuptiProfilerHostGetConfigImageSize(&size));
+  DISSECT_CUPTI_RETURN_IF_ERROR(
+      api_->cuptiProfilerHostGetConfigImageSize(&size));
   config.image.resize(size.configImageSize);
 
   CUpti_Profiler_Host_GetConfigImage_Params image{

@@ -20,7 +20,7 @@ struct PerfworksMetricInfo {
   std::string name;         // as asked, with its rollup/submetric
   std::string description;  // CUPTI's one-line description
   std::string hw_unit;      // the unit of hardware it counts in, e.g. "dram"
-  std::string dim_unit;     // the dimension of its values, e.g. "byte", "percent"
+  std::string dim_unit;  // the dimension of its values, e.g. "byte", "percent"
   CUpti_MetricType type = CUPTI_METRIC_TYPE_COUNTER;
 };
 

@@ -10,9 +10,13 @@ namespace {
 constexpr char kCausePayload[] = "dissect/counter_cause";
 
 constexpr CounterCause kAllCauses[] = {
-    CounterCause::kNoPermission, CounterCause::kProfilerAttached,
-    CounterCause::kUnsupportedDevice, CounterCause::kNoGpu,
-    CounterCause::kNoCupti, CounterCause::kUnknownChip, CounterCause::kOther,
+    CounterCause::kNoPermission,
+    CounterCause::kProfilerAttached,
+    CounterCause::kUnsupportedDevice,
+    CounterCause::kNoGpu,
+    CounterCause::kNoCupti,
+    CounterCause::kUnknownChip,
+    CounterCause::kOther,
 };
 
 absl::StatusCode CodeOf(CounterCause cause) {
@@ -161,11 +165,13 @@ std::string CuptiResultName(CUptiResult result) {
 CounterFailure ClassifyCuptiResult(CUptiResult result) {
   switch (result) {
     case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
-      return {CounterCause::kNoPermission,
-              "no permission to read GPU performance counters: the driver "
-              "restricts them to administrators (NVreg_RestrictProfilingToAdminUsers=1, "
-              "NVIDIA's ERR_NVGPUCTRPERM); run as root or ask an admin to load the "
-              "driver with NVreg_RestrictProfilingToAdminUsers=0"};
+      return {
+          CounterCause::kNoPermission,
+          "no permission to read GPU performance counters: the driver "
+          "restricts them to administrators "
+          "(NVreg_RestrictProfilingToAdminUsers=1, "
+          "NVIDIA's ERR_NVGPUCTRPERM); run as root or ask an admin to load the "
+          "driver with NVreg_RestrictProfilingToAdminUsers=0"};
     case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
     case CUPTI_ERROR_HARDWARE_BUSY:
     case CUPTI_ERROR_DISABLED:
@@ -205,12 +211,12 @@ CounterFailure ClassifyCuptiResult(CUptiResult result) {
               "metal or a vGPU with profiling enabled)"};
     case CUPTI_ERROR_NOT_INITIALIZED:
     case CUPTI_ERROR_INVALID_DEVICE:
-      return {CounterCause::kNoGpu,
-              "CUPTI found no usable GPU or CUDA driver"};
+      return {CounterCause::kNoGpu, "CUPTI found no usable GPU or CUDA driver"};
     case CUPTI_ERROR_NOT_COMPATIBLE:
-      return {CounterCause::kOther,
-              "the profiler is in a state that does not allow this call (another "
-              "profiling session may be active)"};
+      return {
+          CounterCause::kOther,
+          "the profiler is in a state that does not allow this call (another "
+          "profiling session may be active)"};
     case CUPTI_ERROR_INVALID_METRIC_NAME:
       return {CounterCause::kOther, "the chip has no metric of that name"};
     default:
@@ -247,8 +253,8 @@ absl::Status CuptiStatus(CUptiResult result, const char* call, const char* file,
   if (result == CUPTI_SUCCESS) return absl::OkStatus();
   const CounterFailure failure = ClassifyCuptiResult(result);
   return CounterStatus(failure.cause,
-                       absl::StrCat(file, ":", line, ": ", call, " failed: ",
-                                    CuptiResultName(result), ": ",
+                       absl::StrCat(file, ":", line, ": ", call,
+                                    " failed: ", CuptiResultName(result), ": ",
                                     failure.explanation));
 }
 

@@ -65,13 +65,13 @@ CounterCause CounterCauseOf(const absl::Status& status);
 
 // Evaluates a CUPTI call (e.g. api.cuptiProfilerInitialize(&p)) and returns
 // its status from the enclosing function when it fails.
-#define DISSECT_CUPTI_RETURN_IF_ERROR(call)                                  \
-  do {                                                                       \
-    const CUptiResult dissect_cupti_result_ = (call);                        \
-    if (dissect_cupti_result_ != CUPTI_SUCCESS) {                            \
-      return ::dissect::CuptiStatus(dissect_cupti_result_, #call, __FILE__,  \
-                                    __LINE__);                               \
-    }                                                                        \
+#define DISSECT_CUPTI_RETURN_IF_ERROR(call)                                 \
+  do {                                                                      \
+    const CUptiResult dissect_cupti_result_ = (call);                       \
+    if (dissect_cupti_result_ != CUPTI_SUCCESS) {                           \
+      return ::dissect::CuptiStatus(dissect_cupti_result_, #call, __FILE__, \
+                                    __LINE__);                              \
+    }                                                                       \
   } while (0)
 
 #endif  // DISSECT_PROBES_CUPTI_STATUS_H_

@@ -65,21 +65,25 @@ absl::StatusOr<MetricCatalog> MetricCatalog::Parse(absl::string_view json,
   Json doc = Json::parse(json.begin(), json.end(), nullptr,
                          /*allow_exceptions=*/false);
   if (doc.is_discarded()) return fail("not valid JSON");
-  if (absl::Status s = CheckKeys(doc, {"format", "about", "chips", "metrics", "groups"},
-                                 "the document");
+  if (absl::Status s =
+          CheckKeys(doc, {"format", "about", "chips", "metrics", "groups"},
+                    "the document");
       !s.ok()) {
     return fail(s.message());
   }
   if (doc.value("format", "") != kMetricCatalogFormat) {
-    return fail(absl::StrCat("\"format\" must be \"", kMetricCatalogFormat, "\""));
+    return fail(
+        absl::StrCat("\"format\" must be \"", kMetricCatalogFormat, "\""));
   }
   MetricCatalog catalog;
   const Json& chips = doc.value("chips", Json::object());
   if (!chips.is_object() || chips.empty()) {
-    return fail("\"chips\" must be a non-empty object: chip name -> description");
+    return fail(
+        "\"chips\" must be a non-empty object: chip name -> description");
   }
   for (const auto& [chip, text] : chips.items()) {
-    if (!text.is_string()) return fail(absl::StrCat("chip ", chip, ": not a string"));
+    if (!text.is_string())
+      return fail(absl::StrCat("chip ", chip, ": not a string"));
     catalog.chips_[chip] = text.get<std::string>();
   }
   std::set<std::string> names;
@@ -90,7 +94,8 @@ absl::StatusOr<MetricCatalog> MetricCatalog::Parse(absl::string_view json,
   for (size_t i = 0; i < metrics.size(); ++i) {
     const Json& m = metrics[i];
     std::string where = absl::StrCat("metrics[", i, "]");
-    if (absl::Status s = CheckKeys(m, {"name", "unit", "help", "perfworks"}, where);
+    if (absl::Status s =
+            CheckKeys(m, {"name", "unit", "help", "perfworks"}, where);
         !s.ok()) {
       return fail(s.message());
     }
@@ -113,11 +118,13 @@ absl::StatusOr<MetricCatalog> MetricCatalog::Parse(absl::string_view json,
     metric.help = *help;
     const Json& perfworks = m.value("perfworks", Json::object());
     if (!perfworks.is_object() || perfworks.empty()) {
-      return fail(absl::StrCat(where, ": \"perfworks\" must map chips to metric names"));
+      return fail(absl::StrCat(
+          where, ": \"perfworks\" must map chips to metric names"));
     }
     for (const auto& [chip, pw] : perfworks.items()) {
       if (catalog.chips_.count(chip) == 0) {
-        return fail(absl::StrCat(where, ": chip ", chip, " is not in \"chips\""));
+        return fail(
+            absl::StrCat(where, ": chip ", chip, " is not in \"chips\""));
       }
       if (!pw.is_string() || pw.get<std::string>().empty() ||
           pw.get<std::string>().find_first_of(" ,\t") != std::string::npos) {
@@ -127,7 +134,8 @@ absl::StatusOr<MetricCatalog> MetricCatalog::Parse(absl::string_view json,
       metric.perfworks[chip] = pw.get<std::string>();
       for (const CatalogMetric& other : catalog.metrics_) {
         const auto it = other.perfworks.find(chip);
-        if (it != other.perfworks.end() && it->second == pw.get<std::string>()) {
+        if (it != other.perfworks.end() &&
+            it->second == pw.get<std::string>()) {
           return fail(absl::StrCat(where, ": ", other.name, " already reads ",
                                    it->second, " on ", chip));
         }
@@ -140,7 +148,8 @@ absl::StatusOr<MetricCatalog> MetricCatalog::Parse(absl::string_view json,
   for (size_t i = 0; i < groups.size(); ++i) {
     const Json& g = groups[i];
     std::string where = absl::StrCat("groups[", i, "]");
-    if (absl::Status s = CheckKeys(g, {"name", "help", "metrics"}, where); !s.ok()) {
+    if (absl::Status s = CheckKeys(g, {"name", "help", "metrics"}, where);
+        !s.ok()) {
       return fail(s.message());
     }
     CatalogGroup group;
@@ -159,11 +168,14 @@ absl::StatusOr<MetricCatalog> MetricCatalog::Parse(absl::string_view json,
     group.help = *help;
     const Json& members = g.value("metrics", Json::array());
     if (!members.is_array() || members.empty()) {
-      return fail(absl::StrCat(where, ": \"metrics\" must be a non-empty array"));
+      return fail(
+          absl::StrCat(where, ": \"metrics\" must be a non-empty array"));
     }
     for (const Json& member : members) {
-      if (!member.is_string() || catalog.FindMetric(member.get<std::string>()) == nullptr) {
-        return fail(absl::StrCat(where, ": member ", member.dump(), " is not a metric"));
+      if (!member.is_string() ||
+          catalog.FindMetric(member.get<std::string>()) == nullptr) {
+        return fail(absl::StrCat(where, ": member ", member.dump(),
+                                 " is not a metric"));
       }
       group.metrics.push_back(member.get<std::string>());
     }
@@ -208,46 +220,49 @@ absl::StatusOr<std::vector<const CatalogMetric*>> MetricCatalog::Resolve(
   for (absl::string_view token : absl::StrSplit(spec, ',')) {
     token = absl::StripAsciiWhitespace(token);
     if (token.empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("empty metric name in '", spec, "'; valid metrics: ",
-                       MetricNames(), "; groups: ", GroupNames()));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "empty metric name in '", spec, "'; valid metrics: ", MetricNames(),
+          "; groups: ", GroupNames()));
     }
     if (const CatalogMetric* m = FindMetric(token); m != nullptr) {
       add(m);
     } else if (const CatalogGroup* g = FindGroup(token); g != nullptr) {
       for (const std::string& member : g->metrics) add(FindMetric(member));
     } else {
-      return absl::InvalidArgumentError(
-          absl::StrCat("unknown metric '", token, "'; valid metrics: ", MetricNames(),
-                       "; groups: ", GroupNames()));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "unknown metric '", token, "'; valid metrics: ", MetricNames(),
+          "; groups: ", GroupNames()));
     }
   }
   return out;
 }
 
 std::string MetricCatalog::MetricNames() const {
-  return absl::StrJoin(metrics_, ", ", [](std::string* out, const CatalogMetric& m) {
-    out->append(m.name);
-  });
+  return absl::StrJoin(
+      metrics_, ", ",
+      [](std::string* out, const CatalogMetric& m) { out->append(m.name); });
 }
 
 std::string MetricCatalog::GroupNames() const {
-  return absl::StrJoin(groups_, ", ", [](std::string* out, const CatalogGroup& g) {
-    out->append(g.name);
-  });
+  return absl::StrJoin(
+      groups_, ", ",
+      [](std::string* out, const CatalogGroup& g) { out->append(g.name); });
 }
 
 std::string MetricCatalog::Describe() const {
   std::string text = absl::StrCat(
-      "Hardware counters (--metrics=NAME,NAME,... or a group; values land in each\n"
-      "row as cupti/<name>, collected in replay passes after the timed samples).\n"
+      "Hardware counters (--metrics=NAME,NAME,... or a group; values land in "
+      "each\n"
+      "row as cupti/<name>, collected in replay passes after the timed "
+      "samples).\n"
       "Chips: ",
       absl::StrJoin(chips_, "; ", absl::PairFormatter(" = ")), "\n\n");
   absl::StrAppendFormat(&text, "  %-24s %-12s %s\n", "metric", "unit", "help");
   for (const CatalogMetric& m : metrics_) {
     absl::StrAppendFormat(&text, "  %-24s %-12s %s\n", m.name, m.unit, m.help);
     absl::StrAppend(&text, std::string(40, ' '),
-                    absl::StrJoin(m.perfworks, ", ", absl::PairFormatter(": ")), "\n");
+                    absl::StrJoin(m.perfworks, ", ", absl::PairFormatter(": ")),
+                    "\n");
   }
   absl::StrAppend(&text, "\nGroups:\n");
   for (const CatalogGroup& g : groups_) {

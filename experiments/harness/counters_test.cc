@@ -20,9 +20,11 @@ namespace {
 
 class FakeCollector : public CounterCollector {
  public:
-  explicit FakeCollector(absl::Status fail = absl::OkStatus()) : fail_(std::move(fail)) {}
-  absl::StatusOr<CounterReading> Collect(const LaunchFn& launch, cudaStream_t stream,
-                                         const BeforePassFn& before_pass) override {
+  explicit FakeCollector(absl::Status fail = absl::OkStatus())
+      : fail_(std::move(fail)) {}
+  absl::StatusOr<CounterReading> Collect(
+      const LaunchFn& launch, cudaStream_t stream,
+      const BeforePassFn& before_pass) override {
     if (!fail_.ok()) return fail_;
     CounterReading r;
     r.passes = 2;
@@ -69,14 +71,17 @@ Outcome RunSynthetic(RunEnv env, bool collect, const std::string& name) {
   env.device.name = "Synthetic GPU (test fixture)";
   env.clocks_source = "unavailable: synthetic";
   env.progress = false;
-  env.counters.metrics = *MetricCatalog::Embedded().Resolve("dram_bytes_read,l2_hit_rate");
-  const std::string out = std::string(std::getenv("TEST_TMPDIR")) + "/" + name + ".json";
+  env.counters.metrics =
+      *MetricCatalog::Embedded().Resolve("dram_bytes_read,l2_hit_rate");
+  const std::string out =
+      std::string(std::getenv("TEST_TMPDIR")) + "/" + name + ".json";
   std::ostringstream console_text;
   benchmark::ConsoleReporter console;
   console.SetOutputStream(&console_text);
   console.SetErrorStream(&console_text);
   AtomicJsonReporter file(out);
-  outcome.failures = RunPoints(exp, exp.axes(), CartesianProduct(exp.axes()), env, &console, &file);
+  outcome.failures = RunPoints(exp, exp.axes(), CartesianProduct(exp.axes()),
+                               env, &console, &file);
   EXPECT_TRUE(file.status().ok()) << file.status();
   auto parsed = analysis::ReadResultFile(out);
   EXPECT_TRUE(parsed.ok()) << parsed.status();
@@ -101,10 +106,12 @@ TEST(CountersInRowsTest, ValuesUnitsAndPassesBesideTheTimings) {
   EXPECT_EQ(o.failures, 0);
   EXPECT_EQ(o.launches, 2) << "one launch per pass";
   const auto& ctx = o.file.context;
-  EXPECT_EQ(ctx.at("dissect_counters"), "cupti/dram_bytes_read,cupti/l2_hit_rate");
+  EXPECT_EQ(ctx.at("dissect_counters"),
+            "cupti/dram_bytes_read,cupti/l2_hit_rate");
   EXPECT_EQ(o.file.MetricUnit("cupti/dram_bytes_read"), "B");
   EXPECT_EQ(o.file.MetricUnit("cupti/l2_hit_rate"), "%");
-  EXPECT_EQ(ctx.at("metric.cupti/dram_bytes_read.perfworks"), "dram__bytes_read.sum");
+  EXPECT_EQ(ctx.at("metric.cupti/dram_bytes_read.perfworks"),
+            "dram__bytes_read.sum");
   EXPECT_EQ(ctx.at("counters_chip"), "GH100");
   EXPECT_EQ(ctx.at("counters_passes"), "2");
   EXPECT_EQ(ctx.at("counters_source"), "cupti range profiler, user replay");
@@ -124,11 +131,13 @@ TEST(CountersInRowsTest, ValuesUnitsAndPassesBesideTheTimings) {
 TEST(CountersInRowsTest, UnavailableCountersKeepTimingsAndSayWhy) {
   RunEnv env;
   env.counters.unavailable =
-      "no_permission: cuptiRangeProfilerEnable failed: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES";
+      "no_permission: cuptiRangeProfilerEnable failed: "
+      "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES";
   const Outcome o = RunSynthetic(env, true, "unavailable");
   EXPECT_EQ(o.failures, 0);
   EXPECT_EQ(o.launches, 0);
-  EXPECT_EQ(o.file.context.at("counters_unavailable"), env.counters.unavailable);
+  EXPECT_EQ(o.file.context.at("counters_unavailable"),
+            env.counters.unavailable);
   ASSERT_EQ(o.file.rows.size(), 1u);
   const analysis::Row& row = o.file.rows[0];
   EXPECT_FALSE(row.error);
@@ -138,7 +147,8 @@ TEST(CountersInRowsTest, UnavailableCountersKeepTimingsAndSayWhy) {
 }
 
 TEST(CountersInRowsTest, AFailedCounterPassLabelsTheRowAndKeepsTimings) {
-  FakeCollector fake(absl::UnavailableError("CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED"));
+  FakeCollector fake(
+      absl::UnavailableError("CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED"));
   RunEnv env = WithCollector(&fake);
   const Outcome o = RunSynthetic(env, true, "failed_pass");
   EXPECT_EQ(o.failures, 0) << "a counter failure does not fail the point";
@@ -147,7 +157,8 @@ TEST(CountersInRowsTest, AFailedCounterPassLabelsTheRowAndKeepsTimings) {
   EXPECT_FALSE(row.error);
   EXPECT_EQ(row.Counter("gbps"), 11.0);
   EXPECT_FALSE(row.Counter("cupti/dram_bytes_read").has_value());
-  EXPECT_EQ(row.label, "counters: CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED");
+  EXPECT_EQ(row.label,
+            "counters: CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED");
 }
 
 TEST(CountersInRowsTest, AnExperimentThatTakesNoCounterPassIsLabelled) {
