@@ -46,7 +46,10 @@ LOAD_VARIANTS = [
 
 def _write_impl(ctx):
     ctx.actions.write(ctx.outputs.out, ctx.attr.content)
-    return [DefaultInfo(files = depset([ctx.outputs.out]))]
+    return [DefaultInfo(
+        files = depset([ctx.outputs.out]),
+        runfiles = ctx.runfiles(files = [ctx.outputs.out]),
+    )]
 
 _write = rule(
     implementation = _write_impl,
