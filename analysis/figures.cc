@@ -17,6 +17,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "analysis/format.h"
+#include "analysis/l1_bypass.h"
 #include "analysis/memory_hierarchy.h"
 
 namespace dissect::analysis {
@@ -237,7 +238,8 @@ absl::StatusOr<std::vector<DeviceFigures>> BuildFigures(
   for (const ResultFile& file : files) {
     if (file.experiment != "memory_latency" &&
         file.experiment != "shared_latency" &&
-        file.experiment != "memory_bandwidth") {
+        file.experiment != "memory_bandwidth" &&
+        file.experiment != "l1_bypass") {
       continue;
     }
     auto& group = by_device[DeviceKey(file)];
@@ -261,12 +263,17 @@ absl::StatusOr<std::vector<DeviceFigures>> BuildFigures(
     for (const ResultFile* f : group) inputs.push_back(f->path);
     LatencyFigure(group, inputs, device.device_name, device);
     BandwidthFigure(group, inputs, device.device_name, device);
+    if (auto fig = BuildL1BypassFigure(group, inputs, device.device_name)) {
+      device.files.push_back({fig->stem + ".dat", fig->data});
+      device.files.push_back({fig->stem + ".gp", fig->script});
+      device.scripts.push_back(fig->stem + ".gp");
+    }
     if (!device.scripts.empty()) figures.push_back(std::move(device));
   }
   if (figures.empty()) {
     return absl::InvalidArgumentError(
-        "no memory_latency, shared_latency or memory_bandwidth results with "
-        "data among the inputs");
+        "no memory_latency, shared_latency or memory_bandwidth results (nor "
+        "l1_bypass results) with data among the inputs");
   }
   return figures;
 }

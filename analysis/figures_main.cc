@@ -28,7 +28,9 @@ constexpr char kUsage[] =
 Writes, per device, DIR/<device>/latency_vs_footprint.svg (memory_latency or
 shared_latency: one line per memory path, log-2 footprint axis, cycles) and,
 with memory_bandwidth results, DIR/<device>/bandwidth_vs_footprint.svg (one
-line per op and width, GB/s, the DRAM peak dashed). Beside each SVG are the
+line per op and width, GB/s, the DRAM peak dashed), and with l1_bypass
+results DIR/<device>/l1_bypass_dlcm_cg.svg (bars: -dlcm=cg's speedup over
+default per layer, %, noise as error bars). Beside each SVG are the
 gnuplot data (.dat) and script (.gp) it was drawn from. <device> is the
 device name in lower case with other characters as '_'.
 

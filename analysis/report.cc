@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "analysis/l1_bypass.h"
 #include "analysis/published.h"
 
 namespace dissect::analysis {
@@ -435,6 +436,8 @@ absl::StatusOr<std::string> RenderReport(const std::vector<ResultFile>& files,
   for (const DeviceHierarchy& h : *tables) {
     absl::StrAppend(&out, out.empty() ? "" : "\n", RenderHierarchy(h, options));
   }
+  const std::string l1_bypass = RenderL1Bypass(BuildL1BypassTables(files));
+  if (!l1_bypass.empty()) absl::StrAppend(&out, out.empty() ? "" : "\n", l1_bypass);
   return out;
 }
 
