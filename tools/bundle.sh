@@ -13,6 +13,7 @@ targets=(
   //experiments:memory_latency_gpu_test //experiments:latency_trace_gpu_test
   //experiments:memory_bandwidth_gpu_test //experiments:shared_bandwidth_gpu_test
   //analysis:report
+  //experiments/l1_bypass:l1_bypass //experiments/l1_bypass:l1_bypass_gpu_test
 )
 ./bazelw build -c opt "$@" "${targets[@]}"
 rm -rf dist && mkdir -p dist/bin dist/lib
