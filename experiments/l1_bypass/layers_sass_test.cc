@@ -10,8 +10,10 @@
 // (nvdisasm 13.2, the same on sm_80, sm_89, sm_90a and sm_100; width
 // modifiers such as .64 or .128 may follow .E.)
 //
-// Arguments: --cuobjdump=PATH or --skip=REASON, the variant manifest, then
-// the variants' libraries (liblayers_<variant>.a). Without cuobjdump (see
+// The expectations are by variant name, so that a build that lost its flag
+// or operator fails. Arguments: --cuobjdump=PATH or --skip=REASON, the
+// variant manifest (for the names), then the variants' libraries
+// (liblayers_<variant>.a). Without cuobjdump (see
 // //tools/cuda:binutils_configure.bzl) every test reports SKIPPED with the
 // reason instead of passing silently.
 #include <stdio.h>
@@ -55,24 +57,29 @@ const std::set<std::string>& CacheModifiers() {
   return kModifiers;
 }
 
-// The cache modifiers every LDG of a variant must carry, by LoadOp and flags.
-std::set<std::string> Expected(const std::string& load_op, const std::string& flags) {
-  if (load_op == "kDefault") {
-    return absl::StrContains(flags, "-dlcm=cg") ? std::set<std::string>{"STRONG", "GPU"}
-                                                : std::set<std::string>{};
-  }
-  static const std::map<std::string, std::set<std::string>> kByOp = {
-      {"kCa", {"STRONG", "SM"}}, {"kCg", {"STRONG", "GPU"}}, {"kCs", {"EF"}},
-      {"kLu", {"LU"}},           {"kCv", {"STRONG", "SYS"}}, {"kL1NoAllocate", {"NA"}},
-      {"kL1EvictFirst", {"EF"}}, {"kL1EvictLast", {"EL"}},
+// The cache modifiers every LDG of a variant must carry, by variant name
+// (not by what the build says it did, so that a build that lost its flag
+// fails here).
+std::set<std::string> Expected(const std::string& variant) {
+  static const std::map<std::string, std::set<std::string>> kByVariant = {
+      {"default", {}},
+      {"dlcm_cg", {"STRONG", "GPU"}},
+      {"ca", {"STRONG", "SM"}},
+      {"cg", {"STRONG", "GPU"}},
+      {"cs", {"EF"}},
+      {"lu", {"LU"}},
+      {"cv", {"STRONG", "SYS"}},
+      {"no_allocate", {"NA"}},
+      {"evict_first", {"EF"}},
+      {"evict_last", {"EL"}},
   };
-  auto it = kByOp.find(load_op);
-  EXPECT_NE(it, kByOp.end()) << "no SASS expectation for " << load_op;
-  return it == kByOp.end() ? std::set<std::string>{"?"} : it->second;
+  auto it = kByVariant.find(variant);
+  EXPECT_NE(it, kByVariant.end()) << "no SASS expectation for variant " << variant;
+  return it == kByVariant.end() ? std::set<std::string>{"?"} : it->second;
 }
 
 struct Variant {
-  std::string name, load_op, flags;
+  std::string name, load_op, flags;  // a manifest line
 };
 
 std::vector<Variant> Manifest() {
@@ -142,7 +149,7 @@ TEST_F(LayersSassTest, EveryLoadCarriesTheVariantsCacheModifiers) {
   for (const Variant& v : Manifest()) {
     const std::string archive = ArchiveOf(v.name);
     ASSERT_FALSE(archive.empty()) << "no library for " << v.name;
-    const std::set<std::string> want = Expected(v.load_op, v.flags);
+    const std::set<std::string> want = Expected(v.name);
     for (const auto& [kernel, ldgs] : Disassemble(archive)) {
       EXPECT_FALSE(ldgs.empty()) << v.name << " " << kernel;
       for (const std::vector<std::string>& modifiers : ldgs) {
@@ -166,6 +173,9 @@ TEST_F(LayersSassTest, DlcmCgChangesTheDefaultLoadsAndNothingElse) {
     // The same loads, each now .STRONG.GPU: strip that and they are equal.
     std::vector<std::vector<std::string>> stripped;
     for (std::vector<std::string> m : cg.at(kernel)) {
+      EXPECT_TRUE(std::count(m.begin(), m.end(), "STRONG") == 1 &&
+                  std::count(m.begin(), m.end(), "GPU") == 1)
+          << kernel << ": dlcm_cg load LDG." << absl::StrJoin(m, ".");
       m.erase(std::remove_if(m.begin(), m.end(),
                              [](const std::string& s) { return s == "STRONG" || s == "GPU"; }),
               m.end());
