@@ -71,7 +71,8 @@ std::vector<Group> Collect(const std::vector<const ResultFile*>& files) {
       if (by_variant.empty()) g.points.push_back(key);
       if (by_variant.count(variant) > 0) continue;
       by_variant[variant] = {*us, row.Counter("kernel_us.spread").value_or(0)};
-      if (std::find(g.variants.begin(), g.variants.end(), variant) == g.variants.end()) {
+      if (std::find(g.variants.begin(), g.variants.end(), variant) ==
+          g.variants.end()) {
         g.variants.push_back(variant);
       }
       if (auto bytes = row.Counter("input_bytes")) g.input_bytes[key] = *bytes;
@@ -127,12 +128,14 @@ std::string Speedup(const VariantSpeedup& s) {
 }
 
 // Markdown table text; cells must not contain '|'.
-std::string Table(const std::vector<std::string>& header, const std::vector<bool>& right,
+std::string Table(const std::vector<std::string>& header,
+                  const std::vector<bool>& right,
                   const std::vector<std::vector<std::string>>& rows) {
   std::string out = absl::StrCat("| ", absl::StrJoin(header, " | "), " |\n|");
   for (bool r : right) absl::StrAppend(&out, r ? " ---: |" : " --- |");
   out += "\n";
-  for (const auto& row : rows) absl::StrAppend(&out, "| ", absl::StrJoin(row, " | "), " |\n");
+  for (const auto& row : rows)
+    absl::StrAppend(&out, "| ", absl::StrJoin(row, " | "), " |\n");
   return out;
 }
 
@@ -144,7 +147,8 @@ std::string Quoted(const std::string& text) {
 
 }  // namespace
 
-std::vector<L1BypassTable> BuildL1BypassTables(const std::vector<ResultFile>& files) {
+std::vector<L1BypassTable> BuildL1BypassTables(
+    const std::vector<ResultFile>& files) {
   std::vector<const ResultFile*> pointers;
   for (const ResultFile& f : files) pointers.push_back(&f);
   return Tables(pointers);
@@ -156,15 +160,19 @@ std::string RenderL1Bypass(const std::vector<L1BypassTable>& tables) {
   for (const L1BypassTable& t : tables) {
     if (t.device != device) {
       device = t.device;
-      blocks.push_back(absl::StrCat("## l1_bypass: speedup over default: ", device, "\n"));
       blocks.push_back(
-          "Speedup = default kernel_us / variant kernel_us (medians). ± is the noise: the "
-          "larger kernel_us spread ((max − min) / median) of the two rows. **Bold**: faster "
-          "than default by more than the noise; _italic_: slower by more than the noise. "
+          absl::StrCat("## l1_bypass: speedup over default: ", device, "\n"));
+      blocks.push_back(
+          "Speedup = default kernel_us / variant kernel_us (medians). ± is the "
+          "noise: the "
+          "larger kernel_us spread ((max − min) / median) of the two rows. "
+          "**Bold**: faster "
+          "than default by more than the noise; _italic_: slower by more than "
+          "the noise. "
           "winner: the fastest bold variant (— when none beats the noise).\n");
     }
-    std::vector<std::string> header = {"layer", "working set", "timing", "occupancy %",
-                                       "default (us)"};
+    std::vector<std::string> header = {"layer", "working set", "timing",
+                                       "occupancy %", "default (us)"};
     std::vector<bool> right = {false, true, false, true, true};
     for (const std::string& v : t.variants) {
       header.push_back(v);
@@ -175,9 +183,11 @@ std::string RenderL1Bypass(const std::vector<L1BypassTable>& tables) {
     std::vector<std::vector<std::string>> rows;
     for (const SpeedupRow& r : t.rows) {
       std::string ws = r.working_set;
-      if (r.input_bytes) ws = absl::StrCat(ws, " (", FormatBytes(*r.input_bytes), ")");
-      std::vector<std::string> cells = {r.layer, ws, r.timing, r.occupancy_pct,
-                                        r.default_us ? FormatNumber(*r.default_us) : kNone};
+      if (r.input_bytes)
+        ws = absl::StrCat(ws, " (", FormatBytes(*r.input_bytes), ")");
+      std::vector<std::string> cells = {
+          r.layer, ws, r.timing, r.occupancy_pct,
+          r.default_us ? FormatNumber(*r.default_us) : kNone};
       for (const std::optional<VariantSpeedup>& s : r.variants) {
         if (!s) {
           cells.push_back(kNone);
@@ -200,9 +210,9 @@ std::string RenderL1Bypass(const std::vector<L1BypassTable>& tables) {
   return absl::StrJoin(blocks, "\n");
 }
 
-std::optional<L1BypassFigure> BuildL1BypassFigure(const std::vector<const ResultFile*>& files,
-                                                  const std::vector<std::string>& inputs,
-                                                  const std::string& device) {
+std::optional<L1BypassFigure> BuildL1BypassFigure(
+    const std::vector<const ResultFile*>& files,
+    const std::vector<std::string>& inputs, const std::string& device) {
   // Bars: (kernel, layer); clusters: (timing, occupancy).
   std::vector<std::pair<std::string, std::string>> bars;
   std::vector<std::pair<std::string, std::string>> clusters;
@@ -210,15 +220,18 @@ std::optional<L1BypassFigure> BuildL1BypassFigure(const std::vector<const Result
            std::map<std::pair<std::string, std::string>, VariantSpeedup>>
       values;
   for (const L1BypassTable& t : Tables(files)) {
-    const auto column = std::find(t.variants.begin(), t.variants.end(), kDlcmCg);
+    const auto column =
+        std::find(t.variants.begin(), t.variants.end(), kDlcmCg);
     if (column == t.variants.end()) continue;
     const size_t c = column - t.variants.begin();
     for (const SpeedupRow& r : t.rows) {
       if (r.working_set != "as configured" || !r.variants[c]) continue;
       const auto bar = std::make_pair(t.kernel, r.layer);
       const auto cluster = std::make_pair(r.timing, r.occupancy_pct);
-      if (std::find(bars.begin(), bars.end(), bar) == bars.end()) bars.push_back(bar);
-      if (std::find(clusters.begin(), clusters.end(), cluster) == clusters.end()) {
+      if (std::find(bars.begin(), bars.end(), bar) == bars.end())
+        bars.push_back(bar);
+      if (std::find(clusters.begin(), clusters.end(), cluster) ==
+          clusters.end()) {
         clusters.push_back(cluster);
       }
       values[bar].emplace(cluster, *r.variants[c]);
@@ -227,12 +240,13 @@ std::optional<L1BypassFigure> BuildL1BypassFigure(const std::vector<const Result
   if (bars.empty()) return std::nullopt;
   L1BypassFigure fig;
   fig.stem = "l1_bypass_dlcm_cg";
-  fig.data = absl::StrCat(
-      "# ", fig.stem,
-      ".dat: speedup of -Xptxas -dlcm=cg over default, % (100 x (speedup - 1)), and the "
-      "noise, %\n# columns: kernel/layer");
+  fig.data = absl::StrCat("# ", fig.stem,
+                          ".dat: speedup of -Xptxas -dlcm=cg over default, % "
+                          "(100 x (speedup - 1)), and the "
+                          "noise, %\n# columns: kernel/layer");
   for (const auto& [timing, occupancy] : clusters) {
-    absl::StrAppend(&fig.data, " | ", timing, ", occupancy ", occupancy, "%: speedup noise");
+    absl::StrAppend(&fig.data, " | ", timing, ", occupancy ", occupancy,
+                    "%: speedup noise");
   }
   fig.data += "\n";
   for (const auto& bar : bars) {
@@ -242,31 +256,38 @@ std::optional<L1BypassFigure> BuildL1BypassFigure(const std::vector<const Result
       if (it == values[bar].end()) {
         fig.data += " ? ?";
       } else {
-        absl::StrAppend(&fig.data, absl::StrFormat(" %.4f %.4f", 100 * (it->second.speedup - 1),
-                                                   100 * it->second.noise));
+        absl::StrAppend(
+            &fig.data,
+            absl::StrFormat(" %.4f %.4f", 100 * (it->second.speedup - 1),
+                            100 * it->second.noise));
       }
     }
     fig.data += "\n";
   }
-  fig.script = absl::StrCat("# ", fig.stem, ".gp: generated by //analysis:figures from\n");
-  for (const std::string& input : inputs) absl::StrAppend(&fig.script, "#   ", input, "\n");
-  const int width = std::max(800, 160 + 28 * static_cast<int>(bars.size() * clusters.size()));
+  fig.script = absl::StrCat("# ", fig.stem,
+                            ".gp: generated by //analysis:figures from\n");
+  for (const std::string& input : inputs)
+    absl::StrAppend(&fig.script, "#   ", input, "\n");
+  const int width =
+      std::max(800, 160 + 28 * static_cast<int>(bars.size() * clusters.size()));
   absl::StrAppend(
       &fig.script, "set terminal svg size ", width,
-      ",600 dynamic noenhanced font 'sans,11' background rgb 'white'\n", "set output ",
-      Quoted(fig.stem + ".svg"), "\n", "set title ",
-      Quoted(absl::StrCat(device, ": -dlcm=cg vs default per layer")),
-      "\n", "set ylabel 'speedup over default (%), error bar: noise'\n",
-      "set style data histograms\n", "set style histogram errorbars gap 1 lw 1\n",
+      ",600 dynamic noenhanced font 'sans,11' background rgb 'white'\n",
+      "set output ", Quoted(fig.stem + ".svg"), "\n", "set title ",
+      Quoted(absl::StrCat(device, ": -dlcm=cg vs default per layer")), "\n",
+      "set ylabel 'speedup over default (%), error bar: noise'\n",
+      "set style data histograms\n",
+      "set style histogram errorbars gap 1 lw 1\n",
       "set style fill solid 0.7 border -1\n", "set boxwidth 0.9\n",
       "set datafile missing '?'\n", "set xtics rotate by -60 noenhanced\n",
       "set grid ytics\n", "set xzeroaxis lt -1\n", "set key below\n", "plot ");
   std::vector<std::string> plots;
   for (size_t i = 0; i < clusters.size(); ++i) {
     plots.push_back(absl::StrCat(
-        i == 0 ? Quoted(fig.stem + ".dat") : "''", " using ", 2 + 2 * i, ":", 3 + 2 * i,
-        i == 0 ? ":xtic(1)" : "", " title ",
-        Quoted(absl::StrCat(clusters[i].first, ", occupancy ", clusters[i].second, "%"))));
+        i == 0 ? Quoted(fig.stem + ".dat") : "''", " using ", 2 + 2 * i, ":",
+        3 + 2 * i, i == 0 ? ":xtic(1)" : "", " title ",
+        Quoted(absl::StrCat(clusters[i].first, ", occupancy ",
+                            clusters[i].second, "%"))));
   }
   absl::StrAppend(&fig.script, absl::StrJoin(plots, ", \\\n     "), "\n");
   return fig;

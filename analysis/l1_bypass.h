@@ -31,21 +31,24 @@ struct SpeedupRow {
   std::string occupancy_pct;
   std::optional<double> input_bytes;  // what the working set came to
   std::optional<double> default_us;   // absent: no default row here
-  std::vector<std::optional<VariantSpeedup>> variants;  // per L1BypassTable::variants
+  std::vector<std::optional<VariantSpeedup>>
+      variants;        // per L1BypassTable::variants
   std::string winner;  // the fastest variant faster than the noise, or ""
 };
 
 struct L1BypassTable {
   std::string device;  // device_name
   std::string kernel;
-  std::vector<std::string> variants;  // every variant but default, first-seen order
-  std::vector<SpeedupRow> rows;       // in the order of the files' rows
+  std::vector<std::string>
+      variants;                  // every variant but default, first-seen order
+  std::vector<SpeedupRow> rows;  // in the order of the files' rows
 };
 
 // The tables of every device (name, compute capability, SM count) and kernel
 // with l1_bypass rows, in first-seen order. Rows that errored or were
 // skipped are left out; a point measured twice keeps its first row.
-std::vector<L1BypassTable> BuildL1BypassTables(const std::vector<ResultFile>& files);
+std::vector<L1BypassTable> BuildL1BypassTables(
+    const std::vector<ResultFile>& files);
 
 // "## l1_bypass: speedup over default: <device>" sections, one table per
 // kernel; "" when `tables` is empty. Ends with a newline.
@@ -60,9 +63,9 @@ struct L1BypassFigure {
   std::string data;
   std::string script;
 };
-std::optional<L1BypassFigure> BuildL1BypassFigure(const std::vector<const ResultFile*>& files,
-                                                  const std::vector<std::string>& inputs,
-                                                  const std::string& device);
+std::optional<L1BypassFigure> BuildL1BypassFigure(
+    const std::vector<const ResultFile*>& files,
+    const std::vector<std::string>& inputs, const std::string& device);
 
 }  // namespace dissect::analysis
 

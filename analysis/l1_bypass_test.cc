@@ -19,7 +19,8 @@ namespace dissect::analysis {
 namespace {
 
 ResultFile Fixture() {
-  auto file = ReadResultFile(testing::Runfile("analysis/testdata/synthetic_l1_bypass.json"));
+  auto file = ReadResultFile(
+      testing::Runfile("analysis/testdata/synthetic_l1_bypass.json"));
   EXPECT_TRUE(file.ok()) << file.status();
   return file.ok() ? *file : ResultFile{};
 }
@@ -103,14 +104,16 @@ TEST(L1BypassTest, RowsWithoutDefaultHaveNoSpeedup) {
 
 TEST(L1BypassTest, MarkdownMarksWinnersAndLosers) {
   const std::string md = RenderL1Bypass(BuildL1BypassTables({Fixture()}));
-  EXPECT_TRUE(absl::StartsWith(
-      md, "## l1_bypass: speedup over default: Synthetic H100-like GPU (fixture)\n"));
+  EXPECT_TRUE(absl::StartsWith(md,
+                               "## l1_bypass: speedup over default: Synthetic "
+                               "H100-like GPU (fixture)\n"));
   EXPECT_TRUE(absl::StrContains(md, "### stream\n")) << md;
   EXPECT_TRUE(absl::StrContains(md, "### conv\n")) << md;
-  EXPECT_TRUE(absl::StrContains(
-      md,
-      "| vgg16.conv3_1 | as configured (1.531 MiB) | hot | 100 | 2.1 | **1.064 ±2.0%** | 1.010 "
-      "±3.0% | _0.769 ±2.0%_ | 1.000 ±2.0% | dlcm_cg |\n"))
+  EXPECT_TRUE(
+      absl::StrContains(md,
+                        "| vgg16.conv3_1 | as configured (1.531 MiB) | hot | "
+                        "100 | 2.1 | **1.064 ±2.0%** | 1.010 "
+                        "±3.0% | _0.769 ±2.0%_ | 1.000 ±2.0% | dlcm_cg |\n"))
       << md;
   EXPECT_TRUE(absl::StrContains(md, "| 67108864 (64 MiB) | hot | 25 |")) << md;
   EXPECT_TRUE(absl::EndsWith(md, "| — |\n")) << md;  // conv: no winner
@@ -120,28 +123,38 @@ TEST(L1BypassTest, MarkdownMarksWinnersAndLosers) {
 TEST(L1BypassTest, ReportAppendsTheSection) {
   auto report = RenderReport({Fixture()}, ReportOptions{});
   ASSERT_TRUE(report.ok()) << report.status();
-  EXPECT_TRUE(absl::StrContains(*report, "## l1_bypass\n")) << "the generic table";
-  EXPECT_TRUE(absl::StrContains(*report, "\n## l1_bypass: speedup over default: "));
+  EXPECT_TRUE(absl::StrContains(*report, "## l1_bypass\n"))
+      << "the generic table";
+  EXPECT_TRUE(
+      absl::StrContains(*report, "\n## l1_bypass: speedup over default: "));
 }
 
 TEST(L1BypassTest, FigureBarsAreDlcmCgAtTheConfiguredWorkingSet) {
   const ResultFile file = Fixture();
-  const auto fig = BuildL1BypassFigure({&file}, {"fixture.json"}, "Fixture GPU");
+  const auto fig =
+      BuildL1BypassFigure({&file}, {"fixture.json"}, "Fixture GPU");
   ASSERT_TRUE(fig.has_value());
   EXPECT_EQ(fig->stem, "l1_bypass_dlcm_cg");
-  const std::vector<std::string> lines = absl::StrSplit(fig->data, '\n', absl::SkipEmpty());
-  ASSERT_EQ(lines.size(), 4u) << fig->data;  // two comments, stream and conv bars
+  const std::vector<std::string> lines =
+      absl::StrSplit(fig->data, '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 4u)
+      << fig->data;  // two comments, stream and conv bars
   EXPECT_EQ(lines[2], "\"stream vgg16.conv3_1\" 6.3830 2.0000 6.3830 2.0000");
-  EXPECT_EQ(lines[3], "\"conv resnet50.res5b_branch2b\" -10.7143 1.0000 -10.7143 1.0000");
-  EXPECT_TRUE(absl::StrContains(fig->script, "set output 'l1_bypass_dlcm_cg.svg'"));
-  EXPECT_TRUE(absl::StrContains(fig->script, "using 2:3:xtic(1) title 'hot, occupancy 25%'"));
-  EXPECT_TRUE(absl::StrContains(fig->script, "using 4:5 title 'hot, occupancy 100%'"));
+  EXPECT_EQ(lines[3],
+            "\"conv resnet50.res5b_branch2b\" -10.7143 1.0000 -10.7143 1.0000");
+  EXPECT_TRUE(
+      absl::StrContains(fig->script, "set output 'l1_bypass_dlcm_cg.svg'"));
+  EXPECT_TRUE(absl::StrContains(
+      fig->script, "using 2:3:xtic(1) title 'hot, occupancy 25%'"));
+  EXPECT_TRUE(
+      absl::StrContains(fig->script, "using 4:5 title 'hot, occupancy 100%'"));
   EXPECT_TRUE(absl::StrContains(fig->script, "#   fixture.json\n"));
 
   const auto figures = BuildFigures({file});
   ASSERT_TRUE(figures.ok()) << figures.status();
   ASSERT_EQ(figures->size(), 1u);
-  EXPECT_EQ((*figures)[0].scripts, std::vector<std::string>{"l1_bypass_dlcm_cg.gp"});
+  EXPECT_EQ((*figures)[0].scripts,
+            std::vector<std::string>{"l1_bypass_dlcm_cg.gp"});
 
   ResultFile other = file;
   other.experiment = "relu_bandwidth";

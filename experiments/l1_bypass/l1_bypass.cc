@@ -110,8 +110,7 @@ absl::Status Validate(const Point& p) {
   const int64_t ws = p.Int("working_set_bytes");
   if (ws != 0 && (ws < 64 || ws > kMaxWorkingSetBytes)) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "working_set_bytes must be 0 (the layer as configured) or 64 B .. 2 GiB (got ", ws,
-        ")"));
+        "working_set_bytes must be 0 (the layer as configured) or 64 B .. 2 GiB (got ", ws, ")"));
   }
   const int64_t pct = p.Int("occupancy_pct");
   if (pct < 1 || pct > 100) {
@@ -144,8 +143,8 @@ template <typename T>
 absl::Status Upload(const std::vector<T>& host, DeviceBuffer<T>& device) {
   DISSECT_ASSIGN_OR_RETURN(device, DeviceBuffer<T>::Allocate(host.size()));
   if (!host.empty()) {
-    DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpy(device.get(), host.data(), host.size() * sizeof(T),
-                                            cudaMemcpyHostToDevice));
+    DISSECT_CUDA_RETURN_IF_ERROR(
+        cudaMemcpy(device.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
   }
   return absl::OkStatus();
 }
@@ -174,8 +173,8 @@ absl::StatusOr<ShapeCache*> PrepareShape(const Workload& wl, const std::string& 
 // first variant's output (every later one).
 absl::Status CheckOutput(ShapeCache& shape, const std::string& variant) {
   std::vector<float> y(shape.wl.y_elements);
-  DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpy(y.data(), shape.y.get(), y.size() * sizeof(float),
-                                          cudaMemcpyDeviceToHost));
+  DISSECT_CUDA_RETURN_IF_ERROR(
+      cudaMemcpy(y.data(), shape.y.get(), y.size() * sizeof(float), cudaMemcpyDeviceToHost));
   if (!shape.first_output.empty()) {
     return CheckIdentical(y, shape.first_output, shape.first_variant);
   }
@@ -204,13 +203,13 @@ absl::Status Run(PointContext& ctx) {
   int max_blocks = 0;
   DISSECT_CUDA_RETURN_IF_ERROR(variant.build->kernels->prepare(kernel, &max_blocks));
   if (max_blocks < 1) return absl::InternalError("the kernel cannot be resident on an SM");
-  const int blocks_per_sm = std::max(
-      1, static_cast<int>(std::lround(max_blocks * ctx.Int("occupancy_pct") / 100.0)));
+  const int blocks_per_sm =
+      std::max(1, static_cast<int>(std::lround(max_blocks * ctx.Int("occupancy_pct") / 100.0)));
 
   const int64_t ws = ctx.Int("working_set_bytes");
   const Workload wl = MakeWorkload(kernel, *layer, ws);
   DISSECT_ASSIGN_OR_RETURN(
-      ShapeCache* shape,
+      ShapeCache * shape,
       PrepareShape(wl, absl::StrCat(ctx.Str("kernel"), "/", layer->name, "/", ws)));
   // Poison the output (0xff.. is a NaN) so that unwritten elements show.
   DISSECT_CUDA_RETURN_IF_ERROR(
@@ -227,13 +226,13 @@ absl::Status Run(PointContext& ctx) {
 
   std::unique_ptr<L2AccessWindow> window;
   if (variant.l2.has_value()) {
-    DISSECT_ASSIGN_OR_RETURN(window, L2AccessWindow::Apply(ctx.stream(), shape->x.get(),
-                                                           shape->x.bytes(), *variant.l2));
+    DISSECT_ASSIGN_OR_RETURN(
+        window, L2AccessWindow::Apply(ctx.stream(), shape->x.get(), shape->x.bytes(), *variant.l2));
   }
   DISSECT_ASSIGN_OR_RETURN(
       std::vector<double> ms,
-      ctx.TimeKernel(
-          [&](cudaStream_t s) { return variant.build->kernels->launch(args, s); }, cache));
+      ctx.TimeKernel([&](cudaStream_t s) { return variant.build->kernels->launch(args, s); },
+                     cache));
   window.reset();
   DISSECT_RETURN_IF_ERROR(CheckOutput(*shape, variant_name));
 
@@ -248,13 +247,11 @@ absl::Status Run(PointContext& ctx) {
   DISSECT_RETURN_IF_ERROR(ctx.AddSamples("kernel_us", std::move(us)));
   DISSECT_RETURN_IF_ERROR(ctx.AddSamples("bandwidth_gbps", std::move(gbps)));
   DISSECT_RETURN_IF_ERROR(ctx.AddSamples("dram_peak_pct", std::move(pct)));
-  DISSECT_RETURN_IF_ERROR(
-      ctx.AddSamples("input_bytes", {static_cast<double>(wl.InputBytes())}));
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("input_bytes", {static_cast<double>(wl.InputBytes())}));
   DISSECT_RETURN_IF_ERROR(ctx.AddSamples("bytes_moved", {bytes}));
   DISSECT_RETURN_IF_ERROR(ctx.AddSamples("blocks_per_sm", {double(blocks_per_sm)}));
-  return ctx.AddSamples(
-      "occupancy_pct_achieved",
-      {100.0 * blocks_per_sm * layers::kLayerThreads / ctx.device().max_threads_per_sm});
+  return ctx.AddSamples("occupancy_pct_achieved", {100.0 * blocks_per_sm * layers::kLayerThreads /
+                                                   ctx.device().max_threads_per_sm});
 }
 
 DISSECT_EXPERIMENT(l1_bypass)
@@ -287,8 +284,7 @@ DISSECT_EXPERIMENT(l1_bypass)
     .AddMetric("input_bytes", "B", "bytes of the input tensor (the working set)")
     .AddMetric("bytes_moved", "B", "input + weights + index + output bytes")
     .AddMetric("blocks_per_sm", "blocks", "grid blocks per SM")
-    .AddMetric("occupancy_pct_achieved", "%",
-               "blocks_per_sm x 256 threads / the SM's thread limit")
+    .AddMetric("occupancy_pct_achieved", "%", "blocks_per_sm x 256 threads / the SM's thread limit")
     .Validate(Validate)
     .Run(Run);
 

@@ -24,9 +24,9 @@ cudaError_t SetWindow(cudaStream_t stream, const void* base, size_t bytes, float
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<L2AccessWindow>> L2AccessWindow::Apply(cudaStream_t stream,
-                                                                       const void* base,
-                                                                       size_t bytes,
-                                                                       L2Policy policy) {
+                                                                      const void* base,
+                                                                      size_t bytes,
+                                                                      L2Policy policy) {
   int device = 0;
   DISSECT_CUDA_RETURN_IF_ERROR(cudaGetDevice(&device));
   int max_window = 0, max_persisting = 0;

@@ -27,8 +27,7 @@ class L2AccessWindow {
   // ratio is set-aside / window bytes (the guide's rule, so that persisting
   // lines do not thrash the set-aside).
   static absl::StatusOr<std::unique_ptr<L2AccessWindow>> Apply(cudaStream_t stream,
-                                                               const void* base,
-                                                               size_t bytes,
+                                                               const void* base, size_t bytes,
                                                                L2Policy policy);
   ~L2AccessWindow();
   L2AccessWindow(const L2AccessWindow&) = delete;
@@ -38,8 +37,7 @@ class L2AccessWindow {
   float hit_ratio() const { return hit_ratio_; }
 
  private:
-  L2AccessWindow(cudaStream_t stream, size_t old_limit)
-      : stream_(stream), old_limit_(old_limit) {}
+  L2AccessWindow(cudaStream_t stream, size_t old_limit) : stream_(stream), old_limit_(old_limit) {}
 
   cudaStream_t stream_;
   size_t old_limit_;

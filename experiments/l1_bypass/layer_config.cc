@@ -19,16 +19,14 @@ constexpr char kFormat[] = "dissect.layers.v1";
 // Sizes above this are typos, not layers.
 constexpr int kMaxDim = 1 << 20;
 
-absl::Status Error(absl::string_view origin, absl::string_view where,
-                   absl::string_view what) {
+absl::Status Error(absl::string_view origin, absl::string_view where, absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat(origin, ": ", where, ": ", what));
 }
 
 bool IsAxisToken(const std::string& s) {
   if (s.empty()) return false;
   for (char c : s) {
-    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' &&
-        c != '.') {
+    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') {
       return false;
     }
   }
@@ -40,11 +38,9 @@ absl::Status GetInt(const Json& j, const char* key, bool required, int min,
                     absl::string_view origin, const std::string& where, int& out) {
   const auto it = j.find(key);
   if (it == j.end()) {
-    return required ? Error(origin, where, absl::StrCat("no \"", key, "\""))
-                    : absl::OkStatus();
+    return required ? Error(origin, where, absl::StrCat("no \"", key, "\"")) : absl::OkStatus();
   }
-  if (!it->is_number_integer() || it->get<int64_t>() < min ||
-      it->get<int64_t>() > kMaxDim) {
+  if (!it->is_number_integer() || it->get<int64_t>() < min || it->get<int64_t>() > kMaxDim) {
     return Error(origin, where,
                  absl::StrCat("\"", key, "\" must be an integer in ", min, "..", kMaxDim));
   }
@@ -56,10 +52,10 @@ absl::StatusOr<LayerShape> ParseLayer(const Json& j, const std::set<std::string>
                                       absl::string_view origin, const std::string& where) {
   if (!j.is_object()) return Error(origin, where, "is not an object");
   for (const auto& [key, value] : j.items()) {
-    static const std::set<std::string> kKeys = {"name", "network", "type", "n", "c",
-                                                "h",    "w",       "k",    "r", "s",
-                                                "stride", "pad",   "note"};
-    if (kKeys.count(key) == 0) return Error(origin, where, absl::StrCat("unknown key \"", key, "\""));
+    static const std::set<std::string> kKeys = {
+        "name", "network", "type", "n", "c", "h", "w", "k", "r", "s", "stride", "pad", "note"};
+    if (kKeys.count(key) == 0)
+      return Error(origin, where, absl::StrCat("unknown key \"", key, "\""));
   }
   LayerShape l;
   for (const char* key : {"name", "network", "type"}) {
@@ -111,8 +107,7 @@ absl::StatusOr<LayerShape> ParseLayer(const Json& j, const std::set<std::string>
     return Error(origin, at, "a fc layer has only n, c and k");
   }
   if (!has_k && j.contains("k")) return Error(origin, at, "a pool layer has no \"k\"");
-  if (spatial && (l.OutH() < 1 || l.OutW() < 1 || l.r > l.h + 2 * l.pad ||
-                  l.s > l.w + 2 * l.pad)) {
+  if (spatial && (l.OutH() < 1 || l.OutW() < 1 || l.r > l.h + 2 * l.pad || l.s > l.w + 2 * l.pad)) {
     return Error(origin, at, "the window does not fit the padded input");
   }
   return l;
@@ -151,7 +146,8 @@ absl::StatusOr<std::vector<LayerShape>> ParseLayerConfig(absl::string_view text,
         ParseLayer(doc["layers"][i], networks, origin, absl::StrCat("layer ", i));
     if (!l.ok()) return l.status();
     if (!names.insert(l->name).second) {
-      return Error(origin, absl::StrCat("layer ", i), absl::StrCat("duplicate name \"", l->name, "\""));
+      return Error(origin, absl::StrCat("layer ", i),
+                   absl::StrCat("duplicate name \"", l->name, "\""));
     }
     layers.push_back(*std::move(l));
   }

@@ -65,10 +65,14 @@ std::vector<Variant> Manifest() {
 // The LoadOp of a manifest entry, by its enumerator name.
 LoadOp OpOf(const std::string& enumerator) {
   static const std::map<std::string, LoadOp> kOps = {
-      {"kDefault", LoadOp::kDefault},           {"kCa", LoadOp::kCa},
-      {"kCg", LoadOp::kCg},                     {"kCs", LoadOp::kCs},
-      {"kLu", LoadOp::kLu},                     {"kCv", LoadOp::kCv},
-      {"kL1NoAllocate", LoadOp::kL1NoAllocate}, {"kL1EvictFirst", LoadOp::kL1EvictFirst},
+      {"kDefault", LoadOp::kDefault},
+      {"kCa", LoadOp::kCa},
+      {"kCg", LoadOp::kCg},
+      {"kCs", LoadOp::kCs},
+      {"kLu", LoadOp::kLu},
+      {"kCv", LoadOp::kCv},
+      {"kL1NoAllocate", LoadOp::kL1NoAllocate},
+      {"kL1EvictFirst", LoadOp::kL1EvictFirst},
       {"kL1EvictLast", LoadOp::kL1EvictLast},
   };
   auto it = kOps.find(enumerator);
@@ -92,8 +96,8 @@ struct KernelLoads {
   int min_loads;
 };
 constexpr KernelLoads kKernels[] = {
-    {"StreamKernel", 3}, {"GatherKernel", 2}, {"StencilKernel", 5}, {"ConvKernel", 2},
-    {"MaxPoolKernel", 1}, {"GemvKernel", 2},  {"SoftmaxKernel", 3},
+    {"StreamKernel", 3},  {"GatherKernel", 2}, {"StencilKernel", 5}, {"ConvKernel", 2},
+    {"MaxPoolKernel", 1}, {"GemvKernel", 2},   {"SoftmaxKernel", 3},
 };
 
 std::vector<PtxInstruction> EntryCode(const std::string& file, const char* entry) {
@@ -134,11 +138,16 @@ TEST(LayersPtxTest, ManifestHasTheIssueVariants) {
   for (const Variant& v : Manifest()) by_name[v.name] = v;
   // The issue's variants and the load each must use.
   const std::map<std::string, std::string> kWant = {
-      {"default", "kDefault"},          {"dlcm_cg", "kDefault"},
-      {"ca", "kCa"},                    {"cg", "kCg"},
-      {"cs", "kCs"},                    {"lu", "kLu"},
-      {"cv", "kCv"},                    {"no_allocate", "kL1NoAllocate"},
-      {"evict_first", "kL1EvictFirst"}, {"evict_last", "kL1EvictLast"},
+      {"default", "kDefault"},
+      {"dlcm_cg", "kDefault"},
+      {"ca", "kCa"},
+      {"cg", "kCg"},
+      {"cs", "kCs"},
+      {"lu", "kLu"},
+      {"cv", "kCv"},
+      {"no_allocate", "kL1NoAllocate"},
+      {"evict_first", "kL1EvictFirst"},
+      {"evict_last", "kL1EvictLast"},
   };
   for (const auto& [name, load_op] : kWant) {
     ASSERT_EQ(by_name.count(name), 1u) << name;

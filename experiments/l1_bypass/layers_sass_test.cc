@@ -51,9 +51,9 @@ Args& TestArgs() {
 // Modifiers that say how a load caches; any other (.E, .64, .128, ...) is
 // about addressing or width.
 const std::set<std::string>& CacheModifiers() {
-  static const std::set<std::string> kModifiers = {"STRONG", "GPU", "SM",  "SYS",     "EF",
-                                                   "EL",     "NA",  "LU",  "CONSTANT", "LTC64B",
-                                                   "LTC128B", "LTC256B"};
+  static const std::set<std::string> kModifiers = {"STRONG",   "GPU",    "SM",      "SYS",
+                                                   "EF",       "EL",     "NA",      "LU",
+                                                   "CONSTANT", "LTC64B", "LTC128B", "LTC256B"};
   return kModifiers;
 }
 

@@ -153,13 +153,20 @@ HostTensors MakeInputs(const Workload& wl, uint64_t seed) {
 
 float ExactOutputAt(const Workload& wl, const HostTensors& in, size_t i) {
   switch (wl.kernel) {
-    case LayerKernel::kStream: return Stream(wl.dims, in, i);
-    case LayerKernel::kGather: return in.x[in.index[i]];
-    case LayerKernel::kStencil: return Stencil(wl.dims, in, i);
-    case LayerKernel::kConv: return Conv(wl.dims, in, i);
-    case LayerKernel::kMaxPool: return MaxPool(wl.dims, in, i);
-    case LayerKernel::kGemv: return Gemv(wl.dims, in, i);
-    case LayerKernel::kSoftmax: break;
+    case LayerKernel::kStream:
+      return Stream(wl.dims, in, i);
+    case LayerKernel::kGather:
+      return in.x[in.index[i]];
+    case LayerKernel::kStencil:
+      return Stencil(wl.dims, in, i);
+    case LayerKernel::kConv:
+      return Conv(wl.dims, in, i);
+    case LayerKernel::kMaxPool:
+      return MaxPool(wl.dims, in, i);
+    case LayerKernel::kGemv:
+      return Gemv(wl.dims, in, i);
+    case LayerKernel::kSoftmax:
+      break;
   }
   return std::nanf("");
 }
@@ -179,8 +186,8 @@ std::vector<double> SoftmaxRow(const Workload& wl, const HostTensors& in, size_t
 absl::Status CheckAgainstReference(const Workload& wl, const HostTensors& in,
                                    const std::vector<float>& y, double work_budget) {
   if (y.size() != wl.y_elements) {
-    return absl::InternalError(absl::StrCat("output has ", y.size(), " elements, expected ",
-                                            wl.y_elements));
+    return absl::InternalError(
+        absl::StrCat("output has ", y.size(), " elements, expected ", wl.y_elements));
   }
   const double cost = std::max(1.0, wl.WorkPerOutput());
   const size_t budget_count = static_cast<size_t>(std::max(1.0, work_budget / cost));
@@ -192,9 +199,9 @@ absl::Status CheckAgainstReference(const Workload& wl, const HostTensors& in,
       for (size_t j = 0; j < w; ++j) {
         const double got = y[row * w + j];
         if (!(std::fabs(got - want[j]) <= kSoftmaxTolerance * want[j])) {
-          return absl::InternalError(absl::StrFormat(
-              "softmax: wrong output at row %d element %d: %.9g, reference %.9g", row, j,
-              got, want[j]));
+          return absl::InternalError(
+              absl::StrFormat("softmax: wrong output at row %d element %d: %.9g, reference %.9g",
+                              row, j, got, want[j]));
         }
       }
     }
@@ -203,9 +210,9 @@ absl::Status CheckAgainstReference(const Workload& wl, const HostTensors& in,
   for (size_t i : Sample(y.size(), budget_count)) {
     const float want = ExactOutputAt(wl, in, i);
     if (Bits(y[i]) != Bits(want)) {
-      return absl::InternalError(absl::StrFormat(
-          "%s: wrong output at element %d: %.9g (0x%08x), reference %.9g (0x%08x)", name, i,
-          y[i], Bits(y[i]), want, Bits(want)));
+      return absl::InternalError(
+          absl::StrFormat("%s: wrong output at element %d: %.9g (0x%08x), reference %.9g (0x%08x)",
+                          name, i, y[i], Bits(y[i]), want, Bits(want)));
     }
   }
   return absl::OkStatus();
@@ -214,14 +221,14 @@ absl::Status CheckAgainstReference(const Workload& wl, const HostTensors& in,
 absl::Status CheckIdentical(const std::vector<float>& y, const std::vector<float>& want,
                             absl::string_view want_name) {
   if (y.size() != want.size()) {
-    return absl::InternalError(absl::StrCat("output has ", y.size(), " elements, ", want_name,
-                                            "'s has ", want.size()));
+    return absl::InternalError(
+        absl::StrCat("output has ", y.size(), " elements, ", want_name, "'s has ", want.size()));
   }
   for (size_t i = 0; i < y.size(); ++i) {
     if (Bits(y[i]) != Bits(want[i])) {
-      return absl::InternalError(absl::StrFormat(
-          "output differs from %s's at element %d: %.9g (0x%08x) vs %.9g (0x%08x)",
-          std::string(want_name), i, y[i], Bits(y[i]), want[i], Bits(want[i])));
+      return absl::InternalError(
+          absl::StrFormat("output differs from %s's at element %d: %.9g (0x%08x) vs %.9g (0x%08x)",
+                          std::string(want_name), i, y[i], Bits(y[i]), want[i], Bits(want[i])));
     }
   }
   return absl::OkStatus();

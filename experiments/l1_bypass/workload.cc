@@ -27,9 +27,12 @@ constexpr KernelNameEntry kKernelNames[] = {
 
 const char* TypeName(LayerType type) {
   switch (type) {
-    case LayerType::kConv: return "conv";
-    case LayerType::kPool: return "pool";
-    case LayerType::kFc: return "fc";
+    case LayerType::kConv:
+      return "conv";
+    case LayerType::kPool:
+      return "pool";
+    case LayerType::kFc:
+      return "fc";
   }
   return "?";
 }
@@ -99,17 +102,22 @@ std::string NotApplicable(LayerKernel kernel, const LayerShape& layer) {
       break;
   }
   if (applies) return "";
-  return absl::StrCat(KernelName(kernel), " does not run on ", TypeName(layer.type),
-                      " layers (", layer.name, ")");
+  return absl::StrCat(KernelName(kernel), " does not run on ", TypeName(layer.type), " layers (",
+                      layer.name, ")");
 }
 
 double Workload::WorkPerOutput() const {
   switch (kernel) {
-    case LayerKernel::kConv: return double(dims.c) * dims.r * dims.s;
-    case LayerKernel::kMaxPool: return double(dims.r) * dims.s;
-    case LayerKernel::kGemv: return dims.c;
-    case LayerKernel::kSoftmax: return 3.0 * dims.w;  // its whole row
-    default: return 5.0;
+    case LayerKernel::kConv:
+      return double(dims.c) * dims.r * dims.s;
+    case LayerKernel::kMaxPool:
+      return double(dims.r) * dims.s;
+    case LayerKernel::kGemv:
+      return dims.c;
+    case LayerKernel::kSoftmax:
+      return 3.0 * dims.w;  // its whole row
+    default:
+      return 5.0;
   }
 }
 

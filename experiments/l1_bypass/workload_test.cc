@@ -66,8 +66,7 @@ TEST(WorkloadTest, KernelsRunOnTheirLayerTypes) {
   EXPECT_EQ(NotApplicable(LayerKernel::kMaxPool, Pool()), "");
   EXPECT_NE(NotApplicable(LayerKernel::kMaxPool, Conv()), "");
   EXPECT_EQ(NotApplicable(LayerKernel::kGemv, Fc()), "");
-  EXPECT_EQ(NotApplicable(LayerKernel::kGemv, Conv()),
-            "gemv does not run on conv layers (conv)");
+  EXPECT_EQ(NotApplicable(LayerKernel::kGemv, Conv()), "gemv does not run on conv layers (conv)");
 }
 
 TEST(WorkloadTest, TensorsOfEachKernel) {

@@ -179,13 +179,20 @@ __global__ void __launch_bounds__(kLayerThreads)
 // The kernel function of `kernel` (for attributes and occupancy).
 const void* KernelFunction(LayerKernel kernel) {
   switch (kernel) {
-    case LayerKernel::kStream: return reinterpret_cast<const void*>(StreamKernel);
-    case LayerKernel::kGather: return reinterpret_cast<const void*>(GatherKernel);
-    case LayerKernel::kStencil: return reinterpret_cast<const void*>(StencilKernel);
-    case LayerKernel::kConv: return reinterpret_cast<const void*>(ConvKernel);
-    case LayerKernel::kMaxPool: return reinterpret_cast<const void*>(MaxPoolKernel);
-    case LayerKernel::kGemv: return reinterpret_cast<const void*>(GemvKernel);
-    case LayerKernel::kSoftmax: return reinterpret_cast<const void*>(SoftmaxKernel);
+    case LayerKernel::kStream:
+      return reinterpret_cast<const void*>(StreamKernel);
+    case LayerKernel::kGather:
+      return reinterpret_cast<const void*>(GatherKernel);
+    case LayerKernel::kStencil:
+      return reinterpret_cast<const void*>(StencilKernel);
+    case LayerKernel::kConv:
+      return reinterpret_cast<const void*>(ConvKernel);
+    case LayerKernel::kMaxPool:
+      return reinterpret_cast<const void*>(MaxPoolKernel);
+    case LayerKernel::kGemv:
+      return reinterpret_cast<const void*>(GemvKernel);
+    case LayerKernel::kSoftmax:
+      return reinterpret_cast<const void*>(SoftmaxKernel);
   }
   return nullptr;
 }
@@ -199,9 +206,8 @@ cudaError_t Launch(const LayerArgs& a, cudaStream_t stream) {
   const LayerDims& d = a.dims;
   if (a.x == nullptr || a.y == nullptr || a.blocks < 1 ||
       (NeedsWeights(a.kernel) && a.weights == nullptr) ||
-      (a.kernel == LayerKernel::kGather && a.index == nullptr) ||
-      d.n < 1 || d.c < 1 || d.h < 1 || d.w < 1 || d.k < 1 || d.r < 1 || d.s < 1 ||
-      d.stride < 1 || d.pad < 0) {
+      (a.kernel == LayerKernel::kGather && a.index == nullptr) || d.n < 1 || d.c < 1 || d.h < 1 ||
+      d.w < 1 || d.k < 1 || d.r < 1 || d.s < 1 || d.stride < 1 || d.pad < 0) {
     return cudaErrorInvalidValue;
   }
   const bool windowed = a.kernel == LayerKernel::kConv || a.kernel == LayerKernel::kMaxPool;
@@ -212,8 +218,8 @@ cudaError_t Launch(const LayerArgs& a, cudaStream_t stream) {
       StreamKernel<<<grid, block, 0, stream>>>(a.x, a.weights, a.y, d);
       break;
     case LayerKernel::kGather:
-      GatherKernel<<<grid, block, 0, stream>>>(
-          a.x, a.index, a.y, static_cast<size_t>(d.n) * d.c * d.h * d.w);
+      GatherKernel<<<grid, block, 0, stream>>>(a.x, a.index, a.y,
+                                               static_cast<size_t>(d.n) * d.c * d.h * d.w);
       break;
     case LayerKernel::kStencil:
       StencilKernel<<<grid, block, 0, stream>>>(a.x, a.y, d);
@@ -239,11 +245,10 @@ cudaError_t Launch(const LayerArgs& a, cudaStream_t stream) {
 cudaError_t Prepare(LayerKernel kernel, int* max_blocks_per_sm) {
   const void* f = KernelFunction(kernel);
   if (f == nullptr || max_blocks_per_sm == nullptr) return cudaErrorInvalidValue;
-  const cudaError_t e = cudaFuncSetAttribute(
-      f, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxL1);
+  const cudaError_t e = cudaFuncSetAttribute(f, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                             cudaSharedmemCarveoutMaxL1);
   if (e != cudaSuccess) return e;
-  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(max_blocks_per_sm, f,
-                                                       kLayerThreads, 0);
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(max_blocks_per_sm, f, kLayerThreads, 0);
 }
 
 }  // namespace

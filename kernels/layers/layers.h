@@ -28,9 +28,8 @@ enum class LayerKernel {
 };
 
 inline constexpr LayerKernel kAllLayerKernels[] = {
-    LayerKernel::kStream,  LayerKernel::kGather, LayerKernel::kStencil,
-    LayerKernel::kConv,    LayerKernel::kMaxPool, LayerKernel::kGemv,
-    LayerKernel::kSoftmax,
+    LayerKernel::kStream,  LayerKernel::kGather, LayerKernel::kStencil, LayerKernel::kConv,
+    LayerKernel::kMaxPool, LayerKernel::kGemv,   LayerKernel::kSoftmax,
 };
 
 // Threads per block of every layer kernel. Grids are grid-stride, so the
