@@ -95,12 +95,15 @@ struct ResolvedVariant {
 };
 
 absl::StatusOr<ResolvedVariant> ResolveVariant(const std::string& name) {
-  const std::vector<CompiledVariant>& builds = layers::CompiledLayerVariants();
-  for (const CompiledVariant& v : builds) {
+  const CompiledVariant* plain = nullptr;
+  for (const CompiledVariant& v : layers::CompiledLayerVariants()) {
     if (name == v.name) return ResolvedVariant{&v, std::nullopt};
+    if (std::string(v.name) == "default") plain = &v;
   }
   for (const RuntimeVariant& v : kRuntimeVariants) {
-    if (name == v.name) return ResolvedVariant{&builds.front(), v.policy};
+    if (name != v.name) continue;
+    if (plain == nullptr) return absl::InternalError("no default build linked");
+    return ResolvedVariant{plain, v.policy};
   }
   return absl::InvalidArgumentError(absl::StrCat("unknown variant '", name, "'"));
 }
