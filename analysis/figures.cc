@@ -17,6 +17,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "analysis/format.h"
+#include "analysis/l1_bypass.h"
 #include "analysis/memory_hierarchy.h"
 #include "analysis/stalls.h"
 
@@ -338,7 +339,8 @@ absl::StatusOr<std::vector<DeviceFigures>> BuildFigures(
   std::vector<std::string> order;
   std::map<std::string, std::vector<const ResultFile*>> by_device;
   for (const ResultFile& file : files) {
-    if (!IsFigureMemoryExperiment(file.experiment) && !HasStallRows(file)) {
+    if (!IsFigureMemoryExperiment(file.experiment) && !HasStallRows(file) &&
+        file.experiment != "l1_bypass") {
       continue;
     }
     auto& group = by_device[DeviceKey(file)];
@@ -368,13 +370,22 @@ absl::StatusOr<std::vector<DeviceFigures>> BuildFigures(
     LatencyFigure(memory, inputs, device.device_name, device);
     BandwidthFigure(memory, inputs, device.device_name, device);
     StallFigure(group, device.device_name, device);
+    std::vector<std::string> l1_inputs;
+    for (const ResultFile* f : group) {
+      if (f->experiment == "l1_bypass") l1_inputs.push_back(f->path);
+    }
+    if (auto fig = BuildL1BypassFigure(group, l1_inputs, device.device_name)) {
+      device.files.push_back({fig->stem + ".dat", fig->data});
+      device.files.push_back({fig->stem + ".gp", fig->script});
+      device.scripts.push_back(fig->stem + ".gp");
+    }
     if (!device.scripts.empty()) figures.push_back(std::move(device));
   }
   if (figures.empty()) {
     return absl::InvalidArgumentError(
-        "no memory_latency, shared_latency or memory_bandwidth results with "
-        "data, and no rows with cupti/stall_<reason> counters, among the "
-        "inputs");
+        "no memory_latency, shared_latency, memory_bandwidth or l1_bypass "
+        "results with data, and no rows with cupti/stall_<reason> counters, "
+        "among the inputs");
   }
   return figures;
 }

@@ -39,7 +39,8 @@ struct DeviceFigures {
 std::string DeviceFolder(std::string_view device_name);
 
 // The figures of every device (name, compute capability, SM count) with
-// memory_latency, shared_latency or memory_bandwidth rows or rows with
+// memory_latency, shared_latency, memory_bandwidth or l1_bypass rows
+// (l1_bypass_dlcm_cg.svg: see l1_bypass.h) or rows with
 // `cupti/stall_<reason>` counters, in first-seen order. Fails if no input
 // has any.
 absl::StatusOr<std::vector<DeviceFigures>> BuildFigures(

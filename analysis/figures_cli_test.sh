@@ -93,7 +93,7 @@ grep -q "relu_bandwidth/bytes:268435456/timing:cold" "${stall_svg}" 2>/dev/null 
   fail "stalls: a folder for the device without stall counters"
 
 expect_error "--out=DIR is required" "${data}/synthetic_memory_latency.json"
-expect_error "no memory_latency, shared_latency or memory_bandwidth results with data, and no rows with cupti/stall_<reason> counters" \
+expect_error "no memory_latency, shared_latency, memory_bandwidth or l1_bypass results with data, and no rows with cupti/stall_<reason> counters" \
   --out="${tmp}/fig4" "${data}/synthetic_relu.json"
 expect_error "no/such.json: no such file or directory" --out="${tmp}/fig5" no/such.json
 expect_error "unknown flag '--colour'" --colour --out="${tmp}/fig6" "${data}/synthetic_relu.json"

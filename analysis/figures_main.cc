@@ -28,12 +28,14 @@ constexpr char kUsage[] =
 Writes, per device, DIR/<device>/latency_vs_footprint.svg (memory_latency or
 shared_latency: one line per memory path, log-2 footprint axis, cycles);
 with memory_bandwidth results, DIR/<device>/bandwidth_vs_footprint.svg (one
-line per op and width, GB/s, the DRAM peak dashed); and with CUPTI stall
+line per op and width, GB/s, the DRAM peak dashed); with CUPTI stall
 counters (cupti/stall_<reason>), DIR/<device>/stall_breakdown.svg (one
 stacked bar per result row: the fraction of its stall per reason, in the
-order of report's stall table). Beside each SVG are the gnuplot data (.dat)
-and script (.gp) it was drawn from. <device> is the device name in lower
-case with other characters as '_'.
+order of report's stall table); and with l1_bypass results
+DIR/<device>/l1_bypass_dlcm_cg.svg (bars: -dlcm=cg's speedup over default
+per layer, %, noise as error bars). Beside each SVG are the gnuplot data
+(.dat) and script (.gp) it was drawn from. <device> is the device name in
+lower case with other characters as '_'.
 
 Needs gnuplot on PATH (Debian package gnuplot-nox). Bad input, a missing
 gnuplot, or neither memory results nor stall counters: one line on stderr,

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "analysis/l1_bypass.h"
 #include "analysis/published.h"
 #include "analysis/stalls.h"
 
@@ -541,6 +542,8 @@ absl::StatusOr<std::string> RenderReport(const std::vector<ResultFile>& files,
   }
   const std::string stalls = RenderStalls(files);
   if (!stalls.empty()) absl::StrAppend(&out, out.empty() ? "" : "\n", stalls);
+  const std::string l1_bypass = RenderL1Bypass(BuildL1BypassTables(files));
+  if (!l1_bypass.empty()) absl::StrAppend(&out, out.empty() ? "" : "\n", l1_bypass);
   return out;
 }
 

@@ -36,8 +36,9 @@ struct ReportOptions {
 
 // RenderMarkdown(files), then one "## memory hierarchy: <device>" section
 // per device that has memory experiments (see memory_hierarchy.h), each
-// followed by the matching published values, then RenderStalls(files).
-// Fails only if the inference fails.
+// followed by the matching published values, then RenderStalls(files), then
+// the l1_bypass speedup tables (see l1_bypass.h). Fails only if the inference
+// fails.
 absl::StatusOr<std::string> RenderReport(const std::vector<ResultFile>& files,
                                          const ReportOptions& options);
 

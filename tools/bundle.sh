@@ -22,6 +22,7 @@ targets=(
   //experiments:relu_bandwidth_counters_gpu_test
   //experiments:shared_latency_counters_gpu_test //probes:counters_gpu_test
   //analysis:report
+  //experiments/l1_bypass:l1_bypass //experiments/l1_bypass:l1_bypass_gpu_test
 )
 ./bazelw build -c opt "$@" "${targets[@]}"
 rm -rf dist && mkdir -p dist/bin dist/lib

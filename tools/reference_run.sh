@@ -38,5 +38,14 @@ run latency_trace latency_trace --samples=5 "$@"
 for b in memory_bandwidth shared_bandwidth; do
   [[ -x dist/bin/${b} ]] && run "${b}" "${b}" "$@"
 done
+# Issue 5: every cache variant on every configured layer, then the working
+# set from 16 KiB to 256 MiB (conv only to 4 MiB: its cost grows with it).
+if [[ -x dist/bin/l1_bypass ]]; then
+  run l1_bypass l1_bypass --samples=10 "$@"
+  run l1_bypass_sweep l1_bypass --samples=10 --axis=kernel=stream,gather,stencil,softmax \
+    --axis=layer=vgg16.conv3_1 --axis=working_set_bytes=16KiB:256MiB:*4 "$@"
+  run l1_bypass_sweep_conv_gemv l1_bypass --samples=10 --axis=kernel=conv,gemv \
+    --axis=layer=resnet50.res3b_branch2b,vgg16.fc6 --axis=working_set_bytes=16KiB:4MiB:*4 "$@"
+fi
 dist/bin/report "${out}" > "${out}/REPORT.md" 2> "${out}/report.log" || status=1
 exit "${status}"
