@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "analysis/l1_bypass.h"
 #include "analysis/published.h"
 #include "analysis/stalls.h"
@@ -119,9 +120,23 @@ std::string DeviceKey(const ResultFile& file) {
                       file.ContextOr("device_sm_count", ""));
 }
 
+// The value columns of a file's table: its declared metrics, then the row
+// counters of --kernel_activity (context dissect_activity: activity/kernel_ms,
+// activity/vs_events_pct), each with the unit the context gives it.
+std::vector<std::string> ValueColumns(const ResultFile& file) {
+  std::vector<std::string> columns = file.metric_names;
+  for (absl::string_view name :
+       absl::StrSplit(file.ContextOr("dissect_activity", ""), ',',
+                      absl::SkipEmpty())) {
+    columns.emplace_back(name);
+  }
+  return columns;
+}
+
 // True if `a` and `b` produce the same table columns.
 bool SameColumns(const ResultFile& a, const ResultFile& b) {
-  if (a.axis_names != b.axis_names || a.metric_names != b.metric_names) {
+  const std::vector<std::string> values = ValueColumns(a);
+  if (a.axis_names != b.axis_names || values != ValueColumns(b)) {
     return false;
   }
   for (const std::string& axis : a.axis_names) {
@@ -129,7 +144,7 @@ bool SameColumns(const ResultFile& a, const ResultFile& b) {
     const std::string type_key = absl::StrCat("axis.", axis, ".type");
     if (a.ContextOr(type_key, "") != b.ContextOr(type_key, "")) return false;
   }
-  for (const std::string& metric : a.metric_names) {
+  for (const std::string& metric : values) {
     if (a.MetricUnit(metric) != b.MetricUnit(metric)) return false;
   }
   return true;
@@ -174,7 +189,8 @@ Table BuildTable(const std::vector<const ResultFile*>& files,
         shape.ContextOr(absl::StrCat("axis.", axis, ".type"), "") == "int64";
     table.columns.push_back({Header(axis, shape.AxisUnit(axis)), numeric});
   }
-  for (const std::string& metric : shape.metric_names) {
+  const std::vector<std::string> values = ValueColumns(shape);
+  for (const std::string& metric : values) {
     table.columns.push_back({Header(metric, shape.MetricUnit(metric)), true});
   }
   const bool has_spread = !shape.metric_names.empty();
@@ -189,7 +205,7 @@ Table BuildTable(const std::vector<const ResultFile*>& files,
       for (const std::string& axis : shape.axis_names) {
         cells.push_back(CellText(row.Axis(axis).value_or("")));
       }
-      for (const std::string& metric : shape.metric_names) {
+      for (const std::string& metric : values) {
         const std::optional<double> value = row.Counter(metric);
         cells.push_back(row.error ? kNoValue
                         : value   ? FormatNumber(*value)
@@ -241,6 +257,21 @@ std::vector<std::string> SectionBlocks(
   }
   blocks.push_back(RenderTable(BuildTable(files, files.size() > 1)));
   return blocks;
+}
+
+// "Kernel activity was not recorded for:" and a line per file of `files`
+// with activity_unavailable; "" when there is none.
+std::string ActivityUnavailableBlock(
+    const std::vector<const ResultFile*>& files) {
+  std::string list;
+  for (const ResultFile* file : files) {
+    const std::string why = file->ContextOr("activity_unavailable", "");
+    if (why.empty()) continue;
+    absl::StrAppend(&list, "- `", file->path, "`: ", CellText(why), "\n");
+  }
+  if (list.empty()) return "";
+  return absl::StrCat(
+      "Kernel activity (`--kernel_activity`) was not recorded for:\n\n", list);
 }
 
 // The cells of one memory-hierarchy row.
@@ -482,9 +513,12 @@ std::string RenderMarkdown(const std::vector<ResultFile>& files) {
   }
   std::vector<std::string> blocks;
   for (const std::string& experiment : order) {
-    for (std::string& block : SectionBlocks(by_experiment[experiment])) {
+    const std::vector<const ResultFile*>& group = by_experiment[experiment];
+    for (std::string& block : SectionBlocks(group)) {
       blocks.push_back(std::move(block));
     }
+    std::string unavailable = ActivityUnavailableBlock(group);
+    if (!unavailable.empty()) blocks.push_back(std::move(unavailable));
   }
   // Blocks end in a newline; a blank line separates them.
   return absl::StrJoin(blocks, "\n");

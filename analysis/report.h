@@ -22,8 +22,12 @@ namespace dissect::analysis {
 // order. Within an experiment, files from one device (same name, compute
 // capability and SM count) with the same axes, metrics and units share one
 // table, with a `file` column when there is more than one file; otherwise
-// each file gets its own table under its device line. Output depends only on
-// the input (deterministic) and ends with a single newline ("" for no files).
+// each file gets its own table under its device line. Tables show every
+// declared metric and, for files run with --kernel_activity, the
+// activity/kernel_ms and activity/vs_events_pct row counters, each with its
+// unit; files whose kernel activity was unavailable are listed after the
+// table with the reason. Output depends only on the input (deterministic)
+// and ends with a single newline ("" for no files).
 std::string RenderMarkdown(const std::vector<ResultFile>& files);
 
 struct ReportOptions {

@@ -14,6 +14,7 @@
 namespace dissect::analysis {
 namespace {
 
+using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -137,6 +138,52 @@ PublishedValue Published(const std::string& cc, const std::string& level,
   v.source = {
       "Ann Author, Bo Author", "Title", "Venue 2020", 2020, "Table 9", ""};
   return v;
+}
+
+// MakeFile run with --kernel_activity: its row carries activity/* counters.
+ResultFile WithActivity(ResultFile file) {
+  file.context["dissect_activity"] =
+      "activity/kernel_ms,activity/vs_events_pct";
+  file.context["metric.activity/kernel_ms.unit"] = "ms";
+  file.context["metric.activity/vs_events_pct.unit"] = "%";
+  file.rows[0].counters["activity/kernel_ms"] = 0.001234;
+  file.rows[0].counters["activity/vs_events_pct"] = -1.25;
+  return file;
+}
+
+TEST(RenderMarkdownTest, ActivityCountersAreColumnsWithUnits) {
+  const std::string md =
+      RenderMarkdown({WithActivity(MakeFile("relu", "GPU", "a.json"))});
+  EXPECT_THAT(md, HasSubstr("| m (ns) | activity/kernel_ms (ms) | "
+                            "activity/vs_events_pct (%) | spread |"));
+  EXPECT_THAT(md, ContainsRegex(" +1\\.25 \\| +0\\.001234 \\| +-1\\.25 \\| "
+                                " +2\\.0% \\|"));
+  EXPECT_THAT(md, Not(HasSubstr("not recorded")));
+  // Without --kernel_activity there are no such columns.
+  EXPECT_THAT(RenderMarkdown({MakeFile("relu", "GPU", "b.json")}),
+              Not(HasSubstr("activity/")));
+}
+
+TEST(RenderMarkdownTest, FilesWithAndWithoutActivityGetTheirOwnTables) {
+  const std::string md =
+      RenderMarkdown({WithActivity(MakeFile("relu", "GPU", "a.json")),
+                      MakeFile("relu", "GPU", "b.json")});
+  EXPECT_THAT(md, Not(HasSubstr("| file |")));
+  EXPECT_THAT(md, HasSubstr("`a.json`"));
+  EXPECT_THAT(md, HasSubstr("`b.json`"));
+}
+
+TEST(RenderMarkdownTest, UnavailableActivityIsSaidWithItsReason) {
+  ResultFile file = MakeFile("relu", "GPU", "a.json");
+  file.context["dissect_activity"] =
+      "activity/kernel_ms,activity/vs_events_pct";
+  file.context["activity_unavailable"] = "no_cupti: cannot | load CUPTI";
+  const std::string md = RenderMarkdown({file});
+  EXPECT_THAT(md, HasSubstr("activity/kernel_ms |"));
+  EXPECT_THAT(md,
+              HasSubstr("Kernel activity (`--kernel_activity`) was not "
+                        "recorded for:\n\n- `a.json`: no_cupti: cannot \\| "
+                        "load CUPTI\n"));
 }
 
 TEST(RenderReportTest, WithoutMemoryExperimentsItIsRenderMarkdown) {

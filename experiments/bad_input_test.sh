@@ -52,9 +52,27 @@ expect 2 "unknown metric 'stall_everything'" shared_latency --metrics stall_ever
 expect 2 "--metrics needs metric or group names" relu_bandwidth --metrics=
 expect 2 "empty metric name" memory_latency --metrics=dram,,l2_hit_rate
 expect 2 "no CUDA device visible" relu_bandwidth --metrics=all_memory --axis=bytes=1MiB
+# --kernel_activity: a boolean flag; without a GPU the run stops before CUPTI.
+expect 2 "no CUDA device visible" relu_bandwidth --kernel_activity --axis=bytes=1GiB
+expect 2 "no CUDA device visible" shared_latency --kernel_activity=true --metrics=dram --axis=footprint_bytes=4KiB
+expect 2 "bad value 'maybe' for --kernel_activity" relu_bandwidth --kernel_activity=maybe
 
 if ! ./shared_latency --help | grep -q "footprint_bytes"; then
   echo "FAIL: --help does not list the axes"; failures=$((failures + 1))
+fi
+if ! ./relu_bandwidth --help | grep -q -- "--kernel_activity "; then
+  echo "FAIL: --help does not list --kernel_activity"; failures=$((failures + 1))
+fi
+if ! ./relu_bandwidth --help | grep -q "activity/vs_events_pct"; then
+  echo "FAIL: --help does not name the activity row counters"; failures=$((failures + 1))
+fi
+points=$(./relu_bandwidth --kernel_activity --list --axis=bytes=1MiB | grep -c '^relu_bandwidth/')
+if [[ ${points} -ne 2 ]]; then
+  echo "FAIL: --kernel_activity --list printed ${points} points, want 2"; failures=$((failures + 1))
+fi
+points=$(./relu_bandwidth --nokernel_activity --list --axis=bytes=1MiB | grep -c '^relu_bandwidth/')
+if [[ ${points} -ne 2 ]]; then
+  echo "FAIL: --nokernel_activity --list printed ${points} points, want 2"; failures=$((failures + 1))
 fi
 if ! ./shared_latency --help | grep -q "groups:  dram, all_memory"; then
   echo "FAIL: --help does not list the counter groups"; failures=$((failures + 1))

@@ -114,7 +114,7 @@ absl::StatusOr<const CuptiApi*> Load() {
     return CounterStatus(
         CounterCause::kNoCupti,
         absl::StrCat(path, " lacks ", absl::StrJoin(missing, ", "),
-                     " (dissect needs the CUDA 13 range profiler API)"));
+                     " (dissect needs the CUPTI of CUDA 13)"));
   }
   return api.release();  // one per process, like the library itself
 }

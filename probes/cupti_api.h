@@ -1,6 +1,7 @@
-// CUPTI's profiling functions, loaded at run time (dlopen of libcupti.so.13)
-// like NVML: a binary starts and measures timings where CUPTI is missing, and
-// only --metrics needs it.
+// CUPTI's profiling and activity functions, loaded at run time (dlopen of
+// libcupti.so.13) like NVML: no binary links libcupti, so one starts and
+// measures timings where CUPTI is missing; only --metrics and
+// --kernel_activity need it.
 //
 // Where it looks: the dynamic loader's search (LD_LIBRARY_PATH, ld.so.cache),
 // then $CUDA_PATH/{lib64,lib,extras/CUPTI/lib64}, /usr/local/cuda/{lib64,...}
@@ -11,6 +12,7 @@
 #ifndef DISSECT_PROBES_CUPTI_API_H_
 #define DISSECT_PROBES_CUPTI_API_H_
 
+#include <cupti_activity.h>
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
 #include <cupti_range_profiler.h>
@@ -47,7 +49,13 @@
   X(cuptiRangeProfilerPushRange)                  \
   X(cuptiRangeProfilerPopRange)                   \
   X(cuptiRangeProfilerDecodeData)                 \
-  X(cuptiRangeProfilerGetCounterDataInfo)
+  X(cuptiRangeProfilerGetCounterDataInfo)         \
+  X(cuptiActivityRegisterCallbacks)               \
+  X(cuptiActivityEnable)                          \
+  X(cuptiActivityDisable)                         \
+  X(cuptiActivityFlushAll)                        \
+  X(cuptiActivityGetNextRecord)                   \
+  X(cuptiActivityGetNumDroppedRecords)
 
 namespace dissect {
 

@@ -179,7 +179,7 @@ CounterFailure ClassifyCuptiResult(CUptiResult result) {
       return {CounterCause::kProfilerAttached,
               "another profiler is already attached to this process or GPU "
               "(Nsight Systems, Nsight Compute, cuda-gdb or another CUPTI "
-              "client); run without it to collect counters"};
+              "client); run without it to collect counters or kernel activity"};
     case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
       return {CounterCause::kUnsupportedDevice,
               "this is a virtual GPU (vGPU) that does not support profiling"};
@@ -206,9 +206,9 @@ CounterFailure ClassifyCuptiResult(CUptiResult result) {
     case CUPTI_ERROR_LEGACY_PROFILER_NOT_SUPPORTED:
     case CUPTI_ERROR_INVALID_CHIP_NAME:
       return {CounterCause::kUnsupportedDevice,
-              "this GPU, driver or system does not support CUPTI's range "
-              "profiler (it needs compute capability 7.5 or later on bare "
-              "metal or a vGPU with profiling enabled)"};
+              "this GPU, driver or system does not support the CUPTI call "
+              "(the range profiler needs compute capability 7.5 or later on "
+              "bare metal or a vGPU with profiling enabled)"};
     case CUPTI_ERROR_NOT_INITIALIZED:
     case CUPTI_ERROR_INVALID_DEVICE:
       return {CounterCause::kNoGpu, "CUPTI found no usable GPU or CUDA driver"};

@@ -1,6 +1,7 @@
-// Why hardware counters are unavailable, told apart by cause, and CUPTI
-// result codes as absl::Status. Everything here is pure (no CUPTI call), so
-// that the classification is tested on any machine.
+// Why hardware counters or kernel activity records (kernel_activity.h) are
+// unavailable, told apart by cause, and CUPTI result codes as absl::Status.
+// Everything here is pure (no CUPTI call), so that the classification is tested
+// on any machine.
 #ifndef DISSECT_PROBES_CUPTI_STATUS_H_
 #define DISSECT_PROBES_CUPTI_STATUS_H_
 

@@ -2,7 +2,7 @@
 #include "probes/kernel_activity.h"
 
 #include <cuda_runtime_api.h>
-#include <cupti.h>
+#include <cupti_activity.h>
 
 #include <atomic>
 #include <cstddef>
@@ -14,6 +14,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "probes/cuda_status.h"
+#include "probes/cupti_api.h"
+#include "probes/cupti_status.h"
 
 namespace dissect {
 namespace {
@@ -46,16 +48,13 @@ constexpr size_t kBufferBytes = size_t{4} << 20;
 static_assert(kBufferBytes % kBufferAlignment == 0,
               "aligned_alloc needs a multiple of the alignment");
 
-constexpr char kEnableCall[] =
-    "cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)";
-constexpr char kFlushCall[] =
-    "cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED)";
-
 // Process-wide state shared with CUPTI's callbacks. Never destroyed: CUPTI
 // may still call back while the process exits.
 struct State {
   std::mutex mutex;     // serializes Start and the destructor
   bool active = false;  // a recorder exists
+  // Set by the first Start that loaded CUPTI, before any callback can run.
+  std::atomic<const CuptiApi*> api{nullptr};
   KernelRecordCollector collector;
 };
 
@@ -67,6 +66,10 @@ State& GlobalState() {
 // True while records should be kept (between Start and the destructor's
 // final flush); read by the callbacks without the mutex.
 std::atomic<bool> g_recording{false};
+
+// The status of a CUPTI call made here (cupti_status.h), with its cause.
+#define DISSECT_ACTIVITY_STATUS_(call) \
+  ::dissect::CuptiStatus((call), #call, __FILE__, __LINE__)
 
 KernelRecord FromActivity(const ActivityKernel& kernel) {
   KernelRecord record;
@@ -91,20 +94,22 @@ void CUPTIAPI BufferRequested(uint8_t** buffer, size_t* size,
 void CUPTIAPI BufferCompleted(CUcontext context, uint32_t stream_id,
                               uint8_t* buffer, size_t /*size*/,
                               size_t valid_size) {
-  KernelRecordCollector& collector = GlobalState().collector;
+  State& state = GlobalState();
+  const CuptiApi& api = *state.api.load();
+  KernelRecordCollector& collector = state.collector;
   const bool recording = g_recording.load();
   if (buffer != nullptr && valid_size > 0) {
     CUpti_Activity* record = nullptr;
     while (true) {
       const CUptiResult result =
-          cuptiActivityGetNextRecord(buffer, valid_size, &record);
+          api.cuptiActivityGetNextRecord(buffer, valid_size, &record);
       if (result == CUPTI_ERROR_MAX_LIMIT_REACHED) break;  // end of buffer
       if (result != CUPTI_SUCCESS) {
         // CUPTI_ERROR_INVALID_KIND: an incomplete or invalid record; the
         // rest of the buffer cannot be read.
         if (recording) {
-          collector.AddError(
-              CuptiActivityStatus(result, "cuptiActivityGetNextRecord"));
+          collector.AddError(CuptiStatus(result, "cuptiActivityGetNextRecord",
+                                         __FILE__, __LINE__));
         }
         break;
       }
@@ -115,12 +120,11 @@ void CUPTIAPI BufferCompleted(CUcontext context, uint32_t stream_id,
     }
   }
   size_t dropped = 0;
-  const CUptiResult result =
-      cuptiActivityGetNumDroppedRecords(context, stream_id, &dropped);
+  const absl::Status counted = DISSECT_ACTIVITY_STATUS_(
+      api.cuptiActivityGetNumDroppedRecords(context, stream_id, &dropped));
   if (recording) {
-    if (result != CUPTI_SUCCESS) {
-      collector.AddError(
-          CuptiActivityStatus(result, "cuptiActivityGetNumDroppedRecords"));
+    if (!counted.ok()) {
+      collector.AddError(counted);
     } else if (dropped > 0) {
       collector.AddDropped(dropped);
     }
@@ -128,85 +132,7 @@ void CUPTIAPI BufferCompleted(CUcontext context, uint32_t stream_id,
   std::free(buffer);
 }
 
-absl::StatusCode CuptiResultToStatusCode(CUptiResult result) {
-  switch (result) {
-    case CUPTI_SUCCESS:
-      return absl::StatusCode::kOk;
-    case CUPTI_ERROR_INVALID_PARAMETER:
-    case CUPTI_ERROR_INVALID_DEVICE:
-    case CUPTI_ERROR_INVALID_CONTEXT:
-    case CUPTI_ERROR_INVALID_HANDLE:
-    case CUPTI_ERROR_INVALID_STREAM:
-    case CUPTI_ERROR_INVALID_KIND:
-      return absl::StatusCode::kInvalidArgument;
-    case CUPTI_ERROR_OUT_OF_MEMORY:
-    case CUPTI_ERROR_MAX_LIMIT_REACHED:
-      return absl::StatusCode::kResourceExhausted;
-    case CUPTI_ERROR_NOT_INITIALIZED:
-    case CUPTI_ERROR_NOT_COMPATIBLE:
-    case CUPTI_ERROR_NOT_SUPPORTED:
-    case CUPTI_ERROR_DISABLED:
-    case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_OLD_PROFILER_API_INITIALIZED:
-    case CUPTI_ERROR_LEGACY_PROFILER_NOT_SUPPORTED:
-    case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
-    case CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED:
-    case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_SLI_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED:
-      return absl::StatusCode::kFailedPrecondition;
-    case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
-    case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
-      return absl::StatusCode::kPermissionDenied;
-    case CUPTI_ERROR_API_NOT_IMPLEMENTED:
-      return absl::StatusCode::kUnimplemented;
-    case CUPTI_ERROR_HARDWARE_BUSY:
-    case CUPTI_ERROR_NOT_READY:
-      return absl::StatusCode::kUnavailable;
-    default:
-      return absl::StatusCode::kInternal;
-  }
-}
-
-// `text` on one line: runs of whitespace (CUPTI's messages hold newlines)
-// become one space, none at either end.
-std::string OneLine(absl::string_view text) {
-  std::string out;
-  bool gap = false;
-  for (char c : text) {
-    if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
-      gap = true;
-      continue;
-    }
-    if (gap && !out.empty()) out += ' ';
-    out += c;
-    gap = false;
-  }
-  return out;
-}
-
 }  // namespace
-
-absl::Status CuptiActivityStatus(CUptiResult result, absl::string_view call) {
-  if (result == CUPTI_SUCCESS) return absl::OkStatus();
-  const char* name = nullptr;
-  std::string text =
-      cuptiGetResultString(result, &name) == CUPTI_SUCCESS && name != nullptr
-          ? std::string(name)
-          : absl::StrCat("CUPTI error ", static_cast<int>(result));
-  const char* raw_message = nullptr;
-  if (cuptiGetErrorMessage(result, &raw_message) == CUPTI_SUCCESS &&
-      raw_message != nullptr) {
-    // For most results the message is just the name again.
-    const std::string message = OneLine(raw_message);
-    if (!message.empty() && message != text) {
-      absl::StrAppend(&text, ": ", message);
-    }
-  }
-  return absl::Status(CuptiResultToStatusCode(result),
-                      absl::StrCat(call, " failed: ", text));
-}
 
 absl::StatusOr<std::unique_ptr<KernelActivityRecorder>>
 KernelActivityRecorder::Start() {
@@ -217,15 +143,16 @@ KernelActivityRecorder::Start() {
         "a KernelActivityRecorder is already recording; only one may exist "
         "at a time (destroy it before starting another)");
   }
+  DISSECT_ASSIGN_OR_RETURN(const CuptiApi* api, LoadCuptiApi());
+  state.api.store(api);
   // Registered on every Start, in case another CUPTI client registered its
   // own callbacks since the last recorder.
-  DISSECT_RETURN_IF_ERROR(CuptiActivityStatus(
-      cuptiActivityRegisterCallbacks(BufferRequested, BufferCompleted),
-      "cuptiActivityRegisterCallbacks"));
+  DISSECT_RETURN_IF_ERROR(DISSECT_ACTIVITY_STATUS_(
+      api->cuptiActivityRegisterCallbacks(BufferRequested, BufferCompleted)));
   state.collector.Reset();
   g_recording.store(true);
-  absl::Status enabled = CuptiActivityStatus(
-      cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), kEnableCall);
+  const absl::Status enabled = DISSECT_ACTIVITY_STATUS_(
+      api->cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
   if (!enabled.ok()) {
     g_recording.store(false);
     // Without a driver or device CUPTI only says CUPTI_ERROR_UNKNOWN; name
@@ -233,9 +160,10 @@ KernelActivityRecorder::Start() {
     int devices = 0;
     const cudaError_t cuda = cudaGetDeviceCount(&devices);
     if (cuda != cudaSuccess) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          enabled.message(), " (no usable CUDA device: ",
-          cudaGetErrorName(cuda), ": ", cudaGetErrorString(cuda), ")"));
+      const CounterFailure failure = ClassifyCudaError(cuda);
+      return CounterStatus(
+          failure.cause,
+          absl::StrCat(enabled.message(), " (", failure.explanation, ")"));
     }
     return enabled;
   }
@@ -246,16 +174,19 @@ KernelActivityRecorder::Start() {
 KernelActivityRecorder::~KernelActivityRecorder() {
   State& state = GlobalState();
   std::lock_guard<std::mutex> lock(state.mutex);
+  const CuptiApi& api = *state.api.load();
   // Errors cannot be returned from here; the records are discarded anyway.
-  cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  api.cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  api.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   g_recording.store(false);
   state.collector.Reset();
   state.active = false;
 }
 
 absl::StatusOr<std::vector<KernelRecord>> KernelActivityRecorder::Take() {
-  KernelRecordCollector& collector = GlobalState().collector;
+  State& state = GlobalState();
+  const CuptiApi& api = *state.api.load();
+  KernelRecordCollector& collector = state.collector;
   // Kernels still running would come back without timestamps.
   const cudaError_t synced = cudaDeviceSynchronize();
   if (synced != cudaSuccess) {
@@ -264,22 +195,53 @@ absl::StatusOr<std::vector<KernelRecord>> KernelActivityRecorder::Take() {
   }
   // Forced: also hand back buffers that are not full. The completion
   // callbacks have run when this returns.
-  const absl::Status flushed = CuptiActivityStatus(
-      cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), kFlushCall);
+  const absl::Status flushed = DISSECT_ACTIVITY_STATUS_(
+      api.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
   if (!flushed.ok()) {
     collector.Reset();
     return flushed;
   }
   size_t dropped = 0;
-  const absl::Status counted = CuptiActivityStatus(
-      cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped),
-      "cuptiActivityGetNumDroppedRecords");
+  const absl::Status counted = DISSECT_ACTIVITY_STATUS_(
+      api.cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped));
   if (!counted.ok()) {
     collector.Reset();
     return counted;
   }
   collector.AddDropped(dropped);
   return collector.Take();
+}
+
+absl::StatusOr<std::vector<double>> CuptiKernelTimer::Time(
+    const LaunchFn& launch, const TimingOptions& options,
+    const L2Flusher* flusher, cudaStream_t stream) {
+  DISSECT_ASSIGN_OR_RETURN(std::unique_ptr<KernelActivityRecorder> recorder,
+                           KernelActivityRecorder::Start());
+  // The kernels of one flush alone, if it runs any, so that they are never
+  // counted as the launch's.
+  std::vector<std::string> flush_kernels;
+  if (options.cache == CacheState::kCold && flusher != nullptr) {
+    DISSECT_RETURN_IF_ERROR(flusher->Flush(stream));
+    DISSECT_ASSIGN_OR_RETURN(const std::vector<KernelRecord> flush,
+                             recorder->Take());
+    for (const KernelRecord& r : flush) flush_kernels.push_back(r.name);
+  }
+  absl::Status warmup_dropped;
+  DISSECT_RETURN_IF_ERROR(TimeWithEvents(launch, options, flusher, stream, [&] {
+                            warmup_dropped = recorder->Take().status();
+                          }).status());
+  DISSECT_RETURN_IF_ERROR(warmup_dropped);
+  DISSECT_ASSIGN_OR_RETURN(const std::vector<KernelRecord> records,
+                           recorder->Take());
+  absl::StatusOr<std::vector<double>> spans =
+      LaunchSpansMs(WithoutKernelsNamed(records, flush_kernels),
+                    static_cast<size_t>(options.samples));
+  if (!spans.ok()) {
+    return absl::InternalError(absl::StrCat(
+        "kernel activity of the timed launches: ", spans.status().message(),
+        " (does the launch issue the same kernels every time?)"));
+  }
+  return spans;
 }
 
 }  // namespace dissect

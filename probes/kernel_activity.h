@@ -1,8 +1,10 @@
 // Kernel durations from the CUPTI Activity API
 // (CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL): the GPU's own start and end
 // timestamps of every kernel, without the launch overhead that CUDA events
-// include. Pure logic (records, summaries, agreement with event timings)
-// lives in kernel_records.h.
+// include. CUPTI is loaded at run time (cupti_api.h): nothing links libcupti,
+// and a missing CUPTI is an error of Start (cause kNoCupti). Errors carry a
+// CounterCause (cupti_status.h). Pure logic (records, summaries, agreement
+// with event timings) lives in kernel_records.h.
 //
 //   DISSECT_ASSIGN_OR_RETURN(auto recorder, KernelActivityRecorder::Start());
 //   ... launch kernels ...
@@ -13,14 +15,14 @@
 #ifndef DISSECT_PROBES_KERNEL_ACTIVITY_H_
 #define DISSECT_PROBES_KERNEL_ACTIVITY_H_
 
-#include <cupti_result.h>
+#include <cuda_runtime_api.h>
 
 #include <memory>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/string_view.h"
+#include "probes/event_timer.h"
 #include "probes/kernel_records.h"
 
 namespace dissect {
@@ -31,9 +33,10 @@ namespace dissect {
 // events outside a recorder's life when the two should not interfere.
 class KernelActivityRecorder {
  public:
-  // Enables kernel activity recording. FailedPrecondition if another
-  // recorder is alive; a CUPTI error (e.g. no GPU or driver, or
-  // CUPTI_ERROR_INSUFFICIENT_PRIVILEGES) as the status of the failing call.
+  // Loads CUPTI and enables kernel activity recording. FailedPrecondition if
+  // another recorder is alive; else the failure with its CounterCause:
+  // kNoCupti (libcupti not found), kNoGpu (no GPU or driver), kNoPermission,
+  // kProfilerAttached (another CUPTI client), ...
   static absl::StatusOr<std::unique_ptr<KernelActivityRecorder>> Start();
 
   // Disables recording and flushes CUPTI's buffers; records not taken are
@@ -55,11 +58,37 @@ class KernelActivityRecorder {
   KernelActivityRecorder() = default;
 };
 
-// Maps a CUPTI result to a status: OK for CUPTI_SUCCESS, else
-// "<call> failed: <CUPTI_ERROR_NAME>: <CUPTI's message>" with the closest
-// absl::StatusCode (e.g. FailedPrecondition for a missing driver or
-// unsupported device, PermissionDenied for insufficient privileges).
-absl::Status CuptiActivityStatus(CUptiResult result, absl::string_view call);
+// Kernel durations of a launch from activity records: CuptiKernelTimer on a
+// GPU, fakes in tests.
+class KernelTimer {
+ public:
+  virtual ~KernelTimer() = default;
+  // Runs `launch` as TimeWithEvents(launch, options, flusher, stream) does
+  // (options.warmup launches, then options.samples, each after an L2 flush
+  // when options.cache is cold) and returns the duration of each sample
+  // launch in ms, from the GPU's timestamps of its kernels.
+  virtual absl::StatusOr<std::vector<double>> Time(const LaunchFn& launch,
+                                                   const TimingOptions& options,
+                                                   const L2Flusher* flusher,
+                                                   cudaStream_t stream) = 0;
+};
+
+// KernelTimer with a KernelActivityRecorder alive for exactly one Time call.
+// The samples are launched through TimeWithEvents, so they are queued as in
+// an event-timed pass (events between them); the warm-up's kernels are
+// taken apart and dropped, and so are any kernels of the L2 flush (found by
+// flushing once alone first; cudaMemsetAsync shows up as a memset, not as a
+// kernel, today). A sample's duration is the span from its first kernel's
+// start to its last kernel's end (LaunchSpansMs), so a launch may issue
+// several kernels, the same number every time. Fails when the number of
+// kernels is not a multiple of the samples, and with Start's errors.
+class CuptiKernelTimer : public KernelTimer {
+ public:
+  absl::StatusOr<std::vector<double>> Time(const LaunchFn& launch,
+                                           const TimingOptions& options,
+                                           const L2Flusher* flusher,
+                                           cudaStream_t stream) override;
+};
 
 }  // namespace dissect
 

@@ -2,11 +2,15 @@
 // (kernels/spin.cu) is timed by CUDA events (probes/event_timer.h) while the
 // recorder records it; the CUPTI durations must agree with the event
 // timings within 3 % launch by launch, and must not be shorter than the spin.
+// CuptiKernelTimer (the runner's --kernel_activity pass) must agree with an
+// event-timed pass hot and cold (flush kernels, if any, not counted), and
+// time a launch of two kernels as their span.
 // Needs a GPU: tagged "gpu", run with `./bazelw test --config=gpu
 // //probes/...`.
 
 #include <cuda_runtime_api.h>
 
+#include <cmath>
 #include <cstdint>
 #include <iostream>
 #include <memory>
@@ -20,6 +24,7 @@
 #include "probes/device_buffer.h"
 #include "probes/event_timer.h"
 #include "probes/kernel_activity.h"
+#include "probes/stats.h"
 
 namespace dissect {
 namespace {
@@ -152,6 +157,60 @@ TEST_F(KernelActivityGpuTest, TakeReturnsOnlyNewKernelsAndOneRecorderAtATime) {
   absl::StatusOr<std::vector<KernelRecord>> after = (*again)->Take();
   ASSERT_TRUE(after.ok()) << after.status();
   EXPECT_TRUE(after->empty());
+}
+
+double Median(const std::vector<double>& ms) {
+  absl::StatusOr<Summary> s = Summarize(ms);
+  return s.ok() ? s->median : -1;
+}
+
+TEST_F(KernelActivityGpuTest, CuptiKernelTimerAgreesWithEventsHotAndCold) {
+  constexpr uint64_t kNs = 20'000'000;  // 20 ms
+  absl::StatusOr<L2Flusher> flusher = L2Flusher::Create(64 << 20);
+  ASSERT_TRUE(flusher.ok()) << flusher.status();
+  for (CacheState cache : {CacheState::kHot, CacheState::kCold}) {
+    TimingOptions options;
+    options.warmup = 2;
+    options.samples = 4;
+    options.cache = cache;
+    CuptiKernelTimer timer;
+    absl::StatusOr<std::vector<double>> activity_ms =
+        timer.Time(Spin(kNs), options, &*flusher, stream_.get());
+    ASSERT_TRUE(activity_ms.ok()) << activity_ms.status();
+    ASSERT_EQ(activity_ms->size(), 4u) << "one duration per sample";
+    for (double ms : *activity_ms) EXPECT_GE(ms, kNs * 1e-6 - 0.01);
+    absl::StatusOr<std::vector<double>> event_ms =
+        TimeWithEvents(Spin(kNs), options, &*flusher, stream_.get());
+    ASSERT_TRUE(event_ms.ok()) << event_ms.status();
+    const double pct =
+        AgreementPercent(Median(*activity_ms), Median(*event_ms));
+    std::cout << absl::StrFormat(
+        "%s: CUPTI %.4f ms, events %.4f ms (%+.3f%%)\n",
+        cache == CacheState::kHot ? "hot" : "cold", Median(*activity_ms),
+        Median(*event_ms), pct);
+    EXPECT_LE(std::abs(pct), kTolerancePercent);
+  }
+}
+
+TEST_F(KernelActivityGpuTest, CuptiKernelTimerSpansALaunchOfTwoKernels) {
+  constexpr uint64_t kNs = 5'000'000;  // 5 ms each
+  const LaunchFn spin = Spin(kNs);
+  const LaunchFn twice = [&spin](cudaStream_t s) {
+    const cudaError_t first = spin(s);
+    return first != cudaSuccess ? first : spin(s);
+  };
+  TimingOptions options;
+  options.warmup = 1;
+  options.samples = 3;
+  CuptiKernelTimer timer;
+  absl::StatusOr<std::vector<double>> ms =
+      timer.Time(twice, options, nullptr, stream_.get());
+  ASSERT_TRUE(ms.ok()) << ms.status();
+  ASSERT_EQ(ms->size(), 3u);
+  for (double v : *ms) {
+    EXPECT_GE(v, 2 * kNs * 1e-6 - 0.02);
+    EXPECT_LT(v, 3 * kNs * 1e-6);
+  }
 }
 
 }  // namespace

@@ -1,10 +1,12 @@
-// Host tests of the CUPTI wrapper: error mapping (with CUPTI's own strings)
-// and the one-recorder rule. On a machine without a GPU or driver Start
-// fails, and the test checks that it fails cleanly; with a GPU it checks
-// that only one recorder can exist. Kernel durations are checked by
+// Host tests of the CUPTI activity wrapper. On a machine without a GPU or
+// driver Start fails, and the tests check that it fails cleanly with the
+// cause (cupti_status.h) that the runner records; with a GPU they check that
+// only one recorder can exist. Kernel durations are checked by
 // kernel_activity_gpu_test.
 
 #include "probes/kernel_activity.h"
+
+#include <cuda_runtime_api.h>
 
 #include <memory>
 #include <string>
@@ -12,61 +14,44 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "probes/cupti_status.h"
 
 namespace dissect {
 namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
-using ::testing::StartsWith;
 
-TEST(CuptiActivityStatusTest, SuccessIsOk) {
-  EXPECT_TRUE(CuptiActivityStatus(CUPTI_SUCCESS, "cuptiFoo()").ok());
+bool CudaSeesNoDevice() {
+  int devices = 0;
+  return cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0;
 }
 
-TEST(CuptiActivityStatusTest, NamesCallAndCuptiError) {
-  const absl::Status status =
-      CuptiActivityStatus(CUPTI_ERROR_INSUFFICIENT_PRIVILEGES, "cuptiFoo()");
-  EXPECT_EQ(status.code(), absl::StatusCode::kPermissionDenied);
-  EXPECT_THAT(
-      std::string(status.message()),
-      StartsWith("cuptiFoo() failed: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"));
+// A failed Start: one line with a cause; with no device the cause is no_gpu
+// and the message names the CUPTI call that failed.
+void ExpectCleanFailure(const absl::Status& status) {
+  ASSERT_FALSE(status.ok());
   EXPECT_THAT(status.message(), Not(HasSubstr("\n")));
-}
-
-TEST(CuptiActivityStatusTest, MapsCodes) {
-  EXPECT_EQ(CuptiActivityStatus(CUPTI_ERROR_NOT_INITIALIZED, "c").code(),
-            absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(CuptiActivityStatus(CUPTI_ERROR_NOT_SUPPORTED, "c").code(),
-            absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(CuptiActivityStatus(CUPTI_ERROR_INVALID_KIND, "c").code(),
-            absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(CuptiActivityStatus(CUPTI_ERROR_OUT_OF_MEMORY, "c").code(),
-            absl::StatusCode::kResourceExhausted);
-  EXPECT_EQ(CuptiActivityStatus(CUPTI_ERROR_UNKNOWN, "c").code(),
-            absl::StatusCode::kInternal);
-}
-
-TEST(CuptiActivityStatusTest, UnknownResultValue) {
-  const absl::Status status =
-      CuptiActivityStatus(static_cast<CUptiResult>(12345), "cuptiFoo()");
-  EXPECT_EQ(status.code(), absl::StatusCode::kInternal);
-  EXPECT_THAT(std::string(status.message()),
-              StartsWith("cuptiFoo() failed: CUPTI error 12345"));
+  const CounterCause cause = CounterCauseOf(status);
+  EXPECT_NE(cause, CounterCause::kOther) << status;
+  if (CudaSeesNoDevice() && cause != CounterCause::kNoCupti) {
+    EXPECT_EQ(cause, CounterCause::kNoGpu) << status;
+    EXPECT_THAT(status.message(), HasSubstr("cuptiActivityEnable"));
+    EXPECT_THAT(status.message(), HasSubstr("no usable GPU"));
+  }
 }
 
 TEST(KernelActivityRecorderTest, OneRecorderAtATimeOrACleanFailure) {
   absl::StatusOr<std::unique_ptr<KernelActivityRecorder>> first =
       KernelActivityRecorder::Start();
   if (!first.ok()) {
-    // No GPU, driver or permission: the CUPTI call is named, and the failed
-    // Start left nothing behind, so a retry fails the same way and not with
-    // "already recording".
-    EXPECT_THAT(first.status().message(), HasSubstr("cuptiActivityEnable"));
+    ExpectCleanFailure(first.status());
+    // The failed Start left nothing behind, so a retry fails the same way
+    // and not with "already recording".
     absl::StatusOr<std::unique_ptr<KernelActivityRecorder>> again =
         KernelActivityRecorder::Start();
     ASSERT_FALSE(again.ok());
-    EXPECT_EQ(again.status().message(), first.status().message());
+    EXPECT_EQ(again.status(), first.status());
     GTEST_SKIP() << "no kernel activity recording here: " << first.status();
   }
   absl::StatusOr<std::unique_ptr<KernelActivityRecorder>> second =
@@ -83,6 +68,24 @@ TEST(KernelActivityRecorderTest, OneRecorderAtATimeOrACleanFailure) {
   absl::StatusOr<std::unique_ptr<KernelActivityRecorder>> third =
       KernelActivityRecorder::Start();
   EXPECT_TRUE(third.ok()) << third.status();
+}
+
+TEST(CuptiKernelTimerTest, FailsLikeStartWithoutAGpuAndLaunchesNothing) {
+  absl::StatusOr<std::unique_ptr<KernelActivityRecorder>> probe =
+      KernelActivityRecorder::Start();
+  if (probe.ok()) GTEST_SKIP() << "kernel activity works here";
+  int launches = 0;
+  CuptiKernelTimer timer;
+  TimingOptions options;
+  const absl::StatusOr<std::vector<double>> ms = timer.Time(
+      [&](cudaStream_t) {
+        ++launches;
+        return cudaSuccess;
+      },
+      options, nullptr, nullptr);
+  ExpectCleanFailure(ms.status());
+  EXPECT_EQ(ms.status(), probe.status());
+  EXPECT_EQ(launches, 0);
 }
 
 }  // namespace

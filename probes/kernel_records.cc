@@ -118,6 +118,18 @@ std::vector<KernelRecord> MatchingKernels(
   return out;
 }
 
+std::vector<KernelRecord> WithoutKernelsNamed(
+    const std::vector<KernelRecord>& records,
+    const std::vector<std::string>& names) {
+  std::vector<KernelRecord> out;
+  for (const KernelRecord& r : records) {
+    if (std::find(names.begin(), names.end(), r.name) == names.end()) {
+      out.push_back(r);
+    }
+  }
+  return out;
+}
+
 std::vector<double> KernelDurationsMs(const std::vector<KernelRecord>& records,
                                       absl::string_view name_fragment) {
   std::vector<double> out;

@@ -75,6 +75,12 @@ class KernelRecordCollector {
 std::vector<KernelRecord> MatchingKernels(
     const std::vector<KernelRecord>& records, absl::string_view name_fragment);
 
+// The records whose name is none of `names` (whole names, e.g. the kernels
+// an L2 flush runs), in the order given.
+std::vector<KernelRecord> WithoutKernelsNamed(
+    const std::vector<KernelRecord>& records,
+    const std::vector<std::string>& names);
+
 // Durations (ms) of the records whose name contains `name_fragment`, in the
 // order given.
 std::vector<double> KernelDurationsMs(const std::vector<KernelRecord>& records,

@@ -163,6 +163,22 @@ TEST(KernelSelectionTest, MatchingAndDurations) {
               ElementsAre(DoubleNear(2.0, 1e-12), DoubleNear(3.0, 1e-12)));
 }
 
+TEST(KernelSelectionTest, WithoutKernelsNamedDropsWholeNamesOnly) {
+  const std::vector<KernelRecord> records = {
+      Make("flush", 0, 1, 1), Make("ReluKernel", 1, 2, 2),
+      Make("flush_more", 2, 3, 3), Make("flush", 3, 4, 4),
+      Make("ReluKernel", 4, 5, 5)};
+  EXPECT_THAT(Correlations(WithoutKernelsNamed(records, {"flush"})),
+              ElementsAre(2, 3, 5));
+  EXPECT_THAT(
+      Correlations(WithoutKernelsNamed(records, {"flush", "flush_more"})),
+      ElementsAre(2, 5));
+  EXPECT_THAT(Correlations(WithoutKernelsNamed(records, {})),
+              ElementsAre(1, 2, 3, 4, 5));
+  EXPECT_THAT(Correlations(WithoutKernelsNamed(records, {"Relu"})),
+              ElementsAre(1, 2, 3, 4, 5));
+}
+
 TEST(LaunchSpansMsTest, OneKernelPerLaunch) {
   absl::StatusOr<std::vector<double>> spans = LaunchSpansMs(
       {Make("k", 1'000'000, 3'000'000), Make("k", 5'000'000, 6'500'000)}, 2);

@@ -23,7 +23,8 @@ makes
   :shared_latency_counters_gpu_test
                             one more such test per gpu_test_variants entry, with
                             its own args and expectations (a metric may be a
-                            counter, e.g. cupti/dram_bytes_read).
+                            counter, e.g. cupti/dram_bytes_read, and a bound
+                            negative: activity/vs_events_pct:-5:5).
 """
 
 def _gpu_test(name, experiment, args, expect):

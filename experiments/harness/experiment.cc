@@ -32,13 +32,15 @@ bool IsSkipped(const absl::Status& status) {
 
 PointContext::PointContext(const Point& point, const DeviceInfo& device,
                            const TimingOptions& timing, cudaStream_t stream,
-                           const NvmlClock* clock, CounterCollector* counters)
+                           const NvmlClock* clock, CounterCollector* counters,
+                           KernelTimer* activity)
     : point_(point),
       device_(device),
       timing_(timing),
       stream_(stream),
       clock_(clock),
-      counters_(counters) {}
+      counters_(counters),
+      activity_(activity) {}
 
 void PointContext::ReadClock(std::optional<ClockReading>& into) {
   if (clock_ == nullptr) return;
@@ -50,29 +52,31 @@ void PointContext::ReadClock(std::optional<ClockReading>& into) {
   }
 }
 
-absl::Status PointContext::EnsureFlusher() {
-  if (flusher_.has_value()) return absl::OkStatus();
-  absl::StatusOr<L2Flusher> f = L2Flusher::Create(device_.l2_bytes);
-  if (!f.ok()) return f.status();
-  flusher_ = *std::move(f);
-  return absl::OkStatus();
+absl::StatusOr<const L2Flusher*> PointContext::FlusherFor(CacheState cache) {
+  if (cache == CacheState::kHot) return nullptr;
+  if (!flusher_.has_value()) {
+    absl::StatusOr<L2Flusher> f = L2Flusher::Create(device_.l2_bytes);
+    if (!f.ok()) return f.status();
+    flusher_ = *std::move(f);
+  }
+  return &*flusher_;
 }
 
 absl::StatusOr<std::vector<double>> PointContext::TimeKernel(
     const LaunchFn& launch, CacheState cache) {
-  if (cache == CacheState::kCold) {
-    if (absl::Status s = EnsureFlusher(); !s.ok()) return s;
-  }
+  absl::StatusOr<const L2Flusher*> flusher = FlusherFor(cache);
+  if (!flusher.ok()) return flusher.status();
   TimingOptions options = timing_;
   options.cache = cache;
   absl::StatusOr<std::vector<double>> ms = TimeWithEvents(
-      launch, options, flusher_.has_value() ? &*flusher_ : nullptr, stream_,
-      [this] { ReadClock(before_); }, [this] { ReadClock(after_); });
+      launch, options, *flusher, stream_, [this] { ReadClock(before_); },
+      [this] { ReadClock(after_); });
   if (!ms.ok()) return ms;
   RecordTimeSamples(*ms);
-  // A counter failure is recorded for the row, not returned: the timings
-  // stand without counters.
+  // Counter and activity failures are recorded for the row, not returned:
+  // the timings stand without them.
   CollectCounters(launch, cache).IgnoreError();
+  CollectKernelActivity(launch, cache).IgnoreError();
   return ms;
 }
 
@@ -82,10 +86,10 @@ absl::Status PointContext::CollectCounters(const LaunchFn& launch,
   counter_reading_.reset();
   counters_error_.clear();
   BeforePassFn before_pass;
-  absl::Status status;
-  if (cache == CacheState::kCold) {
-    status = EnsureFlusher();
-    before_pass = [this](cudaStream_t s) { return flusher_->Flush(s); };
+  absl::StatusOr<const L2Flusher*> flusher = FlusherFor(cache);
+  absl::Status status = flusher.status();
+  if (status.ok() && *flusher != nullptr) {
+    before_pass = [f = *flusher](cudaStream_t s) { return f->Flush(s); };
   }
   if (status.ok()) {
     absl::StatusOr<CounterReading> r = counters_->Collect(launch, stream_, before_pass);
@@ -97,6 +101,25 @@ absl::Status PointContext::CollectCounters(const LaunchFn& launch,
   }
   if (!status.ok()) counters_error_ = std::string(status.message());
   return status;
+}
+
+absl::Status PointContext::CollectKernelActivity(const LaunchFn& launch,
+                                                 CacheState cache) {
+  if (activity_ == nullptr) return absl::OkStatus();
+  activity_ms_.clear();
+  activity_error_.clear();
+  TimingOptions options = timing_;
+  options.cache = cache;
+  absl::StatusOr<const L2Flusher*> flusher = FlusherFor(cache);
+  absl::StatusOr<std::vector<double>> ms =
+      flusher.ok() ? activity_->Time(launch, options, *flusher, stream_)
+                   : absl::StatusOr<std::vector<double>>(flusher.status());
+  if (!ms.ok()) {
+    activity_error_ = std::string(ms.status().message());
+    return ms.status();
+  }
+  activity_ms_ = *std::move(ms);
+  return absl::OkStatus();
 }
 
 absl::Status PointContext::AddSamples(absl::string_view metric,

@@ -20,6 +20,7 @@
 #include "probes/counters.h"
 #include "probes/device_info.h"
 #include "probes/event_timer.h"
+#include "probes/kernel_activity.h"
 #include "probes/nvml_clock.h"
 
 namespace dissect {
@@ -39,10 +40,12 @@ bool IsSkipped(const absl::Status& status);
 class PointContext {
  public:
   // `clock` may be null (NVML unavailable); `counters` is null unless
-  // --metrics asked for counters and they are available.
+  // --metrics asked for counters and they are available; `activity` is null
+  // unless --kernel_activity asked for kernel activity and it is available.
   PointContext(const Point& point, const DeviceInfo& device,
                const TimingOptions& timing, cudaStream_t stream,
-               const NvmlClock* clock, CounterCollector* counters = nullptr);
+               const NvmlClock* clock, CounterCollector* counters = nullptr,
+               KernelTimer* activity = nullptr);
 
   int64_t Int(absl::string_view axis) const { return point_.Int(axis); }
   const std::string& Str(absl::string_view axis) const { return point_.Str(axis); }
@@ -54,8 +57,9 @@ class PointContext {
   // Times `launch` with CUDA events (warm-up and sample counts from the
   // command line), reads the SM clock after the warm-up and after the last
   // sample, and records the median as the row's time. Returns the samples in
-  // milliseconds. With --metrics it then runs CollectCounters(launch, cache):
-  // the counters come from their own launches, after the timed ones.
+  // milliseconds. With --metrics it then runs CollectCounters(launch, cache),
+  // and with --kernel_activity CollectKernelActivity(launch, cache): each
+  // comes from its own launches, after the timed ones, in that order.
   absl::StatusOr<std::vector<double>> TimeKernel(const LaunchFn& launch,
                                                  CacheState cache);
 
@@ -67,7 +71,18 @@ class PointContext {
   // may call it themselves.
   absl::Status CollectCounters(const LaunchFn& launch, CacheState cache);
 
-  // Launches TimeKernel makes: warmup + samples, then one per counter pass.
+  // Times `launch` once more, in a pass of its own, from CUPTI's kernel
+  // activity records (--kernel_activity): warm-up and samples as TimeKernel
+  // (cold: L2 flushed before each), no counters, and a recorder alive only
+  // during the pass. The sample durations become the row's
+  // activity/kernel_ms. Without --kernel_activity it does nothing. A failure
+  // is returned and recorded for the row's label; the point's timings stand.
+  // TimeKernel calls this; experiments that time otherwise may call it
+  // themselves.
+  absl::Status CollectKernelActivity(const LaunchFn& launch, CacheState cache);
+
+  // Launches TimeKernel makes: warmup + samples, then one per counter pass,
+  // then warmup + samples again for --kernel_activity.
   // A launch callback that writes one record per launch allocates
   // LaunchSlots() records and writes launch i to LaunchSlot(i): the launches
   // after the timed ones all share the last, scratch slot.
@@ -102,10 +117,19 @@ class PointContext {
   // Why the last CollectCounters failed; "" if it did not.
   const std::string& counters_error() const { return counters_error_; }
   bool counters_requested() const { return counters_ != nullptr; }
+  // Sample durations (ms) of the last CollectKernelActivity; empty if none.
+  const std::vector<double>& activity_samples() const {
+    return activity_ms_;
+  }
+  // Why the last CollectKernelActivity failed; "" if it did not.
+  const std::string& activity_error() const { return activity_error_; }
+  bool activity_requested() const { return activity_ != nullptr; }
 
  private:
   void ReadClock(std::optional<ClockReading>& into);
-  absl::Status EnsureFlusher();
+  // The L2 flusher for `cache`: null when hot, created on first use when
+  // cold.
+  absl::StatusOr<const L2Flusher*> FlusherFor(CacheState cache);
 
   const Point& point_;
   const DeviceInfo& device_;
@@ -113,6 +137,7 @@ class PointContext {
   cudaStream_t stream_;
   const NvmlClock* clock_;
   CounterCollector* counters_;
+  KernelTimer* activity_;
   std::optional<L2Flusher> flusher_;
   std::map<std::string, std::vector<double>> metrics_;
   std::vector<double> time_ms_;
@@ -121,6 +146,8 @@ class PointContext {
   std::string clock_error_;
   std::optional<CounterReading> counter_reading_;
   std::string counters_error_;
+  std::vector<double> activity_ms_;
+  std::string activity_error_;
 };
 
 using ValidateFn = std::function<absl::Status(const Point&)>;

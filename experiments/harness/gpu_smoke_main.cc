@@ -1,6 +1,7 @@
 // main() of every <experiment>_gpu_test: runs the experiment in-process at
 // the tiny size given on the command line, then checks the result file: no
-// failed or skipped point, and every --expect=metric:lo:hi within bounds.
+// failed or skipped point, and every --expect=metric:lo:hi within bounds
+// (lo and hi may be negative; metric may hold '/', e.g. cupti/passes).
 #include <cstdlib>
 #include <optional>
 #include <iostream>
@@ -74,11 +75,14 @@ int main(int argc, char** argv) {
     for (const Expectation& e : expectations) {
       const std::optional<double> v = row.Counter(e.metric);
       if (!v.has_value()) {
-        // Counters that could not be collected say why in the context (for
-        // the run) or in the row's label (for one point).
-        const std::string why = result->ContextOr("counters_unavailable", "");
+        // Counters or kernel activity that could not be collected say why
+        // in the context (for the run) or in the row's label (for one point).
+        const std::string key = absl::StartsWith(e.metric, "activity/")
+                                    ? "activity_unavailable"
+                                    : "counters_unavailable";
+        const std::string why = result->ContextOr(key, "");
         std::cerr << "FAIL: " << row.name << ": no metric " << e.metric
-                  << (!why.empty()       ? " (counters_unavailable: " + why + ")"
+                  << (!why.empty()       ? " (" + key + ": " + why + ")"
                       : !row.label.empty() ? " (" + row.label + ")"
                                            : "")
                   << "\n";

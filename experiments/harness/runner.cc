@@ -3,9 +3,11 @@
 
 #include <sys/stat.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <ctime>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <optional>
 
@@ -24,17 +26,23 @@
 #include "kernels/noop.h"
 #include "probes/cuda_status.h"
 #include "probes/cupti_status.h"
+#include "probes/kernel_records.h"
 #include "probes/stats.h"
 
 DEFINE_int32(device, 0, "CUDA device ordinal to measure");
 DEFINE_int32(samples, 20, "timed samples per point (1..100000)");
 DEFINE_int32(warmup, 3, "untimed launches before the samples (0..10000)");
 DEFINE_bool(list, false, "print the axis points that would run, then exit");
+DEFINE_bool(kernel_activity, false,
+            "also time each point from CUPTI kernel activity records");
 
 namespace dissect {
 namespace {
 
-constexpr const char* kOurFlags[] = {"device", "samples", "warmup", "list"};
+constexpr const char* kOurFlags[] = {"device", "samples", "warmup", "list",
+                                     "kernel_activity"};
+// Those of kOurFlags that are booleans: --name means true, --noname false.
+constexpr const char* kOurBoolFlags[] = {"list", "kernel_activity"};
 
 struct Args {
   bool help = false;
@@ -46,6 +54,13 @@ struct Args {
 
 bool IsOurFlag(absl::string_view name) {
   for (const char* f : kOurFlags) {
+    if (name == f) return true;
+  }
+  return false;
+}
+
+bool IsOurBoolFlag(absl::string_view name) {
+  for (const char* f : kOurBoolFlags) {
     if (name == f) return true;
   }
   return false;
@@ -125,7 +140,7 @@ absl::StatusOr<Args> ParseArgs(int argc, char** argv) {
     }
     if (IsOurFlag(name)) {
       if (!value.has_value()) {
-        if (name == "list") {
+        if (IsOurBoolFlag(name)) {
           value = "true";
         } else if (i + 1 < argc) {
           value = argv[++i];
@@ -136,8 +151,10 @@ absl::StatusOr<Args> ParseArgs(int argc, char** argv) {
       if (absl::Status s = SetOurFlag(name, *value); !s.ok()) return s;
       continue;
     }
-    if (name == "nolist" && !value.has_value()) {
-      FLAGS_list = false;
+    if (absl::string_view negated = name;
+        absl::ConsumePrefix(&negated, "no") && IsOurBoolFlag(negated) &&
+        !value.has_value()) {
+      if (absl::Status s = SetOurFlag(negated, "false"); !s.ok()) return s;
       continue;
     }
     return absl::InvalidArgumentError(
@@ -221,6 +238,60 @@ void SetSummaryCounters(benchmark::State& state, const std::string& metric,
   state.counters[metric + ".spread"] = s.spread;
 }
 
+// A pass over the point that failed or was never made: a label for the row,
+// and for a failure one line on stderr.
+void NoteMissingPass(absl::string_view what, absl::string_view collect_fn,
+                     const std::string& error, const std::string& point,
+                     std::vector<std::string>& labels) {
+  if (error.empty()) {
+    labels.push_back(absl::StrCat(what, ": not collected (no TimeKernel or ",
+                                  collect_fn, ")"));
+    return;
+  }
+  labels.push_back(absl::StrCat(what, ": ", error));
+  std::cerr << absl::StrFormat("%s: %s failed, timings kept: %s\n", point,
+                               what, error);
+}
+
+// The row's cupti/<name> counters, or why it has none.
+void ReportCounters(benchmark::State& state, const PointContext& ctx,
+                    const std::string& point,
+                    std::vector<std::string>& labels) {
+  if (const std::optional<CounterReading>& r = ctx.counter_reading();
+      r.has_value()) {
+    for (const CounterValue& v : r->values) {
+      state.counters[absl::StrCat(kCounterPrefix, v.name)] = v.value;
+    }
+    state.counters[absl::StrCat(kCounterPrefix, "passes")] = r->passes;
+  } else if (ctx.counters_requested()) {
+    NoteMissingPass("counters", "CollectCounters", ctx.counters_error(), point,
+                    labels);
+  }
+}
+
+// The row's activity/* counters, or why it has none. `time` summarizes the
+// event-timed samples.
+void ReportActivity(benchmark::State& state, const PointContext& ctx,
+                    const std::optional<Summary>& time,
+                    const std::string& point,
+                    std::vector<std::string>& labels) {
+  if (!ctx.activity_requested()) return;
+  std::string error = ctx.activity_error();
+  if (error.empty() && !ctx.activity_samples().empty()) {
+    absl::StatusOr<Summary> activity = Summarize(ctx.activity_samples());
+    if (activity.ok()) {
+      SetSummaryCounters(state, kActivityKernelMs, *activity);
+      const double pct =
+          time.has_value() ? AgreementPercent(activity->median, time->median)
+                           : std::numeric_limits<double>::quiet_NaN();
+      if (std::isfinite(pct)) state.counters[kActivityVsEventsPct] = pct;
+      return;
+    }
+    error = std::string(activity.status().message());
+  }
+  NoteMissingPass("activity", "CollectKernelActivity", error, point, labels);
+}
+
 // Measures one point inside a Google Benchmark run.
 void RunOnePoint(benchmark::State& state, const Experiment& experiment,
                  const Point& point, const RunEnv& env, int index, int total,
@@ -230,7 +301,7 @@ void RunOnePoint(benchmark::State& state, const Experiment& experiment,
                                  point.Name(experiment.name()));
   }
   PointContext ctx(point, env.device, env.timing, env.stream, env.clock,
-                   env.counters.collector);
+                   env.counters.collector, env.activity.timer);
   absl::Status status = experiment.run()(ctx);
   std::optional<Summary> time;
   if (status.ok()) {
@@ -284,18 +355,9 @@ void RunOnePoint(benchmark::State& state, const Experiment& experiment,
   }
   state.counters["samples"] = static_cast<double>(samples);
   std::vector<std::string> labels;
-  if (const std::optional<CounterReading>& r = ctx.counter_reading(); r.has_value()) {
-    for (const CounterValue& v : r->values) {
-      state.counters[absl::StrCat(kCounterPrefix, v.name)] = v.value;
-    }
-    state.counters[absl::StrCat(kCounterPrefix, "passes")] = r->passes;
-  } else if (!ctx.counters_error().empty()) {
-    labels.push_back(absl::StrCat("counters: ", ctx.counters_error()));
-    std::cerr << absl::StrFormat("%s: counters failed, timings kept: %s\n",
-                                 point.Name(experiment.name()), ctx.counters_error());
-  } else if (ctx.counters_requested()) {
-    labels.push_back("counters: not collected (no TimeKernel or CollectCounters)");
-  }
+  const std::string point_name = point.Name(experiment.name());
+  ReportCounters(state, ctx, point_name, labels);
+  ReportActivity(state, ctx, time, point_name, labels);
   const auto& before = ctx.clock_before();
   const auto& after = ctx.clock_after();
   if (before.has_value() && after.has_value()) {
@@ -365,6 +427,20 @@ std::vector<std::pair<std::string, std::string>> ResultContext(
       ctx.emplace_back("counters_unavailable", counters.unavailable);
     }
   }
+  const ActivitySetup& activity = env.activity;
+  if (activity.requested) {
+    ctx.emplace_back("dissect_activity", absl::StrCat(kActivityKernelMs, ",",
+                                                      kActivityVsEventsPct));
+    ctx.emplace_back(absl::StrCat("metric.", kActivityKernelMs, ".unit"), "ms");
+    ctx.emplace_back(absl::StrCat("metric.", kActivityVsEventsPct, ".unit"),
+                     "%");
+    if (activity.timer != nullptr) {
+      ctx.emplace_back("activity_source",
+                       "cupti activity api, concurrent kernel records, own pass");
+    } else {
+      ctx.emplace_back("activity_unavailable", activity.unavailable);
+    }
+  }
   return ctx;
 }
 
@@ -416,6 +492,35 @@ std::string WrapList(const std::string& head, const std::string& list) {
   return text + "\n";
 }
 
+// "<cause>: <reason>" of a failed counter or activity setup, for the
+// result context; warns once on stderr.
+std::string Unavailable(absl::string_view what, const absl::Status& status,
+                        const std::string& prefix) {
+  const std::string why =
+      absl::StrCat(CounterCauseName(CounterCauseOf(status)), ": ", status.message());
+  std::cerr << prefix << what << " unavailable, timings only: " << why << "\n";
+  return why;
+}
+
+// Sets up --kernel_activity and times an empty kernel with it once, so that
+// a missing CUPTI or another CUPTI client shows before any point (and lands
+// in the result context). Returns the timer to keep alive; on failure
+// records why in env.activity.unavailable and warns on stderr.
+std::unique_ptr<KernelTimer> SetUpActivity(RunEnv& env, const std::string& prefix) {
+  auto timer = std::make_unique<CuptiKernelTimer>();
+  TimingOptions trial;
+  trial.warmup = 0;
+  trial.samples = 1;
+  const absl::Status status =
+      timer->Time(LaunchNoop, trial, nullptr, env.stream).status();
+  if (!status.ok()) {
+    env.activity.unavailable = Unavailable("kernel activity", status, prefix);
+    return nullptr;
+  }
+  env.activity.timer = timer.get();
+  return timer;
+}
+
 // Sets up the --metrics counters and runs them once over an empty kernel, so
 // that a missing permission or an attached profiler shows before any point
 // (and lands in the result context). Returns the collector to keep alive;
@@ -429,10 +534,7 @@ std::unique_ptr<CuptiCounters> SetUpCounters(RunEnv& env, const std::string& pre
     status = (*counters)->Collect(LaunchNoop, env.stream, nullptr).status();
   }
   if (!status.ok()) {
-    env.counters.unavailable =
-        absl::StrCat(CounterCauseName(CounterCauseOf(status)), ": ", status.message());
-    std::cerr << prefix << "counters unavailable, timings only: "
-              << env.counters.unavailable << "\n";
+    env.counters.unavailable = Unavailable("counters", status, prefix);
     return nullptr;
   }
   env.counters.collector = counters->get();
@@ -480,6 +582,11 @@ std::string HelpText(const Experiment& experiment, const std::string& argv0) {
       "                       metrics and groups (below); --metrics=list shows\n"
       "                       units and help. Collected in replay passes after the\n"
       "                       timed samples, as cupti/<name> in each row\n"
+      "  --kernel_activity    also time each point from CUPTI's kernel activity\n"
+      "                       records (GPU start/end of its kernels, no launch\n"
+      "                       overhead), in a pass of its own after the timed\n"
+      "                       samples and counters: activity/kernel_ms and\n"
+      "                       activity/vs_events_pct (vs the event median) per row\n"
       "  --benchmark_out=FILE result JSON (default: "
       "dissect-results/<experiment>-<UTC time>.json\n"
       "                       under the directory bazel run was started from)\n"
@@ -599,6 +706,9 @@ int RunMain(const Experiment& experiment, int argc, char** argv) {
   env.counters.metrics = metrics;
   std::unique_ptr<CuptiCounters> counters;
   if (!metrics.empty()) counters = SetUpCounters(env, prefix);
+  env.activity.requested = FLAGS_kernel_activity;
+  std::unique_ptr<KernelTimer> activity;
+  if (FLAGS_kernel_activity) activity = SetUpActivity(env, prefix);
 
   const std::string out_path = args->out_path.empty()
                                    ? DefaultOutputPath(experiment.name())

@@ -17,6 +17,7 @@
 #include "probes/counters.h"
 #include "probes/device_info.h"
 #include "probes/event_timer.h"
+#include "probes/kernel_activity.h"
 #include "probes/metric_catalog.h"
 #include "probes/nvml_clock.h"
 
@@ -43,6 +44,20 @@ struct CounterSetup {
   std::string unavailable;                    // "<cause>: <reason>" if so
 };
 
+// Row counters of --kernel_activity: the sample durations from CUPTI's kernel
+// activity records (summarized like a metric: median, .min, .max, .spread)
+// and how far their median lies from the event-timed median, in percent of
+// the latter (AgreementPercent, kernel_records.h).
+inline constexpr char kActivityKernelMs[] = "activity/kernel_ms";
+inline constexpr char kActivityVsEventsPct[] = "activity/vs_events_pct";
+
+// Kernel durations from CUPTI activity records (--kernel_activity).
+struct ActivitySetup {
+  bool requested = false;        // --kernel_activity
+  KernelTimer* timer = nullptr;  // null: not requested or unavailable
+  std::string unavailable;       // "<cause>: <reason>" if so
+};
+
 // Everything a run needs besides the experiment and its points.
 struct RunEnv {
   DeviceInfo device;
@@ -51,6 +66,7 @@ struct RunEnv {
   const NvmlClock* clock = nullptr;  // null: clocks unavailable
   std::string clocks_source;         // "nvml" or "unavailable: <reason>"
   CounterSetup counters;
+  ActivitySetup activity;
   bool progress = true;              // "[i/N] name" lines on stderr
 };
 

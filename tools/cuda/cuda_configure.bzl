@@ -4,9 +4,8 @@ Search order: $CUDA_PATH, then /usr/local/cuda. Both layouts are understood:
   * pip-style:  include/{cuda_runtime.h,cupti.h}, lib/, lib64 -> lib
   * classic:    include/, lib64/, extras/CUPTI/{include,lib64}
 
-CUPTI is exposed twice: :cupti links libcupti.so (and libnvperf_*.so where the
-toolkit has them); :cupti_headers gives only its headers, for code that loads
-CUPTI at run time (//probes:cupti_api) so that binaries start without it.
+CUPTI is exposed as headers only (:cupti_headers): dissect loads libcupti.so
+at run time (//probes:cupti_api), so that binaries start without it.
 
 With no toolkit the repository still loads: the library targets are empty and
 every cuda_library action fails with one line that names CUDA_PATH, so that
