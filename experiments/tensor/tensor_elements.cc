@@ -1,0 +1,234 @@
+// Operand elements, fragment layouts and the CPU reference; see
+// tensor_elements.h.
+#include "experiments/tensor/tensor_elements.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace dissect {
+namespace {
+
+// (-1)^sign × (1 + mantissa / 2^mantissa_bits) × 2^(exponent - bias) for a
+// normal number, mantissa / 2^mantissa_bits × 2^(1 - bias) for a subnormal.
+double FloatFields(uint32_t sign, uint32_t exponent, uint32_t mantissa, int mantissa_bits,
+                   int bias) {
+  const double fraction = std::ldexp(static_cast<double>(mantissa), -mantissa_bits);
+  const double magnitude = exponent == 0
+                               ? std::ldexp(fraction, 1 - bias)
+                               : std::ldexp(1.0 + fraction, static_cast<int>(exponent) - bias);
+  return sign ? -magnitude : magnitude;
+}
+
+double DecodeF32(uint32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+struct FloatFormat {
+  int exponent_bits;
+  int mantissa_bits;  // stored bits (tf32: 10, placed above 13 zero bits)
+  int bias;
+  int shift;  // bits below the mantissa (tf32: 13)
+};
+
+bool FormatOf(TensorElement e, FloatFormat* f) {
+  switch (e) {
+    case TensorElement::kF16:
+      *f = {5, 10, 15, 0};
+      return true;
+    case TensorElement::kBf16:
+      *f = {8, 7, 127, 0};
+      return true;
+    case TensorElement::kTf32:
+      *f = {8, 10, 127, 13};
+      return true;
+    case TensorElement::kE4m3:
+      *f = {4, 3, 7, 0};
+      return true;
+    case TensorElement::kE5m2:
+      *f = {5, 2, 15, 0};
+      return true;
+    default:
+      return false;
+  }
+}
+
+int ElementsPerWord(TensorElement e) { return 32 / ElementBits(e); }
+
+uint32_t ElementMask(TensorElement e) {
+  const int bits = ElementBits(e);
+  return bits == 32 ? 0xffffffffu : (1u << bits) - 1;
+}
+
+}  // namespace
+
+double DecodeElement(TensorElement e, uint32_t bits) {
+  switch (e) {
+    case TensorElement::kF32:
+      return DecodeF32(bits);
+    case TensorElement::kBf16:
+      return DecodeF32((bits & 0xffffu) << 16);
+    case TensorElement::kTf32:
+      return DecodeF32(bits & ~0x1fffu);
+    case TensorElement::kS8:
+      return static_cast<int8_t>(bits & 0xffu);
+    case TensorElement::kS32:
+      return static_cast<int32_t>(bits);
+    case TensorElement::kE4m3:
+      if ((bits & 0x7fu) == 0x7fu) return std::nan("");
+      break;
+    case TensorElement::kF16:
+      if (((bits >> 10) & 0x1fu) == 0x1fu) {
+        return (bits & 0x3ffu) ? std::nan("") : ((bits & 0x8000u) ? -INFINITY : INFINITY);
+      }
+      break;
+    case TensorElement::kE5m2:
+      if (((bits >> 2) & 0x1fu) == 0x1fu) {
+        return (bits & 0x3u) ? std::nan("") : ((bits & 0x80u) ? -INFINITY : INFINITY);
+      }
+      break;
+  }
+  FloatFormat f;
+  FormatOf(e, &f);
+  const int total = 1 + f.exponent_bits + f.mantissa_bits;
+  const uint32_t sign = (bits >> (f.shift + total - 1)) & 1u;
+  const uint32_t exponent = (bits >> (f.shift + f.mantissa_bits)) & ((1u << f.exponent_bits) - 1);
+  const uint32_t mantissa = (bits >> f.shift) & ((1u << f.mantissa_bits) - 1);
+  return FloatFields(sign, exponent, mantissa, f.mantissa_bits, f.bias);
+}
+
+uint32_t RandomElementBits(TensorElement e, std::mt19937_64& rng) {
+  if (e == TensorElement::kS8 || e == TensorElement::kS32) {
+    return static_cast<uint32_t>(rng()) & ElementMask(e);
+  }
+  FloatFormat f;
+  if (!FormatOf(e, &f)) f = {8, 23, 127, 0};  // f32
+  const uint32_t sign = static_cast<uint32_t>(rng() & 1u);
+  // Exponents bias-4 ... bias: magnitudes in [1/16, 2).
+  const uint32_t exponent = static_cast<uint32_t>(f.bias - 4 + rng() % 5);
+  const uint32_t mantissa = static_cast<uint32_t>(rng()) & ((1u << f.mantissa_bits) - 1);
+  const int total = 1 + f.exponent_bits + f.mantissa_bits;
+  return ((sign << (total - 1)) | (exponent << f.mantissa_bits) | mantissa) << f.shift;
+}
+
+MatrixCoord MmaACoord(const MmaFormInfo& form, int lane, int reg, int i) {
+  const int group = lane / 4, thread = lane % 4;
+  const int per_word = ElementsPerWord(form.input);
+  return {group + 8 * (reg % 2), (reg / 2) * (form.k / 2) + thread * per_word + i};
+}
+
+MatrixCoord MmaBCoord(const MmaFormInfo& form, int lane, int reg, int i) {
+  const int group = lane / 4, thread = lane % 4;
+  const int per_word = ElementsPerWord(form.input);
+  return {reg * (form.k / 2) + thread * per_word + i, group};
+}
+
+MatrixCoord MmaCCoord(int lane, int e) {
+  return {lane / 4 + 8 * (e / 2), 2 * (lane % 4) + e % 2};
+}
+
+MmaOperands MakeMmaOperands(const MmaFormInfo& form, OperandData data, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const int per_word = ElementsPerWord(form.input);
+  const int bits = ElementBits(form.input);
+  // Matrices as element bit patterns, then packed by the fragment layout.
+  std::vector<uint32_t> a(static_cast<size_t>(form.m) * form.k, 0);
+  std::vector<uint32_t> b(static_cast<size_t>(form.k) * form.n, 0);
+  if (data == OperandData::kRandom) {
+    for (uint32_t& v : a) v = RandomElementBits(form.input, rng);
+    for (uint32_t& v : b) v = RandomElementBits(form.input, rng);
+  }
+  MmaOperands ops;
+  ops.a.assign(32 * form.a_regs, 0);
+  ops.b.assign(32 * form.b_regs, 0);
+  for (int lane = 0; lane < 32; ++lane) {
+    for (int r = 0; r < form.a_regs; ++r) {
+      for (int i = 0; i < per_word; ++i) {
+        const MatrixCoord c = MmaACoord(form, lane, r, i);
+        ops.a[lane * form.a_regs + r] |= a[c.row * form.k + c.col] << (i * bits);
+      }
+    }
+    for (int r = 0; r < form.b_regs; ++r) {
+      for (int i = 0; i < per_word; ++i) {
+        const MatrixCoord c = MmaBCoord(form, lane, r, i);
+        ops.b[lane * form.b_regs + r] |= b[c.row * form.n + c.col] << (i * bits);
+      }
+    }
+    for (int e = 0; e < kMmaAccElements; ++e) {
+      const MatrixCoord c = MmaCCoord(lane, e);
+      double sum = 0, magnitude = 0;
+      for (int k = 0; k < form.k; ++k) {
+        const double p = DecodeElement(form.input, a[c.row * form.k + k]) *
+                         DecodeElement(form.input, b[k * form.n + c.col]);
+        sum += p;
+        magnitude += std::fabs(p);
+      }
+      ops.product.push_back(sum);
+      ops.magnitude.push_back(magnitude);
+    }
+  }
+  return ops;
+}
+
+double MmaTolerance(const MmaFormInfo& form) {
+  switch (form.accumulator) {
+    case TensorElement::kS32:
+      return 0;
+    case TensorElement::kF16:
+      return std::ldexp(1.0, -7);
+    default:
+      // fp8 products are summed with fewer bits than f32 on some GPUs.
+      return form.input == TensorElement::kE4m3 || form.input == TensorElement::kE5m2
+                 ? std::ldexp(1.0, -9)
+                 : std::ldexp(1.0, -12);
+  }
+}
+
+absl::Status CheckMmaOutput(const MmaFormInfo& form, const MmaOperands& operands,
+                            int64_t steps, absl::Span<const uint32_t> out) {
+  const size_t per_warp = 32 * kMmaAccElements;
+  if (out.empty() || out.size() % per_warp != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("output holds ", out.size(), " words, not a multiple of ", per_warp));
+  }
+  const double tolerance = MmaTolerance(form);
+  const bool integer = form.accumulator == TensorElement::kS32;
+  size_t bad = 0;
+  std::string first;
+  for (size_t i = 0; i < out.size(); ++i) {
+    const size_t slot = i % per_warp;
+    bool ok;
+    std::string got, want;
+    if (integer) {
+      const int64_t exact = static_cast<int64_t>(operands.product[slot]) * steps;
+      const int32_t expected = static_cast<int32_t>(static_cast<uint32_t>(exact));
+      const int32_t value = static_cast<int32_t>(out[i]);
+      ok = value == expected;
+      got = absl::StrCat(value);
+      want = absl::StrCat(expected);
+    } else {
+      const double expected = operands.product[slot] * static_cast<double>(steps);
+      const double bound = tolerance * operands.magnitude[slot] * static_cast<double>(steps);
+      const double value = DecodeElement(TensorElement::kF32, out[i]);
+      ok = std::isfinite(value) && std::fabs(value - expected) <= bound;
+      got = absl::StrFormat("%.9g", value);
+      want = absl::StrFormat("%.9g ± %.3g", expected, bound);
+    }
+    if (!ok && bad++ == 0) {
+      first = absl::StrCat("warp ", i / per_warp, " lane ", slot / kMmaAccElements,
+                           " element ", slot % kMmaAccElements, ": got ", got, ", want ",
+                           want);
+    }
+  }
+  if (bad == 0) return absl::OkStatus();
+  return absl::InternalError(absl::StrCat(form.name, ": ", bad, " of ", out.size(),
+                                          " accumulator values differ from the CPU "
+                                          "reference; first: ",
+                                          first));
+}
+
+}  // namespace dissect

@@ -1,0 +1,179 @@
+// Compiled-code tests of the tensor-core probes: reads the PTX nvcc emitted
+// (one file per source and target architecture, passed as arguments) and
+// checks, per form and mode, that the timed loop between the two %clock64
+// reads issues exactly the intended instruction, chains × kMmaUnroll times
+// per trip, and that the accumulators are chained as the mode intends:
+// latency kernels form one dependent chain, throughput kernels keep
+// kMmaThroughputChains independent accumulators in turn.
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "kernels/tensor/mma_sync.h"
+#include "probes/ptx_inspect.h"
+
+namespace dissect {
+namespace {
+
+std::vector<std::string>& PtxFiles() {
+  static std::vector<std::string> files;
+  return files;
+}
+
+std::vector<std::string> FilesOf(const std::string& stem) {
+  std::vector<std::string> out;
+  for (const std::string& f : PtxFiles()) {
+    const std::string base = f.substr(f.rfind('/') + 1);
+    if (absl::StartsWith(base, stem + ".")) out.push_back(f);
+  }
+  return out;
+}
+
+// 90 from ".../mma_sync.sm_90a.ptx".
+int ArchOf(const std::string& file) {
+  const size_t at = file.rfind(".sm_");
+  int arch = 0;
+  std::string digits;
+  for (size_t i = at + 4; i < file.size() && isdigit(file[i]); ++i) digits += file[i];
+  return absl::SimpleAtoi(digits, &arch) ? arch : 0;
+}
+
+std::vector<PtxInstruction> EntryCode(const std::string& file, const std::string& entry) {
+  std::ifstream in(file);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  auto body = ExtractEntry(ss.str(), entry);
+  EXPECT_TRUE(body.ok()) << file << ": " << body.status();
+  return body.ok() ? ParseInstructions(*body) : std::vector<PtxInstruction>{};
+}
+
+// The body of the one loop that lies between the two %clock64 reads: the
+// instructions after its label up to its backward branch.
+std::vector<PtxInstruction> TimedLoop(const std::vector<PtxInstruction>& code) {
+  std::vector<size_t> clocks;
+  for (size_t i = 0; i < code.size(); ++i) {
+    if (absl::StrContains(code[i].text, "%clock64")) clocks.push_back(i);
+  }
+  EXPECT_EQ(clocks.size(), 2u) << "one %clock64 read before and one after the loop";
+  if (clocks.size() != 2) return {};
+  std::map<std::string, size_t> labels;
+  std::vector<std::pair<size_t, size_t>> loops;
+  for (size_t i = clocks[0]; i < clocks[1]; ++i) {
+    if (code[i].is_label()) labels[code[i].label] = i;
+    if (absl::StartsWith(code[i].opcode, "bra") && !code[i].operands.empty()) {
+      auto it = labels.find(code[i].operands[0]);
+      if (it != labels.end()) loops.push_back({it->second, i});
+    }
+  }
+  EXPECT_EQ(loops.size(), 1u) << "exactly one loop between the clock reads";
+  if (loops.size() != 1) return {};
+  return {code.begin() + loops[0].first + 1, code.begin() + loops[0].second};
+}
+
+struct FormEntry {
+  MmaForm form;
+  const char* trait;  // the trait's name as mangled in the kernel's name
+};
+
+constexpr FormEntry kFormEntries[] = {
+    {MmaForm::kF16F32, "6F16F32"},   {MmaForm::kF16F16, "6F16F16"},
+    {MmaForm::kBf16F32, "7Bf16F32"}, {MmaForm::kTf32F32, "7Tf32F32"},
+    {MmaForm::kS8S32, "5S8S32"},     {MmaForm::kE4m3F32, "7E4m3F32"},
+    {MmaForm::kE5m2F32, "7E5m2F32"},
+};
+
+std::string MmaEntry(const FormEntry& f, int chains) {
+  return absl::StrCat("MmaSyncKernelINS0_", f.trait, "ELi", chains, "EE");
+}
+
+TEST(MmaSyncPtxTest, EveryFormHasAnEntryPerMode) {
+  EXPECT_EQ(sizeof(kFormEntries) / sizeof(kFormEntries[0]),
+            sizeof(kMmaForms) / sizeof(kMmaForms[0]));
+}
+
+TEST(MmaSyncPtxTest, LatencyLoopIsOneDependentChainOfTheForm) {
+  const auto files = FilesOf("mma_sync");
+  ASSERT_FALSE(files.empty());
+  for (const std::string& f : files) {
+    for (const FormEntry& e : kFormEntries) {
+      const MmaFormInfo& form = MmaInfo(e.form);
+      SCOPED_TRACE(absl::StrCat(f, " ", form.name, " latency"));
+      const auto loop = TimedLoop(EntryCode(f, MmaEntry(e, 1)));
+      std::vector<PtxInstruction> mma;
+      int other_mma = 0;
+      for (const PtxInstruction& in : loop) {
+        if (in.opcode == form.instruction) {
+          mma.push_back(in);
+        } else if (absl::StartsWith(in.opcode, "mma") || absl::StartsWith(in.opcode, "wgmma")) {
+          ++other_mma;
+        }
+      }
+      EXPECT_EQ(other_mma, 0);
+      if (ArchOf(f) < form.min_arch) {
+        EXPECT_TRUE(mma.empty()) << "no " << form.instruction << " below sm_" << form.min_arch;
+        continue;
+      }
+      ASSERT_EQ(mma.size(), static_cast<size_t>(kMmaUnroll));
+      for (size_t i = 0; i < mma.size(); ++i) {
+        ASSERT_EQ(mma[i].operands.size(), 4u) << mma[i].text;
+        // D is C: accumulate in place ...
+        EXPECT_EQ(mma[i].operands[0], mma[i].operands[3]) << mma[i].text;
+        // ... and every step continues the previous one's accumulator.
+        if (i > 0) {
+          EXPECT_EQ(mma[i].operands[3], mma[i - 1].operands[0]) << mma[i].text;
+        }
+      }
+    }
+  }
+}
+
+TEST(MmaSyncPtxTest, ThroughputLoopKeepsIndependentAccumulatorsInTurn) {
+  const auto files = FilesOf("mma_sync");
+  ASSERT_FALSE(files.empty());
+  for (const std::string& f : files) {
+    for (const FormEntry& e : kFormEntries) {
+      const MmaFormInfo& form = MmaInfo(e.form);
+      SCOPED_TRACE(absl::StrCat(f, " ", form.name, " throughput"));
+      const auto loop = TimedLoop(EntryCode(f, MmaEntry(e, kMmaThroughputChains)));
+      std::vector<PtxInstruction> mma;
+      for (const PtxInstruction& in : loop) {
+        if (in.opcode == form.instruction) mma.push_back(in);
+      }
+      if (ArchOf(f) < form.min_arch) {
+        EXPECT_TRUE(mma.empty());
+        continue;
+      }
+      ASSERT_EQ(mma.size(), static_cast<size_t>(kMmaUnroll * kMmaThroughputChains));
+      // The chains of one step write disjoint registers ...
+      std::set<std::string> registers;
+      for (int c = 0; c < kMmaThroughputChains; ++c) {
+        for (const std::string& r : OperandRegisters(mma[c].operands[0])) {
+          EXPECT_TRUE(registers.insert(r).second) << "shared accumulator " << r;
+        }
+      }
+      EXPECT_EQ(registers.size(),
+                static_cast<size_t>(kMmaThroughputChains * form.c_regs));
+      // ... and each later step continues the same chain in the same order.
+      for (size_t i = kMmaThroughputChains; i < mma.size(); ++i) {
+        EXPECT_EQ(mma[i].operands[3], mma[i - kMmaThroughputChains].operands[0]);
+        EXPECT_EQ(mma[i].operands[0], mma[i].operands[3]);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace dissect
+
+int main(int argc, char** argv) {
+  testing::InitGoogleTest(&argc, argv);
+  for (int i = 1; i < argc; ++i) dissect::PtxFiles().push_back(argv[i]);
+  return RUN_ALL_TESTS();
+}
