@@ -435,6 +435,8 @@ absl::StatusOr<std::string> RenderReport(const std::vector<ResultFile>& files,
   for (const DeviceHierarchy& h : *tables) {
     absl::StrAppend(&out, out.empty() ? "" : "\n", RenderHierarchy(h, options));
   }
+  const std::string tensor = RenderTensorSections(files, options.tensor_peaks);
+  if (!tensor.empty()) absl::StrAppend(&out, out.empty() ? "" : "\n", tensor);
   return out;
 }
 

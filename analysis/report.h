@@ -14,6 +14,7 @@
 #include "analysis/memory_hierarchy.h"
 #include "analysis/published.h"
 #include "analysis/results.h"
+#include "analysis/tensor.h"
 
 namespace dissect::analysis {
 
@@ -31,12 +32,15 @@ struct ReportOptions {
   // published part is left out.
   std::vector<PublishedValue> published;
   std::string published_origin;
+  // Ceilings for the tensor-core section (configs/tensor/peaks.json).
+  TensorPeaks tensor_peaks;
 };
 
 // RenderMarkdown(files), then one "## memory hierarchy: <device>" section
 // per device that has memory experiments (see memory_hierarchy.h), each
-// followed by the matching published values. Fails only if the inference
-// fails.
+// followed by the matching published values, then one "## tensor cores:
+// <device>" section per device with tensor experiments (tensor.h). Fails
+// only if the inference fails.
 absl::StatusOr<std::string> RenderReport(const std::vector<ResultFile>& files,
                                          const ReportOptions& options);
 

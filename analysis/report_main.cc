@@ -17,6 +17,8 @@
 #include "analysis/published_embedded.h"
 #include "analysis/report.h"
 #include "analysis/results.h"
+#include "analysis/tensor.h"
+#include "analysis/tensor_peaks_embedded.h"
 
 namespace {
 
@@ -32,7 +34,10 @@ for *.json files, in sorted order.
 When memory experiments (memory_latency, latency_trace, memory_bandwidth,
 shared_bandwidth) are among the files, a "memory hierarchy" section per
 device follows: the table inferred from their curves, then the published
-values that match the device.
+values that match the device. With tensor experiments (mma_sync, wgmma,
+cublaslt_gemm), a "tensor cores" section per device follows: ceilings from
+configs/tensor/peaks.json (built in), each measurement as a % of its peak and
+of the best measured, and for GEMM sweeps a heatmap and a good/bad/ugly table.
 
   --published=FILE  published values to compare with (see configs/README.md);
                     default: configs/published/memory_hierarchy.json as built in
@@ -113,6 +118,12 @@ int main(int argc, char** argv) {
                                             options.published_origin);
   if (!published.ok()) return Fail(std::string(published.status().message()));
   options.published = *std::move(published);
+  absl::StatusOr<dissect::analysis::TensorPeaks> peaks =
+      dissect::analysis::ParseTensorPeaksJson(
+          dissect::analysis::kEmbeddedTensorPeaksJson,
+          dissect::analysis::kEmbeddedTensorPeaksOrigin);
+  if (!peaks.ok()) return Fail(std::string(peaks.status().message()));
+  options.tensor_peaks = *std::move(peaks);
 
   absl::StatusOr<std::string> report =
       dissect::analysis::RenderReport(files, options);
