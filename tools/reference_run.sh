@@ -10,7 +10,8 @@ set -uo pipefail
 out=${1:?usage: tools/reference_run.sh OUTDIR [flags]}
 shift
 mkdir -p "${out}"
-export LD_LIBRARY_PATH="${PWD}/dist/lib${LD_LIBRARY_PATH:+:${LD_LIBRARY_PATH}}"
+# dist/lib first; the toolkit's lib64 for cuBLAS when the bundle left it out.
+export LD_LIBRARY_PATH="${PWD}/dist/lib:${CUDA_PATH:-/usr/local/cuda}/lib64${LD_LIBRARY_PATH:+:${LD_LIBRARY_PATH}}"
 {
   echo "# commit $(cat dist/COMMIT 2>/dev/null || echo unknown), $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu \
@@ -38,5 +39,10 @@ run latency_trace latency_trace --samples=5 "$@"
 for b in memory_bandwidth shared_bandwidth; do
   [[ -x dist/bin/${b} ]] && run "${b}" "${b}" "$@"
 done
+# Tensor cores: 28 instruction-probe points (seconds); 174 cuBLASLt points,
+# about a minute on an H100. Add --metrics=tensor_pipe_active to the GEMM
+# line where the harness has it, for the tensor-pipe active %.
+[[ -x dist/bin/mma_sync ]] && run mma_sync mma_sync --samples=10 "$@"
+[[ -x dist/bin/cublaslt_gemm ]] && run cublaslt_gemm cublaslt_gemm --samples=10 "$@"
 dist/bin/report "${out}" > "${out}/REPORT.md" 2> "${out}/report.log" || status=1
 exit "${status}"
