@@ -174,61 +174,143 @@ MmaOperands MakeMmaOperands(const MmaFormInfo& form, OperandData data, uint64_t 
   return ops;
 }
 
-double MmaTolerance(const MmaFormInfo& form) {
-  switch (form.accumulator) {
+double AccumulatorTolerance(TensorElement input, TensorElement accumulator) {
+  switch (accumulator) {
     case TensorElement::kS32:
       return 0;
     case TensorElement::kF16:
       return std::ldexp(1.0, -7);
     default:
       // fp8 products are summed with fewer bits than f32 on some GPUs.
-      return form.input == TensorElement::kE4m3 || form.input == TensorElement::kE5m2
+      return input == TensorElement::kE4m3 || input == TensorElement::kE5m2
                  ? std::ldexp(1.0, -9)
                  : std::ldexp(1.0, -12);
   }
 }
 
-absl::Status CheckMmaOutput(const MmaFormInfo& form, const MmaOperands& operands,
-                            int64_t steps, absl::Span<const uint32_t> out) {
-  const size_t per_warp = 32 * kMmaAccElements;
-  if (out.empty() || out.size() % per_warp != 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("output holds ", out.size(), " words, not a multiple of ", per_warp));
+double MmaTolerance(const MmaFormInfo& form) {
+  return AccumulatorTolerance(form.input, form.accumulator);
+}
+
+absl::Status CheckAccumulators(absl::string_view name, TensorElement input,
+                               TensorElement accumulator, const std::vector<double>& product,
+                               const std::vector<double>& magnitude, int64_t steps,
+                               absl::Span<const uint32_t> out) {
+  const size_t per_block = product.size();
+  if (per_block == 0 || out.empty() || out.size() % per_block != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        name, ": output holds ", out.size(), " words, not a multiple of ", per_block));
   }
-  const double tolerance = MmaTolerance(form);
-  const bool integer = form.accumulator == TensorElement::kS32;
+  const double tolerance = AccumulatorTolerance(input, accumulator);
+  const bool integer = accumulator == TensorElement::kS32;
   size_t bad = 0;
   std::string first;
   for (size_t i = 0; i < out.size(); ++i) {
-    const size_t slot = i % per_warp;
+    const size_t slot = i % per_block;
     bool ok;
     std::string got, want;
     if (integer) {
-      const int64_t exact = static_cast<int64_t>(operands.product[slot]) * steps;
+      const int64_t exact = static_cast<int64_t>(product[slot]) * steps;
       const int32_t expected = static_cast<int32_t>(static_cast<uint32_t>(exact));
       const int32_t value = static_cast<int32_t>(out[i]);
       ok = value == expected;
       got = absl::StrCat(value);
       want = absl::StrCat(expected);
     } else {
-      const double expected = operands.product[slot] * static_cast<double>(steps);
-      const double bound = tolerance * operands.magnitude[slot] * static_cast<double>(steps);
+      const double expected = product[slot] * static_cast<double>(steps);
+      const double bound = tolerance * magnitude[slot] * static_cast<double>(steps);
       const double value = DecodeElement(TensorElement::kF32, out[i]);
       ok = std::isfinite(value) && std::fabs(value - expected) <= bound;
       got = absl::StrFormat("%.9g", value);
       want = absl::StrFormat("%.9g ± %.3g", expected, bound);
     }
     if (!ok && bad++ == 0) {
-      first = absl::StrCat("warp ", i / per_warp, " lane ", slot / kMmaAccElements,
-                           " element ", slot % kMmaAccElements, ": got ", got, ", want ",
+      first = absl::StrCat("block ", i / per_block, " slot ", slot, ": got ", got, ", want ",
                            want);
     }
   }
   if (bad == 0) return absl::OkStatus();
-  return absl::InternalError(absl::StrCat(form.name, ": ", bad, " of ", out.size(),
+  return absl::InternalError(absl::StrCat(name, ": ", bad, " of ", out.size(),
                                           " accumulator values differ from the CPU "
                                           "reference; first: ",
                                           first));
+}
+
+absl::Status CheckMmaOutput(const MmaFormInfo& form, const MmaOperands& operands,
+                            int64_t steps, absl::Span<const uint32_t> out) {
+  return CheckAccumulators(form.name, form.input, form.accumulator, operands.product,
+                           operands.magnitude, steps, out);
+}
+
+MatrixCoord WgmmaDCoord(int thread, int v) {
+  const int warp = thread / 32, lane = thread % 32;
+  return {16 * warp + lane / 4 + 8 * ((v / 2) % 2), 8 * (v / 4) + 2 * (lane % 4) + v % 2};
+}
+
+MatrixCoord WgmmaACoord(const WgmmaFormInfo& form, int thread, int reg, int i) {
+  MmaFormInfo tile{};
+  tile.m = 16;
+  tile.k = form.k;
+  tile.input = form.input;
+  MatrixCoord c = MmaACoord(tile, thread % 32, reg, i);
+  c.row += 16 * (thread / 32);
+  return c;
+}
+
+WgmmaOperands MakeWgmmaOperands(const WgmmaFormInfo& form, int n, OperandData data,
+                                uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const int bytes = ElementBits(form.input) / 8;
+  const int bits = ElementBits(form.input);
+  const int per_word = ElementsPerWord(form.input);
+  std::vector<uint32_t> a(static_cast<size_t>(kWgmmaM) * form.k, 0);
+  std::vector<uint32_t> b(static_cast<size_t>(form.k) * n, 0);
+  if (data == OperandData::kRandom) {
+    for (uint32_t& v : a) v = RandomElementBits(form.input, rng);
+    for (uint32_t& v : b) v = RandomElementBits(form.input, rng);
+  }
+  WgmmaOperands ops;
+  ops.a_tile.assign(static_cast<size_t>(kWgmmaM) * kWgmmaRowBytes, 0);
+  ops.b_tile.assign(static_cast<size_t>(n) * kWgmmaRowBytes, 0);
+  auto put = [&](std::vector<uint8_t>& tile, int row, int k, uint32_t value) {
+    for (int byte = 0; byte < bytes; ++byte) {
+      tile[WgmmaTileOffset(row, k * bytes + byte)] = static_cast<uint8_t>(value >> (8 * byte));
+    }
+  };
+  for (int row = 0; row < kWgmmaM; ++row) {
+    for (int k = 0; k < form.k; ++k) put(ops.a_tile, row, k, a[row * form.k + k]);
+  }
+  for (int col = 0; col < n; ++col) {
+    for (int k = 0; k < form.k; ++k) put(ops.b_tile, col, k, b[k * n + col]);
+  }
+  ops.a_fragments.assign(static_cast<size_t>(kWarpgroupThreads) * kWgmmaARegs, 0);
+  for (int t = 0; t < kWarpgroupThreads; ++t) {
+    for (int r = 0; r < kWgmmaARegs; ++r) {
+      for (int i = 0; i < per_word; ++i) {
+        const MatrixCoord c = WgmmaACoord(form, t, r, i);
+        ops.a_fragments[t * kWgmmaARegs + r] |= a[c.row * form.k + c.col] << (i * bits);
+      }
+    }
+    for (int v = 0; v < n / 2; ++v) {
+      const MatrixCoord c = WgmmaDCoord(t, v);
+      double sum = 0, magnitude = 0;
+      for (int k = 0; k < form.k; ++k) {
+        const double p = DecodeElement(form.input, a[c.row * form.k + k]) *
+                         DecodeElement(form.input, b[k * n + c.col]);
+        sum += p;
+        magnitude += std::fabs(p);
+      }
+      ops.product.push_back(sum);
+      ops.magnitude.push_back(magnitude);
+    }
+  }
+  return ops;
+}
+
+absl::Status CheckWgmmaOutput(const WgmmaFormInfo& form, int n, const WgmmaOperands& operands,
+                              int64_t steps, absl::Span<const uint32_t> out) {
+  return CheckAccumulators(absl::StrCat("wgmma ", form.name, " n", n), form.input,
+                           form.accumulator, operands.product, operands.magnitude, steps, out);
 }
 
 }  // namespace dissect

@@ -14,6 +14,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "kernels/tensor/mma_sync.h"
+#include "kernels/tensor/wgmma.h"
 
 namespace dissect {
 
@@ -25,6 +26,12 @@ double DecodeElement(TensorElement e, uint32_t bits);
 // magnitude in [1/16, 2) (normal numbers, so every mantissa bit is used and
 // nothing overflows).
 uint32_t RandomElementBits(TensorElement e, std::mt19937_64& rng);
+
+// A matrix element's (row, column).
+struct MatrixCoord {
+  int row;
+  int col;
+};
 
 // Operand data of a probe: random elements or all zeros.
 enum class OperandData { kRandom, kZeros };
@@ -53,12 +60,45 @@ double MmaTolerance(const MmaFormInfo& form);
 absl::Status CheckMmaOutput(const MmaFormInfo& form, const MmaOperands& operands,
                             int64_t steps, absl::Span<const uint32_t> out);
 
+// Relative tolerance of a float accumulator check, as a fraction of
+// steps × Σ|a·b|, for these input and accumulator types; 0 for s32.
+double AccumulatorTolerance(TensorElement input, TensorElement accumulator);
+
+// The check behind CheckMmaOutput and CheckWgmmaOutput: `out` holds one or
+// more blocks of product.size() accumulator words; each must equal steps ×
+// product within the tolerance (exactly, mod 2^32, for s32).
+absl::Status CheckAccumulators(absl::string_view name, TensorElement input,
+                               TensorElement accumulator, const std::vector<double>& product,
+                               const std::vector<double>& magnitude, int64_t steps,
+                               absl::Span<const uint32_t> out);
+
+// One warpgroup's operands of a wgmma form at N: A (64 × K) and B (K × N)
+// as canonical K-major shared-memory images (WgmmaTileOffset; B's rows are
+// its columns), A also as register fragments, and the CPU reference per
+// thread and accumulator element (128 × N / 2).
+struct WgmmaOperands {
+  std::vector<uint8_t> a_tile;
+  std::vector<uint8_t> b_tile;
+  std::vector<uint32_t> a_fragments;  // 128 threads × kWgmmaARegs
+  std::vector<double> product;
+  std::vector<double> magnitude;
+};
+
+WgmmaOperands MakeWgmmaOperands(const WgmmaFormInfo& form, int n, OperandData data,
+                                uint64_t seed);
+
+// Checks a wgmma probe's output (blocks × 128 threads × N / 2 words).
+absl::Status CheckWgmmaOutput(const WgmmaFormInfo& form, int n, const WgmmaOperands& operands,
+                              int64_t steps, absl::Span<const uint32_t> out);
+
+// (row, col) of accumulator element v of warpgroup thread `thread`, and of
+// A register `reg` element `i` (PTX ISA "Register Fragments" of wgmma: each
+// warp holds 16 rows in the mma.sync m16n8 layout).
+MatrixCoord WgmmaDCoord(int thread, int v);
+MatrixCoord WgmmaACoord(const WgmmaFormInfo& form, int thread, int reg, int i);
+
 // (row, col) of A element `i` of register `reg` of lane `lane` etc., for the
 // m16n8kK layouts; exposed for tests.
-struct MatrixCoord {
-  int row;
-  int col;
-};
 MatrixCoord MmaACoord(const MmaFormInfo& form, int lane, int reg, int i);
 MatrixCoord MmaBCoord(const MmaFormInfo& form, int lane, int reg, int i);  // (k, n)
 MatrixCoord MmaCCoord(int lane, int e);

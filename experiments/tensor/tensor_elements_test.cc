@@ -173,6 +173,7 @@ TEST(CheckMmaOutputTest, RejectsAMissingStepOtherDataZerosAndNaN) {
     const absl::Status s = CheckMmaOutput(form, ops, 8, out);
     EXPECT_FALSE(s.ok());
     EXPECT_NE(s.message().find("1 of 256"), absl::string_view::npos) << s;
+    EXPECT_NE(s.message().find("block 1 slot 127"), absl::string_view::npos) << s;
   }
 }
 
@@ -190,6 +191,103 @@ TEST(CheckMmaOutputTest, ZeroOperandsExpectExactZeros) {
   EXPECT_TRUE(CheckMmaOutput(bf16, ops, 8, out).ok());
   out[17] = FloatBits(1e-20f);
   EXPECT_FALSE(CheckMmaOutput(bf16, ops, 8, out).ok());
+}
+
+}  // namespace
+}  // namespace dissect
+
+namespace dissect {
+namespace {
+
+TEST(WgmmaLayoutTest, CanonicalTileOffsets) {
+  EXPECT_EQ(WgmmaTileOffset(0, 0), 0);
+  EXPECT_EQ(WgmmaTileOffset(1, 0), 16);    // next row of a core matrix
+  EXPECT_EQ(WgmmaTileOffset(0, 16), 128);  // next core matrix along K (LBO)
+  EXPECT_EQ(WgmmaTileOffset(8, 0), 256);   // next 8-row group (SBO)
+  EXPECT_EQ(WgmmaTileOffset(63, 31), 7 * 256 + 7 * 16 + 128 + 15);
+  std::set<int> bytes;
+  for (int row = 0; row < 256; ++row) {
+    for (int b = 0; b < kWgmmaRowBytes; ++b) bytes.insert(WgmmaTileOffset(row, b));
+  }
+  EXPECT_EQ(bytes.size(), 256u * kWgmmaRowBytes);
+  EXPECT_EQ(*bytes.rbegin(), 256 * kWgmmaRowBytes - 1);
+}
+
+TEST(WgmmaLayoutTest, FragmentsCoverAAndDOnce) {
+  for (const WgmmaFormInfo& form : kWgmmaForms) {
+    SCOPED_TRACE(form.name);
+    const int per_word = 32 / ElementBits(form.input);
+    std::set<std::pair<int, int>> a;
+    for (int t = 0; t < kWarpgroupThreads; ++t) {
+      for (int r = 0; r < kWgmmaARegs; ++r) {
+        for (int i = 0; i < per_word; ++i) {
+          const MatrixCoord c = WgmmaACoord(form, t, r, i);
+          ASSERT_TRUE(c.row >= 0 && c.row < kWgmmaM && c.col >= 0 && c.col < form.k);
+          a.insert({c.row, c.col});
+        }
+      }
+    }
+    EXPECT_EQ(a.size(), static_cast<size_t>(kWgmmaM * form.k));
+    // K is 32 bytes of the element type for every form.
+    EXPECT_EQ(form.k * ElementBits(form.input) / 8, kWgmmaRowBytes);
+  }
+  for (int n : kWgmmaNs) {
+    std::set<std::pair<int, int>> d;
+    for (int t = 0; t < kWarpgroupThreads; ++t) {
+      for (int v = 0; v < n / 2; ++v) {
+        const MatrixCoord c = WgmmaDCoord(t, v);
+        ASSERT_TRUE(c.row >= 0 && c.row < kWgmmaM && c.col >= 0 && c.col < n);
+        d.insert({c.row, c.col});
+      }
+    }
+    EXPECT_EQ(d.size(), static_cast<size_t>(kWgmmaM * n)) << n;
+  }
+  // d5 of thread 37 (warp 1, lane 5): row 16 + 1 + 8, column 8 + 2 + 1.
+  EXPECT_EQ(WgmmaDCoord(37, 7).row, 25);
+  EXPECT_EQ(WgmmaDCoord(37, 7).col, 11);
+}
+
+// The register fragments and the shared-memory image hold the same A.
+TEST(MakeWgmmaOperandsTest, TileAndFragmentsAgree) {
+  for (const WgmmaFormInfo& form : kWgmmaForms) {
+    SCOPED_TRACE(form.name);
+    const WgmmaOperands ops = MakeWgmmaOperands(form, 32, OperandData::kRandom, 9);
+    ASSERT_EQ(ops.b_tile.size(), 32u * kWgmmaRowBytes);
+    ASSERT_EQ(ops.product.size(), static_cast<size_t>(kWarpgroupThreads * 16));
+    const int bits = ElementBits(form.input), bytes = bits / 8;
+    for (int t = 0; t < kWarpgroupThreads; t += 7) {
+      for (int r = 0; r < kWgmmaARegs; ++r) {
+        for (int i = 0; i < 32 / bits; ++i) {
+          const MatrixCoord c = WgmmaACoord(form, t, r, i);
+          uint32_t from_tile = 0;
+          for (int b = 0; b < bytes; ++b) {
+            from_tile |= uint32_t{ops.a_tile[WgmmaTileOffset(c.row, c.col * bytes + b)]}
+                         << (8 * b);
+          }
+          const uint32_t mask = bits == 32 ? ~0u : (1u << bits) - 1;
+          EXPECT_EQ((ops.a_fragments[t * kWgmmaARegs + r] >> (i * bits)) & mask, from_tile);
+        }
+      }
+    }
+  }
+}
+
+TEST(CheckWgmmaOutputTest, AcceptsTheReferenceRejectsAMissingStep) {
+  for (const WgmmaFormInfo& form : kWgmmaForms) {
+    SCOPED_TRACE(form.name);
+    const WgmmaOperands ops = MakeWgmmaOperands(form, 16, OperandData::kRandom, 2);
+    auto simulated = [&](int64_t steps) {
+      std::vector<uint32_t> out;
+      for (double p : ops.product) {
+        out.push_back(form.accumulator == TensorElement::kS32
+                          ? static_cast<uint32_t>(static_cast<int64_t>(p) * steps)
+                          : FloatBits(static_cast<float>(p * steps)));
+      }
+      return out;
+    };
+    EXPECT_TRUE(CheckWgmmaOutput(form, 16, ops, 32, simulated(32)).ok());
+    EXPECT_FALSE(CheckWgmmaOutput(form, 16, ops, 32, simulated(31)).ok());
+  }
 }
 
 }  // namespace

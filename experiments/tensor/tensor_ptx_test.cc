@@ -1,10 +1,11 @@
 // Compiled-code tests of the tensor-core probes: reads the PTX nvcc emitted
 // (one file per source and target architecture, passed as arguments) and
 // checks, per form and mode, that the timed loop between the two %clock64
-// reads issues exactly the intended instruction, chains × kMmaUnroll times
-// per trip, and that the accumulators are chained as the mode intends:
-// latency kernels form one dependent chain, throughput kernels keep
-// kMmaThroughputChains independent accumulators in turn.
+// reads issues exactly the intended instruction, chains × unroll times per
+// trip, and that the accumulators are chained as the mode intends: latency
+// kernels form one dependent chain (wgmma: each waited for), throughput
+// kernels keep independent accumulators in turn (wgmma: one commit group
+// per trip, at most one in flight).
 #include <fstream>
 #include <map>
 #include <set>
@@ -17,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "kernels/tensor/mma_sync.h"
+#include "kernels/tensor/wgmma.h"
 #include "probes/ptx_inspect.h"
 
 namespace dissect {
@@ -167,6 +169,113 @@ TEST(MmaSyncPtxTest, ThroughputLoopKeepsIndependentAccumulatorsInTurn) {
       }
     }
   }
+}
+
+struct WgmmaEntry {
+  WgmmaForm form;
+  const char* trait;
+};
+
+constexpr WgmmaEntry kWgmmaEntries[] = {
+    {WgmmaForm::kF16F32, "8WgF16F32"},   {WgmmaForm::kBf16F32, "9WgBf16F32"},
+    {WgmmaForm::kTf32F32, "9WgTf32F32"}, {WgmmaForm::kE4m3F32, "9WgE4m3F32"},
+    {WgmmaForm::kE5m2F32, "9WgE5m2F32"}, {WgmmaForm::kS8S32, "7WgS8S32"},
+};
+
+TEST(WgmmaPtxTest, EveryFormHasAnEntry) {
+  EXPECT_EQ(sizeof(kWgmmaEntries) / sizeof(kWgmmaEntries[0]),
+            sizeof(kWgmmaForms) / sizeof(kWgmmaForms[0]));
+}
+
+int CountOpcode(const std::vector<PtxInstruction>& code, const std::string& opcode) {
+  int n = 0;
+  for (const PtxInstruction& in : code) n += in.opcode == opcode;
+  return n;
+}
+
+TEST(WgmmaPtxTest, TimedLoopIssuesTheFormAtEveryNFromTheRequestedSource) {
+  const auto files = FilesOf("wgmma");
+  ASSERT_FALSE(files.empty());
+  int checked = 0;
+  for (const std::string& f : files) {
+    const bool has_wgmma = absl::StrContains(f, ".sm_90a.");
+    for (const WgmmaEntry& e : kWgmmaEntries) {
+      const WgmmaFormInfo& form = WgmmaInfo(e.form);
+      for (int n : kWgmmaNs) {
+        for (bool regs : {false, true}) {
+          for (bool latency : {true, false}) {
+            const int chains = WgmmaChains(latency ? TensorMode::kLatency : TensorMode::kThroughput, n);
+            SCOPED_TRACE(absl::StrCat(f, " ", form.name, " n", n, regs ? " registers" : " shared",
+                                      latency ? " latency" : " throughput"));
+            const auto code = EntryCode(
+                f, absl::StrCat("WgmmaKernelINS0_", e.trait, "ELi", n, "ELb", regs ? 1 : 0, "ELi",
+                                chains, "ELb", latency ? 1 : 0, "EE"));
+            const auto loop = TimedLoop(code);
+            const std::string opcode = absl::StrCat(form.prefix, n, form.suffix);
+            std::vector<PtxInstruction> wgmma;
+            int other = 0;
+            for (const PtxInstruction& in : loop) {
+              if (in.opcode == opcode) {
+                wgmma.push_back(in);
+              } else if (absl::StartsWith(in.opcode, "wgmma.mma_async") ||
+                         absl::StartsWith(in.opcode, "mma")) {
+                ++other;
+              }
+            }
+            EXPECT_EQ(other, 0);
+            if (!has_wgmma) {
+              EXPECT_TRUE(wgmma.empty());
+              continue;
+            }
+            ++checked;
+            ASSERT_EQ(wgmma.size(), static_cast<size_t>(chains * kWgmmaUnroll));
+            // The shared-memory operands are made visible to the async proxy
+            // and the registers fenced before the clock starts.
+            EXPECT_EQ(CountOpcode(code, "fence.proxy.async.shared::cta"), 1);
+            EXPECT_GE(CountOpcode(code, "wgmma.fence.sync.aligned"), 1);
+            for (const PtxInstruction& in : wgmma) {
+              ASSERT_GE(in.operands.size(), 3u) << in.text;
+              EXPECT_EQ(OperandRegisters(in.operands[0]).size(), static_cast<size_t>(n / 2));
+              // A: four registers, or one 64-bit descriptor register.
+              EXPECT_EQ(OperandRegisters(in.operands[1]).size(), regs ? 4u : 1u) << in.text;
+              EXPECT_EQ(absl::StartsWith(in.operands[1], "{"), regs) << in.text;
+            }
+            // Chains write disjoint accumulators, in the same order every step.
+            std::set<std::string> registers;
+            for (int c = 0; c < chains; ++c) {
+              for (const std::string& r : OperandRegisters(wgmma[c].operands[0])) {
+                EXPECT_TRUE(registers.insert(r).second) << r;
+              }
+            }
+            for (size_t i = chains; i < wgmma.size(); ++i) {
+              EXPECT_EQ(wgmma[i].operands[0], wgmma[i - chains].operands[0]);
+            }
+            const int commits = CountOpcode(loop, "wgmma.commit_group.sync.aligned");
+            if (latency) {
+              // Every wgmma is committed and waited for before the next.
+              EXPECT_EQ(commits, kWgmmaUnroll);
+              int waits = 0;
+              for (const PtxInstruction& in : loop) {
+                waits += in.opcode == "wgmma.wait_group.sync.aligned" && in.operands[0] == "0";
+              }
+              EXPECT_EQ(waits, kWgmmaUnroll);
+            } else {
+              EXPECT_EQ(commits, 1);
+              int waits = 0;
+              for (const PtxInstruction& in : loop) {
+                if (in.opcode == "wgmma.wait_group.sync.aligned") {
+                  ++waits;
+                  EXPECT_EQ(in.operands[0], "1");
+                }
+              }
+              EXPECT_EQ(waits, 1);
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 0) << "no sm_90a PTX among the arguments";
 }
 
 }  // namespace
