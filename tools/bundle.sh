@@ -14,8 +14,9 @@ targets=(
   //experiments:shared_latency_gpu_test //experiments:relu_bandwidth_gpu_test
   //experiments:memory_latency_gpu_test //experiments:latency_trace_gpu_test
   //experiments:memory_bandwidth_gpu_test //experiments:shared_bandwidth_gpu_test
-  //experiments/tensor:mma_sync //experiments/tensor:cublaslt_gemm
-  //experiments/tensor:mma_sync_gpu_test //experiments/tensor:cublaslt_gemm_gpu_test
+  //experiments/tensor:mma_sync //experiments/tensor:wgmma //experiments/tensor:cublaslt_gemm
+  //experiments/tensor:mma_sync_gpu_test //experiments/tensor:wgmma_gpu_test
+  //experiments/tensor:cublaslt_gemm_gpu_test
   //analysis:report
 )
 ./bazelw build -c opt "$@" "${targets[@]}"

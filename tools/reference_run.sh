@@ -39,10 +39,12 @@ run latency_trace latency_trace --samples=5 "$@"
 for b in memory_bandwidth shared_bandwidth; do
   [[ -x dist/bin/${b} ]] && run "${b}" "${b}" "$@"
 done
-# Tensor cores: 28 instruction-probe points (seconds); 174 cuBLASLt points,
-# about a minute on an H100. Add --metrics=tensor_pipe_active to the GEMM
-# line where the harness has it, for the tensor-pipe active %.
+# Tensor cores: 28 mma.sync and 288 wgmma points (well under a minute);
+# 174 cuBLASLt points, about a minute on an H100. Add
+# --metrics=tensor_pipe_active to the GEMM line where the harness has it,
+# for the tensor-pipe active %.
 [[ -x dist/bin/mma_sync ]] && run mma_sync mma_sync --samples=10 "$@"
+[[ -x dist/bin/wgmma ]] && run wgmma wgmma --samples=10 "$@"
 [[ -x dist/bin/cublaslt_gemm ]] && run cublaslt_gemm cublaslt_gemm --samples=10 "$@"
 dist/bin/report "${out}" > "${out}/REPORT.md" 2> "${out}/report.log" || status=1
 exit "${status}"
