@@ -1,11 +1,14 @@
 // Question: what latency and throughput does one warp-level tensor-core
 //           instruction (mma.sync) reach, per form: m16n8k16 f16 -> f32/f16,
 //           bf16 -> f32, m16n8k8 tf32 -> f32, m16n8k32 s8 -> s32 and fp8
-//           (e4m3, e5m2) -> f32, with random and with all-zero operands?
+//           (e4m3, e5m2) -> f32, and the 2:4 sparse mma.sp forms (sp_*:
+//           m16n8k32 f16/bf16, m16n8k16 tf32, m16n8k64 s8/e4m3), with random
+//           and with all-zero operands?
 // Timed:    latency: one warp issues a dependent chain of 4096 mma.sync
 //           (D += A·B, D the next C) between two %clock64 reads: cycles per
 //           mma = span / 4096. Throughput: every SM filled with warps
-//           (occupancy API), each with 8 independent accumulators, 1024
+//           (occupancy API), each with 8 independent accumulators (2 for
+//           sp_e4m3_f32, which ptxas expands into many registers), 1024
 //           steps each; per SM, the %clock64 span of all its warps over the
 //           mma it issued (median over SMs) gives cycles per mma per SM;
 //           CUDA events around the launch give TFLOP/s (TOP/s for s8).
@@ -14,7 +17,8 @@
 // Expected: latency of some tens of cycles per dependent mma; throughput
 //           approaching the architecture's dense tensor rate per SM
 //           (configs/tensor/peaks.json) on Ampere; on Hopper mma.sync
-//           reaches only part of the wgmma peak. Zero operands may run
+//           reaches only part of the wgmma peak. Sparse forms count the
+//           dense-equivalent FLOP (2·m·n·K) against the sparse rate (2x). Zero operands may run
 //           faster than random ones only through power and clock effects.
 #include <cuda_runtime_api.h>
 
@@ -75,6 +79,12 @@ absl::Status Run(PointContext& ctx) {
                                           cudaMemcpyHostToDevice));
   DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpy(d_b.get(), operands.b.data(), d_b.bytes(),
                                           cudaMemcpyHostToDevice));
+  DISSECT_ASSIGN_OR_RETURN(auto d_meta,
+                           DeviceBuffer<uint32_t>::Allocate(operands.metadata.size()));
+  if (!operands.metadata.empty()) {
+    DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpy(d_meta.get(), operands.metadata.data(),
+                                            d_meta.bytes(), cudaMemcpyHostToDevice));
+  }
 
   Launch launch;
   launch.args.form = form.form;
@@ -82,7 +92,7 @@ absl::Status Run(PointContext& ctx) {
   DISSECT_CUDA_RETURN_IF_ERROR(
       MmaSyncGrid(form.form, mode, &launch.args.blocks, &launch.args.threads));
   launch.warps = launch.args.blocks * launch.args.threads / 32;
-  const int chains = MmaSyncChains(mode);
+  const int chains = MmaSyncChains(form.form, mode);
   const int launches = ctx.timing().warmup + ctx.timing().samples;
   DISSECT_ASSIGN_OR_RETURN(
       auto d_out, DeviceBuffer<uint32_t>::Allocate(static_cast<size_t>(launch.warps) * 32 *
@@ -92,6 +102,7 @@ absl::Status Run(PointContext& ctx) {
                                static_cast<size_t>(launches + 1) * launch.warps));
   launch.args.a = d_a.get();
   launch.args.b = d_b.get();
+  launch.args.metadata = d_meta.get();
   launch.args.out = d_out.get();
 
   // The checked launch (timing slot 0).
@@ -152,11 +163,13 @@ absl::Status Run(PointContext& ctx) {
 DISSECT_EXPERIMENT(mma_sync)
     .Question(
         "What latency and throughput does each warp-level tensor-core instruction "
-        "(mma.sync: f16, bf16, tf32, s8, e4m3, e5m2) reach, with random and with zero "
-        "operands?")
+        "(mma.sync: f16, bf16, tf32, s8, e4m3, e5m2; 2:4 sparse mma.sp) reach, with "
+        "random and with zero operands?")
     .AddAxis(StringAxis("form", FormNames(), {},
                         "inputs_accumulator: f16_f32, f16_f16, bf16_f32 (m16n8k16), "
-                        "tf32_f32 (m16n8k8), s8_s32, e4m3_f32, e5m2_f32 (m16n8k32)"))
+                        "tf32_f32 (m16n8k8), s8_s32, e4m3_f32, e5m2_f32 (m16n8k32); 2:4 "
+                        "sparse mma.sp: sp_f16_f32, sp_bf16_f32 (k32), sp_tf32_f32 (k16), "
+                        "sp_s8_s32, sp_e4m3_f32 (k64)"))
     .AddAxis(StringAxis("mode", {"latency", "throughput"}, {},
                         "latency: one warp, one dependent chain; throughput: full "
                         "occupancy, 8 independent accumulators per warp"))
@@ -167,7 +180,8 @@ DISSECT_EXPERIMENT(mma_sync)
                "latency: %clock64 cycles per dependent mma of one warp; throughput: "
                "SM cycles per mma issued on that SM (median over SMs)")
     .AddMetric("flops_per_clk_per_sm", "FLOP/clk/SM",
-               "2·m·n·k / cycles_per_mma (integer forms: operations)")
+               "2·m·n·k / cycles_per_mma (integer forms: operations; sparse forms: "
+               "dense-equivalent k)")
     .AddMetric("tflops", "TFLOP/s",
                "2·m·n·k × mma of the launch / event time (integer forms: TOP/s)")
     .Run(Run);

@@ -115,10 +115,13 @@ uint32_t RandomElementBits(TensorElement e, std::mt19937_64& rng) {
   return ((sign << (total - 1)) | (exponent << f.mantissa_bits) | mantissa) << f.shift;
 }
 
+// Columns of A as stored: K, or K / 2 for sparse forms.
+int StoredK(const MmaFormInfo& form) { return form.sparse ? form.k / 2 : form.k; }
+
 MatrixCoord MmaACoord(const MmaFormInfo& form, int lane, int reg, int i) {
   const int group = lane / 4, thread = lane % 4;
   const int per_word = ElementsPerWord(form.input);
-  return {group + 8 * (reg % 2), (reg / 2) * (form.k / 2) + thread * per_word + i};
+  return {group + 8 * (reg % 2), (reg / 2) * (StoredK(form) / 2) + thread * per_word + i};
 }
 
 MatrixCoord MmaBCoord(const MmaFormInfo& form, int lane, int reg, int i) {
@@ -135,35 +138,40 @@ MmaOperands MakeMmaOperands(const MmaFormInfo& form, OperandData data, uint64_t 
   std::mt19937_64 rng(seed);
   const int per_word = ElementsPerWord(form.input);
   const int bits = ElementBits(form.input);
+  const int stored_k = StoredK(form);
   // Matrices as element bit patterns, then packed by the fragment layout.
-  std::vector<uint32_t> a(static_cast<size_t>(form.m) * form.k, 0);
-  std::vector<uint32_t> b(static_cast<size_t>(form.k) * form.n, 0);
+  // Sparse forms: A is the stored half, B one value per column.
+  std::vector<uint32_t> a(static_cast<size_t>(form.m) * stored_k, 0);
+  std::vector<uint32_t> b(static_cast<size_t>(form.sparse ? 1 : form.k) * form.n, 0);
   if (data == OperandData::kRandom) {
     for (uint32_t& v : a) v = RandomElementBits(form.input, rng);
     for (uint32_t& v : b) v = RandomElementBits(form.input, rng);
   }
+  // B[k][n] as stored in `b`.
+  auto b_at = [&](int k, int n) { return form.sparse ? b[n] : b[k * form.n + n]; };
   MmaOperands ops;
   ops.a.assign(32 * form.a_regs, 0);
   ops.b.assign(32 * form.b_regs, 0);
+  if (form.sparse) ops.metadata.assign(32, kMmaSparseMetadata);
   for (int lane = 0; lane < 32; ++lane) {
     for (int r = 0; r < form.a_regs; ++r) {
       for (int i = 0; i < per_word; ++i) {
         const MatrixCoord c = MmaACoord(form, lane, r, i);
-        ops.a[lane * form.a_regs + r] |= a[c.row * form.k + c.col] << (i * bits);
+        ops.a[lane * form.a_regs + r] |= a[c.row * stored_k + c.col] << (i * bits);
       }
     }
     for (int r = 0; r < form.b_regs; ++r) {
       for (int i = 0; i < per_word; ++i) {
-        const MatrixCoord c = MmaBCoord(form, lane, r, i);
-        ops.b[lane * form.b_regs + r] |= b[c.row * form.n + c.col] << (i * bits);
+        const MatrixCoord c = form.sparse ? MatrixCoord{0, lane / 4} : MmaBCoord(form, lane, r, i);
+        ops.b[lane * form.b_regs + r] |= b_at(c.row, c.col) << (i * bits);
       }
     }
     for (int e = 0; e < kMmaAccElements; ++e) {
       const MatrixCoord c = MmaCCoord(lane, e);
       double sum = 0, magnitude = 0;
-      for (int k = 0; k < form.k; ++k) {
-        const double p = DecodeElement(form.input, a[c.row * form.k + k]) *
-                         DecodeElement(form.input, b[k * form.n + c.col]);
+      for (int k = 0; k < stored_k; ++k) {
+        const double p = DecodeElement(form.input, a[c.row * stored_k + k]) *
+                         DecodeElement(form.input, b_at(k, c.col));
         sum += p;
         magnitude += std::fabs(p);
       }

@@ -38,9 +38,18 @@ enum class OperandData { kRandom, kZeros };
 
 // One warp's operands of an m16n8 mma.sync form, packed into per-lane
 // registers, and the CPU reference for one D += A·B step.
+//
+// Sparse forms: A holds the K / 2 stored elements of each row in the dense
+// layout of an m16n8(K/2) A; every lane passes kMmaSparseMetadata. B is
+// random per column and the same along K (B[k][n] = b_n), so that D[m][n] =
+// b_n × Σ stored A[m][·] whichever K positions the metadata selects and
+// however the sparse B fragment orders K: the check does not depend on the
+// sparse layouts (PTX ISA figures this code could not read), only on which
+// rows and columns each register holds.
 struct MmaOperands {
   std::vector<uint32_t> a;  // 32 lanes × a_regs, lane-major
   std::vector<uint32_t> b;  // 32 lanes × b_regs
+  std::vector<uint32_t> metadata;  // sparse forms: 32 lanes × 1
   // Per lane × kMmaAccElements: Σ_k A[row][k]·B[k][col] of that lane's
   // accumulator element, and Σ_k |A[row][k]·B[k][col]| (error scale).
   std::vector<double> product;
@@ -98,7 +107,8 @@ MatrixCoord WgmmaDCoord(int thread, int v);
 MatrixCoord WgmmaACoord(const WgmmaFormInfo& form, int thread, int reg, int i);
 
 // (row, col) of A element `i` of register `reg` of lane `lane` etc., for the
-// m16n8kK layouts; exposed for tests.
+// m16n8kK layouts (sparse forms: the column among the K / 2 stored
+// elements); exposed for tests.
 MatrixCoord MmaACoord(const MmaFormInfo& form, int lane, int reg, int i);
 MatrixCoord MmaBCoord(const MmaFormInfo& form, int lane, int reg, int i);  // (k, n)
 MatrixCoord MmaCCoord(int lane, int e);

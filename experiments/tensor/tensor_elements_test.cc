@@ -64,16 +64,17 @@ TEST(MmaLayoutTest, FragmentsCoverEachMatrixElementOnce) {
   for (const MmaFormInfo& form : kMmaForms) {
     SCOPED_TRACE(form.name);
     const int per_word = 32 / ElementBits(form.input);
+    const int stored_k = form.sparse ? form.k / 2 : form.k;
     std::set<std::pair<int, int>> a, b, c;
     for (int lane = 0; lane < 32; ++lane) {
       for (int r = 0; r < form.a_regs; ++r) {
         for (int i = 0; i < per_word; ++i) {
           const MatrixCoord x = MmaACoord(form, lane, r, i);
-          ASSERT_TRUE(x.row >= 0 && x.row < form.m && x.col >= 0 && x.col < form.k);
+          ASSERT_TRUE(x.row >= 0 && x.row < form.m && x.col >= 0 && x.col < stored_k);
           a.insert({x.row, x.col});
         }
       }
-      for (int r = 0; r < form.b_regs; ++r) {
+      for (int r = 0; r < form.b_regs && !form.sparse; ++r) {
         for (int i = 0; i < per_word; ++i) {
           const MatrixCoord x = MmaBCoord(form, lane, r, i);
           ASSERT_TRUE(x.row >= 0 && x.row < form.k && x.col >= 0 && x.col < form.n);
@@ -82,8 +83,10 @@ TEST(MmaLayoutTest, FragmentsCoverEachMatrixElementOnce) {
       }
       for (int e = 0; e < kMmaAccElements; ++e) c.insert({MmaCCoord(lane, e).row, MmaCCoord(lane, e).col});
     }
-    EXPECT_EQ(a.size(), static_cast<size_t>(form.m * form.k));
-    EXPECT_EQ(b.size(), static_cast<size_t>(form.k * form.n));
+    EXPECT_EQ(a.size(), static_cast<size_t>(form.m * stored_k));
+    if (!form.sparse) {
+      EXPECT_EQ(b.size(), static_cast<size_t>(form.k * form.n));
+    }
     EXPECT_EQ(c.size(), static_cast<size_t>(form.m * form.n));
   }
 }
@@ -108,6 +111,29 @@ TEST(MmaLayoutTest, MatchesPtxIsaFormulas) {
   EXPECT_EQ(MmaBCoord(s8, 5, 1, 2).row, 22);  // b6: (4·tid + 2 + 16, groupID)
   EXPECT_EQ(MmaCCoord(5, 3).row, 9);          // c3: (groupID + 8, 2·tid + 1)
   EXPECT_EQ(MmaCCoord(5, 3).col, 3);
+}
+
+// Sparse forms: every stored A element of a row meets the same B value of
+// the column, so the product is b_n × the row's sum; one metadata word per
+// lane; the compressed A fits the dense layout of half the K.
+TEST(MakeMmaOperandsTest, SparseFormsUseColumnConstantBAndUniformMetadata) {
+  for (const MmaFormInfo& form : kMmaForms) {
+    if (!form.sparse) continue;
+    SCOPED_TRACE(form.name);
+    const MmaOperands ops = MakeMmaOperands(form, OperandData::kRandom, 4);
+    ASSERT_EQ(ops.metadata.size(), 32u);
+    for (uint32_t m : ops.metadata) EXPECT_EQ(m, kMmaSparseMetadata);
+    ASSERT_EQ(ops.b.size(), 32u * 4);
+    // Lanes of one group (same column) hold identical B registers.
+    for (int lane = 0; lane < 32; ++lane) {
+      for (int r = 0; r < 4; ++r) EXPECT_EQ(ops.b[lane * 4 + r], ops.b[(lane / 4) * 16 + r]);
+    }
+    // A register word count: K / 2 elements × 16 rows over 32 lanes.
+    EXPECT_EQ(form.a_regs * (32 / ElementBits(form.input)) * 32, 16 * form.k / 2);
+    int nonzero = 0;
+    for (double p : ops.product) nonzero += p != 0;
+    EXPECT_GT(nonzero, 100);
+  }
 }
 
 TEST(MakeMmaOperandsTest, PacksElementsIntoRegisters) {

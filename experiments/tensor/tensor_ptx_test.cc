@@ -6,6 +6,7 @@
 // kernels form one dependent chain (wgmma: each waited for), throughput
 // kernels keep independent accumulators in turn (wgmma: one commit group
 // per trip, at most one in flight).
+// (mma.sync throughput kernels keep MmaSyncChains(form) accumulators.)
 #include <fstream>
 #include <map>
 #include <set>
@@ -88,7 +89,9 @@ constexpr FormEntry kFormEntries[] = {
     {MmaForm::kF16F32, "6F16F32"},   {MmaForm::kF16F16, "6F16F16"},
     {MmaForm::kBf16F32, "7Bf16F32"}, {MmaForm::kTf32F32, "7Tf32F32"},
     {MmaForm::kS8S32, "5S8S32"},     {MmaForm::kE4m3F32, "7E4m3F32"},
-    {MmaForm::kE5m2F32, "7E5m2F32"},
+    {MmaForm::kE5m2F32, "7E5m2F32"}, {MmaForm::kSpF16F32, "8SpF16F32"},
+    {MmaForm::kSpBf16F32, "9SpBf16F32"}, {MmaForm::kSpTf32F32, "9SpTf32F32"},
+    {MmaForm::kSpS8S32, "7SpS8S32"}, {MmaForm::kSpE4m3F32, "9SpE4m3F32"},
 };
 
 std::string MmaEntry(const FormEntry& f, int chains) {
@@ -124,7 +127,14 @@ TEST(MmaSyncPtxTest, LatencyLoopIsOneDependentChainOfTheForm) {
       }
       ASSERT_EQ(mma.size(), static_cast<size_t>(kMmaUnroll));
       for (size_t i = 0; i < mma.size(); ++i) {
-        ASSERT_EQ(mma[i].operands.size(), 4u) << mma[i].text;
+        // d, a, b, c; sparse forms add the metadata register and selector 0.
+        ASSERT_EQ(mma[i].operands.size(), form.sparse ? 6u : 4u) << mma[i].text;
+        EXPECT_EQ(OperandRegisters(mma[i].operands[2]).size(),
+                  static_cast<size_t>(form.b_regs));
+        if (form.sparse) {
+          EXPECT_EQ(OperandRegisters(mma[i].operands[4]).size(), 1u) << mma[i].text;
+          EXPECT_EQ(mma[i].operands[5], "0x0") << mma[i].text;
+        }
         // D is C: accumulate in place ...
         EXPECT_EQ(mma[i].operands[0], mma[i].operands[3]) << mma[i].text;
         // ... and every step continues the previous one's accumulator.
@@ -143,7 +153,8 @@ TEST(MmaSyncPtxTest, ThroughputLoopKeepsIndependentAccumulatorsInTurn) {
     for (const FormEntry& e : kFormEntries) {
       const MmaFormInfo& form = MmaInfo(e.form);
       SCOPED_TRACE(absl::StrCat(f, " ", form.name, " throughput"));
-      const auto loop = TimedLoop(EntryCode(f, MmaEntry(e, kMmaThroughputChains)));
+      const int chains = MmaSyncChains(e.form, TensorMode::kThroughput);
+      const auto loop = TimedLoop(EntryCode(f, MmaEntry(e, chains)));
       std::vector<PtxInstruction> mma;
       for (const PtxInstruction& in : loop) {
         if (in.opcode == form.instruction) mma.push_back(in);
@@ -152,19 +163,18 @@ TEST(MmaSyncPtxTest, ThroughputLoopKeepsIndependentAccumulatorsInTurn) {
         EXPECT_TRUE(mma.empty());
         continue;
       }
-      ASSERT_EQ(mma.size(), static_cast<size_t>(kMmaUnroll * kMmaThroughputChains));
+      ASSERT_EQ(mma.size(), static_cast<size_t>(kMmaUnroll * chains));
       // The chains of one step write disjoint registers ...
       std::set<std::string> registers;
-      for (int c = 0; c < kMmaThroughputChains; ++c) {
+      for (int c = 0; c < chains; ++c) {
         for (const std::string& r : OperandRegisters(mma[c].operands[0])) {
           EXPECT_TRUE(registers.insert(r).second) << "shared accumulator " << r;
         }
       }
-      EXPECT_EQ(registers.size(),
-                static_cast<size_t>(kMmaThroughputChains * form.c_regs));
+      EXPECT_EQ(registers.size(), static_cast<size_t>(chains * form.c_regs));
       // ... and each later step continues the same chain in the same order.
-      for (size_t i = kMmaThroughputChains; i < mma.size(); ++i) {
-        EXPECT_EQ(mma[i].operands[3], mma[i - kMmaThroughputChains].operands[0]);
+      for (size_t i = chains; i < mma.size(); ++i) {
+        EXPECT_EQ(mma[i].operands[3], mma[i - chains].operands[0]);
         EXPECT_EQ(mma[i].operands[0], mma[i].operands[3]);
       }
     }

@@ -1,7 +1,8 @@
 // Warp-level tensor-core probes: one kernel template, MmaSyncKernel<Form,
-// kChains>, over the mma.sync forms of kMmaForms (shape and types live in
-// the Form trait) and the number of independent accumulator chains per warp
-// (1 for latency, kMmaThroughputChains for throughput).
+// kChains>, over the mma.sync and mma.sp forms of kMmaForms (shape, types
+// and sparsity live in the Form trait) and the number of independent
+// accumulator chains per warp (1 for latency, kMmaThroughputChains for
+// throughput).
 #include <algorithm>
 
 #include "kernels/tensor/mma_sync.h"
@@ -19,10 +20,21 @@ namespace {
                : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])              \
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]))
 
+// One mma.sp with A in four registers (K / 2 stored elements), B in four,
+// four f32 accumulators, the metadata register and sparsity selector 0.
+#define DISSECT_MMA_SP_F32_ACC(INSTR)                                             \
+  asm volatile(INSTR                                                              \
+               " {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9, %10, %11}, "        \
+               "{%0, %1, %2, %3}, %12, 0x0;"                                      \
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])                   \
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), \
+                 "r"(b[2]), "r"(b[3]), "r"(meta))
+
 // Accumulator conventions: Acc is the register type, kCRegs registers per
 // lane, Widen(acc, e) turns accumulator element e into the host-visible
 // type (float or int32_t) that the epilogue sums over chains.
 struct F32Accumulator {
+  static constexpr int kThroughputChains = kMmaThroughputChains;
   using Acc = float;
   using Wide = float;
   static constexpr int kCRegs = 4;
@@ -30,6 +42,7 @@ struct F32Accumulator {
 };
 
 struct F16Accumulator {
+  static constexpr int kThroughputChains = kMmaThroughputChains;
   using Acc = uint32_t;  // f16x2
   using Wide = float;
   static constexpr int kCRegs = 2;
@@ -39,6 +52,7 @@ struct F16Accumulator {
 };
 
 struct S32Accumulator {
+  static constexpr int kThroughputChains = kMmaThroughputChains;
   using Acc = int32_t;
   using Wide = int32_t;
   static constexpr int kCRegs = 4;
@@ -47,15 +61,18 @@ struct S32Accumulator {
 
 struct F16F32 : F32Accumulator {
   static constexpr int kMinArch = 80;
-  __device__ static void Step(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
+  static constexpr int kBRegs = 2;
+  __device__ static void Step(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2],
+                              uint32_t) {
     DISSECT_MMA_F32_ACC("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32");
   }
 };
 
 struct F16F16 : F16Accumulator {
   static constexpr int kMinArch = 80;
+  static constexpr int kBRegs = 2;
   __device__ static void Step(uint32_t (&d)[2], const uint32_t (&a)[4],
-                              const uint32_t (&b)[2]) {
+                              const uint32_t (&b)[2], uint32_t) {
     asm volatile(
         "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16"
         " {%0, %1}, {%2, %3, %4, %5}, {%6, %7}, {%0, %1};"
@@ -66,22 +83,27 @@ struct F16F16 : F16Accumulator {
 
 struct Bf16F32 : F32Accumulator {
   static constexpr int kMinArch = 80;
-  __device__ static void Step(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
+  static constexpr int kBRegs = 2;
+  __device__ static void Step(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2],
+                              uint32_t) {
     DISSECT_MMA_F32_ACC("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32");
   }
 };
 
 struct Tf32F32 : F32Accumulator {
   static constexpr int kMinArch = 80;
-  __device__ static void Step(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
+  static constexpr int kBRegs = 2;
+  __device__ static void Step(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2],
+                              uint32_t) {
     DISSECT_MMA_F32_ACC("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32");
   }
 };
 
 struct S8S32 : S32Accumulator {
   static constexpr int kMinArch = 80;
+  static constexpr int kBRegs = 2;
   __device__ static void Step(int32_t (&d)[4], const uint32_t (&a)[4],
-                              const uint32_t (&b)[2]) {
+                              const uint32_t (&b)[2], uint32_t) {
     asm volatile(
         "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32"
         " {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
@@ -94,7 +116,9 @@ struct S8S32 : S32Accumulator {
 // built = 0 and never reaches Step.
 struct E4m3F32 : F32Accumulator {
   static constexpr int kMinArch = 89;
-  __device__ static void Step(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
+  static constexpr int kBRegs = 2;
+  __device__ static void Step(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2],
+                              uint32_t) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
     DISSECT_MMA_F32_ACC("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32");
 #endif
@@ -103,13 +127,75 @@ struct E4m3F32 : F32Accumulator {
 
 struct E5m2F32 : F32Accumulator {
   static constexpr int kMinArch = 89;
-  __device__ static void Step(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
+  static constexpr int kBRegs = 2;
+  __device__ static void Step(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2],
+                              uint32_t) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
     DISSECT_MMA_F32_ACC("mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32");
 #endif
   }
 };
 
+// Sparse forms: B in four registers and one metadata register.
+struct SpF16F32 : F32Accumulator {
+  static constexpr int kMinArch = 80;
+  static constexpr int kBRegs = 4;
+  __device__ static void Step(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[4],
+                              uint32_t meta) {
+    DISSECT_MMA_SP_F32_ACC(
+        "mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32");
+  }
+};
+
+struct SpBf16F32 : F32Accumulator {
+  static constexpr int kMinArch = 80;
+  static constexpr int kBRegs = 4;
+  __device__ static void Step(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[4],
+                              uint32_t meta) {
+    DISSECT_MMA_SP_F32_ACC(
+        "mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.bf16.bf16.f32");
+  }
+};
+
+struct SpTf32F32 : F32Accumulator {
+  static constexpr int kMinArch = 80;
+  static constexpr int kBRegs = 4;
+  __device__ static void Step(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[4],
+                              uint32_t meta) {
+    DISSECT_MMA_SP_F32_ACC(
+        "mma.sp::ordered_metadata.sync.aligned.m16n8k16.row.col.f32.tf32.tf32.f32");
+  }
+};
+
+struct SpS8S32 : S32Accumulator {
+  static constexpr int kMinArch = 80;
+  static constexpr int kBRegs = 4;
+  __device__ static void Step(int32_t (&d)[4], const uint32_t (&a)[4],
+                              const uint32_t (&b)[4], uint32_t meta) {
+    asm volatile(
+        "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.s32.s8.s8.s32"
+        " {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9, %10, %11}, {%0, %1, %2, %3}, %12, "
+        "0x0;"
+        : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(b[2]),
+          "r"(b[3]), "r"(meta));
+  }
+};
+
+struct SpE4m3F32 : F32Accumulator {
+  static constexpr int kMinArch = 89;
+  static constexpr int kBRegs = 4;
+  static constexpr int kThroughputChains = 2;
+  __device__ static void Step(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[4],
+                              uint32_t meta) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+    DISSECT_MMA_SP_F32_ACC(
+        "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.f32.e4m3.e4m3.f32");
+#endif
+  }
+};
+
+#undef DISSECT_MMA_SP_F32_ACC
 #undef DISSECT_MMA_F32_ACC
 
 __device__ __forceinline__ uint32_t WordOf(float v) { return __float_as_uint(v); }
@@ -122,7 +208,8 @@ __device__ __forceinline__ uint32_t WordOf(int32_t v) { return static_cast<uint3
 template <typename Form, int kChains>
 __global__ void __launch_bounds__(kMmaThreads)
     MmaSyncKernel(const uint32_t* __restrict__ a_in, const uint32_t* __restrict__ b_in,
-                  int iterations, uint32_t* __restrict__ out,
+                  const uint32_t* __restrict__ meta_in, int iterations,
+                  uint32_t* __restrict__ out,
                   TensorTiming* __restrict__ timing) {
   const int lane = threadIdx.x % 32;
   const int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
@@ -130,11 +217,12 @@ __global__ void __launch_bounds__(kMmaThreads)
     if (lane == 0) timing[warp] = TensorTiming{0, 0, ReadSmId(), 0};
   } else {
     uint32_t a[4];
-    uint32_t b[2];
+    uint32_t b[Form::kBRegs];
 #pragma unroll
     for (int i = 0; i < 4; ++i) a[i] = a_in[lane * 4 + i];
 #pragma unroll
-    for (int i = 0; i < 2; ++i) b[i] = b_in[lane * 2 + i];
+    for (int i = 0; i < Form::kBRegs; ++i) b[i] = b_in[lane * Form::kBRegs + i];
+    const uint32_t meta = meta_in != nullptr ? meta_in[lane] : 0;
     typename Form::Acc acc[kChains][Form::kCRegs];
 #pragma unroll
     for (int c = 0; c < kChains; ++c) {
@@ -148,7 +236,7 @@ __global__ void __launch_bounds__(kMmaThreads)
 #pragma unroll
       for (int u = 0; u < kMmaUnroll; ++u) {
 #pragma unroll
-        for (int c = 0; c < kChains; ++c) Form::Step(acc[c], a, b);
+        for (int c = 0; c < kChains; ++c) Form::Step(acc[c], a, b, meta);
       }
     }
     const uint64_t stop = ReadClock64();
@@ -181,6 +269,16 @@ cudaError_t DispatchForm(MmaForm form, F&& f) {
       return f(E4m3F32{});
     case MmaForm::kE5m2F32:
       return f(E5m2F32{});
+    case MmaForm::kSpF16F32:
+      return f(SpF16F32{});
+    case MmaForm::kSpBf16F32:
+      return f(SpBf16F32{});
+    case MmaForm::kSpTf32F32:
+      return f(SpTf32F32{});
+    case MmaForm::kSpS8S32:
+      return f(SpS8S32{});
+    case MmaForm::kSpE4m3F32:
+      return f(SpE4m3F32{});
   }
   return cudaErrorInvalidValue;
 }
@@ -191,7 +289,7 @@ cudaError_t WithKernel(MmaForm form, TensorMode mode, F&& f) {
   return DispatchForm(form, [&](auto trait) {
     using Form = decltype(trait);
     return mode == TensorMode::kLatency ? f(MmaSyncKernel<Form, 1>)
-                                        : f(MmaSyncKernel<Form, kMmaThroughputChains>);
+                                        : f(MmaSyncKernel<Form, Form::kThroughputChains>);
   });
 }
 
@@ -221,8 +319,14 @@ const MmaFormInfo& MmaInfo(MmaForm form) {
   return kMmaForms[0];
 }
 
-int MmaSyncChains(TensorMode mode) {
-  return mode == TensorMode::kLatency ? 1 : kMmaThroughputChains;
+int MmaSyncChains(MmaForm form, TensorMode mode) {
+  if (mode == TensorMode::kLatency) return 1;
+  int chains = 0;
+  DispatchForm(form, [&](auto trait) {
+    chains = decltype(trait)::kThroughputChains;
+    return cudaSuccess;
+  });
+  return chains;
 }
 
 cudaError_t MmaSyncGrid(MmaForm form, TensorMode mode, int* blocks, int* threads) {
@@ -251,12 +355,12 @@ cudaError_t LaunchMmaSync(const MmaSyncArgs& args, cudaStream_t stream) {
   if (args.iterations < kMmaUnroll || args.iterations % kMmaUnroll != 0 ||
       args.blocks < 1 || args.threads < 32 || args.threads % 32 != 0 ||
       args.a == nullptr || args.b == nullptr || args.out == nullptr ||
-      args.timing == nullptr) {
+      args.timing == nullptr || (MmaInfo(args.form).sparse && args.metadata == nullptr)) {
     return cudaErrorInvalidValue;
   }
   return WithKernel(args.form, args.mode, [&](auto kernel) {
-    kernel<<<args.blocks, args.threads, 0, stream>>>(args.a, args.b, args.iterations,
-                                                      args.out, args.timing);
+    kernel<<<args.blocks, args.threads, 0, stream>>>(args.a, args.b, args.metadata,
+                                                      args.iterations, args.out, args.timing);
     return cudaGetLastError();
   });
 }
