@@ -18,7 +18,11 @@
 //           approaching the architecture's dense tensor rate per SM
 //           (configs/tensor/peaks.json) on Ampere; on Hopper mma.sync
 //           reaches only part of the wgmma peak. Sparse forms count the
-//           dense-equivalent FLOP (2·m·n·K) against the sparse rate (2x). Zero operands may run
+//           dense-equivalent FLOP (2·m·n·K) against the sparse rate (2x).
+//           On sm_90a ptxas has no native fp8 mma.sync: the e4m3/e5m2 (and
+//           sp_e4m3) forms compile to f16 HMMA after conversions
+//           (//experiments/tensor:sass_test), so expect them well below
+//           the fp8 rate; wgmma carries Hopper's native fp8 path. Zero operands may run
 //           faster than random ones only through power and clock effects.
 #include <cuda_runtime_api.h>
 
