@@ -39,7 +39,7 @@ run latency_trace latency_trace --samples=5 "$@"
 for b in memory_bandwidth shared_bandwidth; do
   [[ -x dist/bin/${b} ]] && run "${b}" "${b}" "$@"
 done
-# Tensor cores: 28 mma.sync and 288 wgmma points (well under a minute);
+# Tensor cores: 48 mma.sync and 528 wgmma points (about a minute);
 # 174 cuBLASLt points, about a minute on an H100. Add
 # --metrics=tensor_pipe_active to the GEMM line where the harness has it,
 # for the tensor-pipe active %.

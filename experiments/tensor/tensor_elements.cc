@@ -258,7 +258,7 @@ MatrixCoord WgmmaDCoord(int thread, int v) {
 MatrixCoord WgmmaACoord(const WgmmaFormInfo& form, int thread, int reg, int i) {
   MmaFormInfo tile{};
   tile.m = 16;
-  tile.k = form.k;
+  tile.k = form.sparse ? form.k / 2 : form.k;  // the stored columns
   tile.input = form.input;
   MatrixCoord c = MmaACoord(tile, thread % 32, reg, i);
   c.row += 16 * (thread / 32);
@@ -271,40 +271,47 @@ WgmmaOperands MakeWgmmaOperands(const WgmmaFormInfo& form, int n, OperandData da
   const int bytes = ElementBits(form.input) / 8;
   const int bits = ElementBits(form.input);
   const int per_word = ElementsPerWord(form.input);
-  std::vector<uint32_t> a(static_cast<size_t>(kWgmmaM) * form.k, 0);
-  std::vector<uint32_t> b(static_cast<size_t>(form.k) * n, 0);
+  const int stored_k = form.sparse ? form.k / 2 : form.k;
+  const int b_row_bytes = WgmmaBRowBytes(form);
+  std::vector<uint32_t> a(static_cast<size_t>(kWgmmaM) * stored_k, 0);
+  std::vector<uint32_t> b(static_cast<size_t>(form.sparse ? 1 : form.k) * n, 0);
   if (data == OperandData::kRandom) {
     for (uint32_t& v : a) v = RandomElementBits(form.input, rng);
     for (uint32_t& v : b) v = RandomElementBits(form.input, rng);
   }
+  auto b_at = [&](int k, int col) { return form.sparse ? b[col] : b[k * n + col]; };
   WgmmaOperands ops;
   ops.a_tile.assign(static_cast<size_t>(kWgmmaM) * kWgmmaRowBytes, 0);
-  ops.b_tile.assign(static_cast<size_t>(n) * kWgmmaRowBytes, 0);
-  auto put = [&](std::vector<uint8_t>& tile, int row, int k, uint32_t value) {
+  ops.b_tile.assign(static_cast<size_t>(n) * b_row_bytes, 0);
+  if (form.sparse) ops.metadata.assign(kWarpgroupThreads, kMmaSparseMetadata);
+  auto put = [&](std::vector<uint8_t>& tile, int row, int k, int row_bytes, uint32_t value) {
     for (int byte = 0; byte < bytes; ++byte) {
-      tile[WgmmaTileOffset(row, k * bytes + byte)] = static_cast<uint8_t>(value >> (8 * byte));
+      tile[WgmmaTileOffset(row, k * bytes + byte, row_bytes)] =
+          static_cast<uint8_t>(value >> (8 * byte));
     }
   };
   for (int row = 0; row < kWgmmaM; ++row) {
-    for (int k = 0; k < form.k; ++k) put(ops.a_tile, row, k, a[row * form.k + k]);
+    for (int k = 0; k < stored_k; ++k) {
+      put(ops.a_tile, row, k, kWgmmaRowBytes, a[row * stored_k + k]);
+    }
   }
   for (int col = 0; col < n; ++col) {
-    for (int k = 0; k < form.k; ++k) put(ops.b_tile, col, k, b[k * n + col]);
+    for (int k = 0; k < form.k; ++k) put(ops.b_tile, col, k, b_row_bytes, b_at(k, col));
   }
   ops.a_fragments.assign(static_cast<size_t>(kWarpgroupThreads) * kWgmmaARegs, 0);
   for (int t = 0; t < kWarpgroupThreads; ++t) {
     for (int r = 0; r < kWgmmaARegs; ++r) {
       for (int i = 0; i < per_word; ++i) {
         const MatrixCoord c = WgmmaACoord(form, t, r, i);
-        ops.a_fragments[t * kWgmmaARegs + r] |= a[c.row * form.k + c.col] << (i * bits);
+        ops.a_fragments[t * kWgmmaARegs + r] |= a[c.row * stored_k + c.col] << (i * bits);
       }
     }
     for (int v = 0; v < n / 2; ++v) {
       const MatrixCoord c = WgmmaDCoord(t, v);
       double sum = 0, magnitude = 0;
-      for (int k = 0; k < form.k; ++k) {
-        const double p = DecodeElement(form.input, a[c.row * form.k + k]) *
-                         DecodeElement(form.input, b[k * n + c.col]);
+      for (int k = 0; k < stored_k; ++k) {
+        const double p = DecodeElement(form.input, a[c.row * stored_k + k]) *
+                         DecodeElement(form.input, b_at(k, c.col));
         sum += p;
         magnitude += std::fabs(p);
       }

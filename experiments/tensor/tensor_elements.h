@@ -84,11 +84,14 @@ absl::Status CheckAccumulators(absl::string_view name, TensorElement input,
 // One warpgroup's operands of a wgmma form at N: A (64 × K) and B (K × N)
 // as canonical K-major shared-memory images (WgmmaTileOffset; B's rows are
 // its columns), A also as register fragments, and the CPU reference per
-// thread and accumulator element (128 × N / 2).
+// thread and accumulator element (128 × N / 2). Sparse forms as for
+// MmaOperands: A holds the K / 2 stored elements per row, every thread
+// passes kMmaSparseMetadata, and B is random per column and the same along K.
 struct WgmmaOperands {
   std::vector<uint8_t> a_tile;
   std::vector<uint8_t> b_tile;
   std::vector<uint32_t> a_fragments;  // 128 threads × kWgmmaARegs
+  std::vector<uint32_t> metadata;     // sparse forms: 128 threads × 1
   std::vector<double> product;
   std::vector<double> magnitude;
 };

@@ -225,6 +225,17 @@ TEST(CheckMmaOutputTest, ZeroOperandsExpectExactZeros) {
 namespace dissect {
 namespace {
 
+TEST(WgmmaLayoutTest, SparseBRowsOf64BytesKeepFourCoreMatricesPerRowGroup) {
+  EXPECT_EQ(WgmmaTileOffset(0, 48, 64), 3 * 128);
+  EXPECT_EQ(WgmmaTileOffset(8, 0, 64), 512);
+  std::set<int> bytes;
+  for (int row = 0; row < 64; ++row) {
+    for (int b = 0; b < 64; ++b) bytes.insert(WgmmaTileOffset(row, b, 64));
+  }
+  EXPECT_EQ(bytes.size(), 64u * 64);
+  EXPECT_EQ(*bytes.rbegin(), 64 * 64 - 1);
+}
+
 TEST(WgmmaLayoutTest, CanonicalTileOffsets) {
   EXPECT_EQ(WgmmaTileOffset(0, 0), 0);
   EXPECT_EQ(WgmmaTileOffset(1, 0), 16);    // next row of a core matrix
@@ -243,19 +254,22 @@ TEST(WgmmaLayoutTest, FragmentsCoverAAndDOnce) {
   for (const WgmmaFormInfo& form : kWgmmaForms) {
     SCOPED_TRACE(form.name);
     const int per_word = 32 / ElementBits(form.input);
+    const int stored_k = form.sparse ? form.k / 2 : form.k;
     std::set<std::pair<int, int>> a;
     for (int t = 0; t < kWarpgroupThreads; ++t) {
       for (int r = 0; r < kWgmmaARegs; ++r) {
         for (int i = 0; i < per_word; ++i) {
           const MatrixCoord c = WgmmaACoord(form, t, r, i);
-          ASSERT_TRUE(c.row >= 0 && c.row < kWgmmaM && c.col >= 0 && c.col < form.k);
+          ASSERT_TRUE(c.row >= 0 && c.row < kWgmmaM && c.col >= 0 && c.col < stored_k);
           a.insert({c.row, c.col});
         }
       }
     }
-    EXPECT_EQ(a.size(), static_cast<size_t>(kWgmmaM * form.k));
-    // K is 32 bytes of the element type for every form.
-    EXPECT_EQ(form.k * ElementBits(form.input) / 8, kWgmmaRowBytes);
+    EXPECT_EQ(a.size(), static_cast<size_t>(kWgmmaM * stored_k));
+    // A stores 32 bytes of the element type per row for every form; B's
+    // rows hold the whole K.
+    EXPECT_EQ(stored_k * ElementBits(form.input) / 8, kWgmmaRowBytes);
+    EXPECT_EQ(form.k * ElementBits(form.input) / 8, WgmmaBRowBytes(form));
   }
   for (int n : kWgmmaNs) {
     std::set<std::pair<int, int>> d;
@@ -278,7 +292,8 @@ TEST(MakeWgmmaOperandsTest, TileAndFragmentsAgree) {
   for (const WgmmaFormInfo& form : kWgmmaForms) {
     SCOPED_TRACE(form.name);
     const WgmmaOperands ops = MakeWgmmaOperands(form, 32, OperandData::kRandom, 9);
-    ASSERT_EQ(ops.b_tile.size(), 32u * kWgmmaRowBytes);
+    ASSERT_EQ(ops.b_tile.size(), 32u * WgmmaBRowBytes(form));
+    EXPECT_EQ(ops.metadata.size(), form.sparse ? 128u : 0u);
     ASSERT_EQ(ops.product.size(), static_cast<size_t>(kWarpgroupThreads * 16));
     const int bits = ElementBits(form.input), bytes = bits / 8;
     for (int t = 0; t < kWarpgroupThreads; t += 7) {

@@ -190,6 +190,9 @@ constexpr WgmmaEntry kWgmmaEntries[] = {
     {WgmmaForm::kF16F32, "8WgF16F32"},   {WgmmaForm::kBf16F32, "9WgBf16F32"},
     {WgmmaForm::kTf32F32, "9WgTf32F32"}, {WgmmaForm::kE4m3F32, "9WgE4m3F32"},
     {WgmmaForm::kE5m2F32, "9WgE5m2F32"}, {WgmmaForm::kS8S32, "7WgS8S32"},
+    {WgmmaForm::kSpF16F32, "10WgSpF16F32"}, {WgmmaForm::kSpBf16F32, "11WgSpBf16F32"},
+    {WgmmaForm::kSpTf32F32, "11WgSpTf32F32"}, {WgmmaForm::kSpE4m3F32, "11WgSpE4m3F32"},
+    {WgmmaForm::kSpS8S32, "9WgSpS8S32"},
 };
 
 TEST(WgmmaPtxTest, EveryFormHasAnEntry) {
@@ -249,6 +252,12 @@ TEST(WgmmaPtxTest, TimedLoopIssuesTheFormAtEveryNFromTheRequestedSource) {
               // A: four registers, or one 64-bit descriptor register.
               EXPECT_EQ(OperandRegisters(in.operands[1]).size(), regs ? 4u : 1u) << in.text;
               EXPECT_EQ(absl::StartsWith(in.operands[1], "{"), regs) << in.text;
+              // Sparse: the metadata register and selector 0 follow B.
+              if (form.sparse) {
+                ASSERT_GE(in.operands.size(), 5u) << in.text;
+                EXPECT_EQ(OperandRegisters(in.operands[3]).size(), 1u) << in.text;
+                EXPECT_EQ(in.operands[4], "0") << in.text;
+              }
             }
             // Chains write disjoint accumulators, in the same order every step.
             std::set<std::string> registers;

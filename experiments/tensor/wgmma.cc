@@ -1,8 +1,9 @@
 // Question: what latency and throughput do Hopper's warpgroup-level tensor
 //           instructions (wgmma.mma_async m64nNk16 f16/bf16, m64nNk8 tf32,
-//           m64nNk32 e4m3/e5m2/s8) reach as N grows from 8 to 256, with A
-//           from shared memory (descriptor) or from registers, and with
-//           random or all-zero operands?
+//           m64nNk32 e4m3/e5m2/s8, and the 2:4 sparse wgmma.mma_async.sp
+//           forms sp_*: k32 f16/bf16, k16 tf32, k64 e4m3/s8) reach as N
+//           grows from 8 to 256, with A from shared memory (descriptor) or
+//           from registers, and with random or all-zero operands?
 // Timed:    latency: one warpgroup issues 1024 wgmma into one accumulator,
 //           each committed and waited for, between two %clock64 reads:
 //           cycles per wgmma = span / 1024. Throughput: every SM filled with
@@ -16,7 +17,8 @@
 // Expected: throughput near the dense per-SM rate of configs/tensor/peaks.json
 //           for large N (well above mma.sync's); small N bound by reading A
 //           from shared memory, better with A in registers; latency growing
-//           with N.
+//           with N. Sparse forms count dense-equivalent FLOP against the 2:4
+//           sparse rate.
 #include <cuda_runtime_api.h>
 
 #include <string>
@@ -83,6 +85,7 @@ absl::Status Run(PointContext& ctx) {
   DISSECT_ASSIGN_OR_RETURN(auto d_a_tile, Upload(operands.a_tile));
   DISSECT_ASSIGN_OR_RETURN(auto d_b_tile, Upload(operands.b_tile));
   DISSECT_ASSIGN_OR_RETURN(auto d_a_fragments, Upload(operands.a_fragments));
+  DISSECT_ASSIGN_OR_RETURN(auto d_metadata, Upload(operands.metadata));
 
   WgmmaArgs args;
   args.form = form.form;
@@ -100,6 +103,7 @@ absl::Status Run(PointContext& ctx) {
   args.a_tile = d_a_tile.get();
   args.b_tile = d_b_tile.get();
   args.a_fragments = d_a_fragments.get();
+  args.metadata = d_metadata.get();
   args.out = d_out.get();
 
   args.iterations = kVerifyIterations;
@@ -156,11 +160,12 @@ absl::Status Run(PointContext& ctx) {
 DISSECT_EXPERIMENT(wgmma)
     .Question(
         "What latency and throughput do Hopper's warpgroup tensor instructions (wgmma: "
-        "f16, bf16, tf32, e4m3, e5m2, s8) reach as N grows from 8 to 256, with A from "
-        "shared memory or registers, on random and on zero operands?")
+        "f16, bf16, tf32, e4m3, e5m2, s8, dense and 2:4 sparse) reach as N grows from 8 "
+        "to 256, with A from shared memory or registers, on random and on zero operands?")
     .AddAxis(StringAxis("form", FormNames(), {},
                         "inputs_accumulator: f16_f32, bf16_f32 (k16), tf32_f32 (k8), "
-                        "e4m3_f32, e5m2_f32, s8_s32 (k32)"))
+                        "e4m3_f32, e5m2_f32, s8_s32 (k32); 2:4 sparse: sp_f16_f32, "
+                        "sp_bf16_f32 (k32), sp_tf32_f32 (k16), sp_e4m3_f32, sp_s8_s32 (k64)"))
     .AddAxis(IntAxis("n", "-", {8, 16, 32, 64, 128, 256}, "N of m64nNk*: 8 … 256"))
     .AddAxis(StringAxis("a_source", {"shared", "registers"}, {},
                         "A through a shared-memory descriptor or from registers (B always "

@@ -1,6 +1,6 @@
 // Warpgroup-level tensor-core probes: one kernel template, WgmmaKernel<Form,
-// N, kARegs, kChains, kLatency>, over the wgmma.mma_async forms of
-// kWgmmaForms, N in kWgmmaNs, A from shared memory (descriptor) or from
+// N, kARegs, kChains, kLatency>, over the wgmma.mma_async (dense and 2:4
+// sparse) forms of kWgmmaForms, N in kWgmmaNs, A from shared memory (descriptor) or from
 // registers, and the latency / throughput loop. Only the instruction text
 // differs between forms and N: WgmmaIssue<Form, N> holds it, written out by
 // the macros below because inline asm needs one literal per operand count.
@@ -23,21 +23,47 @@ namespace {
 
 struct WgF16F32 {
   using Acc = float;
+  static constexpr bool kSparse = false;
 };
 struct WgBf16F32 {
   using Acc = float;
+  static constexpr bool kSparse = false;
 };
 struct WgTf32F32 {
   using Acc = float;
+  static constexpr bool kSparse = false;
 };
 struct WgE4m3F32 {
   using Acc = float;
+  static constexpr bool kSparse = false;
 };
 struct WgE5m2F32 {
   using Acc = float;
+  static constexpr bool kSparse = false;
 };
 struct WgS8S32 {
   using Acc = int32_t;
+  static constexpr bool kSparse = false;
+};
+struct WgSpF16F32 {
+  using Acc = float;
+  static constexpr bool kSparse = true;
+};
+struct WgSpBf16F32 {
+  using Acc = float;
+  static constexpr bool kSparse = true;
+};
+struct WgSpTf32F32 {
+  using Acc = float;
+  static constexpr bool kSparse = true;
+};
+struct WgSpE4m3F32 {
+  using Acc = float;
+  static constexpr bool kSparse = true;
+};
+struct WgSpS8S32 {
+  using Acc = int32_t;
+  static constexpr bool kSparse = true;
 };
 
 template <typename Form, int N>
@@ -83,51 +109,74 @@ struct WgmmaIssue;
       DISSECT_C8(c, 12)
 
 // One form at one N: A from a descriptor (operand RA) or from four
-// registers (RA ... RA3), B's descriptor after them; scale-d is 1 (D += A·B),
+// registers (RA ... RA3), B's descriptor after them; sparse forms then take
+// the metadata register and sparsity selector 0. scale-d is 1 (D += A·B),
 // then the form's immediates (scale-a, scale-b and, for f16/bf16, the
-// transposes, all "none").
-#define DISSECT_WG_FORM(FORM, SUFFIX, TAIL_SMEM, TAIL_REGS, C, N, LIST, CONS, RA, RA1, RA2, \
-                        RA3, RA4)                                                          \
-  template <>                                                                              \
-  struct WgmmaIssue<FORM, N> {                                                             \
-    using Acc = typename FORM::Acc;                                                        \
-    __device__ static void Smem(Acc* d, uint64_t desc_a, uint64_t desc_b) {                \
-      asm volatile("wgmma.mma_async.sync.aligned.m64n" #N SUFFIX " {" LIST "}, " RA       \
-                   ", " RA1 ", " TAIL_SMEM ";"                                             \
-                   : CONS(C)                                                               \
-                   : "l"(desc_a), "l"(desc_b));                                            \
-    }                                                                                      \
-    __device__ static void Regs(Acc* d, const uint32_t* a, uint64_t desc_b) {              \
-      asm volatile("wgmma.mma_async.sync.aligned.m64n" #N SUFFIX " {" LIST "}, {" RA      \
-                   ", " RA1 ", " RA2 ", " RA3 "}, " RA4 ", " TAIL_REGS ";"                 \
-                   : CONS(C)                                                               \
-                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b));             \
-    }                                                                                      \
+// transposes, all "none"). Every variant receives the metadata register as
+// its last input; dense ones do not name it.
+#define DISSECT_WG_DEFINE(FORM, N, OPCODE, SMEM_OPERANDS, REGS_OPERANDS, C, LIST, CONS) \
+  template <>                                                                          \
+  struct WgmmaIssue<FORM, N> {                                                        \
+    using Acc = typename FORM::Acc;                                                    \
+    __device__ static void Smem(Acc* d, uint64_t desc_a, uint64_t desc_b, uint32_t meta) { \
+      asm volatile(OPCODE " {" LIST "}, " SMEM_OPERANDS ";"                            \
+                   : CONS(C)                                                           \
+                   : "l"(desc_a), "l"(desc_b), "r"(meta));                             \
+    }                                                                                  \
+    __device__ static void Regs(Acc* d, const uint32_t* a, uint64_t desc_b, uint32_t meta) { \
+      asm volatile(OPCODE " {" LIST "}, " REGS_OPERANDS ";"                            \
+                   : CONS(C)                                                           \
+                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(meta)); \
+    }                                                                                  \
   };
 
-#define DISSECT_WG_N(N, LIST, CONS, RA, RA1, RA2, RA3, RA4)                                 \
-  DISSECT_WG_FORM(WgF16F32, "k16.f32.f16.f16", "1, 1, 1, 0, 0", "1, 1, 1, 0", f, N, LIST,  \
-                  CONS, RA, RA1, RA2, RA3, RA4)                                             \
-  DISSECT_WG_FORM(WgBf16F32, "k16.f32.bf16.bf16", "1, 1, 1, 0, 0", "1, 1, 1, 0", f, N,     \
-                  LIST, CONS, RA, RA1, RA2, RA3, RA4)                                       \
-  DISSECT_WG_FORM(WgTf32F32, "k8.f32.tf32.tf32", "1, 1, 1", "1, 1, 1", f, N, LIST, CONS,   \
-                  RA, RA1, RA2, RA3, RA4)                                                   \
-  DISSECT_WG_FORM(WgE4m3F32, "k32.f32.e4m3.e4m3", "1, 1, 1", "1, 1, 1", f, N, LIST, CONS,  \
-                  RA, RA1, RA2, RA3, RA4)                                                   \
-  DISSECT_WG_FORM(WgE5m2F32, "k32.f32.e5m2.e5m2", "1, 1, 1", "1, 1, 1", f, N, LIST, CONS,  \
-                  RA, RA1, RA2, RA3, RA4)                                                   \
-  DISSECT_WG_FORM(WgS8S32, "k32.s32.s8.s8", "1", "1", r, N, LIST, CONS, RA, RA1, RA2, RA3, \
-                  RA4)
+#define DISSECT_WG_DENSE(FORM, SUFFIX, TAIL_SMEM, TAIL_REGS, C, N, LIST, CONS, RA, RA1,   \
+                         RA2, RA3, RA4, RA5)                                             \
+  DISSECT_WG_DEFINE(FORM, N, "wgmma.mma_async.sync.aligned.m64n" #N SUFFIX,              \
+                    RA ", " RA1 ", " TAIL_SMEM,                                          \
+                    "{" RA ", " RA1 ", " RA2 ", " RA3 "}, " RA4 ", " TAIL_REGS, C, LIST,  \
+                    CONS)
 
-DISSECT_WG_N(8, DISSECT_L4, DISSECT_CL4, "%4", "%5", "%6", "%7", "%8")
-DISSECT_WG_N(16, DISSECT_L8, DISSECT_CL8, "%8", "%9", "%10", "%11", "%12")
-DISSECT_WG_N(32, DISSECT_L16, DISSECT_CL16, "%16", "%17", "%18", "%19", "%20")
-DISSECT_WG_N(64, DISSECT_L32, DISSECT_CL32, "%32", "%33", "%34", "%35", "%36")
-DISSECT_WG_N(128, DISSECT_L64, DISSECT_CL64, "%64", "%65", "%66", "%67", "%68")
-DISSECT_WG_N(256, DISSECT_L128, DISSECT_CL128, "%128", "%129", "%130", "%131", "%132")
+#define DISSECT_WG_SPARSE(FORM, SUFFIX, TAIL_SMEM, TAIL_REGS, C, N, LIST, CONS, RA, RA1,  \
+                          RA2, RA3, RA4, RA5)                                            \
+  DISSECT_WG_DEFINE(FORM, N, "wgmma.mma_async.sp.sync.aligned.m64n" #N SUFFIX,           \
+                    RA ", " RA1 ", " RA2 ", 0, " TAIL_SMEM,                              \
+                    "{" RA ", " RA1 ", " RA2 ", " RA3 "}, " RA4 ", " RA5 ", 0, " TAIL_REGS, \
+                    C, LIST, CONS)
+
+#define DISSECT_WG_N(N, LIST, CONS, ...)                                                  \
+  DISSECT_WG_DENSE(WgF16F32, "k16.f32.f16.f16", "1, 1, 1, 0, 0", "1, 1, 1, 0", f, N, LIST, \
+                   CONS, __VA_ARGS__)                                                    \
+  DISSECT_WG_DENSE(WgBf16F32, "k16.f32.bf16.bf16", "1, 1, 1, 0, 0", "1, 1, 1, 0", f, N,  \
+                   LIST, CONS, __VA_ARGS__)                                              \
+  DISSECT_WG_DENSE(WgTf32F32, "k8.f32.tf32.tf32", "1, 1, 1", "1, 1, 1", f, N, LIST, CONS, \
+                   __VA_ARGS__)                                                          \
+  DISSECT_WG_DENSE(WgE4m3F32, "k32.f32.e4m3.e4m3", "1, 1, 1", "1, 1, 1", f, N, LIST, CONS, \
+                   __VA_ARGS__)                                                          \
+  DISSECT_WG_DENSE(WgE5m2F32, "k32.f32.e5m2.e5m2", "1, 1, 1", "1, 1, 1", f, N, LIST, CONS, \
+                   __VA_ARGS__)                                                          \
+  DISSECT_WG_DENSE(WgS8S32, "k32.s32.s8.s8", "1", "1", r, N, LIST, CONS, __VA_ARGS__)     \
+  DISSECT_WG_SPARSE(WgSpF16F32, "k32.f32.f16.f16", "1, 1, 1, 0, 0", "1, 1, 1, 0", f, N,  \
+                    LIST, CONS, __VA_ARGS__)                                             \
+  DISSECT_WG_SPARSE(WgSpBf16F32, "k32.f32.bf16.bf16", "1, 1, 1, 0, 0", "1, 1, 1, 0", f,  \
+                    N, LIST, CONS, __VA_ARGS__)                                          \
+  DISSECT_WG_SPARSE(WgSpTf32F32, "k16.f32.tf32.tf32", "1, 1, 1", "1, 1, 1", f, N, LIST,  \
+                    CONS, __VA_ARGS__)                                                   \
+  DISSECT_WG_SPARSE(WgSpE4m3F32, "k64.f32.e4m3.e4m3", "1, 1, 1", "1, 1, 1", f, N, LIST,  \
+                    CONS, __VA_ARGS__)                                                   \
+  DISSECT_WG_SPARSE(WgSpS8S32, "k64.s32.s8.s8", "1", "1", r, N, LIST, CONS, __VA_ARGS__)
+
+DISSECT_WG_N(8, DISSECT_L4, DISSECT_CL4, "%4", "%5", "%6", "%7", "%8", "%9")
+DISSECT_WG_N(16, DISSECT_L8, DISSECT_CL8, "%8", "%9", "%10", "%11", "%12", "%13")
+DISSECT_WG_N(32, DISSECT_L16, DISSECT_CL16, "%16", "%17", "%18", "%19", "%20", "%21")
+DISSECT_WG_N(64, DISSECT_L32, DISSECT_CL32, "%32", "%33", "%34", "%35", "%36", "%37")
+DISSECT_WG_N(128, DISSECT_L64, DISSECT_CL64, "%64", "%65", "%66", "%67", "%68", "%69")
+DISSECT_WG_N(256, DISSECT_L128, DISSECT_CL128, "%128", "%129", "%130", "%131", "%132", "%133")
 
 #undef DISSECT_WG_N
-#undef DISSECT_WG_FORM
+#undef DISSECT_WG_SPARSE
+#undef DISSECT_WG_DENSE
+#undef DISSECT_WG_DEFINE
 
 __device__ __forceinline__ void WgmmaFence() {
   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
@@ -154,12 +203,13 @@ __device__ __forceinline__ void TouchAccumulators(Acc (&d)[kCount]) {
   }
 }
 
-// Descriptor of a canonical K-major, no-swizzle tile at `tile` (shared).
-__device__ __forceinline__ uint64_t TileDescriptor(const void* tile) {
+// Descriptor of a canonical K-major, no-swizzle tile at `tile` (shared)
+// whose rows hold `row_bytes`: 8-row groups are 8 × row_bytes apart.
+__device__ __forceinline__ uint64_t TileDescriptor(const void* tile, int row_bytes) {
   const uint32_t address = static_cast<uint32_t>(__cvta_generic_to_shared(tile));
   return static_cast<uint64_t>((address & 0x3FFFF) >> 4) |
          (static_cast<uint64_t>(kWgmmaLeadingByteOffset >> 4) << 16) |
-         (static_cast<uint64_t>(kWgmmaStrideByteOffset >> 4) << 32);
+         (static_cast<uint64_t>((8 * row_bytes) >> 4) << 32);
 }
 
 __device__ __forceinline__ uint32_t WordOf(float v) { return __float_as_uint(v); }
@@ -172,11 +222,13 @@ __device__ __forceinline__ uint32_t WordOf(int32_t v) { return static_cast<uint3
 template <typename Form, int N, bool kARegs, int kChains, bool kLatency>
 __global__ void __launch_bounds__(kWarpgroupThreads)
     WgmmaKernel(const uint8_t* __restrict__ a_tile, const uint8_t* __restrict__ b_tile,
-                const uint32_t* __restrict__ a_fragments, int iterations,
+                const uint32_t* __restrict__ a_fragments,
+                const uint32_t* __restrict__ metadata, int iterations,
                 uint32_t* __restrict__ out, TensorTiming* __restrict__ timing) {
   constexpr int kAccRegs = N / 2;
   constexpr int kABytes = kWgmmaM * kWgmmaRowBytes;
-  constexpr int kBBytes = N * kWgmmaRowBytes;
+  constexpr int kBRowBytes = Form::kSparse ? 2 * kWgmmaRowBytes : kWgmmaRowBytes;
+  constexpr int kBBytes = N * kBRowBytes;
   __shared__ alignas(128) uint8_t tiles[kABytes + kBBytes];
   const int tid = threadIdx.x;
   if constexpr (!DISSECT_WGMMA_BUILT) {
@@ -191,11 +243,12 @@ __global__ void __launch_bounds__(kWarpgroupThreads)
     uint32_t a[kWgmmaARegs];
 #pragma unroll
     for (int i = 0; i < kWgmmaARegs; ++i) a[i] = a_fragments[tid * kWgmmaARegs + i];
+    const uint32_t meta = metadata != nullptr ? metadata[tid] : 0;
     // Make the generic-proxy stores visible to the tensor cores' async proxy.
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
     __syncthreads();
-    const uint64_t desc_a = TileDescriptor(tiles);
-    const uint64_t desc_b = TileDescriptor(tiles + kABytes);
+    const uint64_t desc_a = TileDescriptor(tiles, kWgmmaRowBytes);
+    const uint64_t desc_b = TileDescriptor(tiles + kABytes, kBRowBytes);
     using Acc = typename Form::Acc;
     Acc acc[kChains][kAccRegs];
 #pragma unroll
@@ -212,9 +265,9 @@ __global__ void __launch_bounds__(kWarpgroupThreads)
 #pragma unroll
         for (int c = 0; c < kChains; ++c) {
           if constexpr (kARegs) {
-            WgmmaIssue<Form, N>::Regs(acc[c], a, desc_b);
+            WgmmaIssue<Form, N>::Regs(acc[c], a, desc_b, meta);
           } else {
-            WgmmaIssue<Form, N>::Smem(acc[c], desc_a, desc_b);
+            WgmmaIssue<Form, N>::Smem(acc[c], desc_a, desc_b, meta);
           }
           if constexpr (kLatency) {
             WgmmaCommit();
@@ -259,6 +312,16 @@ cudaError_t DispatchForm(WgmmaForm form, F&& f) {
       return f(WgE5m2F32{});
     case WgmmaForm::kS8S32:
       return f(WgS8S32{});
+    case WgmmaForm::kSpF16F32:
+      return f(WgSpF16F32{});
+    case WgmmaForm::kSpBf16F32:
+      return f(WgSpBf16F32{});
+    case WgmmaForm::kSpTf32F32:
+      return f(WgSpTf32F32{});
+    case WgmmaForm::kSpE4m3F32:
+      return f(WgSpE4m3F32{});
+    case WgmmaForm::kSpS8S32:
+      return f(WgSpS8S32{});
   }
   return cudaErrorInvalidValue;
 }
@@ -341,12 +404,14 @@ cudaError_t WgmmaGrid(const WgmmaArgs& args, int* blocks) {
 cudaError_t LaunchWgmma(const WgmmaArgs& args, cudaStream_t stream) {
   if (args.iterations < kWgmmaUnroll || args.iterations % kWgmmaUnroll != 0 ||
       args.blocks < 1 || args.a_tile == nullptr || args.b_tile == nullptr ||
-      args.a_fragments == nullptr || args.out == nullptr || args.timing == nullptr) {
+      args.a_fragments == nullptr || args.out == nullptr || args.timing == nullptr ||
+      (WgmmaInfo(args.form).sparse && args.metadata == nullptr)) {
     return cudaErrorInvalidValue;
   }
   return WithKernel(args, [&](auto kernel) {
     kernel<<<args.blocks, kWarpgroupThreads, 0, stream>>>(
-        args.a_tile, args.b_tile, args.a_fragments, args.iterations, args.out, args.timing);
+        args.a_tile, args.b_tile, args.a_fragments, args.metadata, args.iterations, args.out,
+        args.timing);
     return cudaGetLastError();
   });
 }

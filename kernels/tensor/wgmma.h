@@ -1,6 +1,7 @@
 // Host interface of the warpgroup-level tensor-core probes (kernels/tensor/
 // wgmma.cu, sm_90a): one kernel template that issues wgmma.mma_async
-// m64nNk{8,16,32} of one form, with A from shared memory through a matrix
+// m64nNk{8,16,32} (or, 2:4 sparse, wgmma.mma_async.sp with twice the K) of
+// one form, with A from shared memory through a matrix
 // descriptor or from registers and B from shared memory, either one
 // warpgroup waiting for every instruction (latency) or every SM full of
 // warpgroups streaming instructions into independent accumulators
@@ -9,8 +10,10 @@
 // Shared-memory operands use the K-major, no-swizzle canonical layout (PTX
 // ISA "Shared Memory Matrix Layout"): 8-row × 16-byte core matrices, the
 // two core matrices of a row group 128 B apart along K (leading dimension
-// byte offset) and row groups 256 B apart (stride dimension byte offset).
-// Every form's K is 32 bytes of its element type.
+// byte offset) and row groups 8 rows × the row's bytes apart (stride
+// dimension byte offset). A row of A holds 32 bytes of stored elements for
+// every form; a row of B (a column of the matrix) 32 bytes, or 64 for the
+// sparse forms, whose K is twice the dense one.
 #ifndef DISSECT_KERNELS_TENSOR_WGMMA_H_
 #define DISSECT_KERNELS_TENSOR_WGMMA_H_
 
@@ -23,7 +26,20 @@
 
 namespace dissect {
 
-enum class WgmmaForm { kF16F32, kBf16F32, kTf32F32, kE4m3F32, kE5m2F32, kS8S32 };
+enum class WgmmaForm {
+  kF16F32,
+  kBf16F32,
+  kTf32F32,
+  kE4m3F32,
+  kE5m2F32,
+  kS8S32,
+  // 2:4 sparse A (tf32: 1:2); k is the dense-equivalent K.
+  kSpF16F32,
+  kSpBf16F32,
+  kSpTf32F32,
+  kSpE4m3F32,
+  kSpS8S32,
+};
 
 struct WgmmaFormInfo {
   WgmmaForm form;
@@ -33,6 +49,7 @@ struct WgmmaFormInfo {
   int k;
   TensorElement input;
   TensorElement accumulator;
+  bool sparse = false;  // one metadata register per thread, selector 0
 };
 
 inline constexpr WgmmaFormInfo kWgmmaForms[] = {
@@ -48,6 +65,16 @@ inline constexpr WgmmaFormInfo kWgmmaForms[] = {
      32, TensorElement::kE5m2, TensorElement::kF32},
     {WgmmaForm::kS8S32, "s8_s32", "wgmma.mma_async.sync.aligned.m64n", "k32.s32.s8.s8", 32,
      TensorElement::kS8, TensorElement::kS32},
+    {WgmmaForm::kSpF16F32, "sp_f16_f32", "wgmma.mma_async.sp.sync.aligned.m64n",
+     "k32.f32.f16.f16", 32, TensorElement::kF16, TensorElement::kF32, true},
+    {WgmmaForm::kSpBf16F32, "sp_bf16_f32", "wgmma.mma_async.sp.sync.aligned.m64n",
+     "k32.f32.bf16.bf16", 32, TensorElement::kBf16, TensorElement::kF32, true},
+    {WgmmaForm::kSpTf32F32, "sp_tf32_f32", "wgmma.mma_async.sp.sync.aligned.m64n",
+     "k16.f32.tf32.tf32", 16, TensorElement::kTf32, TensorElement::kF32, true},
+    {WgmmaForm::kSpE4m3F32, "sp_e4m3_f32", "wgmma.mma_async.sp.sync.aligned.m64n",
+     "k64.f32.e4m3.e4m3", 64, TensorElement::kE4m3, TensorElement::kF32, true},
+    {WgmmaForm::kSpS8S32, "sp_s8_s32", "wgmma.mma_async.sp.sync.aligned.m64n",
+     "k64.s32.s8.s8", 64, TensorElement::kS8, TensorElement::kS32, true},
 };
 
 const WgmmaFormInfo& WgmmaInfo(WgmmaForm form);
@@ -57,19 +84,24 @@ inline constexpr int kWgmmaNs[] = {8, 16, 32, 64, 128, 256};
 
 inline constexpr int kWgmmaM = 64;
 inline constexpr int kWarpgroupThreads = 128;
-// Bytes of one row of A or B along K (K × element size) for every form.
+// Bytes of one row of A (stored elements) and of a dense form's B.
 inline constexpr int kWgmmaRowBytes = 32;
-// Byte offsets of the canonical layout.
+// Bytes of one row of B for `form` (sparse: twice the K).
+inline constexpr int WgmmaBRowBytes(const WgmmaFormInfo& form) {
+  return form.sparse ? 2 * kWgmmaRowBytes : kWgmmaRowBytes;
+}
+// Leading dimension byte offset of the canonical layout (K-adjacent core
+// matrices); the stride byte offset is 8 rows of the tile.
 inline constexpr int kWgmmaLeadingByteOffset = 128;
-inline constexpr int kWgmmaStrideByteOffset = 256;
 // wgmma per chain per loop trip; iterations must be a multiple of it.
 inline constexpr int kWgmmaUnroll = 4;
 // A registers per thread when A comes from registers.
 inline constexpr int kWgmmaARegs = 4;
 
-// Byte offset of (row, byte `byte` of that row's 32) in a canonical tile.
-inline constexpr int WgmmaTileOffset(int row, int byte) {
-  return (row % 8) * 16 + (row / 8) * kWgmmaStrideByteOffset + (byte % 16) +
+// Byte offset of (row, byte `byte` of that row's `row_bytes`) in a canonical
+// tile.
+inline constexpr int WgmmaTileOffset(int row, int byte, int row_bytes = kWgmmaRowBytes) {
+  return (row % 8) * 16 + (row / 8) * 8 * row_bytes + (byte % 16) +
          (byte / 16) * kWgmmaLeadingByteOffset;
 }
 
@@ -85,8 +117,9 @@ struct WgmmaArgs {
   int iterations = kWgmmaUnroll;  // per chain, multiple of kWgmmaUnroll
   int blocks = 1;                 // one warpgroup each; from WgmmaGrid
   const uint8_t* a_tile = nullptr;  // kWgmmaM × 32 B canonical image
-  const uint8_t* b_tile = nullptr;  // n × 32 B canonical image (row = column of B)
+  const uint8_t* b_tile = nullptr;  // n × WgmmaBRowBytes canonical image (row = column of B)
   const uint32_t* a_fragments = nullptr;  // 128 threads × kWgmmaARegs words
+  const uint32_t* metadata = nullptr;     // sparse forms: 128 threads × 1 word
   // Per block, thread and accumulator element (n / 2): the sum over chains,
   // as f32 bits or s32.
   uint32_t* out = nullptr;
@@ -97,6 +130,8 @@ struct WgmmaArgs {
 // on every SM. cudaErrorInvalidValue for an n outside kWgmmaNs.
 cudaError_t WgmmaGrid(const WgmmaArgs& args, int* blocks);
 
+// cudaErrorInvalidValue for a bad iteration count, n or null pointer
+// (metadata may be null for dense forms only).
 cudaError_t LaunchWgmma(const WgmmaArgs& args, cudaStream_t stream);
 
 }  // namespace dissect
