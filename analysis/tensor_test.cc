@@ -104,7 +104,8 @@ TEST(ParseGemmShapeTest, ThreePositiveDimensions) {
 
 std::vector<ResultFile> Fixtures() {
   std::vector<ResultFile> files;
-  for (const char* name : {"synthetic_mma_sync.json", "synthetic_cublaslt_gemm.json"}) {
+  for (const char* name :
+       {"synthetic_mma_sync.json", "synthetic_wgmma.json", "synthetic_cublaslt_gemm.json"}) {
     const std::string path = kTestdata + std::string(name);
     absl::StatusOr<ResultFile> f = ParseResultJson(ReadText(Runfile(path)), path);
     EXPECT_TRUE(f.ok()) << f.status();
@@ -118,18 +119,26 @@ TEST(RenderTensorSectionsTest, PercentOfPeakAndOfBest) {
   EXPECT_THAT(out, HasSubstr("## tensor cores: Synthetic H100-like GPU (fixture)"));
   // f16_f32 throughput: 4096 / 1.6 = 2560 FLOP/clk/SM of 4096: 62.5% of peak;
   // with zeros 5% faster: 105.3% of the best random-data rate.
-  // The best fp16 rate is the GEMM's 700 TFLOP/s.
+  // The best fp16 rate is wgmma n=256's 809.7 TFLOP/s.
   EXPECT_THAT(out, HasSubstr("| mma_sync | f16_f32 | fp16 | throughput | random | 1.6 | 2560 | "
-                             "593 | 62.5% | 84.7% |"));
+                             "593 | 62.5% | 73.2% |"));
   // bf16 has no GEMM row: its best is the random-data probe row; zeros run
   // 5% faster: 105.3% of it.
   EXPECT_THAT(out, HasSubstr("| mma_sync | bf16_f32 | bf16 | throughput | zeros | 1.52 | 2695 | "
                              "624.3 | 65.8% | 105.3% |"));
+  // wgmma m64n256k16: 524288 FLOP / 150 cycles = 3495 FLOP/clk/SM of 4096:
+  // 85.3%; the sparse form is held against the 2:4 rate (8192):
+  // 1048576 / 160 = 6554 FLOP/clk/SM, 80.0%.
+  EXPECT_THAT(out, HasSubstr("| wgmma | f16_f32 n=256 a_source=shared | fp16 | throughput | "
+                             "random | 150 | 3495 | 809.7 | 85.3% | 100.0% |"));
+  EXPECT_THAT(out, HasSubstr("| wgmma | sp_f16_f32 n=256 a_source=shared | fp16 2:4 sparse | "
+                             "throughput | random | 160 | 6554 | 1518 | 80.0% | 100.0% |"));
   // Latency rows have no % of peak.
   EXPECT_THAT(out, HasSubstr("| mma_sync | s8_s32 | int8 | latency | random | 30 | 273.1 | "
                              "0.4792 | — | — |"));
-  // GEMM: 700 TFLOP/s of 132 × 1980 MHz × 4096 = 1070.5 → 65.4%: good.
-  EXPECT_THAT(out, HasSubstr("| good | fp16 | 4096x4096x4096 | 700 | 65.4% |"));
+  // GEMM: 700 TFLOP/s of 132 × 1980 MHz × 4096 = 1070.5 → 65.4%: good;
+  // 86.5% of the wgmma's 809.7.
+  EXPECT_THAT(out, HasSubstr("| good | fp16 | 4096x4096x4096 | 700 | 65.4% | 86.5% | 88 |"));
   EXPECT_THAT(out, HasSubstr("| 4096x4096x4096 | █ 65.4% |"));
   // The M = 1 row is ugly and memory-bound; the odd row is flagged misaligned.
   EXPECT_THAT(out, HasSubstr("| ugly | fp16 | 1x4096x4096 |"));

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes the synthetic tensor-experiment fixtures (synthetic_mma_sync.json,
-synthetic_cublaslt_gemm.json) in this folder.
+synthetic_wgmma.json, synthetic_cublaslt_gemm.json) in this folder.
 
 Every number below is made up for the tests (chosen to exercise % of peak,
 % of best, skipped rows, the heatmap shades and the good/bad/ugly classes);
@@ -111,6 +111,27 @@ def mma_sync():
     write("synthetic_mma_sync.json", ctx, rows)
 
 
+def wgmma():
+    metrics = [("cycles_per_wgmma", "cycles"), ("flops_per_clk_per_sm", "FLOP/clk/SM"),
+               ("tflops", "TFLOP/s")]
+    ctx = context("wgmma", "What latency and throughput do Hopper's warpgroup tensor "
+                  "instructions reach?", [("form", "string"), ("n", "int64"),
+                                          ("a_source", "string"), ("mode", "string"),
+                                          ("data", "string")], metrics)
+    # (form, n, K, throughput cycles per wgmma per SM)
+    points = [("f16_f32", 256, 16, 150.0), ("f16_f32", 8, 16, 8.0),
+              ("sp_f16_f32", 256, 32, 160.0)]
+    rows = []
+    for form, n, k, cyc in points:
+        flops = 2 * 64 * n * k
+        per_clk = flops / cyc
+        rows.append(row("wgmma", [("form", form), ("n", n), ("a_source", "shared"),
+                                  ("mode", "throughput"), ("data", "random")],
+                        {"cycles_per_wgmma": cyc, "flops_per_clk_per_sm": per_clk,
+                         "tflops": per_clk * 132 * 1.755e9 / 1e12}))
+    write("synthetic_wgmma.json", ctx, rows)
+
+
 def gemm():
     metrics = [("tflops", "TFLOP/s"), ("ms", "ms")]
     ctx = context("cublaslt_gemm", "How close does cuBLASLt get to the tensor-core peak?",
@@ -137,4 +158,5 @@ def gemm():
 
 if __name__ == "__main__":
     mma_sync()
+    wgmma()
     gemm()
