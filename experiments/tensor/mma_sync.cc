@@ -146,22 +146,10 @@ absl::Status Run(PointContext& ctx) {
   DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpy(timing.data(), d_timing.get(), d_timing.bytes(),
                                           cudaMemcpyDeviceToHost));
   const double flops_per_mma = 2.0 * form.m * form.n * form.k;
-  const double total_flops =
-      flops_per_mma * static_cast<double>(launch.warps) * chains * iterations;
-  std::vector<double> cycles, per_clk, tflops;
-  for (int i = 0; i < ctx.timing().samples; ++i) {
-    const size_t row = static_cast<size_t>(1 + ctx.timing().warmup + i) * launch.warps;
-    DISSECT_ASSIGN_OR_RETURN(
-        const double cpi,
-        CyclesPerInstruction(absl::MakeConstSpan(timing.data() + row, launch.warps),
-                             static_cast<int64_t>(chains) * iterations));
-    cycles.push_back(cpi);
-    per_clk.push_back(flops_per_mma / cpi);
-    tflops.push_back(total_flops / (ms[i] * 1e-3) / 1e12);
-  }
-  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("cycles_per_mma", std::move(cycles)));
-  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("flops_per_clk_per_sm", std::move(per_clk)));
-  return ctx.AddSamples("tflops", std::move(tflops));
+  return AddProbeSamples(ctx, timing, launch.warps, static_cast<int64_t>(chains) * iterations,
+                         flops_per_mma,
+                         flops_per_mma * static_cast<double>(launch.warps) * chains * iterations,
+                         ms, "cycles_per_mma");
 }
 
 DISSECT_EXPERIMENT(mma_sync)

@@ -46,4 +46,28 @@ absl::StatusOr<double> CyclesPerInstruction(absl::Span<const TensorTiming> recor
   return summary->median;
 }
 
+absl::Status AddProbeSamples(PointContext& ctx, absl::Span<const TensorTiming> timing,
+                             int per_launch, int64_t per_record,
+                             double flops_per_instruction, double flops_per_launch,
+                             const std::vector<double>& ms, absl::string_view cycles_metric) {
+  std::vector<double> cycles, per_clk, tflops;
+  for (size_t i = 0; i < ms.size(); ++i) {
+    const size_t row = (1 + ctx.timing().warmup + i) * static_cast<size_t>(per_launch);
+    if (row + per_launch > timing.size()) {
+      return absl::InternalError("fewer timing records than timed launches");
+    }
+    absl::StatusOr<double> cpi =
+        CyclesPerInstruction(timing.subspan(row, per_launch), per_record);
+    if (!cpi.ok()) return cpi.status();
+    cycles.push_back(*cpi);
+    per_clk.push_back(flops_per_instruction / *cpi);
+    tflops.push_back(flops_per_launch / (ms[i] * 1e-3) / 1e12);
+  }
+  if (absl::Status s = ctx.AddSamples(cycles_metric, std::move(cycles)); !s.ok()) return s;
+  if (absl::Status s = ctx.AddSamples("flops_per_clk_per_sm", std::move(per_clk)); !s.ok()) {
+    return s;
+  }
+  return ctx.AddSamples("tflops", std::move(tflops));
+}
+
 }  // namespace dissect

@@ -5,8 +5,12 @@
 
 #include <cstdint>
 
+#include <vector>
+
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "experiments/harness/experiment.h"
 #include "kernels/tensor/tensor_timing.h"
 
 namespace dissect {
@@ -21,6 +25,17 @@ bool AllBuilt(absl::Span<const TensorTiming> records);
 // InternalError if a record's clock did not advance.
 absl::StatusOr<double> CyclesPerInstruction(absl::Span<const TensorTiming> records,
                                             int64_t per_record);
+
+// Records a probe point's metrics from the records of its timed launches:
+// `timing` holds one row of `per_launch` records per launch (the checked
+// launch first, then the warm-up launches, then one per sample in `ms`).
+// Per sample: `cycles_metric` (CyclesPerInstruction of its row),
+// "flops_per_clk_per_sm" (flops_per_instruction over that) and "tflops"
+// (flops_per_launch over the event time).
+absl::Status AddProbeSamples(PointContext& ctx, absl::Span<const TensorTiming> timing,
+                             int per_launch, int64_t per_record,
+                             double flops_per_instruction, double flops_per_launch,
+                             const std::vector<double>& ms, absl::string_view cycles_metric);
 
 }  // namespace dissect
 

@@ -26,6 +26,28 @@ TEST(CyclesPerInstructionTest, RejectsAStoppedClockAndEmptyInput) {
   EXPECT_FALSE(CyclesPerInstruction({}, 1).ok());
 }
 
+// Launch rows: checked launch, one warm-up, two samples; one record each.
+TEST(AddProbeSamplesTest, OneSamplePerTimedLaunchFromItsOwnRow) {
+  Point point;
+  DeviceInfo device;
+  TimingOptions options;
+  options.warmup = 1;
+  options.samples = 2;
+  PointContext ctx(point, device, options, nullptr, nullptr);
+  const std::vector<TensorTiming> timing = {
+      {0, 1, 0, 1}, {0, 1, 0, 1}, {0, 400, 0, 1}, {0, 800, 0, 1}};
+  ASSERT_TRUE(AddProbeSamples(ctx, timing, 1, 100, 4096, 1e12, {1.0, 2.0}, "cycles_per_mma").ok());
+  const auto& m = ctx.metric_samples();
+  EXPECT_EQ(m.at("cycles_per_mma"), (std::vector<double>{4, 8}));
+  EXPECT_EQ(m.at("flops_per_clk_per_sm"), (std::vector<double>{1024, 512}));
+  EXPECT_EQ(m.at("tflops"), (std::vector<double>{1000, 500}));
+  // Too few records for the samples is an error, not a read past the end.
+  PointContext short_ctx(point, device, options, nullptr, nullptr);
+  EXPECT_FALSE(AddProbeSamples(short_ctx, absl::MakeConstSpan(timing.data(), 3), 1, 100, 4096,
+                               1e12, {1.0, 2.0}, "cycles_per_mma")
+                   .ok());
+}
+
 TEST(AllBuiltTest, AnyUnbuiltRecordCounts) {
   std::vector<TensorTiming> r = {{0, 1, 0, 1}, {0, 1, 0, 1}};
   EXPECT_TRUE(AllBuilt(r));

@@ -59,6 +59,21 @@ bool FormatOf(TensorElement e, FloatFormat* f) {
 
 int ElementsPerWord(TensorElement e) { return 32 / ElementBits(e); }
 
+// Appends Σ_k a(k)·b(k) and Σ_k |a(k)·b(k)| over k < count, the elements
+// given as bit patterns of `input`.
+template <typename A, typename B>
+void AppendReference(TensorElement input, int count, A a, B b, std::vector<double>& product,
+                     std::vector<double>& magnitude) {
+  double sum = 0, abs_sum = 0;
+  for (int k = 0; k < count; ++k) {
+    const double p = DecodeElement(input, a(k)) * DecodeElement(input, b(k));
+    sum += p;
+    abs_sum += std::fabs(p);
+  }
+  product.push_back(sum);
+  magnitude.push_back(abs_sum);
+}
+
 uint32_t ElementMask(TensorElement e) {
   const int bits = ElementBits(e);
   return bits == 32 ? 0xffffffffu : (1u << bits) - 1;
@@ -168,15 +183,9 @@ MmaOperands MakeMmaOperands(const MmaFormInfo& form, OperandData data, uint64_t 
     }
     for (int e = 0; e < kMmaAccElements; ++e) {
       const MatrixCoord c = MmaCCoord(lane, e);
-      double sum = 0, magnitude = 0;
-      for (int k = 0; k < stored_k; ++k) {
-        const double p = DecodeElement(form.input, a[c.row * stored_k + k]) *
-                         DecodeElement(form.input, b_at(k, c.col));
-        sum += p;
-        magnitude += std::fabs(p);
-      }
-      ops.product.push_back(sum);
-      ops.magnitude.push_back(magnitude);
+      AppendReference(
+          form.input, stored_k, [&](int k) { return a[c.row * stored_k + k]; },
+          [&](int k) { return b_at(k, c.col); }, ops.product, ops.magnitude);
     }
   }
   return ops;
@@ -308,15 +317,9 @@ WgmmaOperands MakeWgmmaOperands(const WgmmaFormInfo& form, int n, OperandData da
     }
     for (int v = 0; v < n / 2; ++v) {
       const MatrixCoord c = WgmmaDCoord(t, v);
-      double sum = 0, magnitude = 0;
-      for (int k = 0; k < stored_k; ++k) {
-        const double p = DecodeElement(form.input, a[c.row * stored_k + k]) *
-                         DecodeElement(form.input, b_at(k, c.col));
-        sum += p;
-        magnitude += std::fabs(p);
-      }
-      ops.product.push_back(sum);
-      ops.magnitude.push_back(magnitude);
+      AppendReference(
+          form.input, stored_k, [&](int k) { return a[c.row * stored_k + k]; },
+          [&](int k) { return b_at(k, c.col); }, ops.product, ops.magnitude);
     }
   }
   return ops;

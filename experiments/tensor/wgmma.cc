@@ -139,22 +139,10 @@ absl::Status Run(PointContext& ctx) {
   DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpy(timing.data(), d_timing.get(), d_timing.bytes(),
                                           cudaMemcpyDeviceToHost));
   const double flops_per_wgmma = 2.0 * kWgmmaM * n * form.k;
-  const double total_flops =
-      flops_per_wgmma * static_cast<double>(args.blocks) * chains * iterations;
-  std::vector<double> cycles, per_clk, tflops;
-  for (int i = 0; i < ctx.timing().samples; ++i) {
-    const size_t row = static_cast<size_t>(1 + ctx.timing().warmup + i) * args.blocks;
-    DISSECT_ASSIGN_OR_RETURN(
-        const double cpi,
-        CyclesPerInstruction(absl::MakeConstSpan(timing.data() + row, args.blocks),
-                             static_cast<int64_t>(chains) * iterations));
-    cycles.push_back(cpi);
-    per_clk.push_back(flops_per_wgmma / cpi);
-    tflops.push_back(total_flops / (ms[i] * 1e-3) / 1e12);
-  }
-  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("cycles_per_wgmma", std::move(cycles)));
-  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("flops_per_clk_per_sm", std::move(per_clk)));
-  return ctx.AddSamples("tflops", std::move(tflops));
+  return AddProbeSamples(ctx, timing, args.blocks, static_cast<int64_t>(chains) * iterations,
+                         flops_per_wgmma,
+                         flops_per_wgmma * static_cast<double>(args.blocks) * chains * iterations,
+                         ms, "cycles_per_wgmma");
 }
 
 DISSECT_EXPERIMENT(wgmma)

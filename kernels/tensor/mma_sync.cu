@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "kernels/tensor/mma_sync.h"
+#include "kernels/tensor/occupancy.h"
 #include "kernels/tensor/tensor_device.cuh"
 
 namespace dissect {
@@ -337,17 +338,7 @@ cudaError_t MmaSyncGrid(MmaForm form, TensorMode mode, int* blocks, int* threads
   }
   *threads = kMmaThreads;
   return WithKernel(form, mode, [&](auto kernel) {
-    int device = 0;
-    cudaError_t e = cudaGetDevice(&device);
-    if (e != cudaSuccess) return e;
-    int sms = 0;
-    e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    if (e != cudaSuccess) return e;
-    int per_sm = 0;
-    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kMmaThreads, 0);
-    if (e != cudaSuccess) return e;
-    *blocks = sms * std::max(per_sm, 1);
-    return cudaSuccess;
+    return ResidentBlocksOnDevice(reinterpret_cast<const void*>(kernel), kMmaThreads, blocks);
   });
 }
 

@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "kernels/tensor/occupancy.h"
 #include "kernels/tensor/tensor_device.cuh"
 #include "kernels/tensor/wgmma.h"
 
@@ -387,17 +388,7 @@ cudaError_t WgmmaGrid(const WgmmaArgs& args, int* blocks) {
     });
   }
   return WithKernel(args, [&](auto kernel) {
-    int device = 0;
-    cudaError_t e = cudaGetDevice(&device);
-    if (e != cudaSuccess) return e;
-    int sms = 0;
-    e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    if (e != cudaSuccess) return e;
-    int per_sm = 0;
-    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kWarpgroupThreads, 0);
-    if (e != cudaSuccess) return e;
-    *blocks = sms * std::max(per_sm, 1);
-    return cudaSuccess;
+    return ResidentBlocksOnDevice(reinterpret_cast<const void*>(kernel), kWarpgroupThreads, blocks);
   });
 }
 
