@@ -1,9 +1,11 @@
 // Figures of the memory experiments: per device, a gnuplot data file and
 // script for latency vs footprint (one line per memory path, the curves the
 // memory-hierarchy table reads) and, with memory_bandwidth results,
-// bandwidth vs footprint (one line per op and width). Generating the text is
-// separate from running gnuplot (done by //analysis:figures) so that tests
-// can compare it with a golden.
+// bandwidth vs footprint (one line per op and width). With CUPTI stall
+// counters (stalls.h), a stacked-bar stall breakdown: one bar per result
+// row, split into the fractions of its stall per reason. Generating the text
+// is separate from running gnuplot (done by //analysis:figures) so that
+// tests can compare it with a golden.
 
 #ifndef DISSECT_ANALYSIS_FIGURES_H_
 #define DISSECT_ANALYSIS_FIGURES_H_
@@ -37,8 +39,10 @@ struct DeviceFigures {
 std::string DeviceFolder(std::string_view device_name);
 
 // The figures of every device (name, compute capability, SM count) with
-// memory_latency, shared_latency or memory_bandwidth rows, in first-seen
-// order. Fails if no input has any.
+// memory_latency, shared_latency, memory_bandwidth or l1_bypass rows
+// (l1_bypass_dlcm_cg.svg: see l1_bypass.h) or rows with
+// `cupti/stall_<reason>` counters, in first-seen order. Fails if no input
+// has any.
 absl::StatusOr<std::vector<DeviceFigures>> BuildFigures(
     const std::vector<ResultFile>& files);
 

@@ -1,8 +1,9 @@
 #!/bin/bash
 # End-to-end test of the `figures` binary: it runs gnuplot (Debian package
-# gnuplot-nox; ./bazelw installs it) and must leave SVG files; without
-# gnuplot on PATH, without --out or without memory results it exits 2 with
-# one `figures: ...` line.
+# gnuplot-nox; ./bazelw installs it) and must leave SVG files (memory
+# curves, stall breakdown); without gnuplot on PATH, without --out or
+# without memory results or stall counters it exits 2 with one
+# `figures: ...` line.
 
 set -u
 
@@ -77,8 +78,22 @@ err="$(cat "${tmp}/err")"
 [[ "$(wc -l <"${tmp}/err")" -eq 1 ]] || fail "no gnuplot: want one stderr line, got: ${err}"
 [[ ! -e "${tmp}/fig3" ]] || fail "no gnuplot: output folder created anyway"
 
+# Stall counters: a stacked-bar stall-breakdown figure.
+dir5="${tmp}/fig_stalls"
+rm -rf "${dir5}"
+run --out="${dir5}" "${data}/synthetic_stalls_relu.json" "${data}/synthetic_stalls_unavailable.json"
+[[ ${rc} -eq 0 ]] || fail "stalls: exit ${rc}, want 0 (stderr: ${err})"
+stall_svg="${dir5}/synthetic_h100_like_gpu_fixture/stall_breakdown.svg"
+[[ -s "${stall_svg}" ]] || fail "stalls: no ${stall_svg}"
+grep -q "long_scoreboard" "${stall_svg}" 2>/dev/null || fail "stall SVG lacks the long_scoreboard key"
+grep -q "relu_bandwidth/bytes:268435456/timing:cold" "${stall_svg}" 2>/dev/null ||
+  fail "stall SVG lacks a row label"
+[[ "${out}" == *"${stall_svg}"* ]] || fail "stdout does not name the stall SVG: ${out}"
+[[ ! -e "${dir5}/synthetic_a100_like_gpu_fixture" ]] ||
+  fail "stalls: a folder for the device without stall counters"
+
 expect_error "--out=DIR is required" "${data}/synthetic_memory_latency.json"
-expect_error "no memory_latency, shared_latency or memory_bandwidth results" \
+expect_error "no memory_latency, shared_latency, memory_bandwidth or l1_bypass results with data, and no rows with cupti/stall_<reason> counters" \
   --out="${tmp}/fig4" "${data}/synthetic_relu.json"
 expect_error "no/such.json: no such file or directory" --out="${tmp}/fig5" no/such.json
 expect_error "unknown flag '--colour'" --colour --out="${tmp}/fig6" "${data}/synthetic_relu.json"

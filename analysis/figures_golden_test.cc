@@ -1,6 +1,7 @@
 // Golden test for BuildFigures: the gnuplot data and scripts generated for
-// the synthetic memory fixtures, compared byte for byte with
-// analysis/testdata/synthetic_figures.golden.txt.
+// the synthetic memory fixtures and the stall fixtures, compared byte for
+// byte with analysis/testdata/synthetic_figures.golden.txt and
+// analysis/testdata/synthetic_stalls_figures.golden.txt.
 //
 // After an intended change, regenerate with
 //   DISSECT_UPDATE_GOLDEN=1 bazel run //analysis:figures_golden_test
@@ -27,28 +28,36 @@ using ::dissect::analysis::testing::Runfile;
 
 constexpr char kTestdata[] = "analysis/testdata/";
 constexpr char kGolden[] = "synthetic_figures.golden.txt";
+constexpr char kStallsGolden[] = "synthetic_stalls_figures.golden.txt";
 
-TEST(FiguresGoldenTest, MatchesGolden) {
-  std::vector<ResultFile> files;
-  for (const char* input :
-       {"synthetic_memory_latency.json", "synthetic_memory_latency_tlb.json",
-        "synthetic_memory_bandwidth.json", "synthetic_latency_trace.json"}) {
-    const std::string path = kTestdata + std::string(input);
-    absl::StatusOr<ResultFile> file =
-        ParseResultJson(ReadText(Runfile(path)), path);
-    ASSERT_TRUE(file.ok()) << file.status();
-    files.push_back(*std::move(file));
-  }
-  absl::StatusOr<std::vector<DeviceFigures>> figures = BuildFigures(files);
-  ASSERT_TRUE(figures.ok()) << figures.status();
+// The golden files of every device's figures, in order.
+std::string Render(const std::vector<DeviceFigures>& figures) {
   std::string actual;
-  for (const DeviceFigures& device : *figures) {
+  for (const DeviceFigures& device : figures) {
     for (const FigureFile& file : device.files) {
       absl::StrAppend(&actual, "==> ", device.folder, "/", file.name, " <==\n",
                       file.contents);
     }
   }
-  const std::string golden_path = kTestdata + std::string(kGolden);
+  return actual;
+}
+
+std::vector<ResultFile> ReadFixtures(const std::vector<std::string>& inputs) {
+  std::vector<ResultFile> files;
+  for (const std::string& input : inputs) {
+    const std::string path = kTestdata + input;
+    absl::StatusOr<ResultFile> file =
+        ParseResultJson(ReadText(Runfile(path)), path);
+    EXPECT_TRUE(file.ok()) << file.status();
+    if (file.ok()) files.push_back(*std::move(file));
+  }
+  return files;
+}
+
+// Compares `actual` with testdata/`golden`, or rewrites the golden under
+// DISSECT_UPDATE_GOLDEN=1.
+void CheckGolden(const std::string& actual, const std::string& golden) {
+  const std::string golden_path = kTestdata + golden;
   const char* update = std::getenv("DISSECT_UPDATE_GOLDEN");
   if (update != nullptr && std::string(update) == "1") {
     const char* workspace = std::getenv("BUILD_WORKSPACE_DIRECTORY");
@@ -67,6 +76,26 @@ TEST(FiguresGoldenTest, MatchesGolden) {
       << golden_path << " is stale; if the change is intended, regenerate "
       << "with DISSECT_UPDATE_GOLDEN=1 bazel run "
          "//analysis:figures_golden_test";
+}
+
+TEST(FiguresGoldenTest, MatchesGolden) {
+  const std::vector<ResultFile> files = ReadFixtures(
+      {"synthetic_memory_latency.json", "synthetic_memory_latency_tlb.json",
+       "synthetic_memory_bandwidth.json", "synthetic_latency_trace.json"});
+  absl::StatusOr<std::vector<DeviceFigures>> figures = BuildFigures(files);
+  ASSERT_TRUE(figures.ok()) << figures.status();
+  CheckGolden(Render(*figures), kGolden);
+}
+
+// The stall-breakdown figure: two files of one device (one row missing
+// reasons, one all zero) and one without stall counters.
+TEST(FiguresGoldenTest, StallBreakdownMatchesGolden) {
+  const std::vector<ResultFile> files = ReadFixtures(
+      {"synthetic_stalls_relu.json", "synthetic_stalls_shared_latency.json",
+       "synthetic_stalls_unavailable.json"});
+  absl::StatusOr<std::vector<DeviceFigures>> figures = BuildFigures(files);
+  ASSERT_TRUE(figures.ok()) << figures.status();
+  CheckGolden(Render(*figures), kStallsGolden);
 }
 
 }  // namespace

@@ -26,15 +26,20 @@ constexpr char kUsage[] =
     R"(usage: figures --out=DIR [--help] [--] <result.json | folder>...
 
 Writes, per device, DIR/<device>/latency_vs_footprint.svg (memory_latency or
-shared_latency: one line per memory path, log-2 footprint axis, cycles) and,
+shared_latency: one line per memory path, log-2 footprint axis, cycles);
 with memory_bandwidth results, DIR/<device>/bandwidth_vs_footprint.svg (one
-line per op and width, GB/s, the DRAM peak dashed). Beside each SVG are the
-gnuplot data (.dat) and script (.gp) it was drawn from. <device> is the
-device name in lower case with other characters as '_'.
+line per op and width, GB/s, the DRAM peak dashed); with CUPTI stall
+counters (cupti/stall_<reason>), DIR/<device>/stall_breakdown.svg (one
+stacked bar per result row: the fraction of its stall per reason, in the
+order of report's stall table); and with l1_bypass results
+DIR/<device>/l1_bypass_dlcm_cg.svg (bars: -dlcm=cg's speedup over default
+per layer, %, noise as error bars). Beside each SVG are the gnuplot data
+(.dat) and script (.gp) it was drawn from. <device> is the device name in
+lower case with other characters as '_'.
 
 Needs gnuplot on PATH (Debian package gnuplot-nox). Bad input, a missing
-gnuplot or no memory results: one line on stderr, exit status 2; gnuplot
-failing on a script: exit status 1.
+gnuplot, or neither memory results nor stall counters: one line on stderr,
+exit status 2; gnuplot failing on a script: exit status 1.
 
 Example:
   bazel run //analysis:figures -- --out=/tmp/fig results/

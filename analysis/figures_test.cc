@@ -130,5 +130,61 @@ TEST(BuildFiguresTest, BandwidthFigureWithThePeak) {
   EXPECT_THAT(script->contents, Not(HasSubstr("\"")));
 }
 
+TEST(BuildFiguresTest, StallBreakdownOnly) {
+  ResultFile f;
+  f.path = "relu.json";
+  f.experiment = "relu_bandwidth";
+  f.context = {{"device_name", "GPU"}};
+  Row row;
+  row.axes = {{"bytes", "1024"}};
+  row.counters = {{"cupti/stall_long_scoreboard", 3},
+                  {"cupti/stall_barrier", 1},
+                  {"bandwidth_gbps", 10}};
+  f.rows.push_back(row);
+  row.axes = {{"bytes", "2048"}};
+  row.counters = {{"cupti/stall_barrier", 2}};  // no long_scoreboard
+  f.rows.push_back(row);
+  absl::StatusOr<std::vector<DeviceFigures>> figures = BuildFigures({f});
+  ASSERT_TRUE(figures.ok()) << figures.status();
+  ASSERT_EQ(figures->size(), 1u);
+  const DeviceFigures& d = figures->front();
+  EXPECT_EQ(d.scripts, std::vector<std::string>{"stall_breakdown.gp"});
+  const FigureFile* data = FileNamed(d, "stall_breakdown.dat");
+  ASSERT_NE(data, nullptr);
+  // barrier has the larger total share (0.25 + 1): it comes first. One file:
+  // no [n] before the labels.
+  EXPECT_THAT(data->contents, HasSubstr("#  barrier long_scoreboard\n"));
+  EXPECT_THAT(data->contents,
+              HasSubstr("\n\"relu_bandwidth/bytes:1024\" 0.25 0.75\n"
+                        "\"relu_bandwidth/bytes:2048\" 1 0\n"));
+  const FigureFile* script = FileNamed(d, "stall_breakdown.gp");
+  ASSERT_NE(script, nullptr);
+  EXPECT_THAT(script->contents, HasSubstr("set style histogram rowstacked\n"));
+  EXPECT_THAT(script->contents,
+              HasSubstr("plot 'stall_breakdown.dat' using 2:xtic(1) title "
+                        "'barrier' lc rgb '#1f77b4', \\\n     '' using 3 "
+                        "title 'long_scoreboard' lc rgb '#ff7f0e'\n"));
+  EXPECT_THAT(script->contents, HasSubstr("#   relu.json\n"));
+}
+
+TEST(BuildFiguresTest, StallRowsBesideMemoryResults) {
+  ResultFile stalls = LatencyFile("GPU", "9.0");
+  stalls.path = "stalls.json";
+  stalls.experiment = "relu_bandwidth";
+  for (Row& row : stalls.rows) row.counters = {{"cupti/stall_wait", 1}};
+  absl::StatusOr<std::vector<DeviceFigures>> figures =
+      BuildFigures({LatencyFile("GPU", "9.0"), stalls});
+  ASSERT_TRUE(figures.ok()) << figures.status();
+  ASSERT_EQ(figures->size(), 1u);
+  const DeviceFigures& d = figures->front();
+  EXPECT_EQ(d.scripts, (std::vector<std::string>{"latency_vs_footprint.gp",
+                                                 "stall_breakdown.gp"}));
+  // Each script names only the files it draws.
+  EXPECT_THAT(FileNamed(d, "latency_vs_footprint.gp")->contents,
+              Not(HasSubstr("stalls.json")));
+  EXPECT_THAT(FileNamed(d, "stall_breakdown.gp")->contents,
+              Not(HasSubstr("lat.json")));
+}
+
 }  // namespace
 }  // namespace dissect::analysis

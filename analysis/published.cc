@@ -144,7 +144,7 @@ absl::StatusOr<PublishedValue> ParseEntry(const Json& j,
   }
   static constexpr absl::string_view kKeys[] = {
       "device", "measured_on", "level",  "quantity",
-      "value",  "unit",        "source", "note"};
+      "value",  "range",       "unit",   "source", "note"};
   for (const auto& [key, unused] : j.items()) {
     if (std::find(std::begin(kKeys), std::end(kKeys), key) == std::end(kKeys)) {
       return absl::InvalidArgumentError(
@@ -191,12 +191,40 @@ absl::StatusOr<PublishedValue> ParseEntry(const Json& j,
                      "\", not \"", v.unit, "\""));
   }
   const auto value = j.find("value");
-  if (value == j.end() || !value->is_number() ||
-      !std::isfinite(value->get<double>()) || value->get<double>() <= 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(where, " needs a positive number \"value\""));
+  const auto range = j.find("range");
+  if ((value == j.end()) == (range == j.end())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, " needs exactly one of \"value\" and \"range\""));
   }
-  v.value = value->get<double>();
+  auto positive = [](const Json& x) {
+    return x.is_number() && std::isfinite(x.get<double>()) &&
+           x.get<double>() > 0;
+  };
+  if (value != j.end()) {
+    if (!positive(*value)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, " needs a positive number \"value\""));
+    }
+    v.value = value->get<double>();
+  } else {
+    const auto bad_range = absl::InvalidArgumentError(absl::StrCat(
+        where,
+        " \"range\" must be [low, high] of positive numbers, low <= high, "
+        "one of them may be null"));
+    if (!range->is_array() || range->size() != 2 ||
+        ((*range)[0].is_null() && (*range)[1].is_null())) {
+      return bad_range;
+    }
+    for (int i = 0; i < 2; ++i) {
+      const Json& bound = (*range)[i];
+      if (bound.is_null()) continue;
+      if (!positive(bound)) return bad_range;
+      (i == 0 ? v.range_low : v.range_high) = bound.get<double>();
+    }
+    if (v.range_low && v.range_high && *v.range_low > *v.range_high) {
+      return bad_range;
+    }
+  }
   const auto source = j.find("source");
   if (source == j.end()) {
     return absl::InvalidArgumentError(
@@ -209,6 +237,15 @@ absl::StatusOr<PublishedValue> ParseEntry(const Json& j,
 }
 
 }  // namespace
+
+bool IsRange(const PublishedValue& v) {
+  return v.range_low.has_value() || v.range_high.has_value();
+}
+
+bool InRange(const PublishedValue& v, double measured) {
+  return (!v.range_low || measured >= *v.range_low) &&
+         (!v.range_high || measured <= *v.range_high);
+}
 
 const std::vector<std::string>& PublishedQuantities() {
   static const auto* const kNames = [] {

@@ -5,6 +5,7 @@
 #ifndef DISSECT_ANALYSIS_PUBLISHED_H_
 #define DISSECT_ANALYSIS_PUBLISHED_H_
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,7 +41,11 @@ struct PublishedValue {
       measured_on;       // the GPU the source measured, e.g. "NVIDIA H800 PCIe"
   std::string level;     // a memory-hierarchy level name, e.g. "L1"
   std::string quantity;  // one of PublishedQuantities()
+  // A published value, or (for an acceptance range) 0 with `range_low` and/or
+  // `range_high` set; exactly one of the two forms.
   double value = 0;
+  std::optional<double> range_low;
+  std::optional<double> range_high;
   std::string unit;  // fixed by the quantity (QuantityUnit)
   PublishedSource source;
   std::string note;  // optional
@@ -57,6 +62,12 @@ std::string QuantityUnit(std::string_view quantity);
 // Level names an entry may use (the rows of the memory-hierarchy table):
 // shared, L1, L2, L2 near, L2 far, DRAM, tex, ldg, const.
 const std::vector<std::string>& HierarchyLevels();
+
+// True for an acceptance range ("range": [low, high]) rather than a value.
+bool IsRange(const PublishedValue& v);
+// Whether `measured` lies in the entry's range (bounds inclusive). Only for
+// ranges.
+bool InRange(const PublishedValue& v, double measured);
 
 // Parses and validates a published-values file. `path` names it in errors,
 // which are one line starting with `path: `.

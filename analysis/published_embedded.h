@@ -1,5 +1,5 @@
-// configs/published/memory_hierarchy.json as built into the binary (see the
-// published_embedded_cc genrule in analysis/BUILD).
+// configs/published/memory_hierarchy.json as built into the binary (the
+// published_embedded target in analysis/BUILD, made by //tools:embed.bzl).
 
 #ifndef DISSECT_ANALYSIS_PUBLISHED_EMBEDDED_H_
 #define DISSECT_ANALYSIS_PUBLISHED_EMBEDDED_H_

@@ -13,7 +13,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "analysis/l1_bypass.h"
 #include "analysis/published.h"
+#include "analysis/stalls.h"
 
 namespace dissect::analysis {
 namespace {
@@ -267,6 +269,33 @@ std::string CeilingCell(const HierarchyRow& row) {
                       row.ceiling);
 }
 
+// What we measured for a published quantity (capacities that are only a
+// lower bound excluded), if anything.
+std::optional<double> MeasuredNumber(const DeviceHierarchy& h,
+                                     const PublishedValue& v) {
+  const HierarchyRow* row = h.Find(v.level);
+  if (row == nullptr) return std::nullopt;
+  if (v.quantity == "latency_cycles") return row->latency_cycles;
+  if (v.quantity == "latency_ns") return row->latency_ns;
+  if (v.quantity == "capacity_bytes") {
+    if (row->capacity_is_lower_bound) return std::nullopt;
+    return row->capacity_bytes;
+  }
+  if (v.quantity == "line_bytes") return row->line_bytes;
+  if (v.quantity == "sector_bytes") return row->sector_bytes;
+  if (row->bandwidth_unit == v.unit) return row->bandwidth;
+  return std::nullopt;
+}
+
+// Measured against published: "in range" / "**outside**" for a range, the
+// ratio measured / published for a value, "—" without a measurement.
+std::string CheckCell(const DeviceHierarchy& h, const PublishedValue& v) {
+  const std::optional<double> measured = MeasuredNumber(h, v);
+  if (!measured) return kNoValue;
+  if (IsRange(v)) return InRange(v, *measured) ? "in range" : "**outside**";
+  return absl::StrFormat("×%.2f", *measured / v.value);
+}
+
 // What we measured for a published quantity, or "—".
 std::string MeasuredCell(const DeviceHierarchy& h, const PublishedValue& v) {
   const HierarchyRow* row = h.Find(v.level);
@@ -285,8 +314,14 @@ std::string MeasuredCell(const DeviceHierarchy& h, const PublishedValue& v) {
 }
 
 std::string PublishedCell(const PublishedValue& v) {
-  if (v.unit == "B") return FormatBytes(v.value);
-  return absl::StrCat(FormatNumber(v.value), " ", v.unit);
+  auto number = [&](double x) {
+    return v.unit == "B" ? FormatBytes(x) : FormatNumber(x);
+  };
+  const std::string unit = v.unit == "B" ? "" : absl::StrCat(" ", v.unit);
+  if (!IsRange(v)) return absl::StrCat(number(v.value), unit);
+  if (!v.range_high) return absl::StrCat("≥ ", number(*v.range_low), unit);
+  if (!v.range_low) return absl::StrCat("≤ ", number(*v.range_high), unit);
+  return absl::StrCat(number(*v.range_low), " – ", number(*v.range_high), unit);
 }
 
 std::string QuantityName(const std::string& quantity) {
@@ -321,11 +356,14 @@ std::string PublishedBlock(const DeviceHierarchy& h,
       &out, "Entries of `", options.published_origin,
       "` that match this device by name and/or compute capability. They were "
       "measured elsewhere, often on another model of the same architecture "
-      "(\"published for\"), with other methods and clocks.\n\n");
+      "(\"published for\"), with other methods and clocks. `check` is "
+      "measured / published for a value, and whether the measurement lies "
+      "in an acceptance range.\n\n");
   Table table;
   table.columns = {{"level", false},        {"quantity", false},
                    {"published", true},     {"published for", false},
-                   {"measured here", true}, {"source", false}};
+                   {"measured here", true}, {"check", false},
+                   {"source", false}};
   std::vector<const PublishedSource*> sources;
   // Each distinct note once, with the rows it belongs to.
   std::vector<std::pair<std::string, std::vector<std::string>>> notes;
@@ -339,7 +377,7 @@ std::string PublishedBlock(const DeviceHierarchy& h,
     if (index == sources.size()) sources.push_back(&v->source);
     table.rows.push_back(
         {v->level, QuantityName(v->quantity), PublishedCell(*v),
-         CellText(v->measured_on), MeasuredCell(h, *v),
+         CellText(v->measured_on), MeasuredCell(h, *v), CheckCell(h, *v),
          CellText(absl::StrCat("[", index + 1, "] ", v->source.where))});
     if (!v->note.empty()) {
       auto it = std::find_if(notes.begin(), notes.end(),
@@ -365,7 +403,74 @@ std::string PublishedBlock(const DeviceHierarchy& h,
   return out;
 }
 
+std::string FractionCell(const StallBreakdown& b, const std::string& reason) {
+  auto it = b.fractions.find(reason);
+  if (it == b.fractions.end()) return kNoValue;
+  return absl::StrFormat("%.3f", it->second);
+}
+
 }  // namespace
+
+std::string RenderStalls(const std::vector<ResultFile>& files) {
+  const StallTable stalls = BuildStallTable(files);
+  if (stalls.empty()) return "";
+  std::vector<std::string> blocks;
+  blocks.push_back("## stall reasons\n");
+  if (!stalls.rows.empty()) {
+    blocks.push_back(
+        "Each warp stall reason's share of the row's total stall, from the "
+        "`cupti/stall_<reason>` counters (the shares of a row sum to 1). "
+        "Reasons are ordered by their total share over the rows; `dominant` "
+        "is the row's largest. `—`: the row has no counter for that reason, "
+        "or no stall to share (see notes).\n");
+    if (stalls.files.size() == 1) {
+      blocks.push_back(absl::StrCat(DeviceLine(*stalls.files.front()), "\n"));
+    } else {
+      std::string list;
+      for (size_t i = 0; i < stalls.files.size(); ++i) {
+        absl::StrAppend(&list, "- [", i + 1, "] ", DeviceLine(*stalls.files[i]),
+                        "\n");
+      }
+      blocks.push_back(list);
+    }
+    const bool file_column = stalls.files.size() > 1;
+    const bool notes = std::any_of(
+        stalls.rows.begin(), stalls.rows.end(),
+        [](const StallRow& row) { return !row.breakdown.problem.empty(); });
+    Table table;
+    if (file_column) table.columns.push_back({"file", false});
+    table.columns.push_back({"benchmark", false});
+    for (const std::string& reason : stalls.reasons) {
+      table.columns.push_back({CellText(reason), true});
+    }
+    table.columns.push_back({"dominant", false});
+    if (notes) table.columns.push_back({"notes", false});
+    for (const StallRow& row : stalls.rows) {
+      std::vector<std::string> cells;
+      if (file_column) cells.push_back(absl::StrCat("[", row.file + 1, "]"));
+      cells.push_back(CellText(row.name));
+      for (const std::string& reason : stalls.reasons) {
+        cells.push_back(FractionCell(row.breakdown, reason));
+      }
+      cells.push_back(row.breakdown.dominant.empty()
+                          ? kNoValue
+                          : CellText(row.breakdown.dominant));
+      if (notes) cells.push_back(CellText(row.breakdown.problem));
+      table.rows.push_back(std::move(cells));
+    }
+    blocks.push_back(RenderTable(table));
+  }
+  if (!stalls.unavailable.empty()) {
+    std::string list = "Counters were not collected for:\n\n";
+    for (const auto& [file, reason] : stalls.unavailable) {
+      absl::StrAppend(&list, "- `", file->path, "` (", file->experiment, " on ",
+                      file->ContextOr("device_name", "unknown device"),
+                      "): ", CellText(reason), "\n");
+    }
+    blocks.push_back(list);
+  }
+  return absl::StrJoin(blocks, "\n");
+}
 
 std::string RenderMarkdown(const std::vector<ResultFile>& files) {
   std::vector<std::string> order;
@@ -435,6 +540,10 @@ absl::StatusOr<std::string> RenderReport(const std::vector<ResultFile>& files,
   for (const DeviceHierarchy& h : *tables) {
     absl::StrAppend(&out, out.empty() ? "" : "\n", RenderHierarchy(h, options));
   }
+  const std::string stalls = RenderStalls(files);
+  if (!stalls.empty()) absl::StrAppend(&out, out.empty() ? "" : "\n", stalls);
+  const std::string l1_bypass = RenderL1Bypass(BuildL1BypassTables(files));
+  if (!l1_bypass.empty()) absl::StrAppend(&out, out.empty() ? "" : "\n", l1_bypass);
   const std::string tensor = RenderTensorSections(files, options.tensor_peaks);
   if (!tensor.empty()) absl::StrAppend(&out, out.empty() ? "" : "\n", tensor);
   return out;

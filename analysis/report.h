@@ -1,7 +1,8 @@
 // Markdown report over dissect result files: one section per experiment with
 // a device line per file and a table of medians, spread, clocks and notes;
 // then, per device with memory experiments, the inferred memory hierarchy
-// beside published reference values.
+// beside published reference values; then the warp stall reasons of the rows
+// that carry CUPTI stall counters.
 
 #ifndef DISSECT_ANALYSIS_REPORT_H_
 #define DISSECT_ANALYSIS_REPORT_H_
@@ -38,11 +39,19 @@ struct ReportOptions {
 
 // RenderMarkdown(files), then one "## memory hierarchy: <device>" section
 // per device that has memory experiments (see memory_hierarchy.h), each
-// followed by the matching published values, then one "## tensor cores:
+// followed by the matching published values, then RenderStalls(files), then
+// the l1_bypass speedup tables (see l1_bypass.h), then one "## tensor cores:
 // <device>" section per device with tensor experiments (tensor.h). Fails
 // only if the inference fails.
 absl::StatusOr<std::string> RenderReport(const std::vector<ResultFile>& files,
                                          const ReportOptions& options);
+
+// The "## stall reasons" section (see stalls.h): one row per result row
+// with `cupti/stall_<reason>` counters, a column per reason with its
+// fraction of the row's total stall, the dominant reason, and a line per
+// file whose context has `counters_unavailable`. "" when there is neither.
+// Ends with a newline.
+std::string RenderStalls(const std::vector<ResultFile>& files);
 
 // The memory-hierarchy section of one device, as RenderReport writes it
 // (ends with a newline).

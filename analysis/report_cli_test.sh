@@ -1,7 +1,8 @@
 #!/bin/bash
 # Exit-code and stderr test of the `report` binary: good input prints
 # markdown and exits 0 (memory experiments add a memory-hierarchy section
-# with the built-in or --published values); bad input (foreign, malformed,
+# with the built-in or --published values, stall counters a stall-reasons
+# section and --stalls_csv a CSV file); bad input (foreign, malformed,
 # missing, unknown flag, bad --published file, no arguments) exits 2 with
 # one `report: ...` line naming the problem.
 
@@ -76,6 +77,32 @@ expect_error "malformed.json: malformed JSON" --published="${data}/malformed.jso
   "${data}/synthetic_relu.json"
 expect_error "foreign.json: \"format\" must be" --published="${data}/foreign.json" \
   "${data}/synthetic_relu.json"
+
+# CUPTI stall counters: a stall-reasons section, and --stalls_csv writes
+# the fractions (header, one line per stall row).
+csv="${tmp}/stalls.csv"
+rm -f "${csv}"
+run --stalls_csv="${csv}" "${data}/synthetic_stalls_relu.json" \
+  "${data}/synthetic_stalls_unavailable.json"
+[[ ${rc} -eq 0 ]] || fail "--stalls_csv: exit ${rc}, want 0 (stderr: ${err})"
+[[ "${out}" == *"## stall reasons"* ]] || fail "stall fixtures: no stall-reasons section"
+[[ "${out}" == *"Counters were not collected for:"*"CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"* ]] ||
+  fail "stall fixtures: counters_unavailable reason not shown"
+[[ -s "${csv}" ]] || fail "--stalls_csv: no ${csv}"
+[[ "$(head -n 1 "${csv}")" == "file,device,name,total,long_scoreboard,lg_throttle,wait,"* ]] ||
+  fail "--stalls_csv: unexpected header: $(head -n 1 "${csv}")"
+[[ "$(wc -l <"${csv}")" -eq 5 ]] || fail "--stalls_csv: want header + 4 rows, got $(wc -l <"${csv}") lines"
+grep -q "^${data}/synthetic_stalls_relu.json,Synthetic H100-like GPU (fixture),relu_bandwidth/bytes:268435456/timing:cold,35,0.857143,0.114286,0.0285714,,,,,long_scoreboard,\$" \
+  "${csv}" || fail "--stalls_csv: row with missing reasons not as expected: $(cat "${csv}")"
+# Without stall rows the section is left out, and --stalls_csv is an error
+# that names the unavailable counters.
+run "${data}/synthetic_relu.json"
+[[ "${out}" != *"stall reasons"* ]] || fail "no stall counters: unexpected stall section"
+expect_error "--stalls_csv: no row has cupti/stall_<reason> counters; " \
+  --stalls_csv="${tmp}/none.csv" "${data}/synthetic_stalls_unavailable.json"
+[[ ! -e "${tmp}/none.csv" ]] || fail "--stalls_csv without stall rows: file written anyway"
+expect_error "no/such/dir/s.csv: cannot write" --stalls_csv=no/such/dir/s.csv \
+  "${data}/synthetic_stalls_relu.json"
 
 # No arguments: usage on stderr, exit 2.
 run

@@ -61,6 +61,12 @@ std::vector<GoldenCase> Cases() {
       // Only shared_bandwidth (one failed row): a table of "—" but shared.
       {"synthetic_memory_partial.golden.md",
        {"synthetic_shared_bandwidth_a100.json"}},
+      // CUPTI stall counters in two files (one row missing reasons, one all
+      // zero, one skipped) and a file whose counters were unavailable: the
+      // stall-reasons section.
+      {"synthetic_stalls.golden.md",
+       {"synthetic_stalls_relu.json", "synthetic_stalls_shared_latency.json",
+        "synthetic_stalls_unavailable.json"}},
   };
 }
 

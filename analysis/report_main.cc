@@ -17,13 +17,15 @@
 #include "analysis/published_embedded.h"
 #include "analysis/report.h"
 #include "analysis/results.h"
+#include "analysis/stalls.h"
 #include "analysis/tensor.h"
 #include "analysis/tensor_peaks_embedded.h"
 
 namespace {
 
 constexpr char kUsage[] =
-    R"(usage: report [--help] [--published=FILE] [--] <result.json | folder>...
+    R"(usage: report [--help] [--published=FILE] [--stalls_csv=FILE] [--]
+              <result.json | folder>...
 
 Reads dissect result files (Google Benchmark JSON with dissect context keys,
 see analysis/SCHEMA.md) and prints a markdown report to stdout: one section
@@ -39,8 +41,17 @@ cublaslt_gemm), a "tensor cores" section per device follows: ceilings from
 configs/tensor/peaks.json (built in), each measurement as a % of its peak and
 of the best measured, and for GEMM sweeps a heatmap and a good/bad/ugly table.
 
+When rows carry CUPTI warp-stall counters (cupti/stall_<reason>), a "stall
+reasons" section gives each reason's fraction of the row's total stall and the
+dominant reason; files whose counters could not be collected
+(counters_unavailable) are named there with the reason.
+
   --published=FILE  published values to compare with (see configs/README.md);
                     default: configs/published/memory_hierarchy.json as built in
+  --stalls_csv=FILE also write the stall fractions as CSV (one line per row:
+                    file, device, name, total, one column per reason,
+                    dominant, problem), e.g. for a stall-breakdown figure;
+                    an error if no row has stall counters
 
 Any unreadable, malformed or foreign file is an error: one line on stderr,
 exit status 2.
@@ -48,6 +59,7 @@ exit status 2.
 Examples:
   bazel run //analysis:report -- results/
   bazel run //analysis:report -- results/h100/shared_latency.json > report.md
+  bazel run //analysis:report -- --stalls_csv=/tmp/stalls.csv results/
 )";
 
 int Fail(const std::string& message) {
@@ -60,6 +72,7 @@ int Fail(const std::string& message) {
 int main(int argc, char** argv) {
   std::vector<std::string> args;
   std::string published_path;
+  std::string stalls_csv_path;
   bool flags_done = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -71,6 +84,9 @@ int main(int argc, char** argv) {
     } else if (!flags_done && arg.rfind("--published=", 0) == 0) {
       published_path = arg.substr(std::string("--published=").size());
       if (published_path.empty()) return Fail("--published needs a file");
+    } else if (!flags_done && arg.rfind("--stalls_csv=", 0) == 0) {
+      stalls_csv_path = arg.substr(std::string("--stalls_csv=").size());
+      if (stalls_csv_path.empty()) return Fail("--stalls_csv needs a file");
     } else if (!flags_done && arg.size() > 1 && arg[0] == '-') {
       return Fail("unknown flag '" + arg + "' (see --help)");
     } else {
@@ -128,6 +144,25 @@ int main(int argc, char** argv) {
   absl::StatusOr<std::string> report =
       dissect::analysis::RenderReport(files, options);
   if (!report.ok()) return Fail(std::string(report.status().message()));
+  if (!stalls_csv_path.empty()) {
+    const dissect::analysis::StallTable stalls =
+        dissect::analysis::BuildStallTable(files);
+    if (stalls.rows.empty()) {
+      std::string why;
+      for (const auto& [file, reason] : stalls.unavailable) {
+        why += "; " + file->path + ": counters unavailable: " + reason;
+      }
+      return Fail("--stalls_csv: no row has cupti/stall_<reason> counters" +
+                  why);
+    }
+    std::ofstream out(stalls_csv_path, std::ios::binary | std::ios::trunc);
+    if (!out) {
+      return Fail(stalls_csv_path + ": cannot write: " + std::strerror(errno));
+    }
+    out << dissect::analysis::StallsCsv(stalls);
+    out.close();
+    if (!out) return Fail(stalls_csv_path + ": cannot write");
+  }
   std::cout << *report;
   std::cout.flush();
   if (!std::cout) return Fail("cannot write to stdout");

@@ -163,7 +163,7 @@ TEST(RenderReportTest, HierarchySectionWithMatchingPublishedValuesOnly) {
                                  "120 B/clk/SM | 93.8% of 128 B/clk/SM |"));
   EXPECT_THAT(*report, HasSubstr("### published values: GPU Z"));
   EXPECT_THAT(*report, HasSubstr("| shared | bandwidth | 128 B/clk/SM | "
-                                 "Other GPU     |  120 B/clk/SM | "
+                                 "Other GPU     |  120 B/clk/SM | ×0.94 | "
                                  "[1] Table 9 |"));
   EXPECT_THAT(*report, Not(HasSubstr("64 B/clk/SM")));
   EXPECT_THAT(*report, HasSubstr("[1] Ann Author, Bo Author: \"Title\", "
@@ -186,6 +186,48 @@ TEST(RenderReportTest, SaysWhenNoPublishedValueMatches) {
       RenderReport({SharedBandwidthFile("GPU Z", "9.0")}, options);
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_THAT(*report, HasSubstr("_no entry of `p.json` matches this device"));
+}
+
+TEST(RenderStallsTest, NoStallCountersNoSection) {
+  EXPECT_EQ(RenderStalls({MakeFile("relu", "GPU", "a.json")}), "");
+  absl::StatusOr<std::string> report =
+      RenderReport({MakeFile("relu", "GPU", "a.json")}, ReportOptions());
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_THAT(*report, Not(HasSubstr("stall")));
+}
+
+TEST(RenderStallsTest, UnavailableCountersAreSaid) {
+  ResultFile file = MakeFile("relu", "GPU", "a.json");
+  file.context["counters_unavailable"] = "no | permission";
+  EXPECT_EQ(RenderStalls({file}),
+            "## stall reasons\n\nCounters were not collected for:\n\n"
+            "- `a.json` (relu on GPU): no \\| permission\n");
+  absl::StatusOr<std::string> report = RenderReport({file}, ReportOptions());
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_THAT(*report, HasSubstr("\n\n## stall reasons\n"));
+}
+
+TEST(RenderStallsTest, OneFileFractionsAndDominant) {
+  ResultFile file = MakeFile("relu", "GPU", "a.json");
+  file.rows[0].counters["cupti/stall_long_scoreboard"] = 3;
+  file.rows[0].counters["cupti/stall_barrier"] = 1;
+  Row zero = file.rows[0];
+  zero.axes = {{"n", "16"}};
+  zero.counters = {{"cupti/stall_barrier", 0}};
+  file.rows.push_back(zero);
+  const std::string md = RenderStalls({file});
+  // One file: a device line, no file column; a notes column for the
+  // all-zero row.
+  EXPECT_THAT(md,
+              HasSubstr("\nGPU · cc ? · ? SMs · commit unknown · `a.json`\n"));
+  EXPECT_THAT(md, HasSubstr("| benchmark | long_scoreboard | barrier | "
+                            "dominant        | notes                    |\n"));
+  EXPECT_THAT(md, HasSubstr("| relu/n:8  |           0.750 |   0.250 | "
+                            "long_scoreboard |                          |\n"));
+  EXPECT_THAT(md, HasSubstr("| relu/n:16 |               — |       — | "
+                            "—               | all stall counters are 0 |\n"));
+  EXPECT_THAT(md, Not(HasSubstr("| file")));
+  EXPECT_THAT(md, Not(HasSubstr("not collected")));
 }
 
 }  // namespace

@@ -28,40 +28,48 @@ constexpr char kNone[] = "—";
 constexpr double kGood = 0.6;
 constexpr double kBad = 0.25;
 
-absl::string_view Sv(std::string_view s) { return absl::string_view(s.data(), s.size()); }
+absl::string_view Sv(std::string_view s) {
+  return absl::string_view(s.data(), s.size());
+}
 
 absl::Status Error(std::string_view path, const std::string& what) {
   return absl::InvalidArgumentError(absl::StrCat(Sv(path), ": ", what));
 }
 
 // A required non-empty string member.
-absl::StatusOr<std::string> String(const Json& j, const char* key, std::string_view path,
+absl::StatusOr<std::string> String(const Json& j, const char* key,
+                                   std::string_view path,
                                    const std::string& where) {
   const auto it = j.find(key);
   if (it == j.end() || !it->is_string() || it->get<std::string>().empty()) {
-    return Error(path, absl::StrCat(where, " needs a non-empty string \"", key, "\""));
+    return Error(
+        path, absl::StrCat(where, " needs a non-empty string \"", key, "\""));
   }
   return it->get<std::string>();
 }
 
-absl::StatusOr<double> Number(const Json& j, const char* key, std::string_view path,
-                              const std::string& where) {
+absl::StatusOr<double> Number(const Json& j, const char* key,
+                              std::string_view path, const std::string& where) {
   const auto it = j.find(key);
   if (it == j.end() || !it->is_number() || it->get<double>() < 0) {
-    return Error(path, absl::StrCat(where, " needs a number \"", key, "\" >= 0"));
+    return Error(path,
+                 absl::StrCat(where, " needs a number \"", key, "\" >= 0"));
   }
   return it->get<double>();
 }
 
 // A markdown table without padding; `right` marks right-aligned columns.
-std::string Table(const std::vector<std::string>& header, const std::vector<bool>& right,
+std::string Table(const std::vector<std::string>& header,
+                  const std::vector<bool>& right,
                   const std::vector<std::vector<std::string>>& rows) {
   std::string out = absl::StrCat("| ", absl::StrJoin(header, " | "), " |\n|");
-  for (size_t i = 0; i < header.size(); ++i) out += right[i] ? " ---: |" : " --- |";
+  for (size_t i = 0; i < header.size(); ++i)
+    out += right[i] ? " ---: |" : " --- |";
   out += "\n";
   for (const auto& row : rows) {
     std::vector<std::string> cells;
-    for (const std::string& c : row) cells.push_back(absl::StrReplaceAll(c, {{"|", "\\|"}}));
+    for (const std::string& c : row)
+      cells.push_back(absl::StrReplaceAll(c, {{"|", "\\|"}}));
     absl::StrAppend(&out, "| ", absl::StrJoin(cells, " | "), " |\n");
   }
   return out;
@@ -71,7 +79,9 @@ std::string Percent(std::optional<double> fraction) {
   return fraction ? FormatPercent(*fraction) : kNone;
 }
 
-std::string Num(std::optional<double> v) { return v ? FormatNumber(*v) : kNone; }
+std::string Num(std::optional<double> v) {
+  return v ? FormatNumber(*v) : kNone;
+}
 
 // One measured point of a tensor experiment.
 struct Measurement {
@@ -85,8 +95,9 @@ struct Measurement {
   std::optional<double> cycles;
   std::optional<double> per_clk_sm;
   std::optional<double> tflops;
-  std::optional<double> tensor_active;  // a cupti/ counter naming the tensor pipe
-  std::optional<GemmShape> shape;       // GEMM rows
+  std::optional<double>
+      tensor_active;               // a cupti/ counter naming the tensor pipe
+  std::optional<GemmShape> shape;  // GEMM rows
 };
 
 bool IsTensorExperiment(const std::string& e) {
@@ -126,7 +137,8 @@ std::optional<Measurement> Measure(const ResultFile& file, const Row& row) {
   if (m.mode.empty()) m.mode = "throughput";
   if (m.data.empty()) m.data = "random";
   for (const auto& [name, value] : row.counters) {
-    if (absl::StartsWith(name, "cycles_per_") && !absl::StrContains(name, ".")) {
+    if (absl::StartsWith(name, "cycles_per_") &&
+        !absl::StrContains(name, ".")) {
       m.cycles = value;
     }
     if (absl::StartsWith(name, "cupti/") && absl::StrContains(name, "tensor") &&
@@ -177,7 +189,8 @@ std::pair<double, double> GemmElementBytes(const std::string& dtype) {
 }
 
 // Shape-based explanations of a GEMM row that misses its ceiling.
-std::string GemmReasons(const Measurement& m, double peak_tflops, double dram_gbps, int sms) {
+std::string GemmReasons(const Measurement& m, double peak_tflops,
+                        double dram_gbps, int sms) {
   if (!m.shape) return "";
   const GemmShape& s = *m.shape;
   std::vector<std::string> reasons;
@@ -210,22 +223,25 @@ std::string CeilingsBlock(const ResultFile& f, const TensorArchitecture* arch,
                           const TensorPeaks& peaks) {
   std::string out;
   if (arch == nullptr) {
-    return absl::StrCat("_no architecture of configs/tensor/peaks.json has compute "
-                        "capability ",
-                        f.ContextOr("device_compute_capability", "?"),
-                        ": no % of peak_\n");
+    return absl::StrCat(
+        "_no architecture of configs/tensor/peaks.json has compute "
+        "capability ",
+        f.ContextOr("device_compute_capability", "?"), ": no % of peak_\n");
   }
-  absl::StrAppend(&out, "Ceilings (", arch->name, "): SM count × max SM clock (",
-                  FormatNumber(ContextNumber(f, "device_sm_clock_max_khz") / 1e3),
-                  " MHz) × per-SM rate. Integer rates are operations.\n\n");
+  absl::StrAppend(
+      &out, "Ceilings (", arch->name, "): SM count × max SM clock (",
+      FormatNumber(ContextNumber(f, "device_sm_clock_max_khz") / 1e3),
+      " MHz) × per-SM rate. Integer rates are operations.\n\n");
   std::vector<std::vector<std::string>> rows;
   std::vector<const TensorSource*> cited;
   for (const TensorRate& r : arch->rates) {
     const TensorSource* s = peaks.Source(r.source);
     size_t index = std::find(cited.begin(), cited.end(), s) - cited.begin();
     if (index == cited.size()) cited.push_back(s);
-    rows.push_back({r.dtype, FormatNumber(r.dense), r.sparse > 0 ? FormatNumber(r.sparse) : kNone,
-                    Num(PeakTflops(f, r.dense)), absl::StrCat("[", index + 1, "] ", r.note)});
+    rows.push_back({r.dtype, FormatNumber(r.dense),
+                    r.sparse > 0 ? FormatNumber(r.sparse) : kNone,
+                    Num(PeakTflops(f, r.dense)),
+                    absl::StrCat("[", index + 1, "] ", r.note)});
   }
   absl::StrAppend(&out,
                   Table({"dtype", "dense FLOP/clk/SM", "2:4 sparse FLOP/clk/SM",
@@ -234,9 +250,9 @@ std::string CeilingsBlock(const ResultFile& f, const TensorArchitecture* arch,
                   "\n");
   for (size_t i = 0; i < cited.size(); ++i) {
     if (cited[i] == nullptr) continue;
-    absl::StrAppend(&out, "[", i + 1, "] ", cited[i]->publisher, ": \"", cited[i]->title,
-                    "\", ", cited[i]->year, ", ", cited[i]->where, ". ", cited[i]->url,
-                    "\n");
+    absl::StrAppend(&out, "[", i + 1, "] ", cited[i]->publisher, ": \"",
+                    cited[i]->title, "\", ", cited[i]->year, ", ",
+                    cited[i]->where, ". ", cited[i]->url, "\n");
   }
   return out;
 }
@@ -248,28 +264,38 @@ std::string ProbeBlock(const std::vector<const Measurement*>& probes,
   for (const Measurement* m : probes) {
     const double rate = RateOf(arch, m->kind);
     std::optional<double> of_peak, of_best;
-    if (m->mode == "throughput" && m->per_clk_sm && rate > 0) of_peak = *m->per_clk_sm / rate;
+    if (m->mode == "throughput" && m->per_clk_sm && rate > 0)
+      of_peak = *m->per_clk_sm / rate;
     const auto b = best.find(KindName(m->kind));
-    if (m->mode == "throughput" && m->tflops && b != best.end() && b->second > 0) {
+    if (m->mode == "throughput" && m->tflops && b != best.end() &&
+        b->second > 0) {
       of_best = *m->tflops / b->second;
     }
     rows.push_back({m->experiment, m->what, KindName(m->kind), m->mode, m->data,
-                    Num(m->cycles), Num(m->per_clk_sm), Num(m->tflops), Percent(of_peak),
-                    Percent(of_best)});
+                    Num(m->cycles), Num(m->per_clk_sm), Num(m->tflops),
+                    Percent(of_peak), Percent(of_best)});
   }
   return absl::StrCat(
-      "### instruction probes\n\nLatency rows: cycles between dependent instructions of one "
-      "warp (warpgroup). Throughput rows: SM cycles per instruction with every SM full; % of "
-      "peak = FLOP/clk/SM over the per-SM rate (clock-independent); % of best = TFLOP/s over "
-      "the best throughput measured for the same type with random data (any experiment). "
+      "### instruction probes\n\nLatency rows: cycles between dependent "
+      "instructions of one "
+      "warp (warpgroup). Throughput rows: SM cycles per instruction with every "
+      "SM full; % of "
+      "peak = FLOP/clk/SM over the per-SM rate (clock-independent); % of best "
+      "= TFLOP/s over "
+      "the best throughput measured for the same type with random data (any "
+      "experiment). "
       "Integer forms count operations (TOP/s).\n\n",
-      Table({"experiment", "instruction", "type", "mode", "data", "cycles/instr",
-             "FLOP/clk/SM", "TFLOP/s", "% of peak", "% of best"},
-            {false, false, false, false, false, true, true, true, true, true}, rows));
+      Table(
+          {"experiment", "instruction", "type", "mode", "data", "cycles/instr",
+           "FLOP/clk/SM", "TFLOP/s", "% of peak", "% of best"},
+          {false, false, false, false, false, true, true, true, true, true},
+          rows));
 }
 
-std::string GemmBlock(const ResultFile& f, const std::vector<const Measurement*>& gemm,
-                      const TensorArchitecture* arch, const std::map<std::string, double>& best) {
+std::string GemmBlock(const ResultFile& f,
+                      const std::vector<const Measurement*>& gemm,
+                      const TensorArchitecture* arch,
+                      const std::map<std::string, double>& best) {
   const double dram = ContextNumber(f, "device_dram_peak_gbps");
   const int sms = static_cast<int>(ContextNumber(f, "device_sm_count"));
   auto of_peak = [&](const Measurement& m) -> std::optional<double> {
@@ -283,18 +309,23 @@ std::string GemmBlock(const ResultFile& f, const std::vector<const Measurement*>
   std::map<std::pair<std::string, std::string>, const Measurement*> cell;
   for (const Measurement* m : gemm) {
     if (m->data != "random" || !m->shape) continue;
-    const std::string shape = absl::StrCat(m->shape->m, "x", m->shape->n, "x", m->shape->k);
-    if (std::find(shapes.begin(), shapes.end(), shape) == shapes.end()) shapes.push_back(shape);
-    if (std::find(dtypes.begin(), dtypes.end(), m->kind.dtype) == dtypes.end()) {
+    const std::string shape =
+        absl::StrCat(m->shape->m, "x", m->shape->n, "x", m->shape->k);
+    if (std::find(shapes.begin(), shapes.end(), shape) == shapes.end())
+      shapes.push_back(shape);
+    if (std::find(dtypes.begin(), dtypes.end(), m->kind.dtype) ==
+        dtypes.end()) {
       dtypes.push_back(m->kind.dtype);
     }
     cell[{shape, m->kind.dtype}] = m;
   }
   if (!shapes.empty()) {
-    absl::StrAppend(&out,
-                    "Utilisation heatmap: % of each dtype's dense peak at the max SM clock "
-                    "(random data; `·` skipped or not run). Shade as the classes below: █ good "
-                    "(≥ 60%), ▒ bad (25–60%), ░ ugly (< 25%).\n\n");
+    absl::StrAppend(
+        &out,
+        "Utilisation heatmap: % of each dtype's dense peak at the max SM clock "
+        "(random data; `·` skipped or not run). Shade as the classes below: █ "
+        "good "
+        "(≥ 60%), ▒ bad (25–60%), ░ ugly (< 25%).\n\n");
     std::vector<std::string> header = {"M×N×K"};
     std::vector<bool> right = {false};
     for (const std::string& d : dtypes) {
@@ -331,35 +362,41 @@ std::string GemmBlock(const ResultFile& f, const std::vector<const Measurement*>
     if (m->data != "random" || !p || !m->shape) continue;
     graded.push_back({*p >= kGood ? 0 : *p >= kBad ? 1 : 2, m, *p});
   }
-  std::stable_sort(graded.begin(), graded.end(), [](const Graded& a, const Graded& b) {
-    return a.grade != b.grade ? a.grade < b.grade : a.pct > b.pct;
-  });
+  std::stable_sort(
+      graded.begin(), graded.end(), [](const Graded& a, const Graded& b) {
+        return a.grade != b.grade ? a.grade < b.grade : a.pct > b.pct;
+      });
   if (!graded.empty()) {
-    absl::StrAppend(&out,
-                    "Good (≥ 60% of peak), bad (25–60%) and ugly (< 25%: the tensor cores "
-                    "mostly idle). Reasons are read off the shape: alignment, arithmetic "
-                    "intensity against the ridge point (peak / device_dram_peak_gbps), and "
-                    "128×128 output tiles against the SM count. Tensor pipe active is the "
-                    "cupti/ counter of the row when it was run with a tensor-pipe metric.\n\n");
+    absl::StrAppend(
+        &out,
+        "Good (≥ 60% of peak), bad (25–60%) and ugly (< 25%: the tensor cores "
+        "mostly idle). Reasons are read off the shape: alignment, arithmetic "
+        "intensity against the ridge point (peak / device_dram_peak_gbps), and "
+        "128×128 output tiles against the SM count. Tensor pipe active is the "
+        "cupti/ counter of the row when it was run with a tensor-pipe "
+        "metric.\n\n");
     const char* kGrades[] = {"good", "bad", "ugly"};
     std::vector<std::vector<std::string>> rows;
     for (const Graded& g : graded) {
-      const std::optional<double> peak = PeakTflops(*g.m->file, RateOf(arch, g.m->kind));
+      const std::optional<double> peak =
+          PeakTflops(*g.m->file, RateOf(arch, g.m->kind));
       const auto b = best.find(KindName(g.m->kind));
       const GemmShape& s = *g.m->shape;
-      rows.push_back({kGrades[g.grade], g.m->kind.dtype, absl::StrCat(s.m, "x", s.n, "x", s.k),
-                      Num(g.m->tflops),
-                      FormatPercent(g.pct),
-                      b != best.end() && b->second > 0 && g.m->tflops
-                          ? FormatPercent(*g.m->tflops / b->second)
-                          : kNone,
-                      g.m->tensor_active ? FormatNumber(*g.m->tensor_active) : kNone,
-                      g.grade == 0 ? "" : GemmReasons(*g.m, peak.value_or(0), dram, sms)});
+      rows.push_back(
+          {kGrades[g.grade], g.m->kind.dtype,
+           absl::StrCat(s.m, "x", s.n, "x", s.k), Num(g.m->tflops),
+           FormatPercent(g.pct),
+           b != best.end() && b->second > 0 && g.m->tflops
+               ? FormatPercent(*g.m->tflops / b->second)
+               : kNone,
+           g.m->tensor_active ? FormatNumber(*g.m->tensor_active) : kNone,
+           g.grade == 0 ? "" : GemmReasons(*g.m, peak.value_or(0), dram, sms)});
     }
-    absl::StrAppend(&out, Table({"class", "dtype", "shape", "TFLOP/s", "% of peak",
-                                 "% of best", "tensor pipe active", "why"},
-                                {false, false, false, true, true, true, true, false},
-                                rows));
+    absl::StrAppend(
+        &out,
+        Table({"class", "dtype", "shape", "TFLOP/s", "% of peak", "% of best",
+               "tensor pipe active", "why"},
+              {false, false, false, true, true, true, true, false}, rows));
   }
   return out;
 }
@@ -373,7 +410,8 @@ const TensorRate* TensorArchitecture::Find(std::string_view dtype) const {
   return nullptr;
 }
 
-const TensorArchitecture* TensorPeaks::ForComputeCapability(std::string_view cc) const {
+const TensorArchitecture* TensorPeaks::ForComputeCapability(
+    std::string_view cc) const {
   for (const TensorArchitecture& a : architectures) {
     if (a.compute_capability == cc) return &a;
   }
@@ -388,16 +426,19 @@ const TensorSource* TensorPeaks::Source(std::string_view key) const {
 }
 
 const std::vector<std::string>& TensorDtypes() {
-  static const auto* dtypes =
-      new std::vector<std::string>{"fp32", "tf32", "fp16", "bf16", "fp8", "int8"};
+  static const auto* dtypes = new std::vector<std::string>{
+      "fp32", "tf32", "fp16", "bf16", "fp8", "int8"};
   return *dtypes;
 }
 
-absl::StatusOr<TensorPeaks> ParseTensorPeaksJson(std::string_view text, std::string_view path) {
+absl::StatusOr<TensorPeaks> ParseTensorPeaksJson(std::string_view text,
+                                                 std::string_view path) {
   const Json j = Json::parse(text.begin(), text.end(), nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return Error(path, "not a JSON object");
+  if (j.is_discarded() || !j.is_object())
+    return Error(path, "not a JSON object");
   if (j.value("format", "") != kTensorPeaksFormat) {
-    return Error(path, absl::StrCat("\"format\" must be \"", Sv(kTensorPeaksFormat), "\""));
+    return Error(path, absl::StrCat("\"format\" must be \"",
+                                    Sv(kTensorPeaksFormat), "\""));
   }
   TensorPeaks peaks;
   if (!j.contains("sources") || !j["sources"].is_array()) {
@@ -406,8 +447,10 @@ absl::StatusOr<TensorPeaks> ParseTensorPeaksJson(std::string_view text, std::str
   for (const Json& s : j["sources"]) {
     TensorSource source;
     const std::string where = absl::StrCat("source ", peaks.sources.size() + 1);
-    for (auto [field, key] : {std::pair{&source.key, "key"}, {&source.title, "title"},
-                              {&source.publisher, "publisher"}, {&source.where, "where"},
+    for (auto [field, key] : {std::pair{&source.key, "key"},
+                              {&source.title, "title"},
+                              {&source.publisher, "publisher"},
+                              {&source.where, "where"},
                               {&source.url, "url"}}) {
       absl::StatusOr<std::string> v = String(s, key, path, where);
       if (!v.ok()) return v.status();
@@ -423,20 +466,25 @@ absl::StatusOr<TensorPeaks> ParseTensorPeaksJson(std::string_view text, std::str
   }
   for (const Json& a : j["architectures"]) {
     TensorArchitecture arch;
-    const std::string where = absl::StrCat("architecture ", peaks.architectures.size() + 1);
+    const std::string where =
+        absl::StrCat("architecture ", peaks.architectures.size() + 1);
     absl::StatusOr<std::string> name = String(a, "name", path, where);
     if (!name.ok()) return name.status();
-    absl::StatusOr<std::string> cc = String(a, "compute_capability", path, where);
+    absl::StatusOr<std::string> cc =
+        String(a, "compute_capability", path, where);
     if (!cc.ok()) return cc.status();
     arch.name = *name;
     arch.compute_capability = *cc;
     if (!a.contains("rates") || !a["rates"].is_array() || a["rates"].empty()) {
-      return Error(path, absl::StrCat(where, " needs a non-empty array \"rates\""));
+      return Error(path,
+                   absl::StrCat(where, " needs a non-empty array \"rates\""));
     }
     for (const Json& r : a["rates"]) {
       TensorRate rate;
-      const std::string rwhere = absl::StrCat(where, " rate ", arch.rates.size() + 1);
-      for (auto [field, key] : {std::pair{&rate.dtype, "dtype"}, {&rate.source, "source"},
+      const std::string rwhere =
+          absl::StrCat(where, " rate ", arch.rates.size() + 1);
+      for (auto [field, key] : {std::pair{&rate.dtype, "dtype"},
+                                {&rate.source, "source"},
                                 {&rate.note, "note"}}) {
         absl::StatusOr<std::string> v = String(r, key, path, rwhere);
         if (!v.ok()) return v.status();
@@ -444,17 +492,20 @@ absl::StatusOr<TensorPeaks> ParseTensorPeaksJson(std::string_view text, std::str
       }
       const auto& known = TensorDtypes();
       if (std::find(known.begin(), known.end(), rate.dtype) == known.end()) {
-        return Error(path, absl::StrCat(rwhere, ": unknown dtype \"", rate.dtype,
-                                        "\" (one of ", absl::StrJoin(known, ", "), ")"));
+        return Error(
+            path, absl::StrCat(rwhere, ": unknown dtype \"", rate.dtype,
+                               "\" (one of ", absl::StrJoin(known, ", "), ")"));
       }
       if (peaks.Source(rate.source) == nullptr) {
-        return Error(path, absl::StrCat(rwhere, ": unknown source \"", rate.source, "\""));
+        return Error(path, absl::StrCat(rwhere, ": unknown source \"",
+                                        rate.source, "\""));
       }
       absl::StatusOr<double> dense = Number(r, "dense", path, rwhere);
       if (!dense.ok()) return dense.status();
       absl::StatusOr<double> sparse = Number(r, "sparse", path, rwhere);
       if (!sparse.ok()) return sparse.status();
-      if (*dense <= 0) return Error(path, absl::StrCat(rwhere, ": \"dense\" must be > 0"));
+      if (*dense <= 0)
+        return Error(path, absl::StrCat(rwhere, ": \"dense\" must be > 0"));
       rate.dense = *dense;
       rate.sparse = *sparse;
       arch.rates.push_back(std::move(rate));
@@ -487,8 +538,8 @@ std::optional<GemmShape> ParseGemmShape(std::string_view shape) {
   std::vector<std::string> parts = absl::StrSplit(Sv(shape), 'x');
   GemmShape s;
   if (parts.size() != 3 || !absl::SimpleAtoi(parts[0], &s.m) ||
-      !absl::SimpleAtoi(parts[1], &s.n) || !absl::SimpleAtoi(parts[2], &s.k) || s.m <= 0 ||
-      s.n <= 0 || s.k <= 0) {
+      !absl::SimpleAtoi(parts[1], &s.n) || !absl::SimpleAtoi(parts[2], &s.k) ||
+      s.m <= 0 || s.n <= 0 || s.k <= 0) {
     return std::nullopt;
   }
   return s;
@@ -513,8 +564,8 @@ std::string RenderTensorSections(const std::vector<ResultFile>& files,
   for (const std::string& key : order) {
     const Device& d = devices[key];
     const ResultFile& f = *d.first;
-    const TensorArchitecture* arch =
-        peaks.ForComputeCapability(f.ContextOr("device_compute_capability", ""));
+    const TensorArchitecture* arch = peaks.ForComputeCapability(
+        f.ContextOr("device_compute_capability", ""));
     // The best TFLOP/s per type among throughput rows with random data.
     std::map<std::string, double> best;
     for (const Measurement& m : d.rows) {
@@ -526,13 +577,16 @@ std::string RenderTensorSections(const std::vector<ResultFile>& files,
     for (const Measurement& m : d.rows) {
       (m.experiment == "cublaslt_gemm" ? gemm : probes).push_back(&m);
     }
-    std::string out = absl::StrCat("## tensor cores: ", f.ContextOr("device_name", "?"), "\n\n",
-                                   f.ContextOr("device_name", "?"), " · cc ",
-                                   f.ContextOr("device_compute_capability", "?"), " · ",
-                                   f.ContextOr("device_sm_count", "?"), " SMs\n\n",
-                                   CeilingsBlock(f, arch, peaks));
-    if (!probes.empty()) absl::StrAppend(&out, "\n", ProbeBlock(probes, arch, best));
-    if (!gemm.empty()) absl::StrAppend(&out, "\n", GemmBlock(f, gemm, arch, best));
+    std::string out =
+        absl::StrCat("## tensor cores: ", f.ContextOr("device_name", "?"),
+                     "\n\n", f.ContextOr("device_name", "?"), " · cc ",
+                     f.ContextOr("device_compute_capability", "?"), " · ",
+                     f.ContextOr("device_sm_count", "?"), " SMs\n\n",
+                     CeilingsBlock(f, arch, peaks));
+    if (!probes.empty())
+      absl::StrAppend(&out, "\n", ProbeBlock(probes, arch, best));
+    if (!gemm.empty())
+      absl::StrAppend(&out, "\n", GemmBlock(f, gemm, arch, best));
     sections.push_back(std::move(out));
   }
   return absl::StrJoin(sections, "\n");

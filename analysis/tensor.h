@@ -19,7 +19,8 @@
 
 namespace dissect::analysis {
 
-inline constexpr std::string_view kTensorPeaksFormat = "dissect.tensor_peaks.v1";
+inline constexpr std::string_view kTensorPeaksFormat =
+    "dissect.tensor_peaks.v1";
 
 struct TensorSource {
   std::string key;
@@ -31,9 +32,9 @@ struct TensorSource {
 };
 
 struct TensorRate {
-  std::string dtype;  // fp32, tf32, fp16, bf16, fp8, int8
-  double dense = 0;   // FLOP (integer: op) per clock per SM
-  double sparse = 0;  // 2:4 sparse, 0 if none
+  std::string dtype;   // fp32, tf32, fp16, bf16, fp8, int8
+  double dense = 0;    // FLOP (integer: op) per clock per SM
+  double sparse = 0;   // 2:4 sparse, 0 if none
   std::string source;  // a TensorSource key
   std::string note;
 };

@@ -9,7 +9,8 @@ namespace dissect::analysis {
 // The file's text, NUL-terminated.
 extern const char kEmbeddedTensorPeaksJson[];
 
-inline constexpr char kEmbeddedTensorPeaksOrigin[] = "configs/tensor/peaks.json";
+inline constexpr char kEmbeddedTensorPeaksOrigin[] =
+    "configs/tensor/peaks.json";
 
 }  // namespace dissect::analysis
 

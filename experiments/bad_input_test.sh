@@ -45,9 +45,29 @@ expect 2 "unknown value 'scan'" memory_bandwidth --axis=op=scan
 expect 2 "no CUDA device visible" memory_bandwidth --axis=footprint_bytes=1MiB
 expect 2 "width_bits must be 32, 64 or 128 (got 256)" shared_bandwidth --axis=width_bits=256
 expect 2 "no CUDA device visible" shared_bandwidth
+# --metrics: names are checked against the built-in catalog before anything runs.
+expect 2 "--metrics: unknown metric 'bogus'; valid metrics: l1_hit_rate, l2_hit_rate, dram_bytes_read" relu_bandwidth --metrics=bogus
+expect 2 "groups: dram, all_memory, all_compute, all_stalls, all" relu_bandwidth --metrics=dram_bytes_read,l1_hit_rat
+expect 2 "unknown metric 'stall_everything'" shared_latency --metrics stall_everything
+expect 2 "--metrics needs metric or group names" relu_bandwidth --metrics=
+expect 2 "empty metric name" memory_latency --metrics=dram,,l2_hit_rate
+expect 2 "no CUDA device visible" relu_bandwidth --metrics=all_memory --axis=bytes=1MiB
 
 if ! ./shared_latency --help | grep -q "footprint_bytes"; then
   echo "FAIL: --help does not list the axes"; failures=$((failures + 1))
+fi
+if ! ./shared_latency --help | grep -q "groups:  dram, all_memory"; then
+  echo "FAIL: --help does not list the counter groups"; failures=$((failures + 1))
+fi
+listing=$(./relu_bandwidth --metrics=list)
+for want in "dram_bytes_read" "GH100: dram__bytes_read.sum" "stall_long_scoreboard" "all_stalls"; do
+  if [[ "${listing}" != *"${want}"* ]]; then
+    echo "FAIL: --metrics=list lacks '${want}'"; failures=$((failures + 1))
+  fi
+done
+points=$(./relu_bandwidth --metrics=dram --list --axis=bytes=1MiB | grep -c '^relu_bandwidth/')
+if [[ ${points} -ne 2 ]]; then
+  echo "FAIL: --metrics=dram --list printed ${points} points, want 2"; failures=$((failures + 1))
 fi
 points=$(./relu_bandwidth --list --axis=bytes=1MiB,2MiB | grep -c '^relu_bandwidth/')
 if [[ ${points} -ne 4 ]]; then

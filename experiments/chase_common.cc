@@ -154,20 +154,22 @@ absl::Status MeasureChaseLatency(PointContext& ctx, ChasePath path, int64_t foot
                            DeviceChain::Create(ctx.device(), path, footprint_bytes,
                                                stride_bytes, order, 0, ctx.stream()));
   const int launches = ctx.timing().warmup + ctx.timing().samples;
-  DISSECT_ASSIGN_OR_RETURN(auto d_out, DeviceBuffer<ChaseTiming>::Allocate(launches));
+  // One record per timed launch plus a scratch one for counter passes.
+  DISSECT_ASSIGN_OR_RETURN(auto d_out, DeviceBuffer<ChaseTiming>::Allocate(ctx.LaunchSlots()));
   ChaseArgs args = chain.Args();
   args.warmup_loads = std::min(chain.slots(), kMaxWarmupLoads);
   args.timed_loads = timed_loads;
   int launch = 0;
   DISSECT_RETURN_IF_ERROR(ctx.TimeKernel(
                               [&](cudaStream_t stream) {
-                                args.out = d_out.get() + launch++;
+                                args.out = d_out.get() + ctx.LaunchSlot(launch++);
                                 return LaunchChase(args, stream);
                               },
                               CacheState::kHot)
                               .status());
   std::vector<ChaseTiming> results(launches);
-  DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpy(results.data(), d_out.get(), d_out.bytes(),
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpy(results.data(), d_out.get(),
+                                          launches * sizeof(ChaseTiming),
                                           cudaMemcpyDeviceToHost));
   // The chase must really have happened: its end point is known.
   const uint32_t expected = chain.ValueAfter(args.warmup_loads + args.timed_loads);

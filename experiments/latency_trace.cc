@@ -42,12 +42,13 @@ absl::Status Run(PointContext& ctx) {
   }
   const int launches = ctx.timing().warmup + ctx.timing().samples;
   DISSECT_ASSIGN_OR_RETURN(
-      auto d_trace, DeviceBuffer<TraceRecord>::Allocate(static_cast<size_t>(launches) *
-                                                        kTraceLength));
+      auto d_trace, DeviceBuffer<TraceRecord>::Allocate(
+                        static_cast<size_t>(ctx.LaunchSlots()) * kTraceLength));
   int launch = 0;
   DISSECT_RETURN_IF_ERROR(ctx.TimeKernel(
                               [&](cudaStream_t stream) {
-                                args.trace = d_trace.get() + kTraceLength * launch++;
+                                args.trace = d_trace.get() +
+                                             kTraceLength * ctx.LaunchSlot(launch++);
                                 return LaunchChaseTrace(args, stream);
                               },
                               state)

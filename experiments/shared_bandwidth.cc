@@ -84,22 +84,26 @@ absl::Status Run(PointContext& ctx) {
   args.width_bits = width_bits;
   args.iterations = kIterations;
   DISSECT_CUDA_RETURN_IF_ERROR(SharedStreamGridBlocks(width_bits, &args.blocks));
-  // One row of block results per launch (warm-up launches included).
+  // One row of block results per launch (warm-up launches included), plus
+  // a scratch row for counter passes.
   const int launches = ctx.timing().warmup + ctx.timing().samples;
   const size_t slots = static_cast<size_t>(launches) * args.blocks;
-  DISSECT_ASSIGN_OR_RETURN(auto d_out, DeviceBuffer<SharedStreamTiming>::Allocate(slots));
+  DISSECT_ASSIGN_OR_RETURN(auto d_out, DeviceBuffer<SharedStreamTiming>::Allocate(
+                                           static_cast<size_t>(ctx.LaunchSlots()) * args.blocks));
   int launch = 0;
   DISSECT_ASSIGN_OR_RETURN(std::vector<double> ms,
                            ctx.TimeKernel(
                                [&](cudaStream_t stream) {
                                  args.out = d_out.get() +
-                                            static_cast<size_t>(launch++) * args.blocks;
+                                            static_cast<size_t>(ctx.LaunchSlot(launch++)) *
+                                                args.blocks;
                                  return LaunchSharedStream(args, stream);
                                },
                                CacheState::kHot));
   std::vector<SharedStreamTiming> results(slots);
-  DISSECT_CUDA_RETURN_IF_ERROR(
-      cudaMemcpy(results.data(), d_out.get(), d_out.bytes(), cudaMemcpyDeviceToHost));
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpy(results.data(), d_out.get(),
+                                          slots * sizeof(SharedStreamTiming),
+                                          cudaMemcpyDeviceToHost));
   const double bytes_per_launch =
       static_cast<double>(args.blocks) * kIterations * kSharedStreamBytes;
   std::vector<double> per_sm, aggregate, pct;

@@ -5,6 +5,13 @@
 # 600 MB, copied unless DISSECT_BUNDLE_CUBLAS=0 for a machine that has the
 # CUDA toolkit), into dist/ (git-ignored) for a GPU machine that has no
 # Bazel. There:  LD_LIBRARY_PATH=dist/lib dist/bin/shared_latency --help
+#
+# CUPTI (for --metrics) is not copied: it must match the machine's driver and
+# libnvperf_host.so alone is 32 MB. The binaries load libcupti.so.13 at run
+# time from LD_LIBRARY_PATH, the loader cache, $CUDA_PATH or /usr/local/cuda
+# (lib64, lib, extras/CUPTI/lib64); where the toolkit is elsewhere, run with
+# LD_LIBRARY_PATH=dist/lib:<toolkit>/lib64. Without CUPTI the experiments
+# still run and record counters_unavailable.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 targets=(
@@ -14,10 +21,13 @@ targets=(
   //experiments:shared_latency_gpu_test //experiments:relu_bandwidth_gpu_test
   //experiments:memory_latency_gpu_test //experiments:latency_trace_gpu_test
   //experiments:memory_bandwidth_gpu_test //experiments:shared_bandwidth_gpu_test
+  //experiments:relu_bandwidth_counters_gpu_test
+  //experiments:shared_latency_counters_gpu_test //probes:counters_gpu_test
   //experiments/tensor:mma_sync //experiments/tensor:wgmma //experiments/tensor:cublaslt_gemm
   //experiments/tensor:mma_sync_gpu_test //experiments/tensor:wgmma_gpu_test
   //experiments/tensor:cublaslt_gemm_gpu_test
   //analysis:report
+  //experiments/l1_bypass:l1_bypass //experiments/l1_bypass:l1_bypass_gpu_test
 )
 ./bazelw build -c opt "$@" "${targets[@]}"
 rm -rf dist && mkdir -p dist/bin dist/lib

@@ -6,6 +6,12 @@
         deps = ["//kernels:pointer_chase", "//probes:pointer_chain"],
         gpu_test_args = ["--axis=footprint_bytes=4KiB", "--samples=5"],
         gpu_test_expect = ["cycles_per_load:10:100"],
+        gpu_test_variants = {
+            "counters": {
+                "args": ["--axis=footprint_bytes=4KiB", "--metrics=dram_bytes_read"],
+                "expect": ["cupti/dram_bytes_read:0:1048576"],
+            },
+        },
     )
 
 makes
@@ -14,9 +20,33 @@ makes
   :shared_latency_gpu_test  runs it at a tiny size on a GPU and checks each
                             metric lies in [lo, hi]; tagged "gpu", so plain
                             `bazel test //...` skips it and --config=gpu runs it.
+  :shared_latency_counters_gpu_test
+                            one more such test per gpu_test_variants entry, with
+                            its own args and expectations (a metric may be a
+                            counter, e.g. cupti/dram_bytes_read).
 """
 
-def dissect_experiment(name, srcs, deps = [], gpu_test_args = [], gpu_test_expect = []):
+def _gpu_test(name, experiment, args, expect):
+    native.cc_test(
+        name = name,
+        args = args + ["--expect=" + e for e in expect],
+        tags = [
+            "exclusive",
+            "gpu",
+        ],
+        deps = [
+            ":" + experiment + "_lib",
+            "//experiments/harness:gpu_smoke_main",
+        ],
+    )
+
+def dissect_experiment(
+        name,
+        srcs,
+        deps = [],
+        gpu_test_args = [],
+        gpu_test_expect = [],
+        gpu_test_variants = {}):
     native.cc_library(
         name = name + "_lib",
         srcs = srcs,
@@ -30,15 +60,11 @@ def dissect_experiment(name, srcs, deps = [], gpu_test_args = [], gpu_test_expec
             "//experiments/harness:main",
         ],
     )
-    native.cc_test(
-        name = name + "_gpu_test",
-        args = gpu_test_args + ["--expect=" + e for e in gpu_test_expect],
-        tags = [
-            "exclusive",
-            "gpu",
-        ],
-        deps = [
-            ":" + name + "_lib",
-            "//experiments/harness:gpu_smoke_main",
-        ],
-    )
+    _gpu_test(name + "_gpu_test", name, gpu_test_args, gpu_test_expect)
+    for variant, spec in gpu_test_variants.items():
+        _gpu_test(
+            "%s_%s_gpu_test" % (name, variant),
+            name,
+            spec.get("args", []),
+            spec.get("expect", []),
+        )

@@ -39,6 +39,15 @@ run latency_trace latency_trace --samples=5 "$@"
 for b in memory_bandwidth shared_bandwidth; do
   [[ -x dist/bin/${b} ]] && run "${b}" "${b}" "$@"
 done
+# Issue 5: every cache variant on every configured layer, then the working
+# set from 16 KiB to 256 MiB (conv only to 4 MiB: its cost grows with it).
+if [[ -x dist/bin/l1_bypass ]]; then
+  run l1_bypass l1_bypass --samples=10 "$@"
+  run l1_bypass_sweep l1_bypass --samples=10 --axis=kernel=stream,gather,stencil,softmax \
+    --axis=layer=vgg16.conv3_1 --axis=working_set_bytes=16KiB:256MiB:*4 "$@"
+  run l1_bypass_sweep_conv_gemv l1_bypass --samples=10 --axis=kernel=conv,gemv \
+    --axis=layer=resnet50.res3b_branch2b,vgg16.fc6 --axis=working_set_bytes=16KiB:4MiB:*4 "$@"
+fi
 # Tensor cores: 48 mma.sync and 528 wgmma points (about a minute);
 # 174 cuBLASLt points, about a minute on an H100. Add
 # --metrics=tensor_pipe_active to the GEMM line where the harness has it,

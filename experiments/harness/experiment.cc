@@ -32,12 +32,13 @@ bool IsSkipped(const absl::Status& status) {
 
 PointContext::PointContext(const Point& point, const DeviceInfo& device,
                            const TimingOptions& timing, cudaStream_t stream,
-                           const NvmlClock* clock)
+                           const NvmlClock* clock, CounterCollector* counters)
     : point_(point),
       device_(device),
       timing_(timing),
       stream_(stream),
-      clock_(clock) {}
+      clock_(clock),
+      counters_(counters) {}
 
 void PointContext::ReadClock(std::optional<ClockReading>& into) {
   if (clock_ == nullptr) return;
@@ -49,20 +50,53 @@ void PointContext::ReadClock(std::optional<ClockReading>& into) {
   }
 }
 
+absl::Status PointContext::EnsureFlusher() {
+  if (flusher_.has_value()) return absl::OkStatus();
+  absl::StatusOr<L2Flusher> f = L2Flusher::Create(device_.l2_bytes);
+  if (!f.ok()) return f.status();
+  flusher_ = *std::move(f);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::vector<double>> PointContext::TimeKernel(
     const LaunchFn& launch, CacheState cache) {
-  if (cache == CacheState::kCold && !flusher_.has_value()) {
-    absl::StatusOr<L2Flusher> f = L2Flusher::Create(device_.l2_bytes);
-    if (!f.ok()) return f.status();
-    flusher_ = *std::move(f);
+  if (cache == CacheState::kCold) {
+    if (absl::Status s = EnsureFlusher(); !s.ok()) return s;
   }
   TimingOptions options = timing_;
   options.cache = cache;
   absl::StatusOr<std::vector<double>> ms = TimeWithEvents(
       launch, options, flusher_.has_value() ? &*flusher_ : nullptr, stream_,
       [this] { ReadClock(before_); }, [this] { ReadClock(after_); });
-  if (ms.ok()) RecordTimeSamples(*ms);
+  if (!ms.ok()) return ms;
+  RecordTimeSamples(*ms);
+  // A counter failure is recorded for the row, not returned: the timings
+  // stand without counters.
+  CollectCounters(launch, cache).IgnoreError();
   return ms;
+}
+
+absl::Status PointContext::CollectCounters(const LaunchFn& launch,
+                                           CacheState cache) {
+  if (counters_ == nullptr) return absl::OkStatus();
+  counter_reading_.reset();
+  counters_error_.clear();
+  BeforePassFn before_pass;
+  absl::Status status;
+  if (cache == CacheState::kCold) {
+    status = EnsureFlusher();
+    before_pass = [this](cudaStream_t s) { return flusher_->Flush(s); };
+  }
+  if (status.ok()) {
+    absl::StatusOr<CounterReading> r = counters_->Collect(launch, stream_, before_pass);
+    if (r.ok()) {
+      counter_reading_ = *std::move(r);
+    } else {
+      status = r.status();
+    }
+  }
+  if (!status.ok()) counters_error_ = std::string(status.message());
+  return status;
 }
 
 absl::Status PointContext::AddSamples(absl::string_view metric,

@@ -6,16 +6,18 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <optional>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "experiments/harness/axes.h"
+#include "probes/counters.h"
 #include "probes/device_info.h"
 #include "probes/event_timer.h"
 #include "probes/nvml_clock.h"
@@ -36,11 +38,11 @@ bool IsSkipped(const absl::Status& status);
 // What an experiment body sees while it measures one point.
 class PointContext {
  public:
-  // `clock` may be null (NVML unavailable); `flusher` may be null until the
-  // first cold timing asks for it.
+  // `clock` may be null (NVML unavailable); `counters` is null unless
+  // --metrics asked for counters and they are available.
   PointContext(const Point& point, const DeviceInfo& device,
                const TimingOptions& timing, cudaStream_t stream,
-               const NvmlClock* clock);
+               const NvmlClock* clock, CounterCollector* counters = nullptr);
 
   int64_t Int(absl::string_view axis) const { return point_.Int(axis); }
   const std::string& Str(absl::string_view axis) const { return point_.Str(axis); }
@@ -52,9 +54,27 @@ class PointContext {
   // Times `launch` with CUDA events (warm-up and sample counts from the
   // command line), reads the SM clock after the warm-up and after the last
   // sample, and records the median as the row's time. Returns the samples in
-  // milliseconds.
+  // milliseconds. With --metrics it then runs CollectCounters(launch, cache):
+  // the counters come from their own launches, after the timed ones.
   absl::StatusOr<std::vector<double>> TimeKernel(const LaunchFn& launch,
                                                  CacheState cache);
+
+  // Collects the --metrics counters over `launch` (once per replay pass, in
+  // the same cache state as the timing: cold flushes L2 before each pass)
+  // for the row's cupti/<name> values. Without --metrics it does nothing. A
+  // failure is returned and recorded for the row's label; the point's
+  // timings stand. TimeKernel calls this; experiments that time otherwise
+  // may call it themselves.
+  absl::Status CollectCounters(const LaunchFn& launch, CacheState cache);
+
+  // Launches TimeKernel makes: warmup + samples, then one per counter pass.
+  // A launch callback that writes one record per launch allocates
+  // LaunchSlots() records and writes launch i to LaunchSlot(i): the launches
+  // after the timed ones all share the last, scratch slot.
+  int LaunchSlots() const { return timing_.warmup + timing_.samples + 1; }
+  int LaunchSlot(int launch) const {
+    return std::min(launch, timing_.warmup + timing_.samples);
+  }
 
   // Records samples of a declared metric; they are summarized into the
   // row's counters (median, min, max, spread).
@@ -76,21 +96,31 @@ class PointContext {
   const std::optional<ClockReading>& clock_before() const { return before_; }
   const std::optional<ClockReading>& clock_after() const { return after_; }
   const std::string& clock_error() const { return clock_error_; }
+  const std::optional<CounterReading>& counter_reading() const {
+    return counter_reading_;
+  }
+  // Why the last CollectCounters failed; "" if it did not.
+  const std::string& counters_error() const { return counters_error_; }
+  bool counters_requested() const { return counters_ != nullptr; }
 
  private:
   void ReadClock(std::optional<ClockReading>& into);
+  absl::Status EnsureFlusher();
 
   const Point& point_;
   const DeviceInfo& device_;
   TimingOptions timing_;
   cudaStream_t stream_;
   const NvmlClock* clock_;
+  CounterCollector* counters_;
   std::optional<L2Flusher> flusher_;
   std::map<std::string, std::vector<double>> metrics_;
   std::vector<double> time_ms_;
   std::optional<ClockReading> before_;
   std::optional<ClockReading> after_;
   std::string clock_error_;
+  std::optional<CounterReading> counter_reading_;
+  std::string counters_error_;
 };
 
 using ValidateFn = std::function<absl::Status(const Point&)>;

@@ -74,7 +74,14 @@ int main(int argc, char** argv) {
     for (const Expectation& e : expectations) {
       const std::optional<double> v = row.Counter(e.metric);
       if (!v.has_value()) {
-        std::cerr << "FAIL: " << row.name << ": no metric " << e.metric << "\n";
+        // Counters that could not be collected say why in the context (for
+        // the run) or in the row's label (for one point).
+        const std::string why = result->ContextOr("counters_unavailable", "");
+        std::cerr << "FAIL: " << row.name << ": no metric " << e.metric
+                  << (!why.empty()       ? " (counters_unavailable: " + why + ")"
+                      : !row.label.empty() ? " (" + row.label + ")"
+                                           : "")
+                  << "\n";
         ++failed;
         continue;
       }

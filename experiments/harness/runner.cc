@@ -17,10 +17,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "experiments/harness/build_info.h"
 #include "gflags/gflags.h"
+#include "kernels/noop.h"
 #include "probes/cuda_status.h"
+#include "probes/cupti_status.h"
 #include "probes/stats.h"
 
 DEFINE_int32(device, 0, "CUDA device ordinal to measure");
@@ -35,6 +38,7 @@ constexpr const char* kOurFlags[] = {"device", "samples", "warmup", "list"};
 
 struct Args {
   bool help = false;
+  std::optional<std::string> metrics;  // --metrics, as given
   std::vector<std::string> axis_specs;
   std::string out_path;
   std::vector<std::string> benchmark_args;  // forwarded to Google Benchmark
@@ -75,6 +79,18 @@ absl::StatusOr<Args> ParseArgs(int argc, char** argv) {
     }
     if (absl::ConsumePrefix(&arg, "--axis=")) {
       args.axis_specs.emplace_back(arg);
+      continue;
+    }
+    if (arg == "--metrics" || absl::StartsWith(arg, "--metrics=")) {
+      if (arg == "--metrics" && i + 1 < argc) {
+        args.metrics = argv[++i];
+      } else if (absl::ConsumePrefix(&arg, "--metrics=")) {
+        args.metrics = std::string(arg);
+      }
+      if (!args.metrics.has_value() || args.metrics->empty()) {
+        return absl::InvalidArgumentError(
+            "--metrics needs metric or group names (see --metrics=list)");
+      }
       continue;
     }
     if (absl::ConsumePrefix(&arg, "--benchmark_out=")) {
@@ -213,7 +229,8 @@ void RunOnePoint(benchmark::State& state, const Experiment& experiment,
     std::cerr << absl::StrFormat("[%d/%d] %s\n", index + 1, total,
                                  point.Name(experiment.name()));
   }
-  PointContext ctx(point, env.device, env.timing, env.stream, env.clock);
+  PointContext ctx(point, env.device, env.timing, env.stream, env.clock,
+                   env.counters.collector);
   absl::Status status = experiment.run()(ctx);
   std::optional<Summary> time;
   if (status.ok()) {
@@ -266,6 +283,19 @@ void RunOnePoint(benchmark::State& state, const Experiment& experiment,
     samples = ctx.metric_samples().begin()->second.size();
   }
   state.counters["samples"] = static_cast<double>(samples);
+  std::vector<std::string> labels;
+  if (const std::optional<CounterReading>& r = ctx.counter_reading(); r.has_value()) {
+    for (const CounterValue& v : r->values) {
+      state.counters[absl::StrCat(kCounterPrefix, v.name)] = v.value;
+    }
+    state.counters[absl::StrCat(kCounterPrefix, "passes")] = r->passes;
+  } else if (!ctx.counters_error().empty()) {
+    labels.push_back(absl::StrCat("counters: ", ctx.counters_error()));
+    std::cerr << absl::StrFormat("%s: counters failed, timings kept: %s\n",
+                                 point.Name(experiment.name()), ctx.counters_error());
+  } else if (ctx.counters_requested()) {
+    labels.push_back("counters: not collected (no TimeKernel or CollectCounters)");
+  }
   const auto& before = ctx.clock_before();
   const auto& after = ctx.clock_after();
   if (before.has_value() && after.has_value()) {
@@ -274,8 +304,9 @@ void RunOnePoint(benchmark::State& state, const Experiment& experiment,
     const uint64_t reasons = before->reasons | after->reasons;
     const bool throttled = before->throttled() || after->throttled();
     state.counters["throttled"] = throttled ? 1 : 0;
-    if (throttled) state.SetLabel(DescribeThrottleReasons(reasons));
+    if (throttled) labels.insert(labels.begin(), DescribeThrottleReasons(reasons));
   }
+  if (!labels.empty()) state.SetLabel(absl::StrJoin(labels, "; "));
 }
 
 }  // namespace
@@ -313,6 +344,27 @@ std::vector<std::pair<std::string, std::string>> ResultContext(
   }
   ctx.emplace_back("dissect_axes", absl::StrJoin(axis_names, ","));
   ctx.emplace_back("dissect_metrics", absl::StrJoin(metric_names, ","));
+  const CounterSetup& counters = env.counters;
+  if (!counters.metrics.empty()) {
+    std::vector<std::string> counter_names;
+    for (const CatalogMetric* m : counters.metrics) {
+      const std::string name = absl::StrCat(kCounterPrefix, m->name);
+      counter_names.push_back(name);
+      ctx.emplace_back(absl::StrCat("metric.", name, ".unit"), m->unit);
+      if (const auto it = m->perfworks.find(counters.chip); it != m->perfworks.end()) {
+        ctx.emplace_back(absl::StrCat("metric.", name, ".perfworks"), it->second);
+      }
+    }
+    ctx.emplace_back("dissect_counters", absl::StrJoin(counter_names, ","));
+    if (counters.collector != nullptr) {
+      ctx.emplace_back("counters_source",
+                       absl::StrCat("cupti range profiler, ", counters.replay, " replay"));
+      ctx.emplace_back("counters_chip", counters.chip);
+      ctx.emplace_back("counters_passes", absl::StrCat(counters.passes));
+    } else {
+      ctx.emplace_back("counters_unavailable", counters.unavailable);
+    }
+  }
   return ctx;
 }
 
@@ -341,6 +393,55 @@ int RunPoints(const Experiment& experiment, const std::vector<AxisSpec>& axes,
   benchmark::ClearRegisteredBenchmarks();
   return failures;
 }
+
+namespace {
+
+// `head` then the comma-separated `list`, wrapped at 80 columns under it.
+std::string WrapList(const std::string& head, const std::string& list) {
+  std::string text = head;
+  size_t column = head.size();
+  const std::vector<std::string> items = absl::StrSplit(list, ", ");
+  for (size_t i = 0; i < items.size(); ++i) {
+    const std::string item = items[i] + (i + 1 < items.size() ? "," : "");
+    if (column > head.size() && column + 1 + item.size() > 80) {
+      absl::StrAppend(&text, "\n", std::string(head.size(), ' '));
+      column = head.size();
+    } else if (column > head.size()) {
+      text += ' ';
+      ++column;
+    }
+    text += item;
+    column += item.size();
+  }
+  return text + "\n";
+}
+
+// Sets up the --metrics counters and runs them once over an empty kernel, so
+// that a missing permission or an attached profiler shows before any point
+// (and lands in the result context). Returns the collector to keep alive;
+// on failure records why in env.counters.unavailable and warns on stderr.
+std::unique_ptr<CuptiCounters> SetUpCounters(RunEnv& env, const std::string& prefix) {
+  absl::StatusOr<std::unique_ptr<CuptiCounters>> counters =
+      CuptiCounters::Create(env.device.index, env.counters.metrics);
+  absl::Status status = counters.status();
+  if (status.ok()) {
+    env.counters.chip = (*counters)->chip();
+    status = (*counters)->Collect(LaunchNoop, env.stream, nullptr).status();
+  }
+  if (!status.ok()) {
+    env.counters.unavailable =
+        absl::StrCat(CounterCauseName(CounterCauseOf(status)), ": ", status.message());
+    std::cerr << prefix << "counters unavailable, timings only: "
+              << env.counters.unavailable << "\n";
+    return nullptr;
+  }
+  env.counters.collector = counters->get();
+  env.counters.replay = CounterReplayName((*counters)->replay());
+  env.counters.passes = (*counters)->passes();
+  return *std::move(counters);
+}
+
+}  // namespace
 
 std::string HelpText(const Experiment& experiment, const std::string& argv0) {
   std::string text = absl::StrCat(experiment.name(), ": ", experiment.question(),
@@ -375,6 +476,10 @@ std::string HelpText(const Experiment& experiment, const std::string& argv0) {
       absl::StrFormat("  --warmup=N           untimed launches first (default %d)\n",
                       FLAGS_warmup),
       "  --list               print the points that would run, then exit\n"
+      "  --metrics=NAMES      hardware counters per point (CUPTI), comma-separated\n"
+      "                       metrics and groups (below); --metrics=list shows\n"
+      "                       units and help. Collected in replay passes after the\n"
+      "                       timed samples, as cupti/<name> in each row\n"
       "  --benchmark_out=FILE result JSON (default: "
       "dissect-results/<experiment>-<UTC time>.json\n"
       "                       under the directory bazel run was started from)\n"
@@ -386,6 +491,10 @@ std::string HelpText(const Experiment& experiment, const std::string& argv0) {
       "Summarize: bazel run //analysis:report -- <files or folders>\n"
       "Exit status: 0 ok (skipped points included), 1 a point failed, "
       "2 bad input or no GPU.\n");
+  const MetricCatalog& catalog = MetricCatalog::Embedded();
+  absl::StrAppend(&text, "\nHardware counters (--metrics):\n",
+                  WrapList("  groups:  ", catalog.GroupNames()),
+                  WrapList("  metrics: ", catalog.MetricNames()));
   return text;
 }
 
@@ -400,6 +509,20 @@ int RunMain(const Experiment& experiment, int argc, char** argv) {
   if (args->help) {
     std::cout << HelpText(experiment, argv0);
     return kExitOk;
+  }
+  if (args->metrics == "list") {
+    std::cout << MetricCatalog::Embedded().Describe();
+    return kExitOk;
+  }
+  std::vector<const CatalogMetric*> metrics;
+  if (args->metrics.has_value()) {
+    absl::StatusOr<std::vector<const CatalogMetric*>> resolved =
+        MetricCatalog::Embedded().Resolve(*args->metrics);
+    if (!resolved.ok()) {
+      std::cerr << prefix << "--metrics: " << resolved.status().message() << "\n";
+      return kExitBadInput;
+    }
+    metrics = *std::move(resolved);
   }
   if (absl::Status s = InitializeBenchmark(argv0, args->benchmark_args); !s.ok()) {
     std::cerr << prefix << s.message() << "\n";
@@ -473,6 +596,9 @@ int RunMain(const Experiment& experiment, int argc, char** argv) {
     return kExitPointFailed;
   }
   env.stream = stream.get();
+  env.counters.metrics = metrics;
+  std::unique_ptr<CuptiCounters> counters;
+  if (!metrics.empty()) counters = SetUpCounters(env, prefix);
 
   const std::string out_path = args->out_path.empty()
                                    ? DefaultOutputPath(experiment.name())

@@ -14,8 +14,10 @@
 #include "experiments/harness/axes.h"
 #include "experiments/harness/experiment.h"
 #include "experiments/harness/result_writer.h"
+#include "probes/counters.h"
 #include "probes/device_info.h"
 #include "probes/event_timer.h"
+#include "probes/metric_catalog.h"
 #include "probes/nvml_clock.h"
 
 namespace dissect {
@@ -27,6 +29,20 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitPointFailed = 1;  // a point hit a runtime error
 inline constexpr int kExitBadInput = 2;     // bad flag/axis, no GPU
 
+// Row counters and context keys of hardware counters are named
+// "cupti/<catalog name>"; "cupti/passes" is the replay passes they took.
+inline constexpr char kCounterPrefix[] = "cupti/";
+
+// The hardware counters a run asked for with --metrics.
+struct CounterSetup {
+  std::vector<const CatalogMetric*> metrics;  // empty: no --metrics
+  CounterCollector* collector = nullptr;      // null: none or unavailable
+  std::string chip;                           // e.g. "GH100", once known
+  std::string replay;                         // "user" / "kernel"
+  int passes = 0;                             // per collection
+  std::string unavailable;                    // "<cause>: <reason>" if so
+};
+
 // Everything a run needs besides the experiment and its points.
 struct RunEnv {
   DeviceInfo device;
@@ -34,6 +50,7 @@ struct RunEnv {
   cudaStream_t stream = nullptr;
   const NvmlClock* clock = nullptr;  // null: clocks unavailable
   std::string clocks_source;         // "nvml" or "unavailable: <reason>"
+  CounterSetup counters;
   bool progress = true;              // "[i/N] name" lines on stderr
 };
 

@@ -44,8 +44,8 @@ std::vector<std::string> DefaultShapes() {
                         "1023x1024x1024", "1000x1000x1000"}) {
     shapes.push_back(s);
   }
-  for (const char* s : {"16384x16x16384", "16384x64x16384", "16384x256x16384", "64x64x65536",
-                        "4096x4096x64"}) {
+  for (const char* s :
+       {"16384x16x16384", "16384x64x16384", "16384x256x16384", "64x64x65536", "4096x4096x64"}) {
     shapes.push_back(s);
   }
   return shapes;

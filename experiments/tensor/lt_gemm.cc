@@ -36,8 +36,7 @@ cudaDataType_t CudaType(TensorElement e) {
   }
 }
 
-#define DISSECT_LT_RETURN_IF_ERROR(call) \
-  DISSECT_RETURN_IF_ERROR(LtStatus((call), #call))
+#define DISSECT_LT_RETURN_IF_ERROR(call) DISSECT_RETURN_IF_ERROR(LtStatus((call), #call))
 
 // Element bits of `count` elements of `bytes` bytes each at `src` (device).
 absl::StatusOr<std::vector<uint32_t>> CopyBits(const void* src, size_t offset, size_t count,
@@ -60,18 +59,54 @@ const std::vector<GemmDtypeInfo>& GemmDtypes() {
   // (the operands are representable), so what remains is accumulation
   // order and precision over K up to 64 Ki and the output's rounding.
   static const auto* dtypes = new std::vector<GemmDtypeInfo>{
-      {GemmDtype::kFp32, "fp32", TensorElement::kF32, TensorElement::kF32, 4, 4,
-       {4, false, 8, 23, 127, 0}, std::ldexp(1.0, -10)},
-      {GemmDtype::kTf32, "tf32", TensorElement::kTf32, TensorElement::kF32, 4, 4,
-       {4, false, 8, 10, 127, 13}, std::ldexp(1.0, -10)},
-      {GemmDtype::kFp16, "fp16", TensorElement::kF16, TensorElement::kF16, 2, 2,
-       {2, false, 5, 10, 15, 0}, std::ldexp(1.0, -9)},
-      {GemmDtype::kBf16, "bf16", TensorElement::kBf16, TensorElement::kBf16, 2, 2,
-       {2, false, 8, 7, 127, 0}, std::ldexp(1.0, -7)},
-      {GemmDtype::kFp8, "fp8", TensorElement::kE4m3, TensorElement::kBf16, 1, 2,
-       {1, false, 4, 3, 7, 0}, std::ldexp(1.0, -6)},
-      {GemmDtype::kInt8, "int8", TensorElement::kS8, TensorElement::kS32, 1, 4,
-       {1, true, 0, 0, 0, 0}, 0},
+      {GemmDtype::kFp32,
+       "fp32",
+       TensorElement::kF32,
+       TensorElement::kF32,
+       4,
+       4,
+       {4, false, 8, 23, 127, 0},
+       std::ldexp(1.0, -10)},
+      {GemmDtype::kTf32,
+       "tf32",
+       TensorElement::kTf32,
+       TensorElement::kF32,
+       4,
+       4,
+       {4, false, 8, 10, 127, 13},
+       std::ldexp(1.0, -10)},
+      {GemmDtype::kFp16,
+       "fp16",
+       TensorElement::kF16,
+       TensorElement::kF16,
+       2,
+       2,
+       {2, false, 5, 10, 15, 0},
+       std::ldexp(1.0, -9)},
+      {GemmDtype::kBf16,
+       "bf16",
+       TensorElement::kBf16,
+       TensorElement::kBf16,
+       2,
+       2,
+       {2, false, 8, 7, 127, 0},
+       std::ldexp(1.0, -7)},
+      {GemmDtype::kFp8,
+       "fp8",
+       TensorElement::kE4m3,
+       TensorElement::kBf16,
+       1,
+       2,
+       {1, false, 4, 3, 7, 0},
+       std::ldexp(1.0, -6)},
+      {GemmDtype::kInt8,
+       "int8",
+       TensorElement::kS8,
+       TensorElement::kS32,
+       1,
+       4,
+       {1, true, 0, 0, 0, 0},
+       0},
   };
   return *dtypes;
 }
@@ -86,9 +121,8 @@ const GemmDtypeInfo* FindGemmDtype(absl::string_view name) {
 absl::StatusOr<GemmDims> ParseGemmDims(absl::string_view shape) {
   std::vector<absl::string_view> parts = absl::StrSplit(shape, 'x');
   GemmDims d;
-  if (parts.size() != 3 || !absl::SimpleAtoi(parts[0], &d.m) ||
-      !absl::SimpleAtoi(parts[1], &d.n) || !absl::SimpleAtoi(parts[2], &d.k) || d.m < 1 ||
-      d.n < 1 || d.k < 1) {
+  if (parts.size() != 3 || !absl::SimpleAtoi(parts[0], &d.m) || !absl::SimpleAtoi(parts[1], &d.n) ||
+      !absl::SimpleAtoi(parts[2], &d.k) || d.m < 1 || d.n < 1 || d.k < 1) {
     return absl::InvalidArgumentError(
         absl::StrCat("shape '", shape, "' is not MxNxK with positive integers"));
   }
@@ -97,8 +131,8 @@ absl::StatusOr<GemmDims> ParseGemmDims(absl::string_view shape) {
 
 absl::Status LtStatus(cublasStatus_t status, const char* call) {
   if (status == CUBLAS_STATUS_SUCCESS) return absl::OkStatus();
-  return absl::InternalError(absl::StrCat(call, " failed: ", cublasLtGetStatusName(status),
-                                          ": ", cublasLtGetStatusString(status)));
+  return absl::InternalError(absl::StrCat(call, " failed: ", cublasLtGetStatusName(status), ": ",
+                                          cublasLtGetStatusString(status)));
 }
 
 absl::StatusOr<LtGemm> LtGemm::Create(const GemmDtypeInfo& dtype, const GemmDims& dims,
@@ -122,8 +156,8 @@ absl::StatusOr<LtGemm> LtGemm::Create(const GemmDtypeInfo& dtype, const GemmDims
       cublasLtMatmulDescCreate(&desc, compute, integer ? CUDA_R_32I : CUDA_R_32F));
   g.desc_.reset(desc);
   const cublasOperation_t transpose = CUBLAS_OP_T, none = CUBLAS_OP_N;
-  DISSECT_LT_RETURN_IF_ERROR(cublasLtMatmulDescSetAttribute(
-      desc, CUBLASLT_MATMUL_DESC_TRANSA, &transpose, sizeof transpose));
+  DISSECT_LT_RETURN_IF_ERROR(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA,
+                                                            &transpose, sizeof transpose));
   DISSECT_LT_RETURN_IF_ERROR(
       cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &none, sizeof none));
 
@@ -146,13 +180,13 @@ absl::StatusOr<LtGemm> LtGemm::Create(const GemmDtypeInfo& dtype, const GemmDims
   cublasLtMatmulHeuristicResult_t result{};
   int found = 0;
   const cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(
-      handle, desc, g.a_layout_.get(), g.b_layout_.get(), g.d_layout_.get(),
-      g.d_layout_.get(), pref.get(), 1, &result, &found);
+      handle, desc, g.a_layout_.get(), g.b_layout_.get(), g.d_layout_.get(), g.d_layout_.get(),
+      pref.get(), 1, &result, &found);
   if (status == CUBLAS_STATUS_NOT_SUPPORTED || (status == CUBLAS_STATUS_SUCCESS && found == 0)) {
-    return absl::NotFoundError(absl::StrCat(
-        "cuBLASLt has no ", dtype.name, " algorithm for ", dims.m, "x", dims.n, "x", dims.k,
-        " (TN layout", status == CUBLAS_STATUS_SUCCESS ? "" : ", CUBLAS_STATUS_NOT_SUPPORTED",
-        ")"));
+    return absl::NotFoundError(
+        absl::StrCat("cuBLASLt has no ", dtype.name, " algorithm for ", dims.m, "x", dims.n, "x",
+                     dims.k, " (TN layout",
+                     status == CUBLAS_STATUS_SUCCESS ? "" : ", CUBLAS_STATUS_NOT_SUPPORTED", ")"));
   }
   DISSECT_LT_RETURN_IF_ERROR(status);
   g.algo_ = result.algo;
@@ -165,9 +199,9 @@ cublasStatus_t LtGemm::Run(cudaStream_t stream) const {
   const bool integer = dtype_->dtype == GemmDtype::kInt8;
   const void* alpha = integer ? static_cast<const void*>(&alpha_i) : &alpha_f;
   const void* beta = integer ? static_cast<const void*>(&beta_i) : &beta_f;
-  return cublasLtMatmul(handle_.get(), desc_.get(), alpha, a_, a_layout_.get(), b_,
-                        b_layout_.get(), beta, d_, d_layout_.get(), d_, d_layout_.get(),
-                        &algo_, workspace_.get(), workspace_.bytes(), stream);
+  return cublasLtMatmul(handle_.get(), desc_.get(), alpha, a_, a_layout_.get(), b_, b_layout_.get(),
+                        beta, d_, d_layout_.get(), d_, d_layout_.get(), &algo_, workspace_.get(),
+                        workspace_.bytes(), stream);
 }
 
 absl::Status CheckGemmElement(const GemmDtypeInfo& dtype, const std::vector<uint32_t>& a_row,
@@ -197,9 +231,9 @@ absl::Status CheckGemmElement(const GemmDtypeInfo& dtype, const std::vector<uint
   const double got = DecodeElement(dtype.output, d_bits);
   const double bound = dtype.tolerance * magnitude;
   if (std::isfinite(got) && std::fabs(got - sum) <= bound) return absl::OkStatus();
-  return absl::InternalError(absl::StrFormat(
-      "%s GEMM %s: got %.9g, the CPU dot product is %.9g (tolerance %.3g)", dtype.name, where,
-      got, sum, bound));
+  return absl::InternalError(
+      absl::StrFormat("%s GEMM %s: got %.9g, the CPU dot product is %.9g (tolerance %.3g)",
+                      dtype.name, where, got, sum, bound));
 }
 
 absl::Status SpotCheckGemm(const GemmDtypeInfo& dtype, const GemmDims& dims, const void* a,
@@ -211,17 +245,14 @@ absl::Status SpotCheckGemm(const GemmDtypeInfo& dtype, const GemmDims& dims, con
     points.push_back({static_cast<int64_t>(rng() % dims.m), static_cast<int64_t>(rng() % dims.n)});
   }
   for (const auto& [row, col] : points) {
-    DISSECT_ASSIGN_OR_RETURN(auto a_row,
-                             CopyBits(a, static_cast<size_t>(row) * dims.k, dims.k,
-                                      dtype.input_bytes));
-    DISSECT_ASSIGN_OR_RETURN(auto b_col,
-                             CopyBits(b, static_cast<size_t>(col) * dims.k, dims.k,
-                                      dtype.input_bytes));
-    DISSECT_ASSIGN_OR_RETURN(auto d_bits,
-                             CopyBits(d, static_cast<size_t>(col) * dims.m + row, 1,
-                                      dtype.output_bytes));
-    DISSECT_RETURN_IF_ERROR(CheckGemmElement(dtype, a_row, b_col, d_bits[0],
-                                             absl::StrCat("D[", row, "][", col, "]")));
+    DISSECT_ASSIGN_OR_RETURN(
+        auto a_row, CopyBits(a, static_cast<size_t>(row) * dims.k, dims.k, dtype.input_bytes));
+    DISSECT_ASSIGN_OR_RETURN(
+        auto b_col, CopyBits(b, static_cast<size_t>(col) * dims.k, dims.k, dtype.input_bytes));
+    DISSECT_ASSIGN_OR_RETURN(
+        auto d_bits, CopyBits(d, static_cast<size_t>(col) * dims.m + row, 1, dtype.output_bytes));
+    DISSECT_RETURN_IF_ERROR(
+        CheckGemmElement(dtype, a_row, b_col, d_bits[0], absl::StrCat("D[", row, "][", col, "]")));
   }
   return absl::OkStatus();
 }

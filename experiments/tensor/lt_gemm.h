@@ -31,13 +31,13 @@ enum class GemmDtype { kFp32, kTf32, kFp16, kBf16, kFp8, kInt8 };
 
 struct GemmDtypeInfo {
   GemmDtype dtype;
-  const char* name;       // axis value
-  TensorElement input;    // A and B (tf32: f32 storage, tf32-exact values)
-  TensorElement output;   // C and D
+  const char* name;      // axis value
+  TensorElement input;   // A and B (tf32: f32 storage, tf32-exact values)
+  TensorElement output;  // C and D
   int input_bytes;
   int output_bytes;
-  FillFormat fill;        // positive random values of the input type
-  double tolerance;       // of the spot check, relative to Σ a·b (all positive)
+  FillFormat fill;   // positive random values of the input type
+  double tolerance;  // of the spot check, relative to Σ a·b (all positive)
 };
 
 // fp32 (CUDA cores), tf32, fp16, bf16, fp8 (e4m3 → bf16), int8 (→ s32).

@@ -40,7 +40,8 @@ TEST(GemmDtypesTest, FillFormatsGivePositiveValuesBelowOneOfTheInputType) {
       continue;
     }
     EXPECT_EQ(DecodeElement(d.input, FillBits(d.fill, 0, 0)), 1.0 / 16);
-    const double top = DecodeElement(d.input, FillBits(d.fill, 3, (1u << d.fill.mantissa_bits) - 1));
+    const double top =
+        DecodeElement(d.input, FillBits(d.fill, 3, (1u << d.fill.mantissa_bits) - 1));
     EXPECT_LT(top, 1.0);
     EXPECT_GT(top, 0.9);
     EXPECT_GT(d.tolerance, 0);
@@ -69,7 +70,7 @@ TEST(CheckGemmElementTest, FloatWithinToleranceOnly) {
 
 TEST(CheckGemmElementTest, Fp16OutputIsDecodedAsHalf) {
   const GemmDtypeInfo& fp16 = *FindGemmDtype("fp16");
-  const std::vector<uint32_t> a(64, 0x3800), b(64, 0x3800);  // 0.5 each: Σ = 16
+  const std::vector<uint32_t> a(64, 0x3800), b(64, 0x3800);      // 0.5 each: Σ = 16
   EXPECT_TRUE(CheckGemmElement(fp16, a, b, 0x4c00, "x").ok());   // 16
   EXPECT_FALSE(CheckGemmElement(fp16, a, b, 0x4b80, "x").ok());  // 15
 }

@@ -24,6 +24,8 @@
 //           (//experiments/tensor:sass_test), so expect them well below
 //           the fp8 rate; wgmma carries Hopper's native fp8 path. Zero operands may run
 //           faster than random ones only through power and clock effects.
+#include "kernels/tensor/mma_sync.h"
+
 #include <cuda_runtime_api.h>
 
 #include <string>
@@ -34,7 +36,6 @@
 #include "experiments/harness/experiment.h"
 #include "experiments/tensor/probe_timing.h"
 #include "experiments/tensor/tensor_elements.h"
-#include "kernels/tensor/mma_sync.h"
 #include "probes/cuda_status.h"
 #include "probes/device_buffer.h"
 
@@ -68,8 +69,7 @@ absl::Status Run(PointContext& ctx) {
   const MmaFormInfo& form = *FindForm(ctx.Str("form"));
   const TensorMode mode =
       ctx.Str("mode") == "latency" ? TensorMode::kLatency : TensorMode::kThroughput;
-  const OperandData data =
-      ctx.Str("data") == "zeros" ? OperandData::kZeros : OperandData::kRandom;
+  const OperandData data = ctx.Str("data") == "zeros" ? OperandData::kZeros : OperandData::kRandom;
   const int arch = ctx.device().cc_major * 10 + ctx.device().cc_minor;
   if (arch < form.min_arch) {
     return Skipped(absl::StrCat(form.instruction, " needs sm_", form.min_arch,
@@ -79,15 +79,14 @@ absl::Status Run(PointContext& ctx) {
       MakeMmaOperands(form, data, 0x5eed0000u + static_cast<uint64_t>(form.form));
   DISSECT_ASSIGN_OR_RETURN(auto d_a, DeviceBuffer<uint32_t>::Allocate(operands.a.size()));
   DISSECT_ASSIGN_OR_RETURN(auto d_b, DeviceBuffer<uint32_t>::Allocate(operands.b.size()));
-  DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpy(d_a.get(), operands.a.data(), d_a.bytes(),
-                                          cudaMemcpyHostToDevice));
-  DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpy(d_b.get(), operands.b.data(), d_b.bytes(),
-                                          cudaMemcpyHostToDevice));
-  DISSECT_ASSIGN_OR_RETURN(auto d_meta,
-                           DeviceBuffer<uint32_t>::Allocate(operands.metadata.size()));
+  DISSECT_CUDA_RETURN_IF_ERROR(
+      cudaMemcpy(d_a.get(), operands.a.data(), d_a.bytes(), cudaMemcpyHostToDevice));
+  DISSECT_CUDA_RETURN_IF_ERROR(
+      cudaMemcpy(d_b.get(), operands.b.data(), d_b.bytes(), cudaMemcpyHostToDevice));
+  DISSECT_ASSIGN_OR_RETURN(auto d_meta, DeviceBuffer<uint32_t>::Allocate(operands.metadata.size()));
   if (!operands.metadata.empty()) {
-    DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpy(d_meta.get(), operands.metadata.data(),
-                                            d_meta.bytes(), cudaMemcpyHostToDevice));
+    DISSECT_CUDA_RETURN_IF_ERROR(
+        cudaMemcpy(d_meta.get(), operands.metadata.data(), d_meta.bytes(), cudaMemcpyHostToDevice));
   }
 
   Launch launch;
@@ -97,13 +96,14 @@ absl::Status Run(PointContext& ctx) {
       MmaSyncGrid(form.form, mode, &launch.args.blocks, &launch.args.threads));
   launch.warps = launch.args.blocks * launch.args.threads / 32;
   const int chains = MmaSyncChains(form.form, mode);
-  const int launches = ctx.timing().warmup + ctx.timing().samples;
+  // Slot 0: the checked launch; then one per TimeKernel launch (counter
+  // passes share the last).
+  const int slots = 1 + ctx.LaunchSlots();
   DISSECT_ASSIGN_OR_RETURN(
-      auto d_out, DeviceBuffer<uint32_t>::Allocate(static_cast<size_t>(launch.warps) * 32 *
-                                                   kMmaAccElements));
-  DISSECT_ASSIGN_OR_RETURN(auto d_timing,
-                           DeviceBuffer<TensorTiming>::Allocate(
-                               static_cast<size_t>(launches + 1) * launch.warps));
+      auto d_out,
+      DeviceBuffer<uint32_t>::Allocate(static_cast<size_t>(launch.warps) * 32 * kMmaAccElements));
+  DISSECT_ASSIGN_OR_RETURN(auto d_timing, DeviceBuffer<TensorTiming>::Allocate(
+                                              static_cast<size_t>(slots) * launch.warps));
   launch.args.a = d_a.get();
   launch.args.b = d_b.get();
   launch.args.metadata = d_meta.get();
@@ -119,9 +119,8 @@ absl::Status Run(PointContext& ctx) {
                                           check_timing.size() * sizeof(TensorTiming),
                                           cudaMemcpyDeviceToHost));
   if (!AllBuilt(check_timing)) {
-    return Skipped(absl::StrCat("this binary has no code for ", form.instruction,
-                                " on sm_", arch, "; rebuild with --cuda_archs=sm_", arch,
-                                arch == 90 ? "a" : ""));
+    return Skipped(absl::StrCat("this binary has no code for ", form.instruction, " on sm_", arch,
+                                "; rebuild with --cuda_archs=sm_", arch, arch == 90 ? "a" : ""));
   }
   std::vector<uint32_t> out(d_out.size());
   DISSECT_CUDA_RETURN_IF_ERROR(
@@ -129,22 +128,21 @@ absl::Status Run(PointContext& ctx) {
   DISSECT_RETURN_IF_ERROR(
       CheckMmaOutput(form, operands, static_cast<int64_t>(kVerifyIterations) * chains, out));
 
-  const int iterations =
-      mode == TensorMode::kLatency ? kLatencyIterations : kThroughputIterations;
+  const int iterations = mode == TensorMode::kLatency ? kLatencyIterations : kThroughputIterations;
   launch.args.iterations = iterations;
-  int index = 1;
-  DISSECT_ASSIGN_OR_RETURN(std::vector<double> ms,
-                           ctx.TimeKernel(
-                               [&](cudaStream_t stream) {
-                                 launch.args.timing =
-                                     d_timing.get() +
-                                     static_cast<size_t>(index++) * launch.warps;
-                                 return LaunchMmaSync(launch.args, stream);
-                               },
-                               CacheState::kHot));
+  int index = 0;
+  DISSECT_ASSIGN_OR_RETURN(
+      std::vector<double> ms,
+      ctx.TimeKernel(
+          [&](cudaStream_t stream) {
+            launch.args.timing =
+                d_timing.get() + static_cast<size_t>(1 + ctx.LaunchSlot(index++)) * launch.warps;
+            return LaunchMmaSync(launch.args, stream);
+          },
+          CacheState::kHot));
   std::vector<TensorTiming> timing(d_timing.size());
-  DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpy(timing.data(), d_timing.get(), d_timing.bytes(),
-                                          cudaMemcpyDeviceToHost));
+  DISSECT_CUDA_RETURN_IF_ERROR(
+      cudaMemcpy(timing.data(), d_timing.get(), d_timing.bytes(), cudaMemcpyDeviceToHost));
   const double flops_per_mma = 2.0 * form.m * form.n * form.k;
   return AddProbeSamples(ctx, timing, launch.warps, static_cast<int64_t>(chains) * iterations,
                          flops_per_mma,

@@ -47,17 +47,16 @@ absl::StatusOr<double> CyclesPerInstruction(absl::Span<const TensorTiming> recor
 }
 
 absl::Status AddProbeSamples(PointContext& ctx, absl::Span<const TensorTiming> timing,
-                             int per_launch, int64_t per_record,
-                             double flops_per_instruction, double flops_per_launch,
-                             const std::vector<double>& ms, absl::string_view cycles_metric) {
+                             int per_launch, int64_t per_record, double flops_per_instruction,
+                             double flops_per_launch, const std::vector<double>& ms,
+                             absl::string_view cycles_metric) {
   std::vector<double> cycles, per_clk, tflops;
   for (size_t i = 0; i < ms.size(); ++i) {
     const size_t row = (1 + ctx.timing().warmup + i) * static_cast<size_t>(per_launch);
     if (row + per_launch > timing.size()) {
       return absl::InternalError("fewer timing records than timed launches");
     }
-    absl::StatusOr<double> cpi =
-        CyclesPerInstruction(timing.subspan(row, per_launch), per_record);
+    absl::StatusOr<double> cpi = CyclesPerInstruction(timing.subspan(row, per_launch), per_record);
     if (!cpi.ok()) return cpi.status();
     cycles.push_back(*cpi);
     per_clk.push_back(flops_per_instruction / *cpi);

@@ -4,7 +4,6 @@
 #define DISSECT_EXPERIMENTS_TENSOR_PROBE_TIMING_H_
 
 #include <cstdint>
-
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -33,9 +32,9 @@ absl::StatusOr<double> CyclesPerInstruction(absl::Span<const TensorTiming> recor
 // "flops_per_clk_per_sm" (flops_per_instruction over that) and "tflops"
 // (flops_per_launch over the event time).
 absl::Status AddProbeSamples(PointContext& ctx, absl::Span<const TensorTiming> timing,
-                             int per_launch, int64_t per_record,
-                             double flops_per_instruction, double flops_per_launch,
-                             const std::vector<double>& ms, absl::string_view cycles_metric);
+                             int per_launch, int64_t per_record, double flops_per_instruction,
+                             double flops_per_launch, const std::vector<double>& ms,
+                             absl::string_view cycles_metric);
 
 }  // namespace dissect
 

@@ -43,8 +43,8 @@ TEST(AddProbeSamplesTest, OneSamplePerTimedLaunchFromItsOwnRow) {
   EXPECT_EQ(m.at("tflops"), (std::vector<double>{1000, 500}));
   // Too few records for the samples is an error, not a read past the end.
   PointContext short_ctx(point, device, options, nullptr, nullptr);
-  EXPECT_FALSE(AddProbeSamples(short_ctx, absl::MakeConstSpan(timing.data(), 3), 1, 100, 4096,
-                               1e12, {1.0, 2.0}, "cycles_per_mma")
+  EXPECT_FALSE(AddProbeSamples(short_ctx, absl::MakeConstSpan(timing.data(), 3), 1, 100, 4096, 1e12,
+                               {1.0, 2.0}, "cycles_per_mma")
                    .ok());
 }
 

@@ -25,8 +25,7 @@ bool NumberBefore(absl::string_view line, absl::string_view suffix, int* value) 
   if (at == absl::string_view::npos) return false;
   absl::string_view head = absl::StripTrailingAsciiWhitespace(line.substr(0, at));
   const size_t space = head.find_last_of(" ,:");
-  const absl::string_view number =
-      space == absl::string_view::npos ? head : head.substr(space + 1);
+  const absl::string_view number = space == absl::string_view::npos ? head : head.substr(space + 1);
   return absl::SimpleAtoi(number, value);
 }
 

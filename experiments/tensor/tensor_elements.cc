@@ -145,9 +145,7 @@ MatrixCoord MmaBCoord(const MmaFormInfo& form, int lane, int reg, int i) {
   return {reg * (form.k / 2) + thread * per_word + i, group};
 }
 
-MatrixCoord MmaCCoord(int lane, int e) {
-  return {lane / 4 + 8 * (e / 2), 2 * (lane % 4) + e % 2};
-}
+MatrixCoord MmaCCoord(int lane, int e) { return {lane / 4 + 8 * (e / 2), 2 * (lane % 4) + e % 2}; }
 
 MmaOperands MakeMmaOperands(const MmaFormInfo& form, OperandData data, uint64_t seed) {
   std::mt19937_64 rng(seed);
@@ -199,9 +197,8 @@ double AccumulatorTolerance(TensorElement input, TensorElement accumulator) {
       return std::ldexp(1.0, -7);
     default:
       // fp8 products are summed with fewer bits than f32 on some GPUs.
-      return input == TensorElement::kE4m3 || input == TensorElement::kE5m2
-                 ? std::ldexp(1.0, -9)
-                 : std::ldexp(1.0, -12);
+      return input == TensorElement::kE4m3 || input == TensorElement::kE5m2 ? std::ldexp(1.0, -9)
+                                                                            : std::ldexp(1.0, -12);
   }
 }
 
@@ -215,8 +212,8 @@ absl::Status CheckAccumulators(absl::string_view name, TensorElement input,
                                absl::Span<const uint32_t> out) {
   const size_t per_block = product.size();
   if (per_block == 0 || out.empty() || out.size() % per_block != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        name, ": output holds ", out.size(), " words, not a multiple of ", per_block));
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, ": output holds ", out.size(), " words, not a multiple of ", per_block));
   }
   const double tolerance = AccumulatorTolerance(input, accumulator);
   const bool integer = accumulator == TensorElement::kS32;
@@ -242,8 +239,7 @@ absl::Status CheckAccumulators(absl::string_view name, TensorElement input,
       want = absl::StrFormat("%.9g ± %.3g", expected, bound);
     }
     if (!ok && bad++ == 0) {
-      first = absl::StrCat("block ", i / per_block, " slot ", slot, ": got ", got, ", want ",
-                           want);
+      first = absl::StrCat("block ", i / per_block, " slot ", slot, ": got ", got, ", want ", want);
     }
   }
   if (bad == 0) return absl::OkStatus();
@@ -253,8 +249,8 @@ absl::Status CheckAccumulators(absl::string_view name, TensorElement input,
                                           first));
 }
 
-absl::Status CheckMmaOutput(const MmaFormInfo& form, const MmaOperands& operands,
-                            int64_t steps, absl::Span<const uint32_t> out) {
+absl::Status CheckMmaOutput(const MmaFormInfo& form, const MmaOperands& operands, int64_t steps,
+                            absl::Span<const uint32_t> out) {
   return CheckAccumulators(form.name, form.input, form.accumulator, operands.product,
                            operands.magnitude, steps, out);
 }
@@ -274,8 +270,7 @@ MatrixCoord WgmmaACoord(const WgmmaFormInfo& form, int thread, int reg, int i) {
   return c;
 }
 
-WgmmaOperands MakeWgmmaOperands(const WgmmaFormInfo& form, int n, OperandData data,
-                                uint64_t seed) {
+WgmmaOperands MakeWgmmaOperands(const WgmmaFormInfo& form, int n, OperandData data, uint64_t seed) {
   std::mt19937_64 rng(seed);
   const int bytes = ElementBits(form.input) / 8;
   const int bits = ElementBits(form.input);
@@ -327,8 +322,8 @@ WgmmaOperands MakeWgmmaOperands(const WgmmaFormInfo& form, int n, OperandData da
 
 absl::Status CheckWgmmaOutput(const WgmmaFormInfo& form, int n, const WgmmaOperands& operands,
                               int64_t steps, absl::Span<const uint32_t> out) {
-  return CheckAccumulators(absl::StrCat("wgmma ", form.name, " n", n), form.input,
-                           form.accumulator, operands.product, operands.magnitude, steps, out);
+  return CheckAccumulators(absl::StrCat("wgmma ", form.name, " n", n), form.input, form.accumulator,
+                           operands.product, operands.magnitude, steps, out);
 }
 
 }  // namespace dissect

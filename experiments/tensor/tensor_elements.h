@@ -47,8 +47,8 @@ enum class OperandData { kRandom, kZeros };
 // sparse layouts (PTX ISA figures this code could not read), only on which
 // rows and columns each register holds.
 struct MmaOperands {
-  std::vector<uint32_t> a;  // 32 lanes × a_regs, lane-major
-  std::vector<uint32_t> b;  // 32 lanes × b_regs
+  std::vector<uint32_t> a;         // 32 lanes × a_regs, lane-major
+  std::vector<uint32_t> b;         // 32 lanes × b_regs
   std::vector<uint32_t> metadata;  // sparse forms: 32 lanes × 1
   // Per lane × kMmaAccElements: Σ_k A[row][k]·B[k][col] of that lane's
   // accumulator element, and Σ_k |A[row][k]·B[k][col]| (error scale).
@@ -66,8 +66,8 @@ double MmaTolerance(const MmaFormInfo& form);
 // bits or s32) against `steps` × the reference (steps = iterations × chains:
 // every chain adds the same product). Integer results must match exactly
 // (mod 2^32). Returns InternalError naming the first mismatch and the count.
-absl::Status CheckMmaOutput(const MmaFormInfo& form, const MmaOperands& operands,
-                            int64_t steps, absl::Span<const uint32_t> out);
+absl::Status CheckMmaOutput(const MmaFormInfo& form, const MmaOperands& operands, int64_t steps,
+                            absl::Span<const uint32_t> out);
 
 // Relative tolerance of a float accumulator check, as a fraction of
 // steps × Σ|a·b|, for these input and accumulator types; 0 for s32.
@@ -96,8 +96,7 @@ struct WgmmaOperands {
   std::vector<double> magnitude;
 };
 
-WgmmaOperands MakeWgmmaOperands(const WgmmaFormInfo& form, int n, OperandData data,
-                                uint64_t seed);
+WgmmaOperands MakeWgmmaOperands(const WgmmaFormInfo& form, int n, OperandData data, uint64_t seed);
 
 // Checks a wgmma probe's output (blocks × 128 threads × N / 2 words).
 absl::Status CheckWgmmaOutput(const WgmmaFormInfo& form, int n, const WgmmaOperands& operands,

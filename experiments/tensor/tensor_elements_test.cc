@@ -81,7 +81,8 @@ TEST(MmaLayoutTest, FragmentsCoverEachMatrixElementOnce) {
           b.insert({x.row, x.col});
         }
       }
-      for (int e = 0; e < kMmaAccElements; ++e) c.insert({MmaCCoord(lane, e).row, MmaCCoord(lane, e).col});
+      for (int e = 0; e < kMmaAccElements; ++e)
+        c.insert({MmaCCoord(lane, e).row, MmaCCoord(lane, e).col});
     }
     EXPECT_EQ(a.size(), static_cast<size_t>(form.m * stored_k));
     if (!form.sparse) {
@@ -190,12 +191,11 @@ TEST(CheckMmaOutputTest, RejectsAMissingStepOtherDataZerosAndNaN) {
     const MmaOperands other = MakeMmaOperands(form, OperandData::kRandom, 4);
     EXPECT_FALSE(CheckMmaOutput(form, ops, 8, Simulated(form, ops, 7, 1)).ok());
     EXPECT_FALSE(CheckMmaOutput(form, ops, 8, Simulated(form, other, 8, 1)).ok());
-    EXPECT_FALSE(
-        CheckMmaOutput(form, ops, 8, std::vector<uint32_t>(32 * kMmaAccElements, 0)).ok());
+    EXPECT_FALSE(CheckMmaOutput(form, ops, 8, std::vector<uint32_t>(32 * kMmaAccElements, 0)).ok());
     // One bad element in the last warp is enough.
     std::vector<uint32_t> out = Simulated(form, ops, 8, 2);
-    out.back() = form.accumulator == TensorElement::kS32 ? out.back() + 1
-                                                         : FloatBits(std::nanf(""));
+    out.back() =
+        form.accumulator == TensorElement::kS32 ? out.back() + 1 : FloatBits(std::nanf(""));
     const absl::Status s = CheckMmaOutput(form, ops, 8, out);
     EXPECT_FALSE(s.ok());
     EXPECT_NE(s.message().find("1 of 256"), absl::string_view::npos) << s;
@@ -302,8 +302,7 @@ TEST(MakeWgmmaOperandsTest, TileAndFragmentsAgree) {
           const MatrixCoord c = WgmmaACoord(form, t, r, i);
           uint32_t from_tile = 0;
           for (int b = 0; b < bytes; ++b) {
-            from_tile |= uint32_t{ops.a_tile[WgmmaTileOffset(c.row, c.col * bytes + b)]}
-                         << (8 * b);
+            from_tile |= uint32_t{ops.a_tile[WgmmaTileOffset(c.row, c.col * bytes + b)]} << (8 * b);
           }
           const uint32_t mask = bits == 32 ? ~0u : (1u << bits) - 1;
           EXPECT_EQ((ops.a_fragments[t * kWgmmaARegs + r] >> (i * bits)) & mask, from_tile);

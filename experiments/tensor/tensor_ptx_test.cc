@@ -86,12 +86,12 @@ struct FormEntry {
 };
 
 constexpr FormEntry kFormEntries[] = {
-    {MmaForm::kF16F32, "6F16F32"},   {MmaForm::kF16F16, "6F16F16"},
-    {MmaForm::kBf16F32, "7Bf16F32"}, {MmaForm::kTf32F32, "7Tf32F32"},
-    {MmaForm::kS8S32, "5S8S32"},     {MmaForm::kE4m3F32, "7E4m3F32"},
-    {MmaForm::kE5m2F32, "7E5m2F32"}, {MmaForm::kSpF16F32, "8SpF16F32"},
+    {MmaForm::kF16F32, "6F16F32"},       {MmaForm::kF16F16, "6F16F16"},
+    {MmaForm::kBf16F32, "7Bf16F32"},     {MmaForm::kTf32F32, "7Tf32F32"},
+    {MmaForm::kS8S32, "5S8S32"},         {MmaForm::kE4m3F32, "7E4m3F32"},
+    {MmaForm::kE5m2F32, "7E5m2F32"},     {MmaForm::kSpF16F32, "8SpF16F32"},
     {MmaForm::kSpBf16F32, "9SpBf16F32"}, {MmaForm::kSpTf32F32, "9SpTf32F32"},
-    {MmaForm::kSpS8S32, "7SpS8S32"}, {MmaForm::kSpE4m3F32, "9SpE4m3F32"},
+    {MmaForm::kSpS8S32, "7SpS8S32"},     {MmaForm::kSpE4m3F32, "9SpE4m3F32"},
 };
 
 std::string MmaEntry(const FormEntry& f, int chains) {
@@ -129,8 +129,7 @@ TEST(MmaSyncPtxTest, LatencyLoopIsOneDependentChainOfTheForm) {
       for (size_t i = 0; i < mma.size(); ++i) {
         // d, a, b, c; sparse forms add the metadata register and selector 0.
         ASSERT_EQ(mma[i].operands.size(), form.sparse ? 6u : 4u) << mma[i].text;
-        EXPECT_EQ(OperandRegisters(mma[i].operands[2]).size(),
-                  static_cast<size_t>(form.b_regs));
+        EXPECT_EQ(OperandRegisters(mma[i].operands[2]).size(), static_cast<size_t>(form.b_regs));
         if (form.sparse) {
           EXPECT_EQ(OperandRegisters(mma[i].operands[4]).size(), 1u) << mma[i].text;
           EXPECT_EQ(mma[i].operands[5], "0x0") << mma[i].text;
@@ -187,10 +186,10 @@ struct WgmmaEntry {
 };
 
 constexpr WgmmaEntry kWgmmaEntries[] = {
-    {WgmmaForm::kF16F32, "8WgF16F32"},   {WgmmaForm::kBf16F32, "9WgBf16F32"},
-    {WgmmaForm::kTf32F32, "9WgTf32F32"}, {WgmmaForm::kE4m3F32, "9WgE4m3F32"},
-    {WgmmaForm::kE5m2F32, "9WgE5m2F32"}, {WgmmaForm::kS8S32, "7WgS8S32"},
-    {WgmmaForm::kSpF16F32, "10WgSpF16F32"}, {WgmmaForm::kSpBf16F32, "11WgSpBf16F32"},
+    {WgmmaForm::kF16F32, "8WgF16F32"},        {WgmmaForm::kBf16F32, "9WgBf16F32"},
+    {WgmmaForm::kTf32F32, "9WgTf32F32"},      {WgmmaForm::kE4m3F32, "9WgE4m3F32"},
+    {WgmmaForm::kE5m2F32, "9WgE5m2F32"},      {WgmmaForm::kS8S32, "7WgS8S32"},
+    {WgmmaForm::kSpF16F32, "10WgSpF16F32"},   {WgmmaForm::kSpBf16F32, "11WgSpBf16F32"},
     {WgmmaForm::kSpTf32F32, "11WgSpTf32F32"}, {WgmmaForm::kSpE4m3F32, "11WgSpE4m3F32"},
     {WgmmaForm::kSpS8S32, "9WgSpS8S32"},
 };
@@ -217,7 +216,8 @@ TEST(WgmmaPtxTest, TimedLoopIssuesTheFormAtEveryNFromTheRequestedSource) {
       for (int n : kWgmmaNs) {
         for (bool regs : {false, true}) {
           for (bool latency : {true, false}) {
-            const int chains = WgmmaChains(latency ? TensorMode::kLatency : TensorMode::kThroughput, n);
+            const int chains =
+                WgmmaChains(latency ? TensorMode::kLatency : TensorMode::kThroughput, n);
             SCOPED_TRACE(absl::StrCat(f, " ", form.name, " n", n, regs ? " registers" : " shared",
                                       latency ? " latency" : " throughput"));
             const auto code = EntryCode(

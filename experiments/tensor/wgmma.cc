@@ -19,6 +19,8 @@
 //           from shared memory, better with A in registers; latency growing
 //           with N. Sparse forms count dense-equivalent FLOP against the 2:4
 //           sparse rate.
+#include "kernels/tensor/wgmma.h"
+
 #include <cuda_runtime_api.h>
 
 #include <string>
@@ -29,7 +31,6 @@
 #include "experiments/harness/experiment.h"
 #include "experiments/tensor/probe_timing.h"
 #include "experiments/tensor/tensor_elements.h"
-#include "kernels/tensor/wgmma.h"
 #include "probes/cuda_status.h"
 #include "probes/device_buffer.h"
 
@@ -74,8 +75,7 @@ absl::Status Run(PointContext& ctx) {
   const int n = static_cast<int>(ctx.Int("n"));
   const TensorMode mode =
       ctx.Str("mode") == "latency" ? TensorMode::kLatency : TensorMode::kThroughput;
-  const OperandData data =
-      ctx.Str("data") == "zeros" ? OperandData::kZeros : OperandData::kRandom;
+  const OperandData data = ctx.Str("data") == "zeros" ? OperandData::kZeros : OperandData::kRandom;
   if (ctx.device().cc_major != 9 || ctx.device().cc_minor != 0) {
     return Skipped(absl::StrCat("wgmma needs sm_90a (Hopper); this GPU is sm_",
                                 ctx.device().cc_major, ctx.device().cc_minor));
@@ -94,12 +94,14 @@ absl::Status Run(PointContext& ctx) {
   args.mode = mode;
   DISSECT_CUDA_RETURN_IF_ERROR(WgmmaGrid(args, &args.blocks));
   const int chains = WgmmaChains(mode, n);
-  const int launches = ctx.timing().warmup + ctx.timing().samples;
-  DISSECT_ASSIGN_OR_RETURN(auto d_out,
-                           DeviceBuffer<uint32_t>::Allocate(static_cast<size_t>(args.blocks) *
-                                                            operands.product.size()));
+  // Slot 0: the checked launch; then one per TimeKernel launch (counter
+  // passes share the last).
+  const int slots = 1 + ctx.LaunchSlots();
+  DISSECT_ASSIGN_OR_RETURN(
+      auto d_out,
+      DeviceBuffer<uint32_t>::Allocate(static_cast<size_t>(args.blocks) * operands.product.size()));
   DISSECT_ASSIGN_OR_RETURN(auto d_timing, DeviceBuffer<TensorTiming>::Allocate(
-                                              static_cast<size_t>(launches + 1) * args.blocks));
+                                              static_cast<size_t>(slots) * args.blocks));
   args.a_tile = d_a_tile.get();
   args.b_tile = d_b_tile.get();
   args.a_fragments = d_a_fragments.get();
@@ -120,24 +122,24 @@ absl::Status Run(PointContext& ctx) {
   std::vector<uint32_t> out(d_out.size());
   DISSECT_CUDA_RETURN_IF_ERROR(
       cudaMemcpy(out.data(), d_out.get(), d_out.bytes(), cudaMemcpyDeviceToHost));
-  DISSECT_RETURN_IF_ERROR(CheckWgmmaOutput(
-      form, n, operands, static_cast<int64_t>(kVerifyIterations) * chains, out));
+  DISSECT_RETURN_IF_ERROR(
+      CheckWgmmaOutput(form, n, operands, static_cast<int64_t>(kVerifyIterations) * chains, out));
 
-  const int iterations =
-      mode == TensorMode::kLatency ? kLatencyIterations : kThroughputIterations;
+  const int iterations = mode == TensorMode::kLatency ? kLatencyIterations : kThroughputIterations;
   args.iterations = iterations;
-  int index = 1;
+  int index = 0;
   DISSECT_ASSIGN_OR_RETURN(std::vector<double> ms,
                            ctx.TimeKernel(
                                [&](cudaStream_t stream) {
-                                 args.timing = d_timing.get() +
-                                               static_cast<size_t>(index++) * args.blocks;
+                                 args.timing =
+                                     d_timing.get() +
+                                     static_cast<size_t>(1 + ctx.LaunchSlot(index++)) * args.blocks;
                                  return LaunchWgmma(args, stream);
                                },
                                CacheState::kHot));
   std::vector<TensorTiming> timing(d_timing.size());
-  DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpy(timing.data(), d_timing.get(), d_timing.bytes(),
-                                          cudaMemcpyDeviceToHost));
+  DISSECT_CUDA_RETURN_IF_ERROR(
+      cudaMemcpy(timing.data(), d_timing.get(), d_timing.bytes(), cudaMemcpyDeviceToHost));
   const double flops_per_wgmma = 2.0 * kWgmmaM * n * form.k;
   return AddProbeSamples(ctx, timing, args.blocks, static_cast<int64_t>(chains) * iterations,
                          flops_per_wgmma,

@@ -16,8 +16,7 @@ __device__ __forceinline__ uint64_t Mix(uint64_t x) {
 __global__ void FillOperandKernel(uint8_t* __restrict__ dst, size_t n, FillFormat f,
                                   uint64_t seed) {
   const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
-  for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += stride) {
+  for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
     const uint64_t h = Mix(seed ^ Mix(i + 1));
     uint32_t bits;
     if (f.integer) {
@@ -52,8 +51,7 @@ cudaError_t LaunchFillOperand(void* dst, size_t n, const FillFormat& format, uin
   constexpr int kThreads = 256;
   const size_t wanted = (n + kThreads - 1) / kThreads;
   const int blocks = static_cast<int>(wanted < 65536 ? wanted : 65536);
-  FillOperandKernel<<<blocks, kThreads, 0, stream>>>(static_cast<uint8_t*>(dst), n, format,
-                                                     seed);
+  FillOperandKernel<<<blocks, kThreads, 0, stream>>>(static_cast<uint8_t*>(dst), n, format, seed);
   return cudaGetLastError();
 }
 

@@ -13,10 +13,10 @@ namespace dissect {
 
 // Bit layout of a floating-point element (stored in `bytes` bytes).
 struct FillFormat {
-  int bytes = 2;          // 1, 2 or 4
-  bool integer = false;   // int8: uniform over [0, 127]
-  int exponent_bits = 5;  // floating point: sign 0, exponent bias-4 .. bias-1,
-  int mantissa_bits = 10; // random mantissa: positive values in [1/16, 1)
+  int bytes = 2;           // 1, 2 or 4
+  bool integer = false;    // int8: uniform over [0, 127]
+  int exponent_bits = 5;   // floating point: sign 0, exponent bias-4 .. bias-1,
+  int mantissa_bits = 10;  // random mantissa: positive values in [1/16, 1)
   int bias = 15;
   int shift = 0;  // zero bits below the mantissa (tf32 in f32: 13)
 };

@@ -14,22 +14,22 @@ namespace {
 
 // One mma.sync with A in four registers, B in two, and four f32
 // accumulators that are both C and D.
-#define DISSECT_MMA_F32_ACC(INSTR)                                           \
-  asm volatile(INSTR                                                         \
-               " {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "             \
-               "{%0, %1, %2, %3};"                                           \
-               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])              \
+#define DISSECT_MMA_F32_ACC(INSTR)                               \
+  asm volatile(INSTR                                             \
+               " {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, " \
+               "{%0, %1, %2, %3};"                               \
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])  \
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]))
 
 // One mma.sp with A in four registers (K / 2 stored elements), B in four,
 // four f32 accumulators, the metadata register and sparsity selector 0.
-#define DISSECT_MMA_SP_F32_ACC(INSTR)                                             \
-  asm volatile(INSTR                                                              \
-               " {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9, %10, %11}, "        \
-               "{%0, %1, %2, %3}, %12, 0x0;"                                      \
-               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])                   \
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), \
-                 "r"(b[2]), "r"(b[3]), "r"(meta))
+#define DISSECT_MMA_SP_F32_ACC(INSTR)                                                         \
+  asm volatile(INSTR                                                                          \
+               " {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9, %10, %11}, "                    \
+               "{%0, %1, %2, %3}, %12, 0x0;"                                                  \
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])                               \
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(b[2]), \
+                 "r"(b[3]), "r"(meta))
 
 // Accumulator conventions: Acc is the register type, kCRegs registers per
 // lane, Widen(acc, e) turns accumulator element e into the host-visible
@@ -72,8 +72,8 @@ struct F16F32 : F32Accumulator {
 struct F16F16 : F16Accumulator {
   static constexpr int kMinArch = 80;
   static constexpr int kBRegs = 2;
-  __device__ static void Step(uint32_t (&d)[2], const uint32_t (&a)[4],
-                              const uint32_t (&b)[2], uint32_t) {
+  __device__ static void Step(uint32_t (&d)[2], const uint32_t (&a)[4], const uint32_t (&b)[2],
+                              uint32_t) {
     asm volatile(
         "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16"
         " {%0, %1}, {%2, %3, %4, %5}, {%6, %7}, {%0, %1};"
@@ -103,8 +103,8 @@ struct Tf32F32 : F32Accumulator {
 struct S8S32 : S32Accumulator {
   static constexpr int kMinArch = 80;
   static constexpr int kBRegs = 2;
-  __device__ static void Step(int32_t (&d)[4], const uint32_t (&a)[4],
-                              const uint32_t (&b)[2], uint32_t) {
+  __device__ static void Step(int32_t (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2],
+                              uint32_t) {
     asm volatile(
         "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32"
         " {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
@@ -171,15 +171,15 @@ struct SpTf32F32 : F32Accumulator {
 struct SpS8S32 : S32Accumulator {
   static constexpr int kMinArch = 80;
   static constexpr int kBRegs = 4;
-  __device__ static void Step(int32_t (&d)[4], const uint32_t (&a)[4],
-                              const uint32_t (&b)[4], uint32_t meta) {
+  __device__ static void Step(int32_t (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[4],
+                              uint32_t meta) {
     asm volatile(
         "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.s32.s8.s8.s32"
         " {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9, %10, %11}, {%0, %1, %2, %3}, %12, "
         "0x0;"
         : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(b[2]),
-          "r"(b[3]), "r"(meta));
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(b[2]), "r"(b[3]),
+          "r"(meta));
   }
 };
 
@@ -209,8 +209,7 @@ __device__ __forceinline__ uint32_t WordOf(int32_t v) { return static_cast<uint3
 template <typename Form, int kChains>
 __global__ void __launch_bounds__(kMmaThreads)
     MmaSyncKernel(const uint32_t* __restrict__ a_in, const uint32_t* __restrict__ b_in,
-                  const uint32_t* __restrict__ meta_in, int iterations,
-                  uint32_t* __restrict__ out,
+                  const uint32_t* __restrict__ meta_in, int iterations, uint32_t* __restrict__ out,
                   TensorTiming* __restrict__ timing) {
   const int lane = threadIdx.x % 32;
   const int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
@@ -343,15 +342,15 @@ cudaError_t MmaSyncGrid(MmaForm form, TensorMode mode, int* blocks, int* threads
 }
 
 cudaError_t LaunchMmaSync(const MmaSyncArgs& args, cudaStream_t stream) {
-  if (args.iterations < kMmaUnroll || args.iterations % kMmaUnroll != 0 ||
-      args.blocks < 1 || args.threads < 32 || args.threads % 32 != 0 ||
-      args.a == nullptr || args.b == nullptr || args.out == nullptr ||
-      args.timing == nullptr || (MmaInfo(args.form).sparse && args.metadata == nullptr)) {
+  if (args.iterations < kMmaUnroll || args.iterations % kMmaUnroll != 0 || args.blocks < 1 ||
+      args.threads < 32 || args.threads % 32 != 0 || args.a == nullptr || args.b == nullptr ||
+      args.out == nullptr || args.timing == nullptr ||
+      (MmaInfo(args.form).sparse && args.metadata == nullptr)) {
     return cudaErrorInvalidValue;
   }
   return WithKernel(args.form, args.mode, [&](auto kernel) {
-    kernel<<<args.blocks, args.threads, 0, stream>>>(args.a, args.b, args.metadata,
-                                                      args.iterations, args.out, args.timing);
+    kernel<<<args.blocks, args.threads, 0, stream>>>(args.a, args.b, args.metadata, args.iterations,
+                                                     args.out, args.timing);
     return cudaGetLastError();
   });
 }

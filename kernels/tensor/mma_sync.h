@@ -1,8 +1,8 @@
 // Host interface of the warp-level tensor-core probes (kernels/tensor/
 // mma_sync.cu): one kernel template that issues `mma.sync` (or, for the 2:4
-// sparse forms, `mma.sp::ordered_metadata`) of one form in a loop, either as one dependent chain in one warp (latency) or as
-// kMmaThroughputChains independent accumulators per warp in every warp that
-// fits on the GPU (throughput).
+// sparse forms, `mma.sp::ordered_metadata`) of one form in a loop, either as one dependent chain in
+// one warp (latency) or as kMmaThroughputChains independent accumulators per warp in every warp
+// that fits on the GPU (throughput).
 #ifndef DISSECT_KERNELS_TENSOR_MMA_SYNC_H_
 #define DISSECT_KERNELS_TENSOR_MMA_SYNC_H_
 
@@ -51,24 +51,20 @@ struct MmaFormInfo {
 };
 
 inline constexpr MmaFormInfo kMmaForms[] = {
-    {MmaForm::kF16F32, "f16_f32", "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
-     16, 8, 16, TensorElement::kF16, TensorElement::kF32, 4, 2, 4, 80},
-    {MmaForm::kF16F16, "f16_f16", "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16",
-     16, 8, 16, TensorElement::kF16, TensorElement::kF16, 4, 2, 2, 80},
-    {MmaForm::kBf16F32, "bf16_f32",
-     "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", 16, 8, 16,
-     TensorElement::kBf16, TensorElement::kF32, 4, 2, 4, 80},
-    {MmaForm::kTf32F32, "tf32_f32",
-     "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", 16, 8, 8,
+    {MmaForm::kF16F32, "f16_f32", "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", 16, 8, 16,
+     TensorElement::kF16, TensorElement::kF32, 4, 2, 4, 80},
+    {MmaForm::kF16F16, "f16_f16", "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16", 16, 8, 16,
+     TensorElement::kF16, TensorElement::kF16, 4, 2, 2, 80},
+    {MmaForm::kBf16F32, "bf16_f32", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", 16, 8,
+     16, TensorElement::kBf16, TensorElement::kF32, 4, 2, 4, 80},
+    {MmaForm::kTf32F32, "tf32_f32", "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", 16, 8, 8,
      TensorElement::kTf32, TensorElement::kF32, 4, 2, 4, 80},
-    {MmaForm::kS8S32, "s8_s32", "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32", 16,
-     8, 32, TensorElement::kS8, TensorElement::kS32, 4, 2, 4, 80},
-    {MmaForm::kE4m3F32, "e4m3_f32",
-     "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32", 16, 8, 32,
-     TensorElement::kE4m3, TensorElement::kF32, 4, 2, 4, 89},
-    {MmaForm::kE5m2F32, "e5m2_f32",
-     "mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32", 16, 8, 32,
-     TensorElement::kE5m2, TensorElement::kF32, 4, 2, 4, 89},
+    {MmaForm::kS8S32, "s8_s32", "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32", 16, 8, 32,
+     TensorElement::kS8, TensorElement::kS32, 4, 2, 4, 80},
+    {MmaForm::kE4m3F32, "e4m3_f32", "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32", 16, 8,
+     32, TensorElement::kE4m3, TensorElement::kF32, 4, 2, 4, 89},
+    {MmaForm::kE5m2F32, "e5m2_f32", "mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32", 16, 8,
+     32, TensorElement::kE5m2, TensorElement::kF32, 4, 2, 4, 89},
     {MmaForm::kSpF16F32, "sp_f16_f32",
      "mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32", 16, 8, 32,
      TensorElement::kF16, TensorElement::kF32, 4, 4, 4, 80, true},
@@ -108,11 +104,11 @@ inline constexpr int kMmaUnroll = 4;
 struct MmaSyncArgs {
   MmaForm form = MmaForm::kF16F32;
   TensorMode mode = TensorMode::kLatency;
-  int iterations = kMmaUnroll;  // dependent steps per chain, multiple of kMmaUnroll
-  int blocks = 1;               // from MmaSyncGrid
-  int threads = 32;             // from MmaSyncGrid
-  const uint32_t* a = nullptr;  // 32 lanes × a_regs words (lane-major)
-  const uint32_t* b = nullptr;  // 32 lanes × b_regs words
+  int iterations = kMmaUnroll;         // dependent steps per chain, multiple of kMmaUnroll
+  int blocks = 1;                      // from MmaSyncGrid
+  int threads = 32;                    // from MmaSyncGrid
+  const uint32_t* a = nullptr;         // 32 lanes × a_regs words (lane-major)
+  const uint32_t* b = nullptr;         // 32 lanes × b_regs words
   const uint32_t* metadata = nullptr;  // sparse forms: 32 lanes × 1 word
   // Per warp and lane, kMmaAccElements words: the sum over the warp's chains
   // of each accumulator element, as f32 bits (float accumulators, f16 ones

@@ -30,8 +30,7 @@ __device__ __forceinline__ float AccumulatorAsFloat<float>(const float* acc, int
 // Packed f16x2 registers: element e is the low (even e) or high half of
 // register e / 2.
 template <>
-__device__ __forceinline__ float AccumulatorAsFloat<uint32_t>(const uint32_t* acc,
-                                                              int e) {
+__device__ __forceinline__ float AccumulatorAsFloat<uint32_t>(const uint32_t* acc, int e) {
   const uint32_t word = acc[e / 2];
   const unsigned short half = static_cast<unsigned short>(e % 2 ? word >> 16 : word);
   return __half2float(__ushort_as_half(half));

@@ -70,6 +70,7 @@ struct WgSpS8S32 {
 template <typename Form, int N>
 struct WgmmaIssue;
 
+// clang-format off
 // Operand placeholders "%0, %1, ..." of the accumulator list: DISSECT_Pn(t)
 // names %t0 ... %t(n-1); the lists hold N / 2 registers.
 #define DISSECT_P2(t) "%" #t "0, %" #t "1"
@@ -178,6 +179,7 @@ DISSECT_WG_N(256, DISSECT_L128, DISSECT_CL128, "%128", "%129", "%130", "%131", "
 #undef DISSECT_WG_SPARSE
 #undef DISSECT_WG_DENSE
 #undef DISSECT_WG_DEFINE
+// clang-format on
 
 __device__ __forceinline__ void WgmmaFence() {
   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
@@ -223,9 +225,8 @@ __device__ __forceinline__ uint32_t WordOf(int32_t v) { return static_cast<uint3
 template <typename Form, int N, bool kARegs, int kChains, bool kLatency>
 __global__ void __launch_bounds__(kWarpgroupThreads)
     WgmmaKernel(const uint8_t* __restrict__ a_tile, const uint8_t* __restrict__ b_tile,
-                const uint32_t* __restrict__ a_fragments,
-                const uint32_t* __restrict__ metadata, int iterations,
-                uint32_t* __restrict__ out, TensorTiming* __restrict__ timing) {
+                const uint32_t* __restrict__ a_fragments, const uint32_t* __restrict__ metadata,
+                int iterations, uint32_t* __restrict__ out, TensorTiming* __restrict__ timing) {
   constexpr int kAccRegs = N / 2;
   constexpr int kABytes = kWgmmaM * kWgmmaRowBytes;
   constexpr int kBRowBytes = Form::kSparse ? 2 * kWgmmaRowBytes : kWgmmaRowBytes;
@@ -291,8 +292,7 @@ __global__ void __launch_bounds__(kWarpgroupThreads)
       Acc sum = 0;
 #pragma unroll
       for (int c = 0; c < kChains; ++c) sum += acc[c][e];
-      out[(static_cast<size_t>(blockIdx.x) * kWarpgroupThreads + tid) * kAccRegs + e] =
-          WordOf(sum);
+      out[(static_cast<size_t>(blockIdx.x) * kWarpgroupThreads + tid) * kAccRegs + e] = WordOf(sum);
     }
     if (tid == 0) timing[blockIdx.x] = TensorTiming{start, stop, ReadSmId(), 1};
   }
@@ -393,16 +393,16 @@ cudaError_t WgmmaGrid(const WgmmaArgs& args, int* blocks) {
 }
 
 cudaError_t LaunchWgmma(const WgmmaArgs& args, cudaStream_t stream) {
-  if (args.iterations < kWgmmaUnroll || args.iterations % kWgmmaUnroll != 0 ||
-      args.blocks < 1 || args.a_tile == nullptr || args.b_tile == nullptr ||
-      args.a_fragments == nullptr || args.out == nullptr || args.timing == nullptr ||
+  if (args.iterations < kWgmmaUnroll || args.iterations % kWgmmaUnroll != 0 || args.blocks < 1 ||
+      args.a_tile == nullptr || args.b_tile == nullptr || args.a_fragments == nullptr ||
+      args.out == nullptr || args.timing == nullptr ||
       (WgmmaInfo(args.form).sparse && args.metadata == nullptr)) {
     return cudaErrorInvalidValue;
   }
   return WithKernel(args, [&](auto kernel) {
-    kernel<<<args.blocks, kWarpgroupThreads, 0, stream>>>(
-        args.a_tile, args.b_tile, args.a_fragments, args.metadata, args.iterations, args.out,
-        args.timing);
+    kernel<<<args.blocks, kWarpgroupThreads, 0, stream>>>(args.a_tile, args.b_tile,
+                                                          args.a_fragments, args.metadata,
+                                                          args.iterations, args.out, args.timing);
     return cudaGetLastError();
   });
 }

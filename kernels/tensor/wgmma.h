@@ -55,26 +55,26 @@ struct WgmmaFormInfo {
 inline constexpr WgmmaFormInfo kWgmmaForms[] = {
     {WgmmaForm::kF16F32, "f16_f32", "wgmma.mma_async.sync.aligned.m64n", "k16.f32.f16.f16", 16,
      TensorElement::kF16, TensorElement::kF32},
-    {WgmmaForm::kBf16F32, "bf16_f32", "wgmma.mma_async.sync.aligned.m64n", "k16.f32.bf16.bf16",
-     16, TensorElement::kBf16, TensorElement::kF32},
+    {WgmmaForm::kBf16F32, "bf16_f32", "wgmma.mma_async.sync.aligned.m64n", "k16.f32.bf16.bf16", 16,
+     TensorElement::kBf16, TensorElement::kF32},
     {WgmmaForm::kTf32F32, "tf32_f32", "wgmma.mma_async.sync.aligned.m64n", "k8.f32.tf32.tf32", 8,
      TensorElement::kTf32, TensorElement::kF32},
-    {WgmmaForm::kE4m3F32, "e4m3_f32", "wgmma.mma_async.sync.aligned.m64n", "k32.f32.e4m3.e4m3",
-     32, TensorElement::kE4m3, TensorElement::kF32},
-    {WgmmaForm::kE5m2F32, "e5m2_f32", "wgmma.mma_async.sync.aligned.m64n", "k32.f32.e5m2.e5m2",
-     32, TensorElement::kE5m2, TensorElement::kF32},
+    {WgmmaForm::kE4m3F32, "e4m3_f32", "wgmma.mma_async.sync.aligned.m64n", "k32.f32.e4m3.e4m3", 32,
+     TensorElement::kE4m3, TensorElement::kF32},
+    {WgmmaForm::kE5m2F32, "e5m2_f32", "wgmma.mma_async.sync.aligned.m64n", "k32.f32.e5m2.e5m2", 32,
+     TensorElement::kE5m2, TensorElement::kF32},
     {WgmmaForm::kS8S32, "s8_s32", "wgmma.mma_async.sync.aligned.m64n", "k32.s32.s8.s8", 32,
      TensorElement::kS8, TensorElement::kS32},
-    {WgmmaForm::kSpF16F32, "sp_f16_f32", "wgmma.mma_async.sp.sync.aligned.m64n",
-     "k32.f32.f16.f16", 32, TensorElement::kF16, TensorElement::kF32, true},
+    {WgmmaForm::kSpF16F32, "sp_f16_f32", "wgmma.mma_async.sp.sync.aligned.m64n", "k32.f32.f16.f16",
+     32, TensorElement::kF16, TensorElement::kF32, true},
     {WgmmaForm::kSpBf16F32, "sp_bf16_f32", "wgmma.mma_async.sp.sync.aligned.m64n",
      "k32.f32.bf16.bf16", 32, TensorElement::kBf16, TensorElement::kF32, true},
     {WgmmaForm::kSpTf32F32, "sp_tf32_f32", "wgmma.mma_async.sp.sync.aligned.m64n",
      "k16.f32.tf32.tf32", 16, TensorElement::kTf32, TensorElement::kF32, true},
     {WgmmaForm::kSpE4m3F32, "sp_e4m3_f32", "wgmma.mma_async.sp.sync.aligned.m64n",
      "k64.f32.e4m3.e4m3", 64, TensorElement::kE4m3, TensorElement::kF32, true},
-    {WgmmaForm::kSpS8S32, "sp_s8_s32", "wgmma.mma_async.sp.sync.aligned.m64n",
-     "k64.s32.s8.s8", 64, TensorElement::kS8, TensorElement::kS32, true},
+    {WgmmaForm::kSpS8S32, "sp_s8_s32", "wgmma.mma_async.sp.sync.aligned.m64n", "k64.s32.s8.s8", 64,
+     TensorElement::kS8, TensorElement::kS32, true},
 };
 
 const WgmmaFormInfo& WgmmaInfo(WgmmaForm form);
@@ -114,10 +114,10 @@ struct WgmmaArgs {
   int n = 64;
   bool a_from_registers = false;
   TensorMode mode = TensorMode::kLatency;
-  int iterations = kWgmmaUnroll;  // per chain, multiple of kWgmmaUnroll
-  int blocks = 1;                 // one warpgroup each; from WgmmaGrid
-  const uint8_t* a_tile = nullptr;  // kWgmmaM × 32 B canonical image
-  const uint8_t* b_tile = nullptr;  // n × WgmmaBRowBytes canonical image (row = column of B)
+  int iterations = kWgmmaUnroll;          // per chain, multiple of kWgmmaUnroll
+  int blocks = 1;                         // one warpgroup each; from WgmmaGrid
+  const uint8_t* a_tile = nullptr;        // kWgmmaM × 32 B canonical image
+  const uint8_t* b_tile = nullptr;        // n × WgmmaBRowBytes canonical image (row = column of B)
   const uint32_t* a_fragments = nullptr;  // 128 threads × kWgmmaARegs words
   const uint32_t* metadata = nullptr;     // sparse forms: 128 threads × 1 word
   // Per block, thread and accumulator element (n / 2): the sum over chains,

@@ -4,6 +4,10 @@ Search order: $CUDA_PATH, then /usr/local/cuda. Both layouts are understood:
   * pip-style:  include/{cuda_runtime.h,cupti.h}, lib/, lib64 -> lib
   * classic:    include/, lib64/, extras/CUPTI/{include,lib64}
 
+CUPTI is exposed twice: :cupti links libcupti.so (and libnvperf_*.so where the
+toolkit has them); :cupti_headers gives only its headers, for code that loads
+CUPTI at run time (//probes:cupti_api) so that binaries start without it.
+
 With no toolkit the repository still loads: the library targets are empty and
 every cuda_library action fails with one line that names CUDA_PATH, so that
 targets without CUDA keep building.
@@ -34,6 +38,7 @@ def _write_missing(repository_ctx, reason):
         "CUDA_VERSION = None",
         "NVCC = None",
         "CUDA_ERROR = %r" % reason,
+        "CUPTI_LIB_DIR = None",
         "",
     ]))
     repository_ctx.template("BUILD", repository_ctx.attr._build_missing)
@@ -77,7 +82,9 @@ def _cuda_configure_impl(repository_ctx):
 
     repository_ctx.symlink(include, "include")
     repository_ctx.symlink(lib, "lib")
+    cupti_lib_dir = None
     if cupti_include and cupti_lib:
+        cupti_lib_dir = cupti_lib.rsplit("/", 1)[0]
         repository_ctx.symlink(cupti_include.rsplit("/", 1)[0], "cupti/include")
         repository_ctx.symlink(cupti_lib.rsplit("/", 1)[0], "cupti/lib")
     else:
@@ -90,6 +97,9 @@ def _cuda_configure_impl(repository_ctx):
         "CUDA_VERSION = %r" % version,
         "NVCC = %r" % nvcc,
         "CUDA_ERROR = None",
+        "# Where libcupti.so and libnvperf_*.so were found at build time: the",
+        "# last place //probes:cupti_api looks when loading CUPTI at run time.",
+        "CUPTI_LIB_DIR = %r" % cupti_lib_dir,
         "",
     ]))
     repository_ctx.template("BUILD", repository_ctx.attr._build_found)

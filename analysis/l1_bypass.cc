@@ -1,0 +1,296 @@
+// Analysis of the l1_bypass experiment (see l1_bypass.h).
+
+#include "analysis/l1_bypass.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+#include <utility>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "analysis/format.h"
+
+namespace dissect::analysis {
+namespace {
+
+constexpr char kExperiment[] = "l1_bypass";
+constexpr char kDefault[] = "default";
+constexpr char kDlcmCg[] = "dlcm_cg";
+constexpr char kNone[] = "—";
+
+struct Timed {
+  double us;
+  double spread;
+};
+
+// (layer, working set, timing, occupancy)
+using PointKey = std::tuple<std::string, std::string, std::string, std::string>;
+
+struct Group {
+  std::string device;
+  std::string kernel;
+  std::vector<std::string> variants;  // first-seen order, default included
+  std::vector<PointKey> points;       // first-seen order
+  std::map<PointKey, std::map<std::string, Timed>> timed;
+  std::map<PointKey, double> input_bytes;
+};
+
+std::string DeviceKey(const ResultFile& f) {
+  return absl::StrCat(f.ContextOr("device_name", ""), "\n",
+                      f.ContextOr("device_compute_capability", ""), "\n",
+                      f.ContextOr("device_sm_count", ""));
+}
+
+std::vector<Group> Collect(const std::vector<const ResultFile*>& files) {
+  std::vector<Group> groups;
+  std::map<std::pair<std::string, std::string>, size_t> index;
+  for (const ResultFile* f : files) {
+    if (f->experiment != kExperiment) continue;
+    for (const Row& row : f->rows) {
+      const std::optional<double> us = row.Counter("kernel_us");
+      if (row.error || !us || !(*us > 0)) continue;
+      const std::string kernel = row.Axis("kernel").value_or("?");
+      const auto id = std::make_pair(DeviceKey(*f), kernel);
+      auto [it, added] = index.emplace(id, groups.size());
+      if (added) {
+        groups.push_back({});
+        groups.back().device = f->ContextOr("device_name", "unknown device");
+        groups.back().kernel = kernel;
+      }
+      Group& g = groups[it->second];
+      const std::string variant = row.Axis("variant").value_or("?");
+      const PointKey key{row.Axis("layer").value_or("?"),
+                         row.Axis("working_set_bytes").value_or("0"),
+                         row.Axis("timing").value_or("?"),
+                         row.Axis("occupancy_pct").value_or("?")};
+      auto& by_variant = g.timed[key];
+      if (by_variant.empty()) g.points.push_back(key);
+      if (by_variant.count(variant) > 0) continue;
+      by_variant[variant] = {*us, row.Counter("kernel_us.spread").value_or(0)};
+      if (std::find(g.variants.begin(), g.variants.end(), variant) ==
+          g.variants.end()) {
+        g.variants.push_back(variant);
+      }
+      if (auto bytes = row.Counter("input_bytes")) g.input_bytes[key] = *bytes;
+    }
+  }
+  return groups;
+}
+
+std::vector<L1BypassTable> Tables(const std::vector<const ResultFile*>& files) {
+  std::vector<L1BypassTable> tables;
+  for (const Group& g : Collect(files)) {
+    L1BypassTable t;
+    t.device = g.device;
+    t.kernel = g.kernel;
+    for (const std::string& v : g.variants) {
+      if (v != kDefault) t.variants.push_back(v);
+    }
+    for (const PointKey& key : g.points) {
+      const auto& by_variant = g.timed.at(key);
+      SpeedupRow row;
+      std::tie(row.layer, row.working_set, row.timing, row.occupancy_pct) = key;
+      if (row.working_set == "0") row.working_set = "as configured";
+      if (auto it = g.input_bytes.find(key); it != g.input_bytes.end()) {
+        row.input_bytes = it->second;
+      }
+      const auto base = by_variant.find(kDefault);
+      if (base != by_variant.end()) row.default_us = base->second.us;
+      double best = 0;
+      for (const std::string& v : t.variants) {
+        const auto it = by_variant.find(v);
+        if (base == by_variant.end() || it == by_variant.end()) {
+          row.variants.push_back(std::nullopt);
+          continue;
+        }
+        VariantSpeedup s;
+        s.speedup = base->second.us / it->second.us;
+        s.noise = std::max(base->second.spread, it->second.spread);
+        if (s.faster() && s.speedup > best) {
+          best = s.speedup;
+          row.winner = v;
+        }
+        row.variants.push_back(s);
+      }
+      t.rows.push_back(std::move(row));
+    }
+    tables.push_back(std::move(t));
+  }
+  return tables;
+}
+
+std::string Speedup(const VariantSpeedup& s) {
+  return absl::StrFormat("%.3f ±%s", s.speedup, FormatPercent(s.noise));
+}
+
+// Markdown table text; cells must not contain '|'.
+std::string Table(const std::vector<std::string>& header,
+                  const std::vector<bool>& right,
+                  const std::vector<std::vector<std::string>>& rows) {
+  std::string out = absl::StrCat("| ", absl::StrJoin(header, " | "), " |\n|");
+  for (bool r : right) absl::StrAppend(&out, r ? " ---: |" : " --- |");
+  out += "\n";
+  for (const auto& row : rows)
+    absl::StrAppend(&out, "| ", absl::StrJoin(row, " | "), " |\n");
+  return out;
+}
+
+std::string Quoted(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("''") : std::string(1, c);
+  return out + "'";
+}
+
+}  // namespace
+
+std::vector<L1BypassTable> BuildL1BypassTables(
+    const std::vector<ResultFile>& files) {
+  std::vector<const ResultFile*> pointers;
+  for (const ResultFile& f : files) pointers.push_back(&f);
+  return Tables(pointers);
+}
+
+std::string RenderL1Bypass(const std::vector<L1BypassTable>& tables) {
+  std::vector<std::string> blocks;
+  std::string device;
+  for (const L1BypassTable& t : tables) {
+    if (t.device != device) {
+      device = t.device;
+      blocks.push_back(
+          absl::StrCat("## l1_bypass: speedup over default: ", device, "\n"));
+      blocks.push_back(
+          "Speedup = default kernel_us / variant kernel_us (medians). ± is the "
+          "noise: the "
+          "larger kernel_us spread ((max − min) / median) of the two rows. "
+          "**Bold**: faster "
+          "than default by more than the noise; _italic_: slower by more than "
+          "the noise. "
+          "winner: the fastest bold variant (— when none beats the noise).\n");
+    }
+    std::vector<std::string> header = {"layer", "working set", "timing",
+                                       "occupancy %", "default (us)"};
+    std::vector<bool> right = {false, true, false, true, true};
+    for (const std::string& v : t.variants) {
+      header.push_back(v);
+      right.push_back(true);
+    }
+    header.push_back("winner");
+    right.push_back(false);
+    std::vector<std::vector<std::string>> rows;
+    for (const SpeedupRow& r : t.rows) {
+      std::string ws = r.working_set;
+      if (r.input_bytes)
+        ws = absl::StrCat(ws, " (", FormatBytes(*r.input_bytes), ")");
+      std::vector<std::string> cells = {
+          r.layer, ws, r.timing, r.occupancy_pct,
+          r.default_us ? FormatNumber(*r.default_us) : kNone};
+      for (const std::optional<VariantSpeedup>& s : r.variants) {
+        if (!s) {
+          cells.push_back(kNone);
+        } else if (s->faster()) {
+          cells.push_back(absl::StrCat("**", Speedup(*s), "**"));
+        } else if (s->slower()) {
+          cells.push_back(absl::StrCat("_", Speedup(*s), "_"));
+        } else {
+          cells.push_back(Speedup(*s));
+        }
+      }
+      cells.push_back(!r.default_us      ? "no default row"
+                      : r.winner.empty() ? kNone
+                                         : r.winner);
+      rows.push_back(std::move(cells));
+    }
+    blocks.push_back(absl::StrCat("### ", t.kernel, "\n"));
+    blocks.push_back(Table(header, right, rows));
+  }
+  return absl::StrJoin(blocks, "\n");
+}
+
+std::optional<L1BypassFigure> BuildL1BypassFigure(
+    const std::vector<const ResultFile*>& files,
+    const std::vector<std::string>& inputs, const std::string& device) {
+  // Bars: (kernel, layer); clusters: (timing, occupancy).
+  std::vector<std::pair<std::string, std::string>> bars;
+  std::vector<std::pair<std::string, std::string>> clusters;
+  std::map<std::pair<std::string, std::string>,
+           std::map<std::pair<std::string, std::string>, VariantSpeedup>>
+      values;
+  for (const L1BypassTable& t : Tables(files)) {
+    const auto column =
+        std::find(t.variants.begin(), t.variants.end(), kDlcmCg);
+    if (column == t.variants.end()) continue;
+    const size_t c = column - t.variants.begin();
+    for (const SpeedupRow& r : t.rows) {
+      if (r.working_set != "as configured" || !r.variants[c]) continue;
+      const auto bar = std::make_pair(t.kernel, r.layer);
+      const auto cluster = std::make_pair(r.timing, r.occupancy_pct);
+      if (std::find(bars.begin(), bars.end(), bar) == bars.end())
+        bars.push_back(bar);
+      if (std::find(clusters.begin(), clusters.end(), cluster) ==
+          clusters.end()) {
+        clusters.push_back(cluster);
+      }
+      values[bar].emplace(cluster, *r.variants[c]);
+    }
+  }
+  if (bars.empty()) return std::nullopt;
+  L1BypassFigure fig;
+  fig.stem = "l1_bypass_dlcm_cg";
+  fig.data = absl::StrCat("# ", fig.stem,
+                          ".dat: speedup of -Xptxas -dlcm=cg over default, % "
+                          "(100 x (speedup - 1)), and the "
+                          "noise, %\n# columns: kernel/layer");
+  for (const auto& [timing, occupancy] : clusters) {
+    absl::StrAppend(&fig.data, " | ", timing, ", occupancy ", occupancy,
+                    "%: speedup noise");
+  }
+  fig.data += "\n";
+  for (const auto& bar : bars) {
+    absl::StrAppend(&fig.data, "\"", bar.first, " ", bar.second, "\"");
+    for (const auto& cluster : clusters) {
+      const auto it = values[bar].find(cluster);
+      if (it == values[bar].end()) {
+        fig.data += " ? ?";
+      } else {
+        absl::StrAppend(
+            &fig.data,
+            absl::StrFormat(" %.4f %.4f", 100 * (it->second.speedup - 1),
+                            100 * it->second.noise));
+      }
+    }
+    fig.data += "\n";
+  }
+  fig.script = absl::StrCat("# ", fig.stem,
+                            ".gp: generated by //analysis:figures from\n");
+  for (const std::string& input : inputs)
+    absl::StrAppend(&fig.script, "#   ", input, "\n");
+  const int width =
+      std::max(800, 160 + 28 * static_cast<int>(bars.size() * clusters.size()));
+  absl::StrAppend(
+      &fig.script, "set terminal svg size ", width,
+      ",600 dynamic noenhanced font 'sans,11' background rgb 'white'\n",
+      "set output ", Quoted(fig.stem + ".svg"), "\n", "set title ",
+      Quoted(absl::StrCat(device, ": -dlcm=cg vs default per layer")), "\n",
+      "set ylabel 'speedup over default (%), error bar: noise'\n",
+      "set style data histograms\n",
+      "set style histogram errorbars gap 1 lw 1\n",
+      "set style fill solid 0.7 border -1\n", "set boxwidth 0.9\n",
+      "set datafile missing '?'\n", "set xtics rotate by -60 noenhanced\n",
+      "set grid ytics\n", "set xzeroaxis lt -1\n", "set key below\n", "plot ");
+  std::vector<std::string> plots;
+  for (size_t i = 0; i < clusters.size(); ++i) {
+    plots.push_back(absl::StrCat(
+        i == 0 ? Quoted(fig.stem + ".dat") : "''", " using ", 2 + 2 * i, ":",
+        3 + 2 * i, i == 0 ? ":xtic(1)" : "", " title ",
+        Quoted(absl::StrCat(clusters[i].first, ", occupancy ",
+                            clusters[i].second, "%"))));
+  }
+  absl::StrAppend(&fig.script, absl::StrJoin(plots, ", \\\n     "), "\n");
+  return fig;
+}
+
+}  // namespace dissect::analysis

@@ -1,0 +1,72 @@
+// Analysis of the l1_bypass experiment (issue 5): per device and kernel, the
+// speedup of every cache variant over the default build for each measured
+// point, with the noise it has to beat and the winner; and the paper-style
+// figure of -dlcm=cg's speedup per layer.
+
+#ifndef DISSECT_ANALYSIS_L1_BYPASS_H_
+#define DISSECT_ANALYSIS_L1_BYPASS_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/results.h"
+
+namespace dissect::analysis {
+
+// One variant at one point, against the default variant at that point.
+struct VariantSpeedup {
+  double speedup = 0;  // default kernel_us / variant kernel_us (medians)
+  double noise = 0;    // max of the two rows' kernel_us spreads, a fraction
+  // Faster (or slower) than the default by more than the noise.
+  bool faster() const { return speedup - 1 > noise; }
+  bool slower() const { return 1 - speedup > noise; }
+};
+
+// One measured point (all axes but `variant`).
+struct SpeedupRow {
+  std::string layer;
+  std::string working_set;  // "as configured" or the axis value in bytes
+  std::string timing;
+  std::string occupancy_pct;
+  std::optional<double> input_bytes;  // what the working set came to
+  std::optional<double> default_us;   // absent: no default row here
+  std::vector<std::optional<VariantSpeedup>>
+      variants;        // per L1BypassTable::variants
+  std::string winner;  // the fastest variant faster than the noise, or ""
+};
+
+struct L1BypassTable {
+  std::string device;  // device_name
+  std::string kernel;
+  std::vector<std::string>
+      variants;                  // every variant but default, first-seen order
+  std::vector<SpeedupRow> rows;  // in the order of the files' rows
+};
+
+// The tables of every device (name, compute capability, SM count) and kernel
+// with l1_bypass rows, in first-seen order. Rows that errored or were
+// skipped are left out; a point measured twice keeps its first row.
+std::vector<L1BypassTable> BuildL1BypassTables(
+    const std::vector<ResultFile>& files);
+
+// "## l1_bypass: speedup over default: <device>" sections, one table per
+// kernel; "" when `tables` is empty. Ends with a newline.
+std::string RenderL1Bypass(const std::vector<L1BypassTable>& tables);
+
+// The figure of one device: gnuplot data and script drawing -dlcm=cg's
+// speedup over default, in %, as one bar per layer and kernel (clusters:
+// timing and occupancy), at the configured working set (working_set_bytes 0),
+// with the noise as error bars. Absent when the device has no such points.
+struct L1BypassFigure {
+  std::string stem;  // file names: <stem>.dat, <stem>.gp -> <stem>.svg
+  std::string data;
+  std::string script;
+};
+std::optional<L1BypassFigure> BuildL1BypassFigure(
+    const std::vector<const ResultFile*>& files,
+    const std::vector<std::string>& inputs, const std::string& device);
+
+}  // namespace dissect::analysis
+
+#endif  // DISSECT_ANALYSIS_L1_BYPASS_H_

@@ -1,0 +1,165 @@
+// Speedup tables and the -dlcm=cg figure of the l1_bypass experiment, on the
+// synthetic fixture analysis/testdata/synthetic_l1_bypass.json (made-up
+// times and spreads, see make_synthetic_l1_bypass.py).
+
+#include "analysis/l1_bypass.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
+#include "analysis/figures.h"
+#include "analysis/report.h"
+#include "analysis/results.h"
+#include "analysis/test_util.h"
+#include "gtest/gtest.h"
+
+namespace dissect::analysis {
+namespace {
+
+ResultFile Fixture() {
+  auto file = ReadResultFile(
+      testing::Runfile("analysis/testdata/synthetic_l1_bypass.json"));
+  EXPECT_TRUE(file.ok()) << file.status();
+  return file.ok() ? *file : ResultFile{};
+}
+
+const SpeedupRow* FindRow(const L1BypassTable& t, const std::string& ws,
+                          const std::string& occupancy) {
+  for (const SpeedupRow& r : t.rows) {
+    if (r.working_set == ws && r.occupancy_pct == occupancy) return &r;
+  }
+  return nullptr;
+}
+
+size_t Column(const L1BypassTable& t, const std::string& variant) {
+  for (size_t i = 0; i < t.variants.size(); ++i) {
+    if (t.variants[i] == variant) return i;
+  }
+  ADD_FAILURE() << "no column " << variant;
+  return 0;
+}
+
+TEST(L1BypassTest, OneTablePerKernelWithEveryVariantButDefault) {
+  const std::vector<L1BypassTable> tables = BuildL1BypassTables({Fixture()});
+  ASSERT_EQ(tables.size(), 2u);  // the skipped maxpool row makes no table
+  EXPECT_EQ(tables[0].kernel, "stream");
+  EXPECT_EQ(tables[1].kernel, "conv");
+  EXPECT_EQ(tables[0].device, "Synthetic H100-like GPU (fixture)");
+  EXPECT_EQ(tables[0].variants,
+            (std::vector<std::string>{"dlcm_cg", "cs", "cv", "l2_persist"}));
+  EXPECT_EQ(tables[0].rows.size(), 4u);
+}
+
+TEST(L1BypassTest, SpeedupNoiseAndWinner) {
+  const std::vector<L1BypassTable> tables = BuildL1BypassTables({Fixture()});
+  ASSERT_EQ(tables.size(), 2u);
+  const L1BypassTable& stream = tables[0];
+  const SpeedupRow* row = FindRow(stream, "as configured", "100");
+  ASSERT_NE(row, nullptr);
+  ASSERT_TRUE(row->default_us.has_value());
+  EXPECT_DOUBLE_EQ(*row->default_us, 2.1);
+  EXPECT_EQ(row->input_bytes, 1605632);
+  const VariantSpeedup cg = *row->variants[Column(stream, "dlcm_cg")];
+  EXPECT_NEAR(cg.speedup, 1 / 0.94, 1e-9);
+  EXPECT_DOUBLE_EQ(cg.noise, 0.02);  // the default's spread is the larger
+  EXPECT_TRUE(cg.faster());
+  // 1 % faster with 3 % noise: neither faster nor slower.
+  const VariantSpeedup cs = *row->variants[Column(stream, "cs")];
+  EXPECT_FALSE(cs.faster());
+  EXPECT_FALSE(cs.slower());
+  EXPECT_TRUE(row->variants[Column(stream, "cv")]->slower());
+  EXPECT_EQ(row->winner, "dlcm_cg");
+
+  // Two variants beyond the noise: the faster one wins.
+  const SpeedupRow* big = FindRow(stream, "67108864", "25");
+  ASSERT_NE(big, nullptr);
+  EXPECT_TRUE(big->variants[Column(stream, "cs")]->faster());
+  EXPECT_EQ(big->winner, "dlcm_cg");
+
+  // conv: bypassing L1 loses; nothing beats the noise.
+  const SpeedupRow* conv = FindRow(tables[1], "as configured", "25");
+  ASSERT_NE(conv, nullptr);
+  EXPECT_TRUE(conv->variants[Column(tables[1], "dlcm_cg")]->slower());
+  EXPECT_EQ(conv->winner, "");
+}
+
+TEST(L1BypassTest, RowsWithoutDefaultHaveNoSpeedup) {
+  ResultFile file = Fixture();
+  std::vector<Row> kept;
+  for (const Row& r : file.rows) {
+    if (r.Axis("variant") != "default") kept.push_back(r);
+  }
+  file.rows = kept;
+  const std::vector<L1BypassTable> tables = BuildL1BypassTables({file});
+  ASSERT_FALSE(tables.empty());
+  for (const SpeedupRow& r : tables[0].rows) {
+    EXPECT_FALSE(r.default_us.has_value());
+    for (const auto& v : r.variants) EXPECT_FALSE(v.has_value());
+    EXPECT_EQ(r.winner, "");
+  }
+  EXPECT_TRUE(absl::StrContains(RenderL1Bypass(tables), "| no default row |"));
+}
+
+TEST(L1BypassTest, MarkdownMarksWinnersAndLosers) {
+  const std::string md = RenderL1Bypass(BuildL1BypassTables({Fixture()}));
+  EXPECT_TRUE(absl::StartsWith(md,
+                               "## l1_bypass: speedup over default: Synthetic "
+                               "H100-like GPU (fixture)\n"));
+  EXPECT_TRUE(absl::StrContains(md, "### stream\n")) << md;
+  EXPECT_TRUE(absl::StrContains(md, "### conv\n")) << md;
+  EXPECT_TRUE(
+      absl::StrContains(md,
+                        "| vgg16.conv3_1 | as configured (1.531 MiB) | hot | "
+                        "100 | 2.1 | **1.064 ±2.0%** | 1.010 "
+                        "±3.0% | _0.769 ±2.0%_ | 1.000 ±2.0% | dlcm_cg |\n"))
+      << md;
+  EXPECT_TRUE(absl::StrContains(md, "| 67108864 (64 MiB) | hot | 25 |")) << md;
+  EXPECT_TRUE(absl::EndsWith(md, "| — |\n")) << md;  // conv: no winner
+  EXPECT_EQ(RenderL1Bypass({}), "");
+}
+
+TEST(L1BypassTest, ReportAppendsTheSection) {
+  auto report = RenderReport({Fixture()}, ReportOptions{});
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_TRUE(absl::StrContains(*report, "## l1_bypass\n"))
+      << "the generic table";
+  EXPECT_TRUE(
+      absl::StrContains(*report, "\n## l1_bypass: speedup over default: "));
+}
+
+TEST(L1BypassTest, FigureBarsAreDlcmCgAtTheConfiguredWorkingSet) {
+  const ResultFile file = Fixture();
+  const auto fig =
+      BuildL1BypassFigure({&file}, {"fixture.json"}, "Fixture GPU");
+  ASSERT_TRUE(fig.has_value());
+  EXPECT_EQ(fig->stem, "l1_bypass_dlcm_cg");
+  const std::vector<std::string> lines =
+      absl::StrSplit(fig->data, '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 4u)
+      << fig->data;  // two comments, stream and conv bars
+  EXPECT_EQ(lines[2], "\"stream vgg16.conv3_1\" 6.3830 2.0000 6.3830 2.0000");
+  EXPECT_EQ(lines[3],
+            "\"conv resnet50.res5b_branch2b\" -10.7143 1.0000 -10.7143 1.0000");
+  EXPECT_TRUE(
+      absl::StrContains(fig->script, "set output 'l1_bypass_dlcm_cg.svg'"));
+  EXPECT_TRUE(absl::StrContains(
+      fig->script, "using 2:3:xtic(1) title 'hot, occupancy 25%'"));
+  EXPECT_TRUE(
+      absl::StrContains(fig->script, "using 4:5 title 'hot, occupancy 100%'"));
+  EXPECT_TRUE(absl::StrContains(fig->script, "#   fixture.json\n"));
+
+  const auto figures = BuildFigures({file});
+  ASSERT_TRUE(figures.ok()) << figures.status();
+  ASSERT_EQ(figures->size(), 1u);
+  EXPECT_EQ((*figures)[0].scripts,
+            std::vector<std::string>{"l1_bypass_dlcm_cg.gp"});
+
+  ResultFile other = file;
+  other.experiment = "relu_bandwidth";
+  EXPECT_FALSE(BuildL1BypassFigure({&other}, {}, "x").has_value());
+}
+
+}  // namespace
+}  // namespace dissect::analysis

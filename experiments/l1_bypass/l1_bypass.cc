@@ -1,0 +1,295 @@
+// Question: which layer-shaped kernels gain from bypassing L1, and by how
+//           much: the whole kernel built with -Xptxas -dlcm=cg, every load
+//           with a cache operator (.ca/.cg/.cs/.lu/.cv) or an L1 eviction
+//           hint (L1::no_allocate/evict_first/evict_last), or an L2 access-
+//           policy window (persisting or streaming) over the input?
+// Timed:    one launch of a layer kernel (stream, gather, stencil, conv,
+//           maxpool, gemv, softmax) on a layer of configs/layers/
+//           cnn_layers.json, optionally resized to `working_set_bytes` of
+//           input, with a grid of occupancy_pct of the kernel's resident
+//           blocks per SM; CUDA events around each launch, hot (back to
+//           back) or cold (L2 flushed). Every variant is the same source
+//           built differently (kernels/layers/BUILD); the output of every
+//           point is checked against a CPU reference and must equal the
+//           first variant's output of the same shape bit for bit.
+// Expected: streaming kernels (stream, gather, softmax on large rows) gain a
+//           few percent from bypassing or evict-first once the input is far
+//           larger than L1, because nothing they load is reused; kernels
+//           with neighbour reuse (stencil, conv, maxpool) lose when L1 is
+//           bypassed (cg, cv, dlcm_cg, no_allocate), most at small working
+//           sets where the reused data fits L1; gemv's vector x is reused
+//           by every row, so it loses once x no longer fits L1 when it is
+//           bypassed. The L2 window matters only when the input fits L2.
+//           Differences smaller than the row spread are noise.
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "experiments/harness/experiment.h"
+#include "experiments/l1_bypass/l2_window.h"
+#include "experiments/l1_bypass/layer_config.h"
+#include "experiments/l1_bypass/reference.h"
+#include "experiments/l1_bypass/workload.h"
+#include "kernels/layers/layers.h"
+#include "probes/cuda_status.h"
+#include "probes/device_buffer.h"
+
+namespace dissect::l1_bypass {
+namespace {
+
+using layers::CompiledVariant;
+using layers::LayerKernel;
+
+constexpr uint64_t kInputSeed = 0x11b7a5;
+// Host multiply-adds one reference check may spend (well under a second).
+constexpr double kCheckWork = 1 << 24;
+// Device memory left free beyond the tensors.
+constexpr size_t kMemorySlackBytes = size_t{64} << 20;
+constexpr int64_t kMaxWorkingSetBytes = int64_t{2} << 30;
+
+// Variants that are a runtime setting on top of the default build.
+struct RuntimeVariant {
+  const char* name;
+  L2Policy policy;
+};
+constexpr RuntimeVariant kRuntimeVariants[] = {
+    {"l2_persist", L2Policy::kPersisting},
+    {"l2_stream", L2Policy::kStreaming},
+};
+
+std::vector<std::string> VariantNames() {
+  std::vector<std::string> names;
+  for (const CompiledVariant& v : layers::CompiledLayerVariants()) names.push_back(v.name);
+  for (const RuntimeVariant& v : kRuntimeVariants) names.push_back(v.name);
+  return names;
+}
+
+// The layer names of the built-in config; one placeholder if it is broken
+// (Validate then reports why).
+std::vector<std::string> LayerNames() {
+  const auto& layers = EmbeddedLayers();
+  if (!layers.ok()) return {"invalid-config"};
+  std::vector<std::string> names;
+  for (const LayerShape& l : *layers) names.push_back(l.name);
+  return names;
+}
+
+absl::StatusOr<const LayerShape*> FindLayer(const std::string& name) {
+  const auto& layers = EmbeddedLayers();
+  if (!layers.ok()) return layers.status();
+  for (const LayerShape& l : *layers) {
+    if (l.name == name) return &l;
+  }
+  return absl::InvalidArgumentError(absl::StrCat("unknown layer '", name, "'"));
+}
+
+// The build whose kernels a variant runs, and its L2 window if any.
+struct ResolvedVariant {
+  const CompiledVariant* build = nullptr;
+  std::optional<L2Policy> l2;
+};
+
+absl::StatusOr<ResolvedVariant> ResolveVariant(const std::string& name) {
+  const CompiledVariant* plain = nullptr;
+  for (const CompiledVariant& v : layers::CompiledLayerVariants()) {
+    if (name == v.name) return ResolvedVariant{&v, std::nullopt};
+    if (std::string(v.name) == "default") plain = &v;
+  }
+  for (const RuntimeVariant& v : kRuntimeVariants) {
+    if (name != v.name) continue;
+    if (plain == nullptr) return absl::InternalError("no default build linked");
+    return ResolvedVariant{plain, v.policy};
+  }
+  return absl::InvalidArgumentError(absl::StrCat("unknown variant '", name, "'"));
+}
+
+absl::Status Validate(const Point& p) {
+  if (const auto& layers = EmbeddedLayers(); !layers.ok()) return layers.status();
+  const int64_t ws = p.Int("working_set_bytes");
+  if (ws != 0 && (ws < 64 || ws > kMaxWorkingSetBytes)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "working_set_bytes must be 0 (the layer as configured) or 64 B .. 2 GiB (got ", ws, ")"));
+  }
+  const int64_t pct = p.Int("occupancy_pct");
+  if (pct < 1 || pct > 100) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("occupancy_pct must be in 1..100 (got ", pct, ")"));
+  }
+  return absl::OkStatus();
+}
+
+// What the points of one (kernel, layer, working set) share: the inputs on
+// host and device, and the first output measured, which every later variant
+// must reproduce bit for bit. Points run with `variant` as the innermost
+// axis, so consecutive points share it.
+struct ShapeCache {
+  std::string key;
+  Workload wl;
+  HostTensors host;
+  DeviceBuffer<float> x, weights, y;
+  DeviceBuffer<int32_t> index;
+  std::vector<float> first_output;  // empty until one output passed the reference
+  std::string first_variant;
+};
+
+ShapeCache& Cache() {
+  static ShapeCache* cache = new ShapeCache;
+  return *cache;
+}
+
+template <typename T>
+absl::Status Upload(const std::vector<T>& host, DeviceBuffer<T>& device) {
+  DISSECT_ASSIGN_OR_RETURN(device, DeviceBuffer<T>::Allocate(host.size()));
+  if (!host.empty()) {
+    DISSECT_CUDA_RETURN_IF_ERROR(
+        cudaMemcpy(device.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ShapeCache*> PrepareShape(const Workload& wl, const std::string& key) {
+  ShapeCache& cache = Cache();
+  if (cache.key == key) return &cache;
+  cache = ShapeCache{};  // frees the previous shape's buffers first
+  size_t free_bytes = 0, total_bytes = 0;
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (static_cast<size_t>(wl.BytesMoved()) + kMemorySlackBytes > free_bytes) {
+    return Skipped(absl::StrCat("needs ", wl.BytesMoved(), " B of device memory plus ",
+                                kMemorySlackBytes, " B slack; ", free_bytes, " B free"));
+  }
+  cache.wl = wl;
+  cache.host = MakeInputs(wl, kInputSeed);
+  DISSECT_RETURN_IF_ERROR(Upload(cache.host.x, cache.x));
+  DISSECT_RETURN_IF_ERROR(Upload(cache.host.weights, cache.weights));
+  DISSECT_RETURN_IF_ERROR(Upload(cache.host.index, cache.index));
+  DISSECT_ASSIGN_OR_RETURN(cache.y, DeviceBuffer<float>::Allocate(wl.y_elements));
+  cache.key = key;
+  return &cache;
+}
+
+// The output must match the CPU reference (first variant of a shape) or the
+// first variant's output (every later one).
+absl::Status CheckOutput(ShapeCache& shape, const std::string& variant) {
+  std::vector<float> y(shape.wl.y_elements);
+  DISSECT_CUDA_RETURN_IF_ERROR(
+      cudaMemcpy(y.data(), shape.y.get(), y.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  if (!shape.first_output.empty()) {
+    return CheckIdentical(y, shape.first_output, shape.first_variant);
+  }
+  DISSECT_RETURN_IF_ERROR(CheckAgainstReference(shape.wl, shape.host, y, kCheckWork));
+  shape.first_output = std::move(y);
+  shape.first_variant = variant;
+  return absl::OkStatus();
+}
+
+absl::Status Run(PointContext& ctx) {
+  DISSECT_ASSIGN_OR_RETURN(const LayerKernel kernel, ParseKernel(ctx.Str("kernel")));
+  DISSECT_ASSIGN_OR_RETURN(const LayerShape* layer, FindLayer(ctx.Str("layer")));
+  if (std::string reason = NotApplicable(kernel, *layer); !reason.empty()) {
+    return Skipped(reason);
+  }
+  const std::string& variant_name = ctx.Str("variant");
+  DISSECT_ASSIGN_OR_RETURN(const ResolvedVariant variant, ResolveVariant(variant_name));
+  const int cc = ctx.device().cc_major * 10 + ctx.device().cc_minor;
+  if (cc < LoadOpMinComputeCapability(variant.build->load_op)) {
+    return Skipped(absl::StrCat(variant_name, " needs compute capability ",
+                                LoadOpMinComputeCapability(variant.build->load_op) / 10,
+                                ".0 or newer"));
+  }
+  DISSECT_ASSIGN_OR_RETURN(const CacheState cache, ParseCacheState(ctx.Str("timing")));
+
+  int max_blocks = 0;
+  DISSECT_CUDA_RETURN_IF_ERROR(variant.build->kernels->prepare(kernel, &max_blocks));
+  if (max_blocks < 1) return absl::InternalError("the kernel cannot be resident on an SM");
+  const int blocks_per_sm =
+      std::max(1, static_cast<int>(std::lround(max_blocks * ctx.Int("occupancy_pct") / 100.0)));
+
+  const int64_t ws = ctx.Int("working_set_bytes");
+  const Workload wl = MakeWorkload(kernel, *layer, ws);
+  DISSECT_ASSIGN_OR_RETURN(
+      ShapeCache * shape,
+      PrepareShape(wl, absl::StrCat(ctx.Str("kernel"), "/", layer->name, "/", ws)));
+  // Poison the output (0xff.. is a NaN) so that unwritten elements show.
+  DISSECT_CUDA_RETURN_IF_ERROR(
+      cudaMemsetAsync(shape->y.get(), 0xff, shape->y.bytes(), ctx.stream()));
+
+  layers::LayerArgs args;
+  args.kernel = kernel;
+  args.dims = wl.dims;
+  args.x = shape->x.get();
+  args.weights = shape->weights.get();
+  args.index = shape->index.get();
+  args.y = shape->y.get();
+  args.blocks = blocks_per_sm * ctx.device().sm_count;
+
+  std::unique_ptr<L2AccessWindow> window;
+  if (variant.l2.has_value()) {
+    DISSECT_ASSIGN_OR_RETURN(
+        window, L2AccessWindow::Apply(ctx.stream(), shape->x.get(), shape->x.bytes(), *variant.l2));
+  }
+  DISSECT_ASSIGN_OR_RETURN(
+      std::vector<double> ms,
+      ctx.TimeKernel([&](cudaStream_t s) { return variant.build->kernels->launch(args, s); },
+                     cache));
+  window.reset();
+  DISSECT_RETURN_IF_ERROR(CheckOutput(*shape, variant_name));
+
+  const double bytes = static_cast<double>(wl.BytesMoved());
+  const double peak = ctx.device().DramPeakGbps();
+  std::vector<double> us, gbps, pct;
+  for (double t : ms) {
+    us.push_back(t * 1e3);
+    gbps.push_back(bytes / (t * 1e-3) / 1e9);
+    pct.push_back(100.0 * gbps.back() / peak);
+  }
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("kernel_us", std::move(us)));
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("bandwidth_gbps", std::move(gbps)));
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("dram_peak_pct", std::move(pct)));
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("input_bytes", {static_cast<double>(wl.InputBytes())}));
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("bytes_moved", {bytes}));
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("blocks_per_sm", {double(blocks_per_sm)}));
+  return ctx.AddSamples("occupancy_pct_achieved", {100.0 * blocks_per_sm * layers::kLayerThreads /
+                                                   ctx.device().max_threads_per_sm});
+}
+
+DISSECT_EXPERIMENT(l1_bypass)
+    .Question(
+        "Which layer kernels gain from bypassing L1 (-dlcm=cg, cache operators, L1 eviction "
+        "hints, an L2 access-policy window), and by how much?")
+    .AddAxis(StringAxis("kernel", KernelNames(), {},
+                        "stream: BN+ReLU over the input; gather: random permutation; "
+                        "stencil: 5-point per plane; conv: direct; maxpool; gemv: fc as "
+                        "matrix-vector; softmax: per row"))
+    .AddAxis(StringAxis("layer", LayerNames(), {},
+                        "a layer of configs/layers/cnn_layers.json (kernels that do not fit "
+                        "a layer's type are skipped)"))
+    .AddAxis(IntAxis("working_set_bytes", "B", {0},
+                     "0: the layer as configured; > 0: the layer resized so that its input "
+                     "has about this many bytes (metric input_bytes says what it came to)"))
+    .AddAxis(StringAxis("timing", {"hot", "cold"}, {"hot"},
+                        "hot: back-to-back launches; cold: L2 flushed before each"))
+    .AddAxis(IntAxis("occupancy_pct", "%", {25, 100},
+                     "grid: this % of the blocks (256 threads) the kernel can keep resident "
+                     "per SM, times the SMs"))
+    .AddAxis(StringAxis("variant", VariantNames(), {},
+                        "default, dlcm_cg (-Xptxas -dlcm=cg), ca/cg/cs/lu/cv (__ldXX), "
+                        "no_allocate/evict_first/evict_last (L1:: hints), l2_persist/"
+                        "l2_stream (access-policy window over the input)"))
+    .AddMetric("kernel_us", "us", "event time of one launch")
+    .AddMetric("bandwidth_gbps", "GB/s",
+               "bytes_moved / time: every tensor read once and the output written once")
+    .AddMetric("dram_peak_pct", "%", "bandwidth / device_dram_peak_gbps")
+    .AddMetric("input_bytes", "B", "bytes of the input tensor (the working set)")
+    .AddMetric("bytes_moved", "B", "input + weights + index + output bytes")
+    .AddMetric("blocks_per_sm", "blocks", "grid blocks per SM")
+    .AddMetric("occupancy_pct_achieved", "%", "blocks_per_sm x 256 threads / the SM's thread limit")
+    .Validate(Validate)
+    .Run(Run);
+
+}  // namespace
+}  // namespace dissect::l1_bypass

@@ -1,0 +1,66 @@
+// L2 access-policy window (see l2_window.h).
+#include "experiments/l1_bypass/l2_window.h"
+
+#include <algorithm>
+
+#include "absl/status/status.h"
+#include "experiments/harness/experiment.h"
+#include "probes/cuda_status.h"
+
+namespace dissect::l1_bypass {
+namespace {
+
+cudaError_t SetWindow(cudaStream_t stream, const void* base, size_t bytes, float hit_ratio,
+                      cudaAccessProperty hit) {
+  cudaStreamAttrValue value = {};
+  value.accessPolicyWindow.base_ptr = const_cast<void*>(base);
+  value.accessPolicyWindow.num_bytes = bytes;
+  value.accessPolicyWindow.hitRatio = hit_ratio;
+  value.accessPolicyWindow.hitProp = hit;
+  value.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+  return cudaStreamSetAttribute(stream, cudaStreamAttributeAccessPolicyWindow, &value);
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<L2AccessWindow>> L2AccessWindow::Apply(cudaStream_t stream,
+                                                                      const void* base,
+                                                                      size_t bytes,
+                                                                      L2Policy policy) {
+  int device = 0;
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaGetDevice(&device));
+  int max_window = 0, max_persisting = 0;
+  DISSECT_CUDA_RETURN_IF_ERROR(
+      cudaDeviceGetAttribute(&max_window, cudaDevAttrMaxAccessPolicyWindowSize, device));
+  DISSECT_CUDA_RETURN_IF_ERROR(
+      cudaDeviceGetAttribute(&max_persisting, cudaDevAttrMaxPersistingL2CacheSize, device));
+  if (max_window <= 0) return Skipped("the device has no L2 access policy window (sm_80+)");
+  if (policy == L2Policy::kPersisting && max_persisting <= 0) {
+    return Skipped("the device sets aside no L2 for persisting accesses");
+  }
+  size_t old_limit = 0;
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaDeviceGetLimit(&old_limit, cudaLimitPersistingL2CacheSize));
+  std::unique_ptr<L2AccessWindow> window(new L2AccessWindow(stream, old_limit));
+  window->window_bytes_ = std::min(bytes, static_cast<size_t>(max_window));
+  cudaAccessProperty hit = cudaAccessPropertyStreaming;
+  window->hit_ratio_ = 1.0f;
+  if (policy == L2Policy::kPersisting) {
+    const size_t set_aside = std::min(window->window_bytes_, static_cast<size_t>(max_persisting));
+    DISSECT_CUDA_RETURN_IF_ERROR(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, set_aside));
+    window->hit_ratio_ = std::min(1.0f, static_cast<float>(set_aside) / window->window_bytes_);
+    hit = cudaAccessPropertyPersisting;
+  }
+  DISSECT_CUDA_RETURN_IF_ERROR(
+      SetWindow(stream, base, window->window_bytes_, window->hit_ratio_, hit));
+  return window;
+}
+
+L2AccessWindow::~L2AccessWindow() {
+  // Errors here cannot be reported; each call is still attempted.
+  SetWindow(stream_, nullptr, 0, 0.0f, cudaAccessPropertyNormal);
+  cudaStreamSynchronize(stream_);
+  cudaCtxResetPersistingL2Cache();
+  cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, old_limit_);
+}
+
+}  // namespace dissect::l1_bypass

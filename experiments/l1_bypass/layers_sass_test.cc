@@ -1,0 +1,212 @@
+// Machine-code test of the cache variants of kernels/layers/layers.cu: runs
+// `cuobjdump -sass` on every variant's static library and checks the global
+// loads (LDG) of every layer kernel. -Xptxas -dlcm=cg leaves the PTX alone
+// (layers_ptx_test) and changes the machine code, which is where it is seen:
+//   default     LDG.E               (no cache modifier)
+//   dlcm_cg     LDG.E.STRONG.GPU    (the same loads, now L2-only)
+//   ca          LDG.E.STRONG.SM     cg  LDG.E.STRONG.GPU   cs  LDG.E.EF
+//   lu          LDG.E.LU            cv  LDG.E.STRONG.SYS
+//   no_allocate LDG.E.NA            evict_first LDG.E.EF   evict_last LDG.E.EL
+// (nvdisasm 13.2, the same on sm_80, sm_89, sm_90a and sm_100; width
+// modifiers such as .64 or .128 may follow .E.)
+//
+// The expectations are by variant name, so that a build that lost its flag
+// or operator fails. Arguments: --cuobjdump=PATH or --skip=REASON, the
+// variant manifest (for the names), then the variants' libraries
+// (liblayers_<variant>.a). Without cuobjdump (see
+// //tools/cuda:binutils_configure.bzl) every test reports SKIPPED with the
+// reason instead of passing silently.
+#include <stdio.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "gtest/gtest.h"
+
+namespace dissect {
+namespace {
+
+struct Args {
+  std::string cuobjdump;
+  std::string skip;
+  std::string manifest;
+  std::vector<std::string> archives;
+};
+
+Args& TestArgs() {
+  static Args args;
+  return args;
+}
+
+// Modifiers that say how a load caches; any other (.E, .64, .128, ...) is
+// about addressing or width.
+const std::set<std::string>& CacheModifiers() {
+  static const std::set<std::string> kModifiers = {"STRONG",   "GPU",    "SM",      "SYS",
+                                                   "EF",       "EL",     "NA",      "LU",
+                                                   "CONSTANT", "LTC64B", "LTC128B", "LTC256B"};
+  return kModifiers;
+}
+
+// The cache modifiers every LDG of a variant must carry, by variant name
+// (not by what the build says it did, so that a build that lost its flag
+// fails here).
+std::set<std::string> Expected(const std::string& variant) {
+  static const std::map<std::string, std::set<std::string>> kByVariant = {
+      {"default", {}},
+      {"dlcm_cg", {"STRONG", "GPU"}},
+      {"ca", {"STRONG", "SM"}},
+      {"cg", {"STRONG", "GPU"}},
+      {"cs", {"EF"}},
+      {"lu", {"LU"}},
+      {"cv", {"STRONG", "SYS"}},
+      {"no_allocate", {"NA"}},
+      {"evict_first", {"EF"}},
+      {"evict_last", {"EL"}},
+  };
+  auto it = kByVariant.find(variant);
+  EXPECT_NE(it, kByVariant.end()) << "no SASS expectation for variant " << variant;
+  return it == kByVariant.end() ? std::set<std::string>{"?"} : it->second;
+}
+
+struct Variant {
+  std::string name, load_op, flags;  // a manifest line
+};
+
+std::vector<Variant> Manifest() {
+  std::ifstream in(TestArgs().manifest);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::vector<Variant> out;
+  for (absl::string_view line : absl::StrSplit(ss.str(), '\n', absl::SkipEmpty())) {
+    std::vector<std::string> f = absl::StrSplit(line, '\t');
+    if (f.size() == 3) out.push_back({f[0], f[1], f[2]});
+  }
+  EXPECT_GE(out.size(), 10u) << "manifest " << TestArgs().manifest;
+  return out;
+}
+
+std::string ArchiveOf(const std::string& variant) {
+  const std::string suffix = absl::StrCat("/liblayers_", variant, ".a");
+  for (const std::string& a : TestArgs().archives) {
+    if (absl::EndsWith(a, suffix)) return a;
+  }
+  return "";
+}
+
+// Kernel (the function name's part after the variant namespace) -> the
+// modifiers of each of its LDG instructions, over all architectures.
+using Loads = std::map<std::string, std::vector<std::vector<std::string>>>;
+
+Loads Disassemble(const std::string& archive) {
+  Loads loads;
+  const std::string command = absl::StrCat(TestArgs().cuobjdump, " -sass '", archive, "' 2>&1");
+  FILE* pipe = popen(command.c_str(), "r");
+  EXPECT_NE(pipe, nullptr) << command;
+  if (pipe == nullptr) return loads;
+  std::string text;
+  char buffer[4096];
+  while (size_t n = fread(buffer, 1, sizeof(buffer), pipe)) text.append(buffer, n);
+  EXPECT_EQ(pclose(pipe), 0) << command << ":\n" << text.substr(0, 2000);
+  std::string function;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    if (const size_t f = line.find("Function : "); f != absl::string_view::npos) {
+      function = std::string(absl::StripAsciiWhitespace(line.substr(f + 11)));
+      for (const char* kernel : {"StreamKernel", "GatherKernel", "StencilKernel", "ConvKernel",
+                                 "MaxPoolKernel", "GemvKernel", "SoftmaxKernel"}) {
+        if (absl::StrContains(function, kernel)) function = kernel;
+      }
+      continue;
+    }
+    const size_t ldg = line.find("LDG.");
+    if (ldg == absl::string_view::npos || function.empty()) continue;
+    const absl::string_view opcode = line.substr(ldg, line.find(' ', ldg) - ldg);
+    std::vector<std::string> modifiers = absl::StrSplit(opcode, '.');
+    modifiers.erase(modifiers.begin());  // "LDG"
+    loads[function].push_back(modifiers);
+  }
+  EXPECT_EQ(loads.size(), 7u) << archive << ": kernels found in:\n" << text.substr(0, 2000);
+  return loads;
+}
+
+class LayersSassTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    if (!TestArgs().skip.empty()) GTEST_SKIP() << "SKIPPED: " << TestArgs().skip;
+  }
+};
+
+TEST_F(LayersSassTest, EveryLoadCarriesTheVariantsCacheModifiers) {
+  for (const Variant& v : Manifest()) {
+    const std::string archive = ArchiveOf(v.name);
+    ASSERT_FALSE(archive.empty()) << "no library for " << v.name;
+    const std::set<std::string> want = Expected(v.name);
+    for (const auto& [kernel, ldgs] : Disassemble(archive)) {
+      EXPECT_FALSE(ldgs.empty()) << v.name << " " << kernel;
+      for (const std::vector<std::string>& modifiers : ldgs) {
+        std::set<std::string> got;
+        for (const std::string& m : modifiers) {
+          if (CacheModifiers().count(m) > 0) got.insert(m);
+        }
+        EXPECT_EQ(got, want) << v.name << " " << kernel << ": LDG."
+                             << absl::StrJoin(modifiers, ".");
+      }
+    }
+  }
+}
+
+TEST_F(LayersSassTest, DlcmCgChangesTheDefaultLoadsAndNothingElse) {
+  const Loads plain = Disassemble(ArchiveOf("default"));
+  const Loads cg = Disassemble(ArchiveOf("dlcm_cg"));
+  ASSERT_EQ(plain.size(), cg.size());
+  for (const auto& [kernel, ldgs] : plain) {
+    ASSERT_EQ(cg.count(kernel), 1u) << kernel;
+    // The same loads, each now .STRONG.GPU: strip that and they are equal.
+    std::vector<std::vector<std::string>> stripped;
+    for (std::vector<std::string> m : cg.at(kernel)) {
+      EXPECT_TRUE(std::count(m.begin(), m.end(), "STRONG") == 1 &&
+                  std::count(m.begin(), m.end(), "GPU") == 1)
+          << kernel << ": dlcm_cg load LDG." << absl::StrJoin(m, ".");
+      m.erase(std::remove_if(m.begin(), m.end(),
+                             [](const std::string& s) { return s == "STRONG" || s == "GPU"; }),
+              m.end());
+      stripped.push_back(m);
+    }
+    EXPECT_EQ(stripped, ldgs) << kernel;
+  }
+}
+
+}  // namespace
+}  // namespace dissect
+
+int main(int argc, char** argv) {
+  testing::InitGoogleTest(&argc, argv);
+  dissect::Args& args = dissect::TestArgs();
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (absl::StartsWith(arg, "--cuobjdump=")) {
+      args.cuobjdump = arg.substr(12);
+    } else if (absl::StartsWith(arg, "--skip=")) {
+      args.skip = arg.substr(7);
+    } else if (args.manifest.empty()) {
+      args.manifest = arg;
+    } else {
+      args.archives.push_back(arg);
+    }
+  }
+  if (args.manifest.empty() || (args.cuobjdump.empty() && args.skip.empty())) {
+    std::cerr << "usage: layers_sass_test (--cuobjdump=PATH | --skip=REASON) MANIFEST LIB...\n";
+    return 2;
+  }
+  if (!args.skip.empty()) std::cout << "SKIPPED: " << args.skip << "\n";
+  return RUN_ALL_TESTS();
+}

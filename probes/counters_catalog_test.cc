@@ -1,0 +1,166 @@
+// Checks the metric catalog against CUPTI's host API for every chip it
+// names (GH100 first). No GPU is needed, libcupti is: the test fails, not
+// skips, without it. The pass count of every metric and group is pinned in
+// testdata/metric_passes.golden; to accept a deliberate change:
+//   DISSECT_UPDATE_GOLDEN=1 bazel run //probes:counters_catalog_test
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "analysis/test_util.h"
+#include "gtest/gtest.h"
+#include "probes/counters.h"
+#include "probes/cupti_host.h"
+#include "probes/cupti_status.h"
+#include "probes/metric_catalog.h"
+
+namespace dissect {
+namespace {
+
+constexpr char kGolden[] = "probes/testdata/metric_passes.golden";
+
+// The CUPTI dimension each catalog unit stands for.
+const std::map<std::string, std::set<std::string>>& UnitDimensions() {
+  static const auto* m = new std::map<std::string, std::set<std::string>>{
+      {"%", {"percent"}},
+      {"B", {"byte"}},
+      {"sectors", {"l2_sector"}},
+      {"conflicts", {"l1data_bank_conflict"}},
+      {"inst", {"instruction"}},
+      {"inst/cycle", {"instruction/gpc_cycle"}},
+      // CUPTI labels the per-issue stall ratios "instruction".
+      {"warps/issue", {"instruction"}},
+  };
+  return *m;
+}
+
+TEST(CatalogAgainstCuptiTest, EveryChipIsKnownToCupti) {
+  auto chips = CuptiHost::SupportedChips();
+  ASSERT_TRUE(chips.ok()) << chips.status();
+  const std::set<std::string> known(chips->begin(), chips->end());
+  for (const auto& [chip, unused] : MetricCatalog::Embedded().chips()) {
+    EXPECT_EQ(known.count(chip), 1u) << chip << " is not a CUPTI chip";
+  }
+}
+
+TEST(CatalogAgainstCuptiTest, EveryNameExistsWithAMatchingUnit) {
+  const MetricCatalog& catalog = MetricCatalog::Embedded();
+  for (const auto& [chip, unused] : catalog.chips()) {
+    auto host = CuptiHost::Create(chip);
+    ASSERT_TRUE(host.ok()) << host.status();
+    for (const CatalogMetric& m : catalog.metrics()) {
+      const auto it = m.perfworks.find(chip);
+      if (it == m.perfworks.end()) continue;
+      auto info = (*host)->Describe(it->second);
+      ASSERT_TRUE(info.ok()) << m.name << ": " << info.status();
+      const auto dims = UnitDimensions().find(m.unit);
+      ASSERT_NE(dims, UnitDimensions().end())
+          << m.name << ": unit " << m.unit
+          << " has no CUPTI dimension in this test";
+      EXPECT_EQ(dims->second.count(info->dim_unit), 1u)
+          << m.name << " [" << m.unit << "] reads " << it->second
+          << ", whose unit is " << info->dim_unit << " on " << chip;
+    }
+  }
+}
+
+TEST(CatalogAgainstCuptiTest, PassCountsMatchGolden) {
+  const MetricCatalog& catalog = MetricCatalog::Embedded();
+  std::string actual =
+      "# Passes CUPTI schedules for each catalog metric alone and each group\n"
+      "# (//probes:counters_catalog_test; chip metric-or-group passes).\n";
+  for (const auto& [chip, unused] : catalog.chips()) {
+    auto counts = CatalogPassCounts(catalog, chip);
+    ASSERT_TRUE(counts.ok()) << counts.status();
+    ASSERT_FALSE(counts->empty());
+    for (const PassCount& c : *counts) {
+      EXPECT_GE(c.passes, 1) << c.name;
+      absl::StrAppendFormat(&actual, "%s %s %d\n", chip, c.name, c.passes);
+    }
+  }
+  const char* update = std::getenv("DISSECT_UPDATE_GOLDEN");
+  const char* workspace = std::getenv("BUILD_WORKSPACE_DIRECTORY");
+  if (update != nullptr && workspace != nullptr) {
+    std::ofstream(std::string(workspace) + "/" + kGolden) << actual;
+    std::cerr << "updated " << kGolden << "\n";
+    return;
+  }
+  const std::string golden =
+      analysis::testing::ReadText(analysis::testing::Runfile(kGolden));
+  EXPECT_EQ(actual, golden)
+      << "regenerate with DISSECT_UPDATE_GOLDEN=1 bazel run "
+         "//probes:counters_catalog_test";
+}
+
+TEST(CuptiHostTest, BogusMetricNameIsNamed) {
+  auto host = CuptiHost::Create("GH100");
+  ASSERT_TRUE(host.ok()) << host.status();
+  auto info = (*host)->Describe("dram__bytes_reed.sum");
+  ASSERT_FALSE(info.ok());
+  EXPECT_EQ(info.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(info.status().message(),
+            "chip GH100 has no metric 'dram__bytes_reed.sum' "
+            "(CUPTI_ERROR_INVALID_METRIC_NAME)");
+
+  auto config =
+      (*host)->BuildConfig({"dram__bytes_read.sum", "lts__t_sectorz.sum"});
+  ASSERT_FALSE(config.ok());
+  EXPECT_NE(config.status().message().find("'lts__t_sectorz.sum'"),
+            absl::string_view::npos)
+      << config.status();
+  // A rollup is part of the name: the bare counter cannot be collected.
+  EXPECT_FALSE((*host)->BuildConfig({"dram__bytes_read"}).ok());
+  EXPECT_FALSE(
+      (*host)
+          ->BuildConfig({"dram__bytes_read.sum", "dram__bytes_read.sum"})
+          .ok());
+}
+
+TEST(CuptiHostTest, OneConfigPassAndAMultiPassOne) {
+  auto host = CuptiHost::Create("GH100");
+  ASSERT_TRUE(host.ok()) << host.status();
+  auto one =
+      (*host)->BuildConfig({"dram__bytes_read.sum", "dram__bytes_write.sum"});
+  ASSERT_TRUE(one.ok()) << one.status();
+  EXPECT_EQ(one->passes, 1);
+  EXPECT_FALSE(one->image.empty());
+  auto info = (*host)->Describe("dram__bytes_read.sum");
+  ASSERT_TRUE(info.ok());
+  EXPECT_EQ(info->dim_unit, "byte");
+  EXPECT_EQ(info->hw_unit, "dram");
+}
+
+TEST(CuptiHostTest, UnknownChipIsAnUnsupportedDevice) {
+  auto host = CuptiHost::Create("GH999");
+  ASSERT_FALSE(host.ok());
+  EXPECT_EQ(CounterCauseOf(host.status()), CounterCause::kUnsupportedDevice)
+      << host.status();
+  EXPECT_NE(host.status().message().find("chip GH999"),
+            absl::string_view::npos);
+}
+
+TEST(CatalogPassCountsTest, AWrongCatalogNameFailsNamingIt) {
+  auto catalog = MetricCatalog::Parse(R"({
+    "format": "dissect.metrics.v1",
+    "chips": {"GH100": "Hopper"},
+    "metrics": [
+      {"name": "good", "unit": "B", "help": "h", "perfworks": {"GH100": "dram__bytes_read.sum"}},
+      {"name": "typo", "unit": "B", "help": "h", "perfworks": {"GH100": "dram__bytes_raed.sum"}}
+    ]})",
+                                      "bad.json");
+  ASSERT_TRUE(catalog.ok()) << catalog.status();
+  auto counts = CatalogPassCounts(*catalog, "GH100");
+  ASSERT_FALSE(counts.ok());
+  EXPECT_NE(counts.status().message().find("typo: chip GH100 has no metric "
+                                           "'dram__bytes_raed.sum'"),
+            absl::string_view::npos)
+      << counts.status();
+}
+
+}  // namespace
+}  // namespace dissect

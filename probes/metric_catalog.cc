@@ -1,0 +1,276 @@
+// The hardware-counter catalog; see metric_catalog.h.
+#include "probes/metric_catalog.h"
+
+#include <set>
+#include <utility>
+
+#include "absl/base/internal/raw_logging.h"
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "nlohmann/json.hpp"
+#include "probes/metric_catalog_embedded.h"
+
+namespace dissect {
+namespace {
+
+using Json = nlohmann::json;
+
+bool IsShortName(absl::string_view name) {
+  if (name.empty() || !absl::ascii_islower(name[0])) return false;
+  for (char c : name) {
+    if (!absl::ascii_islower(c) && !absl::ascii_isdigit(c) && c != '_') {
+      return false;
+    }
+  }
+  return true;
+}
+
+// The non-empty string member `key` of `object`.
+absl::StatusOr<std::string> RequiredString(const Json& object, const char* key,
+                                           absl::string_view where) {
+  const auto it = object.find(key);
+  if (it == object.end() || !it->is_string() ||
+      absl::StripAsciiWhitespace(it->get<std::string>()).empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, " needs a non-empty string \"", key, "\""));
+  }
+  return it->get<std::string>();
+}
+
+absl::Status CheckKeys(const Json& object, std::set<std::string> allowed,
+                       absl::string_view where) {
+  if (!object.is_object()) {
+    return absl::InvalidArgumentError(absl::StrCat(where, " is not an object"));
+  }
+  for (const auto& [key, unused] : object.items()) {
+    if (allowed.count(key) == 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, " has unknown key \"", key, "\""));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<MetricCatalog> MetricCatalog::Parse(absl::string_view json,
+                                                   absl::string_view origin) {
+  const auto fail = [&](absl::string_view message) {
+    return absl::InvalidArgumentError(absl::StrCat(origin, ": ", message));
+  };
+  Json doc = Json::parse(json.begin(), json.end(), nullptr,
+                         /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return fail("not valid JSON");
+  if (absl::Status s =
+          CheckKeys(doc, {"format", "about", "chips", "metrics", "groups"},
+                    "the document");
+      !s.ok()) {
+    return fail(s.message());
+  }
+  if (doc.value("format", "") != kMetricCatalogFormat) {
+    return fail(
+        absl::StrCat("\"format\" must be \"", kMetricCatalogFormat, "\""));
+  }
+  MetricCatalog catalog;
+  const Json& chips = doc.value("chips", Json::object());
+  if (!chips.is_object() || chips.empty()) {
+    return fail(
+        "\"chips\" must be a non-empty object: chip name -> description");
+  }
+  for (const auto& [chip, text] : chips.items()) {
+    if (!text.is_string())
+      return fail(absl::StrCat("chip ", chip, ": not a string"));
+    catalog.chips_[chip] = text.get<std::string>();
+  }
+  std::set<std::string> names;
+  const Json& metrics = doc.value("metrics", Json::array());
+  if (!metrics.is_array() || metrics.empty()) {
+    return fail("\"metrics\" must be a non-empty array");
+  }
+  for (size_t i = 0; i < metrics.size(); ++i) {
+    const Json& m = metrics[i];
+    std::string where = absl::StrCat("metrics[", i, "]");
+    if (absl::Status s =
+            CheckKeys(m, {"name", "unit", "help", "perfworks"}, where);
+        !s.ok()) {
+      return fail(s.message());
+    }
+    CatalogMetric metric;
+    absl::StatusOr<std::string> name = RequiredString(m, "name", where);
+    if (!name.ok()) return fail(name.status().message());
+    metric.name = *name;
+    where = absl::StrCat("metric ", metric.name);
+    if (!IsShortName(metric.name)) {
+      return fail(absl::StrCat(where, ": names are [a-z][a-z0-9_]*"));
+    }
+    if (!names.insert(metric.name).second) {
+      return fail(absl::StrCat(where, ": defined twice"));
+    }
+    absl::StatusOr<std::string> unit = RequiredString(m, "unit", where);
+    if (!unit.ok()) return fail(unit.status().message());
+    metric.unit = *unit;
+    absl::StatusOr<std::string> help = RequiredString(m, "help", where);
+    if (!help.ok()) return fail(help.status().message());
+    metric.help = *help;
+    const Json& perfworks = m.value("perfworks", Json::object());
+    if (!perfworks.is_object() || perfworks.empty()) {
+      return fail(absl::StrCat(
+          where, ": \"perfworks\" must map chips to metric names"));
+    }
+    for (const auto& [chip, pw] : perfworks.items()) {
+      if (catalog.chips_.count(chip) == 0) {
+        return fail(
+            absl::StrCat(where, ": chip ", chip, " is not in \"chips\""));
+      }
+      if (!pw.is_string() || pw.get<std::string>().empty() ||
+          pw.get<std::string>().find_first_of(" ,\t") != std::string::npos) {
+        return fail(absl::StrCat(where, ": the ", chip,
+                                 " perfworks name must be one non-empty word"));
+      }
+      metric.perfworks[chip] = pw.get<std::string>();
+      for (const CatalogMetric& other : catalog.metrics_) {
+        const auto it = other.perfworks.find(chip);
+        if (it != other.perfworks.end() &&
+            it->second == pw.get<std::string>()) {
+          return fail(absl::StrCat(where, ": ", other.name, " already reads ",
+                                   it->second, " on ", chip));
+        }
+      }
+    }
+    catalog.metrics_.push_back(std::move(metric));
+  }
+  const Json& groups = doc.value("groups", Json::array());
+  if (!groups.is_array()) return fail("\"groups\" must be an array");
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const Json& g = groups[i];
+    std::string where = absl::StrCat("groups[", i, "]");
+    if (absl::Status s = CheckKeys(g, {"name", "help", "metrics"}, where);
+        !s.ok()) {
+      return fail(s.message());
+    }
+    CatalogGroup group;
+    absl::StatusOr<std::string> name = RequiredString(g, "name", where);
+    if (!name.ok()) return fail(name.status().message());
+    group.name = *name;
+    where = absl::StrCat("group ", group.name);
+    if (!IsShortName(group.name)) {
+      return fail(absl::StrCat(where, ": names are [a-z][a-z0-9_]*"));
+    }
+    if (!names.insert(group.name).second) {
+      return fail(absl::StrCat(where, ": the name is taken"));
+    }
+    absl::StatusOr<std::string> help = RequiredString(g, "help", where);
+    if (!help.ok()) return fail(help.status().message());
+    group.help = *help;
+    const Json& members = g.value("metrics", Json::array());
+    if (!members.is_array() || members.empty()) {
+      return fail(
+          absl::StrCat(where, ": \"metrics\" must be a non-empty array"));
+    }
+    for (const Json& member : members) {
+      if (!member.is_string() ||
+          catalog.FindMetric(member.get<std::string>()) == nullptr) {
+        return fail(absl::StrCat(where, ": member ", member.dump(),
+                                 " is not a metric"));
+      }
+      group.metrics.push_back(member.get<std::string>());
+    }
+    catalog.groups_.push_back(std::move(group));
+  }
+  return catalog;
+}
+
+const MetricCatalog& MetricCatalog::Embedded() {
+  static const MetricCatalog* catalog = [] {
+    absl::StatusOr<MetricCatalog> c =
+        Parse(kEmbeddedMetricCatalogJson, kEmbeddedMetricCatalogOrigin);
+    // //probes:metric_catalog_test parses the same text: this cannot fail in
+    // a binary whose tests passed.
+    ABSL_RAW_CHECK(c.ok(), "the built-in metric catalog does not parse");
+    return new MetricCatalog(*std::move(c));
+  }();
+  return *catalog;
+}
+
+const CatalogMetric* MetricCatalog::FindMetric(absl::string_view name) const {
+  for (const CatalogMetric& m : metrics_) {
+    if (m.name == name) return &m;
+  }
+  return nullptr;
+}
+
+const CatalogGroup* MetricCatalog::FindGroup(absl::string_view name) const {
+  for (const CatalogGroup& g : groups_) {
+    if (g.name == name) return &g;
+  }
+  return nullptr;
+}
+
+absl::StatusOr<std::vector<const CatalogMetric*>> MetricCatalog::Resolve(
+    absl::string_view spec) const {
+  std::vector<const CatalogMetric*> out;
+  std::set<std::string> seen;
+  const auto add = [&](const CatalogMetric* m) {
+    if (seen.insert(m->name).second) out.push_back(m);
+  };
+  for (absl::string_view token : absl::StrSplit(spec, ',')) {
+    token = absl::StripAsciiWhitespace(token);
+    if (token.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "empty metric name in '", spec, "'; valid metrics: ", MetricNames(),
+          "; groups: ", GroupNames()));
+    }
+    if (const CatalogMetric* m = FindMetric(token); m != nullptr) {
+      add(m);
+    } else if (const CatalogGroup* g = FindGroup(token); g != nullptr) {
+      for (const std::string& member : g->metrics) add(FindMetric(member));
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "unknown metric '", token, "'; valid metrics: ", MetricNames(),
+          "; groups: ", GroupNames()));
+    }
+  }
+  return out;
+}
+
+std::string MetricCatalog::MetricNames() const {
+  return absl::StrJoin(
+      metrics_, ", ",
+      [](std::string* out, const CatalogMetric& m) { out->append(m.name); });
+}
+
+std::string MetricCatalog::GroupNames() const {
+  return absl::StrJoin(
+      groups_, ", ",
+      [](std::string* out, const CatalogGroup& g) { out->append(g.name); });
+}
+
+std::string MetricCatalog::Describe() const {
+  std::string text = absl::StrCat(
+      "Hardware counters (--metrics=NAME,NAME,... or a group; values land in "
+      "each\n"
+      "row as cupti/<name>, collected in replay passes after the timed "
+      "samples).\n"
+      "Chips: ",
+      absl::StrJoin(chips_, "; ", absl::PairFormatter(" = ")), "\n\n");
+  absl::StrAppendFormat(&text, "  %-24s %-12s %s\n", "metric", "unit", "help");
+  for (const CatalogMetric& m : metrics_) {
+    absl::StrAppendFormat(&text, "  %-24s %-12s %s\n", m.name, m.unit, m.help);
+    absl::StrAppend(&text, std::string(40, ' '),
+                    absl::StrJoin(m.perfworks, ", ", absl::PairFormatter(": ")),
+                    "\n");
+  }
+  absl::StrAppend(&text, "\nGroups:\n");
+  for (const CatalogGroup& g : groups_) {
+    absl::StrAppendFormat(&text, "  %-24s %s\n", g.name, g.help);
+    absl::StrAppend(&text, "  ", std::string(24, ' '), " = ",
+                    absl::StrJoin(g.metrics, ", "), "\n");
+  }
+  return text;
+}
+
+}  // namespace dissect
