@@ -48,12 +48,12 @@ if [[ -x dist/bin/l1_bypass ]]; then
   run l1_bypass_sweep_conv_gemv l1_bypass --samples=10 --axis=kernel=conv,gemv \
     --axis=layer=resnet50.res3b_branch2b,vgg16.fc6 --axis=working_set_bytes=16KiB:4MiB:*4 "$@"
 fi
-# Tensor cores: 48 mma.sync and 528 wgmma points (about a minute);
-# 174 cuBLASLt points, about a minute on an H100. Add
-# --metrics=tensor_pipe_active to the GEMM line where the harness has it,
-# for the tensor-pipe active %.
+# Tensor cores (issue 6): 48 mma.sync and 528 wgmma points (about a
+# minute); 174 cuBLASLt points with the tensor-pipe counter (a few replay
+# passes per point on top of the 13 timed launches; about two minutes).
 [[ -x dist/bin/mma_sync ]] && run mma_sync mma_sync --samples=10 "$@"
 [[ -x dist/bin/wgmma ]] && run wgmma wgmma --samples=10 "$@"
-[[ -x dist/bin/cublaslt_gemm ]] && run cublaslt_gemm cublaslt_gemm --samples=10 "$@"
+[[ -x dist/bin/cublaslt_gemm ]] &&
+  run cublaslt_gemm cublaslt_gemm --samples=10 --metrics=tensor_pipe_active "$@"
 dist/bin/report "${out}" > "${out}/REPORT.md" 2> "${out}/report.log" || status=1
 exit "${status}"
