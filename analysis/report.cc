@@ -578,6 +578,8 @@ absl::StatusOr<std::string> RenderReport(const std::vector<ResultFile>& files,
   if (!stalls.empty()) absl::StrAppend(&out, out.empty() ? "" : "\n", stalls);
   const std::string l1_bypass = RenderL1Bypass(BuildL1BypassTables(files));
   if (!l1_bypass.empty()) absl::StrAppend(&out, out.empty() ? "" : "\n", l1_bypass);
+  const std::string tensor = RenderTensorSections(files, options.tensor_peaks);
+  if (!tensor.empty()) absl::StrAppend(&out, out.empty() ? "" : "\n", tensor);
   return out;
 }
 

@@ -15,6 +15,7 @@
 #include "analysis/memory_hierarchy.h"
 #include "analysis/published.h"
 #include "analysis/results.h"
+#include "analysis/tensor.h"
 
 namespace dissect::analysis {
 
@@ -36,13 +37,16 @@ struct ReportOptions {
   // published part is left out.
   std::vector<PublishedValue> published;
   std::string published_origin;
+  // Ceilings for the tensor-core section (configs/tensor/peaks.json).
+  TensorPeaks tensor_peaks;
 };
 
 // RenderMarkdown(files), then one "## memory hierarchy: <device>" section
 // per device that has memory experiments (see memory_hierarchy.h), each
 // followed by the matching published values, then RenderStalls(files), then
-// the l1_bypass speedup tables (see l1_bypass.h). Fails only if the inference
-// fails.
+// the l1_bypass speedup tables (see l1_bypass.h), then one "## tensor cores:
+// <device>" section per device with tensor experiments (tensor.h). Fails
+// only if the inference fails.
 absl::StatusOr<std::string> RenderReport(const std::vector<ResultFile>& files,
                                          const ReportOptions& options);
 

@@ -18,6 +18,8 @@
 #include "analysis/report.h"
 #include "analysis/results.h"
 #include "analysis/stalls.h"
+#include "analysis/tensor.h"
+#include "analysis/tensor_peaks_embedded.h"
 
 namespace {
 
@@ -34,7 +36,10 @@ for *.json files, in sorted order.
 When memory experiments (memory_latency, latency_trace, memory_bandwidth,
 shared_bandwidth) are among the files, a "memory hierarchy" section per
 device follows: the table inferred from their curves, then the published
-values that match the device.
+values that match the device. With tensor experiments (mma_sync, wgmma,
+cublaslt_gemm), a "tensor cores" section per device follows: ceilings from
+configs/tensor/peaks.json (built in), each measurement as a % of its peak and
+of the best measured, and for GEMM sweeps a heatmap and a good/bad/ugly table.
 
 When rows carry CUPTI warp-stall counters (cupti/stall_<reason>), a "stall
 reasons" section gives each reason's fraction of the row's total stall and the
@@ -129,6 +134,12 @@ int main(int argc, char** argv) {
                                             options.published_origin);
   if (!published.ok()) return Fail(std::string(published.status().message()));
   options.published = *std::move(published);
+  absl::StatusOr<dissect::analysis::TensorPeaks> peaks =
+      dissect::analysis::ParseTensorPeaksJson(
+          dissect::analysis::kEmbeddedTensorPeaksJson,
+          dissect::analysis::kEmbeddedTensorPeaksOrigin);
+  if (!peaks.ok()) return Fail(std::string(peaks.status().message()));
+  options.tensor_peaks = *std::move(peaks);
 
   absl::StatusOr<std::string> report =
       dissect::analysis::RenderReport(files, options);

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Builds the experiments and their GPU tests with -c opt and copies them,
-# stripped, with the one shared library they need (Debian ships Google
-# Benchmark only as a .so), into dist/ (git-ignored) for a GPU machine that
-# has no Bazel. There:  LD_LIBRARY_PATH=dist/lib dist/bin/shared_latency --help
+# stripped, with the shared libraries they need (Debian ships Google
+# Benchmark only as a .so; cublaslt_gemm links cuBLAS/cuBLASLt, about
+# 600 MB, copied unless DISSECT_BUNDLE_CUBLAS=0 for a machine that has the
+# CUDA toolkit), into dist/ (git-ignored) for a GPU machine that has no
+# Bazel. There:  LD_LIBRARY_PATH=dist/lib dist/bin/shared_latency --help
 #
 # CUPTI (for --metrics) is not copied: it must match the machine's driver and
 # libnvperf_host.so alone is 32 MB. The binaries load libcupti.so.13 at run
@@ -21,6 +23,9 @@ targets=(
   //experiments:memory_bandwidth_gpu_test //experiments:shared_bandwidth_gpu_test
   //experiments:relu_bandwidth_counters_gpu_test
   //experiments:shared_latency_counters_gpu_test //probes:counters_gpu_test
+  //experiments/tensor:mma_sync //experiments/tensor:wgmma //experiments/tensor:cublaslt_gemm
+  //experiments/tensor:mma_sync_gpu_test //experiments/tensor:wgmma_gpu_test
+  //experiments/tensor:cublaslt_gemm_gpu_test
   //analysis:report
   //experiments/l1_bypass:l1_bypass //experiments/l1_bypass:l1_bypass_gpu_test
 )
@@ -34,5 +39,10 @@ for t in "${targets[@]}"; do
   strip dist/bin/"$(basename "${path}")"
 done
 cp -L "$(compgen -G '/usr/lib/*-linux-gnu/libbenchmark.so.1debian' | head -1)" dist/lib/
+if [[ "${DISSECT_BUNDLE_CUBLAS:-1}" == 1 ]]; then
+  for lib in $(ldd dist/bin/cublaslt_gemm | awk '/libcublas/ {print $3}'); do
+    cp -L "${lib}" dist/lib/
+  done
+fi
 git rev-parse HEAD > dist/COMMIT
 du -sh dist

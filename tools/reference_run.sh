@@ -10,7 +10,8 @@ set -uo pipefail
 out=${1:?usage: tools/reference_run.sh OUTDIR [flags]}
 shift
 mkdir -p "${out}"
-export LD_LIBRARY_PATH="${PWD}/dist/lib${LD_LIBRARY_PATH:+:${LD_LIBRARY_PATH}}"
+# dist/lib first; the toolkit's lib64 for cuBLAS when the bundle left it out.
+export LD_LIBRARY_PATH="${PWD}/dist/lib:${CUDA_PATH:-/usr/local/cuda}/lib64${LD_LIBRARY_PATH:+:${LD_LIBRARY_PATH}}"
 {
   echo "# commit $(cat dist/COMMIT 2>/dev/null || echo unknown), $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu \
@@ -47,5 +48,12 @@ if [[ -x dist/bin/l1_bypass ]]; then
   run l1_bypass_sweep_conv_gemv l1_bypass --samples=10 --axis=kernel=conv,gemv \
     --axis=layer=resnet50.res3b_branch2b,vgg16.fc6 --axis=working_set_bytes=16KiB:4MiB:*4 "$@"
 fi
+# Tensor cores (issue 6): 48 mma.sync and 528 wgmma points (about a
+# minute); 174 cuBLASLt points with the tensor-pipe counter (a few replay
+# passes per point on top of the 13 timed launches; about two minutes).
+[[ -x dist/bin/mma_sync ]] && run mma_sync mma_sync --samples=10 "$@"
+[[ -x dist/bin/wgmma ]] && run wgmma wgmma --samples=10 "$@"
+[[ -x dist/bin/cublaslt_gemm ]] &&
+  run cublaslt_gemm cublaslt_gemm --samples=10 --metrics=tensor_pipe_active "$@"
 dist/bin/report "${out}" > "${out}/REPORT.md" 2> "${out}/report.log" || status=1
 exit "${status}"

@@ -3,7 +3,9 @@
 One nvcc action per .cu file. Include paths and headers come from deps' CcInfo.
 Target architectures come from --//tools/cuda:archs (alias --cuda_archs),
 default sm_90a. Output group "ptx" holds one .ptx per source and architecture
-for inspection and for compiled-code tests.
+for inspection and for compiled-code tests; output group "resource_usage" holds
+ptxas's resource report (`-Xptxas -v`: registers, spills) per source and
+architecture, for tests that forbid register spills.
 """
 
 load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain")
@@ -91,6 +93,7 @@ def _cuda_library_impl(ctx):
 
     objects = []
     ptx_files = []
+    usage_files = []
     for src in ctx.files.srcs:
         stem = src.basename[:-len(src.extension) - 1]
         obj = ctx.actions.declare_file("_objs/%s/%s.o" % (ctx.label.name, stem))
@@ -102,6 +105,18 @@ def _cuda_library_impl(ctx):
             ptx_files.append(ptx)
             _nvcc(ctx, "Emitting PTX %s (%s)" % (src.short_path, a), src, headers, ptx,
                   common + ["-arch=" + _virtual(a), "-ptx", src.path, "-o", ptx.path])
+            usage = ctx.actions.declare_file("_resource_usage/%s/%s.%s.txt" % (ctx.label.name, stem, a))
+            usage_files.append(usage)
+            _nvcc_resource_usage(ctx, src, headers, usage, common + [
+                "-gencode",
+                "arch=%s,code=%s" % (_virtual(a), a),
+                "-cubin",
+                "-Xptxas",
+                "-v",
+                src.path,
+                "-o",
+                "/dev/null",
+            ])
 
     archive = ctx.actions.declare_file("lib%s.a" % ctx.label.name)
     ctx.actions.run(
@@ -133,7 +148,7 @@ def _cuda_library_impl(ctx):
     return [
         result,
         DefaultInfo(files = depset([archive])),
-        OutputGroupInfo(ptx = depset(ptx_files)),
+        OutputGroupInfo(ptx = depset(ptx_files), resource_usage = depset(usage_files)),
     ]
 
 def _nvcc(ctx, message, src, headers, out, args):
@@ -151,6 +166,21 @@ def _nvcc(ctx, message, src, headers, out, args):
         outputs = [out],
         mnemonic = "CudaCompile",
         progress_message = message,
+        use_default_shell_env = True,
+    )
+
+# ptxas's -v report (stderr) of compiling `src` to a cubin, written to `out`.
+def _nvcc_resource_usage(ctx, src, headers, out, args):
+    if not CUDA_FOUND:
+        _nvcc(ctx, "", src, headers, out, args)
+        return
+    ctx.actions.run_shell(
+        command = '"$1" "${@:3}" 2> "$2"',
+        arguments = [NVCC, out.path] + args,
+        inputs = depset([src], transitive = [headers]),
+        outputs = [out],
+        mnemonic = "CudaResourceUsage",
+        progress_message = "Reporting resource usage of %s" % src.short_path,
         use_default_shell_env = True,
     )
 

@@ -1,0 +1,86 @@
+// Tensor-core section of the report: per device, the theoretical ceilings
+// (configs/tensor/peaks.json: SM count × SM clock × per-SM rate), every
+// tensor probe measurement (mma_sync, wgmma) as a % of its ceiling and of
+// the best measured for its input type, and for cuBLASLt GEMM sweeps a
+// utilisation heatmap (shape × dtype) and a good / bad / ugly table that
+// names the shapes where the tensor cores idle, with a shape-based reason.
+
+#ifndef DISSECT_ANALYSIS_TENSOR_H_
+#define DISSECT_ANALYSIS_TENSOR_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "analysis/results.h"
+
+namespace dissect::analysis {
+
+inline constexpr std::string_view kTensorPeaksFormat =
+    "dissect.tensor_peaks.v1";
+
+struct TensorSource {
+  std::string key;
+  std::string title;
+  std::string publisher;
+  int year = 0;
+  std::string where;
+  std::string url;
+};
+
+struct TensorRate {
+  std::string dtype;   // fp32, tf32, fp16, bf16, fp8, int8
+  double dense = 0;    // FLOP (integer: op) per clock per SM
+  double sparse = 0;   // 2:4 sparse, 0 if none
+  std::string source;  // a TensorSource key
+  std::string note;
+};
+
+struct TensorArchitecture {
+  std::string name;
+  std::string compute_capability;  // "9.0"
+  std::vector<TensorRate> rates;
+  const TensorRate* Find(std::string_view dtype) const;
+};
+
+struct TensorPeaks {
+  std::vector<TensorSource> sources;
+  std::vector<TensorArchitecture> architectures;
+  const TensorArchitecture* ForComputeCapability(std::string_view cc) const;
+  const TensorSource* Source(std::string_view key) const;
+};
+
+// The input types a rate may name.
+const std::vector<std::string>& TensorDtypes();
+
+// Parses and validates configs/tensor/peaks.json; errors are one line that
+// starts with `path: `.
+absl::StatusOr<TensorPeaks> ParseTensorPeaksJson(std::string_view text,
+                                                 std::string_view path);
+
+// The peak key and sparsity of a probe form or GEMM dtype axis value:
+// "f16_f32" -> fp16, "sp_e4m3_f32" -> fp8 sparse, "int8" -> int8.
+struct TensorKind {
+  std::string dtype;
+  bool sparse = false;
+};
+std::optional<TensorKind> KindOf(std::string_view form_or_dtype);
+
+// M, N, K of a GEMM shape axis value "MxNxK".
+struct GemmShape {
+  int64_t m = 0, n = 0, k = 0;
+};
+std::optional<GemmShape> ParseGemmShape(std::string_view shape);
+
+// The tensor sections of every device with mma_sync, wgmma or cublaslt_gemm
+// rows, "" if none. Each starts with "## tensor cores: <device>" and ends
+// with a newline.
+std::string RenderTensorSections(const std::vector<ResultFile>& files,
+                                 const TensorPeaks& peaks);
+
+}  // namespace dissect::analysis
+
+#endif  // DISSECT_ANALYSIS_TENSOR_H_

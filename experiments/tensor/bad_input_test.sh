@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The tensor experiments on a machine without a GPU: bad input exits 2 with
+# one line on stderr; --list works and counts the default points.
+set -u
+cd "${TEST_SRCDIR}/dissect/experiments/tensor" || exit 1
+failures=0
+
+expect() {  # expect <status> <stderr substring> <binary> <args...>
+  local want_status=$1 want_text=$2 bin=$3
+  shift 3
+  local err status lines
+  err=$(CUDA_VISIBLE_DEVICES="" "./${bin}" "$@" 2>&1 >/dev/null)
+  status=$?
+  lines=$(printf '%s\n' "${err}" | grep -c .)
+  if [[ ${status} -ne ${want_status} || "${err}" != *"${want_text}"* || ${lines} -ne 1 ]]; then
+    echo "FAIL: ${bin} $* -> status ${status} (want ${want_status}), ${lines} stderr line(s):"
+    printf '  %s\n' "${err}"
+    failures=$((failures + 1))
+  else
+    echo "ok:   ${bin} $* -> ${status}: ${err}"
+  fi
+}
+
+points() {  # points <binary> <args...>: rows --list prints
+  "./$1" --list "${@:2}" | grep -c "^$1/"
+}
+
+expect_points() {  # expect_points <want> <binary> <args...>
+  local got
+  got=$(points "${@:2}")
+  if [[ ${got} -ne $1 ]]; then
+    echo "FAIL: $2 --list ${*:3} printed ${got} points, want $1"; failures=$((failures + 1))
+  else
+    echo "ok:   $2 --list ${*:3} -> ${got} points"
+  fi
+}
+
+expect 2 "unknown value 'f64_f64'" mma_sync --axis=form=f64_f64
+expect 2 "unknown value 'warm'" mma_sync --axis=mode=warm
+expect 2 "n must be one of 8, 16, 32, 64, 128, 256 (got 12)" wgmma --axis=n=12
+expect 2 "unknown value 'global'" wgmma --axis=a_source=global
+expect 2 "unknown value '4096x4096'" cublaslt_gemm --axis=shape=4096x4096
+expect 2 "unknown value 'fp64'" cublaslt_gemm --axis=dtype=fp64
+expect 2 "no CUDA device visible" mma_sync --axis=form=f16_f32
+expect 2 "no CUDA device visible" wgmma --axis=n=64
+expect 2 "no CUDA device visible" cublaslt_gemm --axis=shape=1024x1024x1024
+
+# 12 forms × 2 modes × 2 data; 11 forms × 6 N × 2 sources × 2 modes × 2
+# data; 6 dtypes × 29 shapes × random.
+expect_points 48 mma_sync
+expect_points 528 wgmma
+expect_points 174 cublaslt_gemm
+expect_points 2 cublaslt_gemm --axis=dtype=int8 --axis=data=random,zeros --axis=shape=16384x16384x16384
+
+if (( failures > 0 )); then
+  echo "${failures} failure(s)"
+  exit 1
+fi

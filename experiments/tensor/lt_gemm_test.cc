@@ -1,0 +1,97 @@
+// Host side of the cuBLASLt sweep: shape parsing, the per-type fill formats
+// and the spot check that rejects wrong results.
+#include "experiments/tensor/lt_gemm.h"
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "experiments/tensor/tensor_elements.h"
+#include "gtest/gtest.h"
+
+namespace dissect {
+namespace {
+
+TEST(ParseGemmDimsTest, ReadsMxNxK) {
+  const auto d = ParseGemmDims("4095x16x65536");
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->m, 4095);
+  EXPECT_EQ(d->n, 16);
+  EXPECT_EQ(d->k, 65536);
+  EXPECT_FALSE(ParseGemmDims("4096x4096").ok());
+  EXPECT_FALSE(ParseGemmDims("0x4x4").ok());
+  EXPECT_FALSE(ParseGemmDims("4x4x-4").ok());
+}
+
+// The bits the fill kernel writes for (exponent offset, mantissa).
+uint32_t FillBits(const FillFormat& f, int exponent_offset, uint32_t mantissa) {
+  const uint32_t exponent = static_cast<uint32_t>(f.bias - 4 + exponent_offset);
+  return ((exponent << f.mantissa_bits) | mantissa) << f.shift;
+}
+
+TEST(GemmDtypesTest, FillFormatsGivePositiveValuesBelowOneOfTheInputType) {
+  ASSERT_EQ(GemmDtypes().size(), 6u);
+  for (const GemmDtypeInfo& d : GemmDtypes()) {
+    SCOPED_TRACE(d.name);
+    EXPECT_EQ(FindGemmDtype(d.name), &d);
+    EXPECT_EQ(d.fill.bytes, d.input_bytes);
+    if (d.fill.integer) {
+      EXPECT_EQ(d.tolerance, 0);
+      continue;
+    }
+    EXPECT_EQ(DecodeElement(d.input, FillBits(d.fill, 0, 0)), 1.0 / 16);
+    const double top =
+        DecodeElement(d.input, FillBits(d.fill, 3, (1u << d.fill.mantissa_bits) - 1));
+    EXPECT_LT(top, 1.0);
+    EXPECT_GT(top, 0.9);
+    EXPECT_GT(d.tolerance, 0);
+    EXPECT_LT(d.tolerance, 0.02);
+  }
+  EXPECT_EQ(FindGemmDtype("fp64"), nullptr);
+}
+
+uint32_t Bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+TEST(CheckGemmElementTest, FloatWithinToleranceOnly) {
+  const GemmDtypeInfo& fp32 = *FindGemmDtype("fp32");
+  const std::vector<uint32_t> a(4096, Bits(0.5f)), b(4096, Bits(0.25f));
+  // Σ = 4096 × 0.125 = 512.
+  EXPECT_TRUE(CheckGemmElement(fp32, a, b, Bits(512.0f), "x").ok());
+  EXPECT_TRUE(CheckGemmElement(fp32, a, b, Bits(512.2f), "x").ok());
+  // One K tile of 64 missing: 504.
+  EXPECT_FALSE(CheckGemmElement(fp32, a, b, Bits(504.0f), "x").ok());
+  EXPECT_FALSE(CheckGemmElement(fp32, a, b, 0xffffffffu, "x").ok());  // NaN: never written
+  EXPECT_FALSE(CheckGemmElement(fp32, a, b, 0, "x").ok());
+}
+
+TEST(CheckGemmElementTest, Fp16OutputIsDecodedAsHalf) {
+  const GemmDtypeInfo& fp16 = *FindGemmDtype("fp16");
+  const std::vector<uint32_t> a(64, 0x3800), b(64, 0x3800);      // 0.5 each: Σ = 16
+  EXPECT_TRUE(CheckGemmElement(fp16, a, b, 0x4c00, "x").ok());   // 16
+  EXPECT_FALSE(CheckGemmElement(fp16, a, b, 0x4b80, "x").ok());  // 15
+}
+
+TEST(CheckGemmElementTest, Int8IsExact) {
+  const GemmDtypeInfo& int8 = *FindGemmDtype("int8");
+  const std::vector<uint32_t> a(1000, 127), b(1000, 100);
+  EXPECT_TRUE(CheckGemmElement(int8, a, b, 12700000u, "x").ok());
+  const absl::Status off = CheckGemmElement(int8, a, b, 12700001u, "D[1][2]");
+  EXPECT_FALSE(off.ok());
+  EXPECT_NE(off.message().find("D[1][2]: got 12700001, the CPU dot product is 12700000"),
+            absl::string_view::npos)
+      << off;
+}
+
+TEST(CheckGemmElementTest, ZerosExpectExactZero) {
+  const GemmDtypeInfo& bf16 = *FindGemmDtype("bf16");
+  const std::vector<uint32_t> z(128, 0);
+  EXPECT_TRUE(CheckGemmElement(bf16, z, z, 0, "x").ok());
+  EXPECT_FALSE(CheckGemmElement(bf16, z, z, 0x3f80, "x").ok());
+}
+
+}  // namespace
+}  // namespace dissect

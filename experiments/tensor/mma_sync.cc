@@ -1,0 +1,180 @@
+// Question: what latency and throughput does one warp-level tensor-core
+//           instruction (mma.sync) reach, per form: m16n8k16 f16 -> f32/f16,
+//           bf16 -> f32, m16n8k8 tf32 -> f32, m16n8k32 s8 -> s32 and fp8
+//           (e4m3, e5m2) -> f32, and the 2:4 sparse mma.sp forms (sp_*:
+//           m16n8k32 f16/bf16, m16n8k16 tf32, m16n8k64 s8/e4m3), with random
+//           and with all-zero operands?
+// Timed:    latency: one warp issues a dependent chain of 4096 mma.sync
+//           (D += A·B, D the next C) between two %clock64 reads: cycles per
+//           mma = span / 4096. Throughput: every SM filled with warps
+//           (occupancy API), each with 8 independent accumulators (2 for
+//           sp_e4m3_f32, which ptxas expands into many registers), 1024
+//           steps each; per SM, the %clock64 span of all its warps over the
+//           mma it issued (median over SMs) gives cycles per mma per SM;
+//           CUDA events around the launch give TFLOP/s (TOP/s for s8).
+//           Before timing, a launch with 8 steps is checked element by
+//           element against a CPU reference (exact for s8).
+// Expected: latency of some tens of cycles per dependent mma; throughput
+//           approaching the architecture's dense tensor rate per SM
+//           (configs/tensor/peaks.json) on Ampere; on Hopper mma.sync
+//           reaches only part of the wgmma peak. Sparse forms count the
+//           dense-equivalent FLOP (2·m·n·K) against the sparse rate (2x).
+//           On sm_90a ptxas has no native fp8 mma.sync: the e4m3/e5m2 (and
+//           sp_e4m3) forms compile to f16 HMMA after conversions
+//           (//experiments/tensor:sass_test), so expect them well below
+//           the fp8 rate; wgmma carries Hopper's native fp8 path. Zero operands may run
+//           faster than random ones only through power and clock effects.
+#include "kernels/tensor/mma_sync.h"
+
+#include <cuda_runtime_api.h>
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "experiments/harness/experiment.h"
+#include "experiments/tensor/probe_timing.h"
+#include "experiments/tensor/tensor_elements.h"
+#include "probes/cuda_status.h"
+#include "probes/device_buffer.h"
+
+namespace dissect {
+namespace {
+
+constexpr int kLatencyIterations = 4096;
+constexpr int kThroughputIterations = 1024;
+// The checked launch: two trips of the unrolled loop.
+constexpr int kVerifyIterations = 2 * kMmaUnroll;
+
+std::vector<std::string> FormNames() {
+  std::vector<std::string> names;
+  for (const MmaFormInfo& f : kMmaForms) names.push_back(f.name);
+  return names;
+}
+
+const MmaFormInfo* FindForm(const std::string& name) {
+  for (const MmaFormInfo& f : kMmaForms) {
+    if (name == f.name) return &f;
+  }
+  return nullptr;
+}
+
+struct Launch {
+  MmaSyncArgs args;
+  int warps = 0;
+};
+
+absl::Status Run(PointContext& ctx) {
+  const MmaFormInfo& form = *FindForm(ctx.Str("form"));
+  const TensorMode mode =
+      ctx.Str("mode") == "latency" ? TensorMode::kLatency : TensorMode::kThroughput;
+  const OperandData data = ctx.Str("data") == "zeros" ? OperandData::kZeros : OperandData::kRandom;
+  const int arch = ctx.device().cc_major * 10 + ctx.device().cc_minor;
+  if (arch < form.min_arch) {
+    return Skipped(absl::StrCat(form.instruction, " needs sm_", form.min_arch,
+                                " or later; this GPU is sm_", arch));
+  }
+  const MmaOperands operands =
+      MakeMmaOperands(form, data, 0x5eed0000u + static_cast<uint64_t>(form.form));
+  DISSECT_ASSIGN_OR_RETURN(auto d_a, DeviceBuffer<uint32_t>::Allocate(operands.a.size()));
+  DISSECT_ASSIGN_OR_RETURN(auto d_b, DeviceBuffer<uint32_t>::Allocate(operands.b.size()));
+  DISSECT_CUDA_RETURN_IF_ERROR(
+      cudaMemcpy(d_a.get(), operands.a.data(), d_a.bytes(), cudaMemcpyHostToDevice));
+  DISSECT_CUDA_RETURN_IF_ERROR(
+      cudaMemcpy(d_b.get(), operands.b.data(), d_b.bytes(), cudaMemcpyHostToDevice));
+  DISSECT_ASSIGN_OR_RETURN(auto d_meta, DeviceBuffer<uint32_t>::Allocate(operands.metadata.size()));
+  if (!operands.metadata.empty()) {
+    DISSECT_CUDA_RETURN_IF_ERROR(
+        cudaMemcpy(d_meta.get(), operands.metadata.data(), d_meta.bytes(), cudaMemcpyHostToDevice));
+  }
+
+  Launch launch;
+  launch.args.form = form.form;
+  launch.args.mode = mode;
+  DISSECT_CUDA_RETURN_IF_ERROR(
+      MmaSyncGrid(form.form, mode, &launch.args.blocks, &launch.args.threads));
+  launch.warps = launch.args.blocks * launch.args.threads / 32;
+  const int chains = MmaSyncChains(form.form, mode);
+  // Slot 0: the checked launch; then one per TimeKernel launch (counter
+  // passes share the last).
+  const int slots = 1 + ctx.LaunchSlots();
+  DISSECT_ASSIGN_OR_RETURN(
+      auto d_out,
+      DeviceBuffer<uint32_t>::Allocate(static_cast<size_t>(launch.warps) * 32 * kMmaAccElements));
+  DISSECT_ASSIGN_OR_RETURN(auto d_timing, DeviceBuffer<TensorTiming>::Allocate(
+                                              static_cast<size_t>(slots) * launch.warps));
+  launch.args.a = d_a.get();
+  launch.args.b = d_b.get();
+  launch.args.metadata = d_meta.get();
+  launch.args.out = d_out.get();
+
+  // The checked launch (timing slot 0).
+  launch.args.iterations = kVerifyIterations;
+  launch.args.timing = d_timing.get();
+  DISSECT_CUDA_RETURN_IF_ERROR(LaunchMmaSync(launch.args, ctx.stream()));
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(ctx.stream()));
+  std::vector<TensorTiming> check_timing(launch.warps);
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpy(check_timing.data(), d_timing.get(),
+                                          check_timing.size() * sizeof(TensorTiming),
+                                          cudaMemcpyDeviceToHost));
+  if (!AllBuilt(check_timing)) {
+    return Skipped(absl::StrCat("this binary has no code for ", form.instruction, " on sm_", arch,
+                                "; rebuild with --cuda_archs=sm_", arch, arch == 90 ? "a" : ""));
+  }
+  std::vector<uint32_t> out(d_out.size());
+  DISSECT_CUDA_RETURN_IF_ERROR(
+      cudaMemcpy(out.data(), d_out.get(), d_out.bytes(), cudaMemcpyDeviceToHost));
+  DISSECT_RETURN_IF_ERROR(
+      CheckMmaOutput(form, operands, static_cast<int64_t>(kVerifyIterations) * chains, out));
+
+  const int iterations = mode == TensorMode::kLatency ? kLatencyIterations : kThroughputIterations;
+  launch.args.iterations = iterations;
+  int index = 0;
+  DISSECT_ASSIGN_OR_RETURN(
+      std::vector<double> ms,
+      ctx.TimeKernel(
+          [&](cudaStream_t stream) {
+            launch.args.timing =
+                d_timing.get() + static_cast<size_t>(1 + ctx.LaunchSlot(index++)) * launch.warps;
+            return LaunchMmaSync(launch.args, stream);
+          },
+          CacheState::kHot));
+  std::vector<TensorTiming> timing(d_timing.size());
+  DISSECT_CUDA_RETURN_IF_ERROR(
+      cudaMemcpy(timing.data(), d_timing.get(), d_timing.bytes(), cudaMemcpyDeviceToHost));
+  const double flops_per_mma = 2.0 * form.m * form.n * form.k;
+  return AddProbeSamples(ctx, timing, launch.warps, static_cast<int64_t>(chains) * iterations,
+                         flops_per_mma,
+                         flops_per_mma * static_cast<double>(launch.warps) * chains * iterations,
+                         ms, "cycles_per_mma");
+}
+
+DISSECT_EXPERIMENT(mma_sync)
+    .Question(
+        "What latency and throughput does each warp-level tensor-core instruction "
+        "(mma.sync: f16, bf16, tf32, s8, e4m3, e5m2; 2:4 sparse mma.sp) reach, with "
+        "random and with zero operands?")
+    .AddAxis(StringAxis("form", FormNames(), {},
+                        "inputs_accumulator: f16_f32, f16_f16, bf16_f32 (m16n8k16), "
+                        "tf32_f32 (m16n8k8), s8_s32, e4m3_f32, e5m2_f32 (m16n8k32); 2:4 "
+                        "sparse mma.sp: sp_f16_f32, sp_bf16_f32 (k32), sp_tf32_f32 (k16), "
+                        "sp_s8_s32, sp_e4m3_f32 (k64)"))
+    .AddAxis(StringAxis("mode", {"latency", "throughput"}, {},
+                        "latency: one warp, one dependent chain; throughput: full "
+                        "occupancy, 8 independent accumulators per warp"))
+    .AddAxis(StringAxis("data", {"random", "zeros"}, {},
+                        "operands: random normal numbers (random integers for s8) or "
+                        "all zeros"))
+    .AddMetric("cycles_per_mma", "cycles",
+               "latency: %clock64 cycles per dependent mma of one warp; throughput: "
+               "SM cycles per mma issued on that SM (median over SMs)")
+    .AddMetric("flops_per_clk_per_sm", "FLOP/clk/SM",
+               "2·m·n·k / cycles_per_mma (integer forms: operations; sparse forms: "
+               "dense-equivalent k)")
+    .AddMetric("tflops", "TFLOP/s",
+               "2·m·n·k × mma of the launch / event time (integer forms: TOP/s)")
+    .Run(Run);
+
+}  // namespace
+}  // namespace dissect

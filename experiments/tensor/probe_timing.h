@@ -1,0 +1,41 @@
+// Turns the per-warp (per-warpgroup) %clock64 records of the tensor-core
+// probes into cycles per instruction.
+#ifndef DISSECT_EXPERIMENTS_TENSOR_PROBE_TIMING_H_
+#define DISSECT_EXPERIMENTS_TENSOR_PROBE_TIMING_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "experiments/harness/experiment.h"
+#include "kernels/tensor/tensor_timing.h"
+
+namespace dissect {
+
+// Whether every record says the kernel body was compiled for the GPU.
+bool AllBuilt(absl::Span<const TensorTiming> records);
+
+// Cycles per instruction on one SM: for each SM, the span from the first
+// start to the last stop of its records over the instructions they issued
+// (`per_record` each); the median over SMs. With one record this is the
+// record's own cycles per instruction (the latency of a dependent chain).
+// InternalError if a record's clock did not advance.
+absl::StatusOr<double> CyclesPerInstruction(absl::Span<const TensorTiming> records,
+                                            int64_t per_record);
+
+// Records a probe point's metrics from the records of its timed launches:
+// `timing` holds one row of `per_launch` records per launch (the checked
+// launch first, then the warm-up launches, then one per sample in `ms`).
+// Per sample: `cycles_metric` (CyclesPerInstruction of its row),
+// "flops_per_clk_per_sm" (flops_per_instruction over that) and "tflops"
+// (flops_per_launch over the event time).
+absl::Status AddProbeSamples(PointContext& ctx, absl::Span<const TensorTiming> timing,
+                             int per_launch, int64_t per_record, double flops_per_instruction,
+                             double flops_per_launch, const std::vector<double>& ms,
+                             absl::string_view cycles_metric);
+
+}  // namespace dissect
+
+#endif  // DISSECT_EXPERIMENTS_TENSOR_PROBE_TIMING_H_

@@ -1,0 +1,329 @@
+// Operand elements, fragment layouts and the CPU reference; see
+// tensor_elements.h.
+#include "experiments/tensor/tensor_elements.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace dissect {
+namespace {
+
+// (-1)^sign × (1 + mantissa / 2^mantissa_bits) × 2^(exponent - bias) for a
+// normal number, mantissa / 2^mantissa_bits × 2^(1 - bias) for a subnormal.
+double FloatFields(uint32_t sign, uint32_t exponent, uint32_t mantissa, int mantissa_bits,
+                   int bias) {
+  const double fraction = std::ldexp(static_cast<double>(mantissa), -mantissa_bits);
+  const double magnitude = exponent == 0
+                               ? std::ldexp(fraction, 1 - bias)
+                               : std::ldexp(1.0 + fraction, static_cast<int>(exponent) - bias);
+  return sign ? -magnitude : magnitude;
+}
+
+double DecodeF32(uint32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+struct FloatFormat {
+  int exponent_bits;
+  int mantissa_bits;  // stored bits (tf32: 10, placed above 13 zero bits)
+  int bias;
+  int shift;  // bits below the mantissa (tf32: 13)
+};
+
+bool FormatOf(TensorElement e, FloatFormat* f) {
+  switch (e) {
+    case TensorElement::kF16:
+      *f = {5, 10, 15, 0};
+      return true;
+    case TensorElement::kBf16:
+      *f = {8, 7, 127, 0};
+      return true;
+    case TensorElement::kTf32:
+      *f = {8, 10, 127, 13};
+      return true;
+    case TensorElement::kE4m3:
+      *f = {4, 3, 7, 0};
+      return true;
+    case TensorElement::kE5m2:
+      *f = {5, 2, 15, 0};
+      return true;
+    default:
+      return false;
+  }
+}
+
+int ElementsPerWord(TensorElement e) { return 32 / ElementBits(e); }
+
+// Appends Σ_k a(k)·b(k) and Σ_k |a(k)·b(k)| over k < count, the elements
+// given as bit patterns of `input`.
+template <typename A, typename B>
+void AppendReference(TensorElement input, int count, A a, B b, std::vector<double>& product,
+                     std::vector<double>& magnitude) {
+  double sum = 0, abs_sum = 0;
+  for (int k = 0; k < count; ++k) {
+    const double p = DecodeElement(input, a(k)) * DecodeElement(input, b(k));
+    sum += p;
+    abs_sum += std::fabs(p);
+  }
+  product.push_back(sum);
+  magnitude.push_back(abs_sum);
+}
+
+uint32_t ElementMask(TensorElement e) {
+  const int bits = ElementBits(e);
+  return bits == 32 ? 0xffffffffu : (1u << bits) - 1;
+}
+
+}  // namespace
+
+double DecodeElement(TensorElement e, uint32_t bits) {
+  switch (e) {
+    case TensorElement::kF32:
+      return DecodeF32(bits);
+    case TensorElement::kBf16:
+      return DecodeF32((bits & 0xffffu) << 16);
+    case TensorElement::kTf32:
+      return DecodeF32(bits & ~0x1fffu);
+    case TensorElement::kS8:
+      return static_cast<int8_t>(bits & 0xffu);
+    case TensorElement::kS32:
+      return static_cast<int32_t>(bits);
+    case TensorElement::kE4m3:
+      if ((bits & 0x7fu) == 0x7fu) return std::nan("");
+      break;
+    case TensorElement::kF16:
+      if (((bits >> 10) & 0x1fu) == 0x1fu) {
+        return (bits & 0x3ffu) ? std::nan("") : ((bits & 0x8000u) ? -INFINITY : INFINITY);
+      }
+      break;
+    case TensorElement::kE5m2:
+      if (((bits >> 2) & 0x1fu) == 0x1fu) {
+        return (bits & 0x3u) ? std::nan("") : ((bits & 0x80u) ? -INFINITY : INFINITY);
+      }
+      break;
+  }
+  FloatFormat f;
+  FormatOf(e, &f);
+  const int total = 1 + f.exponent_bits + f.mantissa_bits;
+  const uint32_t sign = (bits >> (f.shift + total - 1)) & 1u;
+  const uint32_t exponent = (bits >> (f.shift + f.mantissa_bits)) & ((1u << f.exponent_bits) - 1);
+  const uint32_t mantissa = (bits >> f.shift) & ((1u << f.mantissa_bits) - 1);
+  return FloatFields(sign, exponent, mantissa, f.mantissa_bits, f.bias);
+}
+
+uint32_t RandomElementBits(TensorElement e, std::mt19937_64& rng) {
+  if (e == TensorElement::kS8 || e == TensorElement::kS32) {
+    return static_cast<uint32_t>(rng()) & ElementMask(e);
+  }
+  FloatFormat f;
+  if (!FormatOf(e, &f)) f = {8, 23, 127, 0};  // f32
+  const uint32_t sign = static_cast<uint32_t>(rng() & 1u);
+  // Exponents bias-4 ... bias: magnitudes in [1/16, 2).
+  const uint32_t exponent = static_cast<uint32_t>(f.bias - 4 + rng() % 5);
+  const uint32_t mantissa = static_cast<uint32_t>(rng()) & ((1u << f.mantissa_bits) - 1);
+  const int total = 1 + f.exponent_bits + f.mantissa_bits;
+  return ((sign << (total - 1)) | (exponent << f.mantissa_bits) | mantissa) << f.shift;
+}
+
+// Columns of A as stored: K, or K / 2 for sparse forms.
+int StoredK(const MmaFormInfo& form) { return form.sparse ? form.k / 2 : form.k; }
+
+MatrixCoord MmaACoord(const MmaFormInfo& form, int lane, int reg, int i) {
+  const int group = lane / 4, thread = lane % 4;
+  const int per_word = ElementsPerWord(form.input);
+  return {group + 8 * (reg % 2), (reg / 2) * (StoredK(form) / 2) + thread * per_word + i};
+}
+
+MatrixCoord MmaBCoord(const MmaFormInfo& form, int lane, int reg, int i) {
+  const int group = lane / 4, thread = lane % 4;
+  const int per_word = ElementsPerWord(form.input);
+  return {reg * (form.k / 2) + thread * per_word + i, group};
+}
+
+MatrixCoord MmaCCoord(int lane, int e) { return {lane / 4 + 8 * (e / 2), 2 * (lane % 4) + e % 2}; }
+
+MmaOperands MakeMmaOperands(const MmaFormInfo& form, OperandData data, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const int per_word = ElementsPerWord(form.input);
+  const int bits = ElementBits(form.input);
+  const int stored_k = StoredK(form);
+  // Matrices as element bit patterns, then packed by the fragment layout.
+  // Sparse forms: A is the stored half, B one value per column.
+  std::vector<uint32_t> a(static_cast<size_t>(form.m) * stored_k, 0);
+  std::vector<uint32_t> b(static_cast<size_t>(form.sparse ? 1 : form.k) * form.n, 0);
+  if (data == OperandData::kRandom) {
+    for (uint32_t& v : a) v = RandomElementBits(form.input, rng);
+    for (uint32_t& v : b) v = RandomElementBits(form.input, rng);
+  }
+  // B[k][n] as stored in `b`.
+  auto b_at = [&](int k, int n) { return form.sparse ? b[n] : b[k * form.n + n]; };
+  MmaOperands ops;
+  ops.a.assign(32 * form.a_regs, 0);
+  ops.b.assign(32 * form.b_regs, 0);
+  if (form.sparse) ops.metadata.assign(32, kMmaSparseMetadata);
+  for (int lane = 0; lane < 32; ++lane) {
+    for (int r = 0; r < form.a_regs; ++r) {
+      for (int i = 0; i < per_word; ++i) {
+        const MatrixCoord c = MmaACoord(form, lane, r, i);
+        ops.a[lane * form.a_regs + r] |= a[c.row * stored_k + c.col] << (i * bits);
+      }
+    }
+    for (int r = 0; r < form.b_regs; ++r) {
+      for (int i = 0; i < per_word; ++i) {
+        const MatrixCoord c = form.sparse ? MatrixCoord{0, lane / 4} : MmaBCoord(form, lane, r, i);
+        ops.b[lane * form.b_regs + r] |= b_at(c.row, c.col) << (i * bits);
+      }
+    }
+    for (int e = 0; e < kMmaAccElements; ++e) {
+      const MatrixCoord c = MmaCCoord(lane, e);
+      AppendReference(
+          form.input, stored_k, [&](int k) { return a[c.row * stored_k + k]; },
+          [&](int k) { return b_at(k, c.col); }, ops.product, ops.magnitude);
+    }
+  }
+  return ops;
+}
+
+double AccumulatorTolerance(TensorElement input, TensorElement accumulator) {
+  switch (accumulator) {
+    case TensorElement::kS32:
+      return 0;
+    case TensorElement::kF16:
+      return std::ldexp(1.0, -7);
+    default:
+      // fp8 products are summed with fewer bits than f32 on some GPUs.
+      return input == TensorElement::kE4m3 || input == TensorElement::kE5m2 ? std::ldexp(1.0, -9)
+                                                                            : std::ldexp(1.0, -12);
+  }
+}
+
+double MmaTolerance(const MmaFormInfo& form) {
+  return AccumulatorTolerance(form.input, form.accumulator);
+}
+
+absl::Status CheckAccumulators(absl::string_view name, TensorElement input,
+                               TensorElement accumulator, const std::vector<double>& product,
+                               const std::vector<double>& magnitude, int64_t steps,
+                               absl::Span<const uint32_t> out) {
+  const size_t per_block = product.size();
+  if (per_block == 0 || out.empty() || out.size() % per_block != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, ": output holds ", out.size(), " words, not a multiple of ", per_block));
+  }
+  const double tolerance = AccumulatorTolerance(input, accumulator);
+  const bool integer = accumulator == TensorElement::kS32;
+  size_t bad = 0;
+  std::string first;
+  for (size_t i = 0; i < out.size(); ++i) {
+    const size_t slot = i % per_block;
+    bool ok;
+    std::string got, want;
+    if (integer) {
+      const int64_t exact = static_cast<int64_t>(product[slot]) * steps;
+      const int32_t expected = static_cast<int32_t>(static_cast<uint32_t>(exact));
+      const int32_t value = static_cast<int32_t>(out[i]);
+      ok = value == expected;
+      got = absl::StrCat(value);
+      want = absl::StrCat(expected);
+    } else {
+      const double expected = product[slot] * static_cast<double>(steps);
+      const double bound = tolerance * magnitude[slot] * static_cast<double>(steps);
+      const double value = DecodeElement(TensorElement::kF32, out[i]);
+      ok = std::isfinite(value) && std::fabs(value - expected) <= bound;
+      got = absl::StrFormat("%.9g", value);
+      want = absl::StrFormat("%.9g ± %.3g", expected, bound);
+    }
+    if (!ok && bad++ == 0) {
+      first = absl::StrCat("block ", i / per_block, " slot ", slot, ": got ", got, ", want ", want);
+    }
+  }
+  if (bad == 0) return absl::OkStatus();
+  return absl::InternalError(absl::StrCat(name, ": ", bad, " of ", out.size(),
+                                          " accumulator values differ from the CPU "
+                                          "reference; first: ",
+                                          first));
+}
+
+absl::Status CheckMmaOutput(const MmaFormInfo& form, const MmaOperands& operands, int64_t steps,
+                            absl::Span<const uint32_t> out) {
+  return CheckAccumulators(form.name, form.input, form.accumulator, operands.product,
+                           operands.magnitude, steps, out);
+}
+
+MatrixCoord WgmmaDCoord(int thread, int v) {
+  const int warp = thread / 32, lane = thread % 32;
+  return {16 * warp + lane / 4 + 8 * ((v / 2) % 2), 8 * (v / 4) + 2 * (lane % 4) + v % 2};
+}
+
+MatrixCoord WgmmaACoord(const WgmmaFormInfo& form, int thread, int reg, int i) {
+  MmaFormInfo tile{};
+  tile.m = 16;
+  tile.k = form.sparse ? form.k / 2 : form.k;  // the stored columns
+  tile.input = form.input;
+  MatrixCoord c = MmaACoord(tile, thread % 32, reg, i);
+  c.row += 16 * (thread / 32);
+  return c;
+}
+
+WgmmaOperands MakeWgmmaOperands(const WgmmaFormInfo& form, int n, OperandData data, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const int bytes = ElementBits(form.input) / 8;
+  const int bits = ElementBits(form.input);
+  const int per_word = ElementsPerWord(form.input);
+  const int stored_k = form.sparse ? form.k / 2 : form.k;
+  const int b_row_bytes = WgmmaBRowBytes(form);
+  std::vector<uint32_t> a(static_cast<size_t>(kWgmmaM) * stored_k, 0);
+  std::vector<uint32_t> b(static_cast<size_t>(form.sparse ? 1 : form.k) * n, 0);
+  if (data == OperandData::kRandom) {
+    for (uint32_t& v : a) v = RandomElementBits(form.input, rng);
+    for (uint32_t& v : b) v = RandomElementBits(form.input, rng);
+  }
+  auto b_at = [&](int k, int col) { return form.sparse ? b[col] : b[k * n + col]; };
+  WgmmaOperands ops;
+  ops.a_tile.assign(static_cast<size_t>(kWgmmaM) * kWgmmaRowBytes, 0);
+  ops.b_tile.assign(static_cast<size_t>(n) * b_row_bytes, 0);
+  if (form.sparse) ops.metadata.assign(kWarpgroupThreads, kMmaSparseMetadata);
+  auto put = [&](std::vector<uint8_t>& tile, int row, int k, int row_bytes, uint32_t value) {
+    for (int byte = 0; byte < bytes; ++byte) {
+      tile[WgmmaTileOffset(row, k * bytes + byte, row_bytes)] =
+          static_cast<uint8_t>(value >> (8 * byte));
+    }
+  };
+  for (int row = 0; row < kWgmmaM; ++row) {
+    for (int k = 0; k < stored_k; ++k) {
+      put(ops.a_tile, row, k, kWgmmaRowBytes, a[row * stored_k + k]);
+    }
+  }
+  for (int col = 0; col < n; ++col) {
+    for (int k = 0; k < form.k; ++k) put(ops.b_tile, col, k, b_row_bytes, b_at(k, col));
+  }
+  ops.a_fragments.assign(static_cast<size_t>(kWarpgroupThreads) * kWgmmaARegs, 0);
+  for (int t = 0; t < kWarpgroupThreads; ++t) {
+    for (int r = 0; r < kWgmmaARegs; ++r) {
+      for (int i = 0; i < per_word; ++i) {
+        const MatrixCoord c = WgmmaACoord(form, t, r, i);
+        ops.a_fragments[t * kWgmmaARegs + r] |= a[c.row * stored_k + c.col] << (i * bits);
+      }
+    }
+    for (int v = 0; v < n / 2; ++v) {
+      const MatrixCoord c = WgmmaDCoord(t, v);
+      AppendReference(
+          form.input, stored_k, [&](int k) { return a[c.row * stored_k + k]; },
+          [&](int k) { return b_at(k, c.col); }, ops.product, ops.magnitude);
+    }
+  }
+  return ops;
+}
+
+absl::Status CheckWgmmaOutput(const WgmmaFormInfo& form, int n, const WgmmaOperands& operands,
+                              int64_t steps, absl::Span<const uint32_t> out) {
+  return CheckAccumulators(absl::StrCat("wgmma ", form.name, " n", n), form.input, form.accumulator,
+                           operands.product, operands.magnitude, steps, out);
+}
+
+}  // namespace dissect

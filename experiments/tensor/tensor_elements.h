@@ -1,0 +1,120 @@
+// Host-side view of tensor-core operand elements: random bit patterns of
+// each input type, their exact values, and the m16n8 fragment layouts of
+// mma.sync (PTX ISA, "Matrix Fragments for mma.m16n8k16/k8/k32"), so that
+// the probes' results can be checked against a CPU reference.
+#ifndef DISSECT_EXPERIMENTS_TENSOR_TENSOR_ELEMENTS_H_
+#define DISSECT_EXPERIMENTS_TENSOR_TENSOR_ELEMENTS_H_
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "kernels/tensor/mma_sync.h"
+#include "kernels/tensor/wgmma.h"
+
+namespace dissect {
+
+// The exact value of one element of type `e` held in the low bits of `bits`.
+double DecodeElement(TensorElement e, uint32_t bits);
+
+// A random element of input type `e`: integers uniform over the type's
+// range; floating-point types with random sign, random mantissa bits and a
+// magnitude in [1/16, 2) (normal numbers, so every mantissa bit is used and
+// nothing overflows).
+uint32_t RandomElementBits(TensorElement e, std::mt19937_64& rng);
+
+// A matrix element's (row, column).
+struct MatrixCoord {
+  int row;
+  int col;
+};
+
+// Operand data of a probe: random elements or all zeros.
+enum class OperandData { kRandom, kZeros };
+
+// One warp's operands of an m16n8 mma.sync form, packed into per-lane
+// registers, and the CPU reference for one D += A·B step.
+//
+// Sparse forms: A holds the K / 2 stored elements of each row in the dense
+// layout of an m16n8(K/2) A; every lane passes kMmaSparseMetadata. B is
+// random per column and the same along K (B[k][n] = b_n), so that D[m][n] =
+// b_n × Σ stored A[m][·] whichever K positions the metadata selects and
+// however the sparse B fragment orders K: the check does not depend on the
+// sparse layouts (PTX ISA figures this code could not read), only on which
+// rows and columns each register holds.
+struct MmaOperands {
+  std::vector<uint32_t> a;         // 32 lanes × a_regs, lane-major
+  std::vector<uint32_t> b;         // 32 lanes × b_regs
+  std::vector<uint32_t> metadata;  // sparse forms: 32 lanes × 1
+  // Per lane × kMmaAccElements: Σ_k A[row][k]·B[k][col] of that lane's
+  // accumulator element, and Σ_k |A[row][k]·B[k][col]| (error scale).
+  std::vector<double> product;
+  std::vector<double> magnitude;
+};
+
+MmaOperands MakeMmaOperands(const MmaFormInfo& form, OperandData data, uint64_t seed);
+
+// Relative tolerance of a float accumulator check, as a fraction of
+// steps × Σ|a·b|; 0 for integer accumulators (exact).
+double MmaTolerance(const MmaFormInfo& form);
+
+// Checks the kernel's output words (warps × 32 lanes × kMmaAccElements, f32
+// bits or s32) against `steps` × the reference (steps = iterations × chains:
+// every chain adds the same product). Integer results must match exactly
+// (mod 2^32). Returns InternalError naming the first mismatch and the count.
+absl::Status CheckMmaOutput(const MmaFormInfo& form, const MmaOperands& operands, int64_t steps,
+                            absl::Span<const uint32_t> out);
+
+// Relative tolerance of a float accumulator check, as a fraction of
+// steps × Σ|a·b|, for these input and accumulator types; 0 for s32.
+double AccumulatorTolerance(TensorElement input, TensorElement accumulator);
+
+// The check behind CheckMmaOutput and CheckWgmmaOutput: `out` holds one or
+// more blocks of product.size() accumulator words; each must equal steps ×
+// product within the tolerance (exactly, mod 2^32, for s32).
+absl::Status CheckAccumulators(absl::string_view name, TensorElement input,
+                               TensorElement accumulator, const std::vector<double>& product,
+                               const std::vector<double>& magnitude, int64_t steps,
+                               absl::Span<const uint32_t> out);
+
+// One warpgroup's operands of a wgmma form at N: A (64 × K) and B (K × N)
+// as canonical K-major shared-memory images (WgmmaTileOffset; B's rows are
+// its columns), A also as register fragments, and the CPU reference per
+// thread and accumulator element (128 × N / 2). Sparse forms as for
+// MmaOperands: A holds the K / 2 stored elements per row, every thread
+// passes kMmaSparseMetadata, and B is random per column and the same along K.
+struct WgmmaOperands {
+  std::vector<uint8_t> a_tile;
+  std::vector<uint8_t> b_tile;
+  std::vector<uint32_t> a_fragments;  // 128 threads × kWgmmaARegs
+  std::vector<uint32_t> metadata;     // sparse forms: 128 threads × 1
+  std::vector<double> product;
+  std::vector<double> magnitude;
+};
+
+WgmmaOperands MakeWgmmaOperands(const WgmmaFormInfo& form, int n, OperandData data, uint64_t seed);
+
+// Checks a wgmma probe's output (blocks × 128 threads × N / 2 words).
+absl::Status CheckWgmmaOutput(const WgmmaFormInfo& form, int n, const WgmmaOperands& operands,
+                              int64_t steps, absl::Span<const uint32_t> out);
+
+// (row, col) of accumulator element v of warpgroup thread `thread`, and of
+// A register `reg` element `i` (PTX ISA "Register Fragments" of wgmma: each
+// warp holds 16 rows in the mma.sync m16n8 layout).
+MatrixCoord WgmmaDCoord(int thread, int v);
+MatrixCoord WgmmaACoord(const WgmmaFormInfo& form, int thread, int reg, int i);
+
+// (row, col) of A element `i` of register `reg` of lane `lane` etc., for the
+// m16n8kK layouts (sparse forms: the column among the K / 2 stored
+// elements); exposed for tests.
+MatrixCoord MmaACoord(const MmaFormInfo& form, int lane, int reg, int i);
+MatrixCoord MmaBCoord(const MmaFormInfo& form, int lane, int reg, int i);  // (k, n)
+MatrixCoord MmaCCoord(int lane, int e);
+
+}  // namespace dissect
+
+#endif  // DISSECT_EXPERIMENTS_TENSOR_TENSOR_ELEMENTS_H_

@@ -1,0 +1,307 @@
+// Compiled-code tests of the tensor-core probes: reads the PTX nvcc emitted
+// (one file per source and target architecture, passed as arguments) and
+// checks, per form and mode, that the timed loop between the two %clock64
+// reads issues exactly the intended instruction, chains × unroll times per
+// trip, and that the accumulators are chained as the mode intends: latency
+// kernels form one dependent chain (wgmma: each waited for), throughput
+// kernels keep independent accumulators in turn (wgmma: one commit group
+// per trip, at most one in flight).
+// (mma.sync throughput kernels keep MmaSyncChains(form) accumulators.)
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "kernels/tensor/mma_sync.h"
+#include "kernels/tensor/wgmma.h"
+#include "probes/ptx_inspect.h"
+
+namespace dissect {
+namespace {
+
+std::vector<std::string>& PtxFiles() {
+  static std::vector<std::string> files;
+  return files;
+}
+
+std::vector<std::string> FilesOf(const std::string& stem) {
+  std::vector<std::string> out;
+  for (const std::string& f : PtxFiles()) {
+    const std::string base = f.substr(f.rfind('/') + 1);
+    if (absl::StartsWith(base, stem + ".")) out.push_back(f);
+  }
+  return out;
+}
+
+// 90 from ".../mma_sync.sm_90a.ptx".
+int ArchOf(const std::string& file) {
+  const size_t at = file.rfind(".sm_");
+  int arch = 0;
+  std::string digits;
+  for (size_t i = at + 4; i < file.size() && isdigit(file[i]); ++i) digits += file[i];
+  return absl::SimpleAtoi(digits, &arch) ? arch : 0;
+}
+
+std::vector<PtxInstruction> EntryCode(const std::string& file, const std::string& entry) {
+  std::ifstream in(file);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  auto body = ExtractEntry(ss.str(), entry);
+  EXPECT_TRUE(body.ok()) << file << ": " << body.status();
+  return body.ok() ? ParseInstructions(*body) : std::vector<PtxInstruction>{};
+}
+
+// The body of the one loop that lies between the two %clock64 reads: the
+// instructions after its label up to its backward branch.
+std::vector<PtxInstruction> TimedLoop(const std::vector<PtxInstruction>& code) {
+  std::vector<size_t> clocks;
+  for (size_t i = 0; i < code.size(); ++i) {
+    if (absl::StrContains(code[i].text, "%clock64")) clocks.push_back(i);
+  }
+  EXPECT_EQ(clocks.size(), 2u) << "one %clock64 read before and one after the loop";
+  if (clocks.size() != 2) return {};
+  std::map<std::string, size_t> labels;
+  std::vector<std::pair<size_t, size_t>> loops;
+  for (size_t i = clocks[0]; i < clocks[1]; ++i) {
+    if (code[i].is_label()) labels[code[i].label] = i;
+    if (absl::StartsWith(code[i].opcode, "bra") && !code[i].operands.empty()) {
+      auto it = labels.find(code[i].operands[0]);
+      if (it != labels.end()) loops.push_back({it->second, i});
+    }
+  }
+  EXPECT_EQ(loops.size(), 1u) << "exactly one loop between the clock reads";
+  if (loops.size() != 1) return {};
+  return {code.begin() + loops[0].first + 1, code.begin() + loops[0].second};
+}
+
+struct FormEntry {
+  MmaForm form;
+  const char* trait;  // the trait's name as mangled in the kernel's name
+};
+
+constexpr FormEntry kFormEntries[] = {
+    {MmaForm::kF16F32, "6F16F32"},       {MmaForm::kF16F16, "6F16F16"},
+    {MmaForm::kBf16F32, "7Bf16F32"},     {MmaForm::kTf32F32, "7Tf32F32"},
+    {MmaForm::kS8S32, "5S8S32"},         {MmaForm::kE4m3F32, "7E4m3F32"},
+    {MmaForm::kE5m2F32, "7E5m2F32"},     {MmaForm::kSpF16F32, "8SpF16F32"},
+    {MmaForm::kSpBf16F32, "9SpBf16F32"}, {MmaForm::kSpTf32F32, "9SpTf32F32"},
+    {MmaForm::kSpS8S32, "7SpS8S32"},     {MmaForm::kSpE4m3F32, "9SpE4m3F32"},
+};
+
+std::string MmaEntry(const FormEntry& f, int chains) {
+  return absl::StrCat("MmaSyncKernelINS0_", f.trait, "ELi", chains, "EE");
+}
+
+TEST(MmaSyncPtxTest, EveryFormHasAnEntryPerMode) {
+  EXPECT_EQ(sizeof(kFormEntries) / sizeof(kFormEntries[0]),
+            sizeof(kMmaForms) / sizeof(kMmaForms[0]));
+}
+
+TEST(MmaSyncPtxTest, LatencyLoopIsOneDependentChainOfTheForm) {
+  const auto files = FilesOf("mma_sync");
+  ASSERT_FALSE(files.empty());
+  for (const std::string& f : files) {
+    for (const FormEntry& e : kFormEntries) {
+      const MmaFormInfo& form = MmaInfo(e.form);
+      SCOPED_TRACE(absl::StrCat(f, " ", form.name, " latency"));
+      const auto loop = TimedLoop(EntryCode(f, MmaEntry(e, 1)));
+      std::vector<PtxInstruction> mma;
+      int other_mma = 0;
+      for (const PtxInstruction& in : loop) {
+        if (in.opcode == form.instruction) {
+          mma.push_back(in);
+        } else if (absl::StartsWith(in.opcode, "mma") || absl::StartsWith(in.opcode, "wgmma")) {
+          ++other_mma;
+        }
+      }
+      EXPECT_EQ(other_mma, 0);
+      if (ArchOf(f) < form.min_arch) {
+        EXPECT_TRUE(mma.empty()) << "no " << form.instruction << " below sm_" << form.min_arch;
+        continue;
+      }
+      ASSERT_EQ(mma.size(), static_cast<size_t>(kMmaUnroll));
+      for (size_t i = 0; i < mma.size(); ++i) {
+        // d, a, b, c; sparse forms add the metadata register and selector 0.
+        ASSERT_EQ(mma[i].operands.size(), form.sparse ? 6u : 4u) << mma[i].text;
+        EXPECT_EQ(OperandRegisters(mma[i].operands[2]).size(), static_cast<size_t>(form.b_regs));
+        if (form.sparse) {
+          EXPECT_EQ(OperandRegisters(mma[i].operands[4]).size(), 1u) << mma[i].text;
+          EXPECT_EQ(mma[i].operands[5], "0x0") << mma[i].text;
+        }
+        // D is C: accumulate in place ...
+        EXPECT_EQ(mma[i].operands[0], mma[i].operands[3]) << mma[i].text;
+        // ... and every step continues the previous one's accumulator.
+        if (i > 0) {
+          EXPECT_EQ(mma[i].operands[3], mma[i - 1].operands[0]) << mma[i].text;
+        }
+      }
+    }
+  }
+}
+
+TEST(MmaSyncPtxTest, ThroughputLoopKeepsIndependentAccumulatorsInTurn) {
+  const auto files = FilesOf("mma_sync");
+  ASSERT_FALSE(files.empty());
+  for (const std::string& f : files) {
+    for (const FormEntry& e : kFormEntries) {
+      const MmaFormInfo& form = MmaInfo(e.form);
+      SCOPED_TRACE(absl::StrCat(f, " ", form.name, " throughput"));
+      const int chains = MmaSyncChains(e.form, TensorMode::kThroughput);
+      const auto loop = TimedLoop(EntryCode(f, MmaEntry(e, chains)));
+      std::vector<PtxInstruction> mma;
+      for (const PtxInstruction& in : loop) {
+        if (in.opcode == form.instruction) mma.push_back(in);
+      }
+      if (ArchOf(f) < form.min_arch) {
+        EXPECT_TRUE(mma.empty());
+        continue;
+      }
+      ASSERT_EQ(mma.size(), static_cast<size_t>(kMmaUnroll * chains));
+      // The chains of one step write disjoint registers ...
+      std::set<std::string> registers;
+      for (int c = 0; c < chains; ++c) {
+        for (const std::string& r : OperandRegisters(mma[c].operands[0])) {
+          EXPECT_TRUE(registers.insert(r).second) << "shared accumulator " << r;
+        }
+      }
+      EXPECT_EQ(registers.size(), static_cast<size_t>(chains * form.c_regs));
+      // ... and each later step continues the same chain in the same order.
+      for (size_t i = chains; i < mma.size(); ++i) {
+        EXPECT_EQ(mma[i].operands[3], mma[i - chains].operands[0]);
+        EXPECT_EQ(mma[i].operands[0], mma[i].operands[3]);
+      }
+    }
+  }
+}
+
+struct WgmmaEntry {
+  WgmmaForm form;
+  const char* trait;
+};
+
+constexpr WgmmaEntry kWgmmaEntries[] = {
+    {WgmmaForm::kF16F32, "8WgF16F32"},        {WgmmaForm::kBf16F32, "9WgBf16F32"},
+    {WgmmaForm::kTf32F32, "9WgTf32F32"},      {WgmmaForm::kE4m3F32, "9WgE4m3F32"},
+    {WgmmaForm::kE5m2F32, "9WgE5m2F32"},      {WgmmaForm::kS8S32, "7WgS8S32"},
+    {WgmmaForm::kSpF16F32, "10WgSpF16F32"},   {WgmmaForm::kSpBf16F32, "11WgSpBf16F32"},
+    {WgmmaForm::kSpTf32F32, "11WgSpTf32F32"}, {WgmmaForm::kSpE4m3F32, "11WgSpE4m3F32"},
+    {WgmmaForm::kSpS8S32, "9WgSpS8S32"},
+};
+
+TEST(WgmmaPtxTest, EveryFormHasAnEntry) {
+  EXPECT_EQ(sizeof(kWgmmaEntries) / sizeof(kWgmmaEntries[0]),
+            sizeof(kWgmmaForms) / sizeof(kWgmmaForms[0]));
+}
+
+int CountOpcode(const std::vector<PtxInstruction>& code, const std::string& opcode) {
+  int n = 0;
+  for (const PtxInstruction& in : code) n += in.opcode == opcode;
+  return n;
+}
+
+TEST(WgmmaPtxTest, TimedLoopIssuesTheFormAtEveryNFromTheRequestedSource) {
+  const auto files = FilesOf("wgmma");
+  ASSERT_FALSE(files.empty());
+  int checked = 0;
+  for (const std::string& f : files) {
+    const bool has_wgmma = absl::StrContains(f, ".sm_90a.");
+    for (const WgmmaEntry& e : kWgmmaEntries) {
+      const WgmmaFormInfo& form = WgmmaInfo(e.form);
+      for (int n : kWgmmaNs) {
+        for (bool regs : {false, true}) {
+          for (bool latency : {true, false}) {
+            const int chains =
+                WgmmaChains(latency ? TensorMode::kLatency : TensorMode::kThroughput, n);
+            SCOPED_TRACE(absl::StrCat(f, " ", form.name, " n", n, regs ? " registers" : " shared",
+                                      latency ? " latency" : " throughput"));
+            const auto code = EntryCode(
+                f, absl::StrCat("WgmmaKernelINS0_", e.trait, "ELi", n, "ELb", regs ? 1 : 0, "ELi",
+                                chains, "ELb", latency ? 1 : 0, "EE"));
+            const auto loop = TimedLoop(code);
+            const std::string opcode = absl::StrCat(form.prefix, n, form.suffix);
+            std::vector<PtxInstruction> wgmma;
+            int other = 0;
+            for (const PtxInstruction& in : loop) {
+              if (in.opcode == opcode) {
+                wgmma.push_back(in);
+              } else if (absl::StartsWith(in.opcode, "wgmma.mma_async") ||
+                         absl::StartsWith(in.opcode, "mma")) {
+                ++other;
+              }
+            }
+            EXPECT_EQ(other, 0);
+            if (!has_wgmma) {
+              EXPECT_TRUE(wgmma.empty());
+              continue;
+            }
+            ++checked;
+            ASSERT_EQ(wgmma.size(), static_cast<size_t>(chains * kWgmmaUnroll));
+            // The shared-memory operands are made visible to the async proxy
+            // and the registers fenced before the clock starts.
+            EXPECT_EQ(CountOpcode(code, "fence.proxy.async.shared::cta"), 1);
+            EXPECT_GE(CountOpcode(code, "wgmma.fence.sync.aligned"), 1);
+            for (const PtxInstruction& in : wgmma) {
+              ASSERT_GE(in.operands.size(), 3u) << in.text;
+              EXPECT_EQ(OperandRegisters(in.operands[0]).size(), static_cast<size_t>(n / 2));
+              // A: four registers, or one 64-bit descriptor register.
+              EXPECT_EQ(OperandRegisters(in.operands[1]).size(), regs ? 4u : 1u) << in.text;
+              EXPECT_EQ(absl::StartsWith(in.operands[1], "{"), regs) << in.text;
+              // Sparse: the metadata register and selector 0 follow B.
+              if (form.sparse) {
+                ASSERT_GE(in.operands.size(), 5u) << in.text;
+                EXPECT_EQ(OperandRegisters(in.operands[3]).size(), 1u) << in.text;
+                EXPECT_EQ(in.operands[4], "0") << in.text;
+              }
+            }
+            // Chains write disjoint accumulators, in the same order every step.
+            std::set<std::string> registers;
+            for (int c = 0; c < chains; ++c) {
+              for (const std::string& r : OperandRegisters(wgmma[c].operands[0])) {
+                EXPECT_TRUE(registers.insert(r).second) << r;
+              }
+            }
+            for (size_t i = chains; i < wgmma.size(); ++i) {
+              EXPECT_EQ(wgmma[i].operands[0], wgmma[i - chains].operands[0]);
+            }
+            const int commits = CountOpcode(loop, "wgmma.commit_group.sync.aligned");
+            if (latency) {
+              // Every wgmma is committed and waited for before the next.
+              EXPECT_EQ(commits, kWgmmaUnroll);
+              int waits = 0;
+              for (const PtxInstruction& in : loop) {
+                waits += in.opcode == "wgmma.wait_group.sync.aligned" && in.operands[0] == "0";
+              }
+              EXPECT_EQ(waits, kWgmmaUnroll);
+            } else {
+              EXPECT_EQ(commits, 1);
+              int waits = 0;
+              for (const PtxInstruction& in : loop) {
+                if (in.opcode == "wgmma.wait_group.sync.aligned") {
+                  ++waits;
+                  EXPECT_EQ(in.operands[0], "1");
+                }
+              }
+              EXPECT_EQ(waits, 1);
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 0) << "no sm_90a PTX among the arguments";
+}
+
+}  // namespace
+}  // namespace dissect
+
+int main(int argc, char** argv) {
+  testing::InitGoogleTest(&argc, argv);
+  for (int i = 1; i < argc; ++i) dissect::PtxFiles().push_back(argv[i]);
+  return RUN_ALL_TESTS();
+}

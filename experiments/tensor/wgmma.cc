@@ -1,0 +1,178 @@
+// Question: what latency and throughput do Hopper's warpgroup-level tensor
+//           instructions (wgmma.mma_async m64nNk16 f16/bf16, m64nNk8 tf32,
+//           m64nNk32 e4m3/e5m2/s8, and the 2:4 sparse wgmma.mma_async.sp
+//           forms sp_*: k32 f16/bf16, k16 tf32, k64 e4m3/s8) reach as N
+//           grows from 8 to 256, with A from shared memory (descriptor) or
+//           from registers, and with random or all-zero operands?
+// Timed:    latency: one warpgroup issues 1024 wgmma into one accumulator,
+//           each committed and waited for, between two %clock64 reads:
+//           cycles per wgmma = span / 1024. Throughput: every SM filled with
+//           warpgroups (one per block), each streaming 2048 steps over up to
+//           4 independent accumulators in commit groups of 4 steps with at
+//           most one group in flight; per SM, the %clock64 span of its
+//           warpgroups over the wgmma issued there (median over SMs); CUDA
+//           events give TFLOP/s (TOP/s for s8). A launch of 8 steps is first
+//           checked against a CPU reference (every accumulator element of
+//           every warpgroup; exact for s8).
+// Expected: throughput near the dense per-SM rate of configs/tensor/peaks.json
+//           for large N (well above mma.sync's); small N bound by reading A
+//           from shared memory, better with A in registers; latency growing
+//           with N. Sparse forms count dense-equivalent FLOP against the 2:4
+//           sparse rate.
+#include "kernels/tensor/wgmma.h"
+
+#include <cuda_runtime_api.h>
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "experiments/harness/experiment.h"
+#include "experiments/tensor/probe_timing.h"
+#include "experiments/tensor/tensor_elements.h"
+#include "probes/cuda_status.h"
+#include "probes/device_buffer.h"
+
+namespace dissect {
+namespace {
+
+constexpr int kLatencyIterations = 1024;
+constexpr int kThroughputIterations = 2048;
+constexpr int kVerifyIterations = 2 * kWgmmaUnroll;
+
+std::vector<std::string> FormNames() {
+  std::vector<std::string> names;
+  for (const WgmmaFormInfo& f : kWgmmaForms) names.push_back(f.name);
+  return names;
+}
+
+const WgmmaFormInfo* FindForm(const std::string& name) {
+  for (const WgmmaFormInfo& f : kWgmmaForms) {
+    if (name == f.name) return &f;
+  }
+  return nullptr;
+}
+
+absl::Status Validate(const Point& p) {
+  for (int n : kWgmmaNs) {
+    if (p.Int("n") == n) return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("n must be one of 8, 16, 32, 64, 128, 256 (got ", p.Int("n"), ")"));
+}
+
+template <typename T>
+absl::StatusOr<DeviceBuffer<T>> Upload(const std::vector<T>& host) {
+  DISSECT_ASSIGN_OR_RETURN(auto buffer, DeviceBuffer<T>::Allocate(host.size()));
+  DISSECT_CUDA_RETURN_IF_ERROR(
+      cudaMemcpy(buffer.get(), host.data(), buffer.bytes(), cudaMemcpyHostToDevice));
+  return buffer;
+}
+
+absl::Status Run(PointContext& ctx) {
+  const WgmmaFormInfo& form = *FindForm(ctx.Str("form"));
+  const int n = static_cast<int>(ctx.Int("n"));
+  const TensorMode mode =
+      ctx.Str("mode") == "latency" ? TensorMode::kLatency : TensorMode::kThroughput;
+  const OperandData data = ctx.Str("data") == "zeros" ? OperandData::kZeros : OperandData::kRandom;
+  if (ctx.device().cc_major != 9 || ctx.device().cc_minor != 0) {
+    return Skipped(absl::StrCat("wgmma needs sm_90a (Hopper); this GPU is sm_",
+                                ctx.device().cc_major, ctx.device().cc_minor));
+  }
+  const WgmmaOperands operands =
+      MakeWgmmaOperands(form, n, data, 0x5eed1000u + static_cast<uint64_t>(form.form));
+  DISSECT_ASSIGN_OR_RETURN(auto d_a_tile, Upload(operands.a_tile));
+  DISSECT_ASSIGN_OR_RETURN(auto d_b_tile, Upload(operands.b_tile));
+  DISSECT_ASSIGN_OR_RETURN(auto d_a_fragments, Upload(operands.a_fragments));
+  DISSECT_ASSIGN_OR_RETURN(auto d_metadata, Upload(operands.metadata));
+
+  WgmmaArgs args;
+  args.form = form.form;
+  args.n = n;
+  args.a_from_registers = ctx.Str("a_source") == "registers";
+  args.mode = mode;
+  DISSECT_CUDA_RETURN_IF_ERROR(WgmmaGrid(args, &args.blocks));
+  const int chains = WgmmaChains(mode, n);
+  // Slot 0: the checked launch; then one per TimeKernel launch (counter
+  // passes share the last).
+  const int slots = 1 + ctx.LaunchSlots();
+  DISSECT_ASSIGN_OR_RETURN(
+      auto d_out,
+      DeviceBuffer<uint32_t>::Allocate(static_cast<size_t>(args.blocks) * operands.product.size()));
+  DISSECT_ASSIGN_OR_RETURN(auto d_timing, DeviceBuffer<TensorTiming>::Allocate(
+                                              static_cast<size_t>(slots) * args.blocks));
+  args.a_tile = d_a_tile.get();
+  args.b_tile = d_b_tile.get();
+  args.a_fragments = d_a_fragments.get();
+  args.metadata = d_metadata.get();
+  args.out = d_out.get();
+
+  args.iterations = kVerifyIterations;
+  args.timing = d_timing.get();
+  DISSECT_CUDA_RETURN_IF_ERROR(LaunchWgmma(args, ctx.stream()));
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(ctx.stream()));
+  std::vector<TensorTiming> check_timing(args.blocks);
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpy(check_timing.data(), d_timing.get(),
+                                          check_timing.size() * sizeof(TensorTiming),
+                                          cudaMemcpyDeviceToHost));
+  if (!AllBuilt(check_timing)) {
+    return Skipped("this binary has no sm_90a code; rebuild with --cuda_archs=sm_90a");
+  }
+  std::vector<uint32_t> out(d_out.size());
+  DISSECT_CUDA_RETURN_IF_ERROR(
+      cudaMemcpy(out.data(), d_out.get(), d_out.bytes(), cudaMemcpyDeviceToHost));
+  DISSECT_RETURN_IF_ERROR(
+      CheckWgmmaOutput(form, n, operands, static_cast<int64_t>(kVerifyIterations) * chains, out));
+
+  const int iterations = mode == TensorMode::kLatency ? kLatencyIterations : kThroughputIterations;
+  args.iterations = iterations;
+  int index = 0;
+  DISSECT_ASSIGN_OR_RETURN(std::vector<double> ms,
+                           ctx.TimeKernel(
+                               [&](cudaStream_t stream) {
+                                 args.timing =
+                                     d_timing.get() +
+                                     static_cast<size_t>(1 + ctx.LaunchSlot(index++)) * args.blocks;
+                                 return LaunchWgmma(args, stream);
+                               },
+                               CacheState::kHot));
+  std::vector<TensorTiming> timing(d_timing.size());
+  DISSECT_CUDA_RETURN_IF_ERROR(
+      cudaMemcpy(timing.data(), d_timing.get(), d_timing.bytes(), cudaMemcpyDeviceToHost));
+  const double flops_per_wgmma = 2.0 * kWgmmaM * n * form.k;
+  return AddProbeSamples(ctx, timing, args.blocks, static_cast<int64_t>(chains) * iterations,
+                         flops_per_wgmma,
+                         flops_per_wgmma * static_cast<double>(args.blocks) * chains * iterations,
+                         ms, "cycles_per_wgmma");
+}
+
+DISSECT_EXPERIMENT(wgmma)
+    .Question(
+        "What latency and throughput do Hopper's warpgroup tensor instructions (wgmma: "
+        "f16, bf16, tf32, e4m3, e5m2, s8, dense and 2:4 sparse) reach as N grows from 8 "
+        "to 256, with A from shared memory or registers, on random and on zero operands?")
+    .AddAxis(StringAxis("form", FormNames(), {},
+                        "inputs_accumulator: f16_f32, bf16_f32 (k16), tf32_f32 (k8), "
+                        "e4m3_f32, e5m2_f32, s8_s32 (k32); 2:4 sparse: sp_f16_f32, "
+                        "sp_bf16_f32 (k32), sp_tf32_f32 (k16), sp_e4m3_f32, sp_s8_s32 (k64)"))
+    .AddAxis(IntAxis("n", "-", {8, 16, 32, 64, 128, 256}, "N of m64nNk*: 8 … 256"))
+    .AddAxis(StringAxis("a_source", {"shared", "registers"}, {},
+                        "A through a shared-memory descriptor or from registers (B always "
+                        "from shared memory)"))
+    .AddAxis(StringAxis("mode", {"latency", "throughput"}, {},
+                        "latency: one warpgroup, every wgmma waited for; throughput: full "
+                        "occupancy, up to 4 accumulators per warpgroup"))
+    .AddAxis(StringAxis("data", {"random", "zeros"}, {},
+                        "operands: random normal numbers (random integers for s8) or zeros"))
+    .AddMetric("cycles_per_wgmma", "cycles",
+               "latency: %clock64 cycles per committed-and-waited wgmma; throughput: SM "
+               "cycles per wgmma issued on that SM (median over SMs)")
+    .AddMetric("flops_per_clk_per_sm", "FLOP/clk/SM",
+               "2·64·N·K / cycles_per_wgmma (s8: operations)")
+    .AddMetric("tflops", "TFLOP/s", "2·64·N·K × wgmma of the launch / event time (s8: TOP/s)")
+    .Validate(Validate)
+    .Run(Run);
+
+}  // namespace
+}  // namespace dissect

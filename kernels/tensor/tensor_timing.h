@@ -1,0 +1,29 @@
+// What every tensor-core probe kernel reports per warp (mma.sync) or per
+// warpgroup (wgmma): the %clock64 span of its timed loop, the SM it ran on,
+// and whether the running GPU had code for the instruction in this binary.
+#ifndef DISSECT_KERNELS_TENSOR_TENSOR_TIMING_H_
+#define DISSECT_KERNELS_TENSOR_TENSOR_TIMING_H_
+
+#include <cstdint>
+
+namespace dissect {
+
+struct TensorTiming {
+  unsigned long long start;  // %clock64 before the timed loop
+  unsigned long long stop;   // %clock64 after it
+  uint32_t smid;             // %smid
+  // 1 when the kernel body was compiled for the running architecture (e.g.
+  // fp8 mma needs sm_89+, wgmma sm_90a); 0 when the binary has no such code
+  // and the kernel returned without timing anything.
+  uint32_t built;
+};
+
+// How a probe launch is shaped.
+enum class TensorMode {
+  kLatency,     // one warp (warpgroup), one dependent accumulator chain
+  kThroughput,  // every SM full of warps, independent accumulators each
+};
+
+}  // namespace dissect
+
+#endif  // DISSECT_KERNELS_TENSOR_TENSOR_TIMING_H_
