@@ -222,6 +222,11 @@ __device__ __forceinline__ uint32_t WordOf(int32_t v) { return static_cast<uint3
 // before the next (one chain). Throughput: each loop trip issues
 // kWgmmaUnroll steps over kChains accumulators, commits them as one group
 // and waits until at most one group is in flight.
+// ptxas notes "C7519 warpgroup.arrive is injected" for these kernels: it puts
+// a wgmma.fence at the top of each trip (throughput) or before each wgmma
+// (latency), where CUTLASS's main loops put theirs (checked in the SASS).
+// Written out here, the fences let ptxas unroll the latency loop further,
+// which would break the per-trip instruction counts the SASS test checks.
 template <typename Form, int N, bool kARegs, int kChains, bool kLatency>
 __global__ void __launch_bounds__(kWarpgroupThreads)
     WgmmaKernel(const uint8_t* __restrict__ a_tile, const uint8_t* __restrict__ b_tile,
