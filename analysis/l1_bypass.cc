@@ -37,6 +37,7 @@ struct Group {
   std::vector<PointKey> points;       // first-seen order
   std::map<PointKey, std::map<std::string, Timed>> timed;
   std::map<PointKey, double> input_bytes;
+  std::map<PointKey, std::map<std::string, VariantCounters>> counters;
 };
 
 std::string DeviceKey(const ResultFile& f) {
@@ -69,6 +70,16 @@ std::vector<Group> Collect(const std::vector<const ResultFile*>& files) {
                          row.Axis("occupancy_pct").value_or("?")};
       auto& by_variant = g.timed[key];
       if (by_variant.empty()) g.points.push_back(key);
+      // Counters may come from another file than the timing (a separate,
+      // smaller --metrics run): the first row with any counter gives them.
+      VariantCounters c;
+      c.variant = variant;
+      c.l1_hit_pct = row.Counter("cupti/l1_hit_rate");
+      c.l2_sectors_read = row.Counter("cupti/l2_sectors_read");
+      c.dram_bytes_read = row.Counter("cupti/dram_bytes_read");
+      if (c.l1_hit_pct || c.l2_sectors_read || c.dram_bytes_read) {
+        g.counters[key].emplace(variant, c);
+      }
       if (by_variant.count(variant) > 0) continue;
       by_variant[variant] = {*us, row.Counter("kernel_us.spread").value_or(0)};
       if (std::find(g.variants.begin(), g.variants.end(), variant) ==
@@ -116,6 +127,15 @@ std::vector<L1BypassTable> Tables(const std::vector<const ResultFile*>& files) {
         }
         row.variants.push_back(s);
       }
+      if (auto it = g.counters.find(key); it != g.counters.end()) {
+        std::vector<std::string> order = {kDefault};
+        order.insert(order.end(), t.variants.begin(), t.variants.end());
+        for (const std::string& v : order) {
+          if (auto c = it->second.find(v); c != it->second.end()) {
+            row.counters.push_back(c->second);
+          }
+        }
+      }
       t.rows.push_back(std::move(row));
     }
     tables.push_back(std::move(t));
@@ -143,6 +163,38 @@ std::string Quoted(const std::string& text) {
   std::string out = "'";
   for (char c : text) out += c == '\'' ? std::string("''") : std::string(1, c);
   return out + "'";
+}
+
+std::string OrNone(const std::optional<double>& v,
+                   std::string (*format)(double)) {
+  return v ? format(*v) : std::string(kNone);
+}
+
+// One row per variant with counters at each point; "" when there are none.
+std::string CountersTable(const L1BypassTable& t) {
+  std::vector<std::vector<std::string>> rows;
+  for (const SpeedupRow& r : t.rows) {
+    for (const VariantCounters& c : r.counters) {
+      std::string per_input = kNone;
+      if (c.dram_bytes_read && r.input_bytes && *r.input_bytes > 0) {
+        per_input = absl::StrFormat("%.2f", *c.dram_bytes_read / *r.input_bytes);
+      }
+      rows.push_back({r.layer, r.working_set, r.timing, r.occupancy_pct,
+                      c.variant,
+                      OrNone(c.l1_hit_pct,
+                             [](double v) { return absl::StrFormat("%.1f", v); }),
+                      OrNone(c.l2_sectors_read, FormatNumber),
+                      OrNone(c.dram_bytes_read, FormatBytes), per_input});
+    }
+  }
+  if (rows.empty()) return "";
+  return absl::StrCat(
+      "Counters of the same rows (collected in a separate pass from the "
+      "timing). DRAM read / input: DRAM bytes read over the kernel's input "
+      "bytes; about 1 for a kernel that reads its input once from DRAM.\n\n",
+      Table({"layer", "working set", "timing", "occupancy %", "variant",
+             "L1 hit %", "L2 sectors read", "DRAM read", "DRAM read / input"},
+            {false, true, false, true, false, true, true, true, true}, rows));
 }
 
 }  // namespace
@@ -206,6 +258,11 @@ std::string RenderL1Bypass(const std::vector<L1BypassTable>& tables) {
     }
     blocks.push_back(absl::StrCat("### ", t.kernel, "\n"));
     blocks.push_back(Table(header, right, rows));
+    const std::string counters = CountersTable(t);
+    if (!counters.empty()) {
+      blocks.push_back(absl::StrCat("#### ", t.kernel, ": counters\n"));
+      blocks.push_back(counters);
+    }
   }
   return absl::StrJoin(blocks, "\n");
 }

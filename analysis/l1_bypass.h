@@ -23,6 +23,16 @@ struct VariantSpeedup {
   bool slower() const { return 1 - speedup > noise; }
 };
 
+// The hardware counters of one variant at one point, where the run collected
+// them (--metrics=l1_hit_rate,l2_sectors_read,dram_bytes_read, or
+// --metrics=all_memory): the evidence for why a variant gained or lost.
+struct VariantCounters {
+  std::string variant;
+  std::optional<double> l1_hit_pct;       // cupti/l1_hit_rate, %
+  std::optional<double> l2_sectors_read;  // cupti/l2_sectors_read
+  std::optional<double> dram_bytes_read;  // cupti/dram_bytes_read, bytes
+};
+
 // One measured point (all axes but `variant`).
 struct SpeedupRow {
   std::string layer;
@@ -34,6 +44,9 @@ struct SpeedupRow {
   std::vector<std::optional<VariantSpeedup>>
       variants;        // per L1BypassTable::variants
   std::string winner;  // the fastest variant faster than the noise, or ""
+  // Default first, then in the order of L1BypassTable::variants; only the
+  // variants with at least one counter. Empty when the run had no counters.
+  std::vector<VariantCounters> counters;
 };
 
 struct L1BypassTable {
@@ -46,12 +59,15 @@ struct L1BypassTable {
 
 // The tables of every device (name, compute capability, SM count) and kernel
 // with l1_bypass rows, in first-seen order. Rows that errored or were
-// skipped are left out; a point measured twice keeps its first row.
+// skipped are left out; a point measured twice keeps its first row's timing
+// and the first counters seen for it (which may come from a later file).
 std::vector<L1BypassTable> BuildL1BypassTables(
     const std::vector<ResultFile>& files);
 
 // "## l1_bypass: speedup over default: <device>" sections, one table per
-// kernel; "" when `tables` is empty. Ends with a newline.
+// kernel, followed by a counters table (L1 hit rate, L2 sectors and DRAM
+// bytes read per variant) where the rows carry counters; "" when `tables` is
+// empty. Ends with a newline.
 std::string RenderL1Bypass(const std::vector<L1BypassTable>& tables);
 
 // The figure of one device: gnuplot data and script drawing -dlcm=cg's

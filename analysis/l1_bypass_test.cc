@@ -120,6 +120,57 @@ TEST(L1BypassTest, MarkdownMarksWinnersAndLosers) {
   EXPECT_EQ(RenderL1Bypass({}), "");
 }
 
+TEST(L1BypassTest, CountersTableBesideTheSpeedups) {
+  ResultFile file = Fixture();
+  // No counters in the fixture: no counters table.
+  EXPECT_FALSE(absl::StrContains(RenderL1Bypass(BuildL1BypassTables({file})),
+                                 ": counters\n"));
+  // Give the stream rows at the configured working set, occupancy 100, the
+  // counters a --metrics=all_memory run would add (made-up values).
+  for (Row& r : file.rows) {
+    if (r.Axis("kernel") != "stream" || r.Axis("working_set_bytes") != "0" ||
+        r.Axis("occupancy_pct") != "100" || r.Axis("timing") != "hot") {
+      continue;
+    }
+    const bool base = r.Axis("variant") == "default";
+    r.counters["cupti/l1_hit_rate"] = base ? 12.5 : 0;
+    r.counters["cupti/l2_sectors_read"] = 50176;
+    if (base) r.counters["cupti/dram_bytes_read"] = 1605632;
+  }
+  const std::vector<L1BypassTable> tables = BuildL1BypassTables({file});
+  ASSERT_EQ(tables.size(), 2u);
+  const SpeedupRow* row = FindRow(tables[0], "as configured", "100");
+  ASSERT_NE(row, nullptr);
+  ASSERT_EQ(row->counters.size(), 5u);  // default and the four variants
+  EXPECT_EQ(row->counters[0].variant, "default");
+  EXPECT_EQ(row->counters[0].l1_hit_pct, 12.5);
+  EXPECT_EQ(row->counters[1].variant, "dlcm_cg");
+  EXPECT_EQ(row->counters[1].l1_hit_pct, 0);
+  EXPECT_FALSE(row->counters[1].dram_bytes_read.has_value());
+  EXPECT_TRUE(tables[1].rows[0].counters.empty());  // conv had none
+
+  const std::string md = RenderL1Bypass(tables);
+  EXPECT_TRUE(absl::StrContains(md, "#### stream: counters\n")) << md;
+  EXPECT_FALSE(absl::StrContains(md, "#### conv: counters\n")) << md;
+  EXPECT_TRUE(absl::StrContains(
+      md, "| vgg16.conv3_1 | as configured | hot | 100 | default | 12.5 | "
+          "50176 | 1.531 MiB | 1.00 |\n"))
+      << md;
+  EXPECT_TRUE(absl::StrContains(
+      md, "| vgg16.conv3_1 | as configured | hot | 100 | dlcm_cg | 0.0 | "
+          "50176 | — | — |\n"))
+      << md;
+
+  // The counters from a second file (a separate --metrics run) join the
+  // timing of the first.
+  const std::vector<L1BypassTable> merged =
+      BuildL1BypassTables({Fixture(), file});
+  ASSERT_EQ(merged.size(), 2u);
+  const SpeedupRow* joined = FindRow(merged[0], "as configured", "100");
+  ASSERT_NE(joined, nullptr);
+  EXPECT_EQ(joined->counters.size(), 5u);
+}
+
 TEST(L1BypassTest, ReportAppendsTheSection) {
   auto report = RenderReport({Fixture()}, ReportOptions{});
   ASSERT_TRUE(report.ok()) << report.status();

@@ -47,6 +47,12 @@ if [[ -x dist/bin/l1_bypass ]]; then
     --axis=layer=vgg16.conv3_1 --axis=working_set_bytes=16KiB:256MiB:*4 "$@"
   run l1_bypass_sweep_conv_gemv l1_bypass --samples=10 --axis=kernel=conv,gemv \
     --axis=layer=resnet50.res3b_branch2b,vgg16.fc6 --axis=working_set_bytes=16KiB:4MiB:*4 "$@"
+  # The counters that explain a gain or a loss, for four variants on the
+  # VGG-16 layers (the report joins them to the timed rows above).
+  run l1_bypass_counters l1_bypass --samples=3 --axis=occupancy_pct=100 \
+    --axis=variant=default,dlcm_cg,cs,no_allocate \
+    --axis=layer=vgg16.conv1_2,vgg16.pool1,vgg16.conv3_1,vgg16.fc6 \
+    --metrics=l1_hit_rate,l2_sectors_read,dram_bytes_read "$@"
 fi
 # Tensor cores (issue 6): 48 mma.sync and 528 wgmma points (about a
 # minute); 174 cuBLASLt points with the tensor-pipe counter (a few replay
