@@ -114,24 +114,14 @@ int main(int argc, char** argv) {
   }
   if (out_dir.empty()) return Fail("--out=DIR is required (see --help)");
 
-  // `bazel run` starts us in the runfiles tree; relative paths are meant
-  // relative to where the user ran bazel.
-  if (const char* dir = std::getenv("BUILD_WORKING_DIRECTORY");
-      dir != nullptr && *dir != '\0' && chdir(dir) != 0) {
-    return Fail(std::string("cannot enter BUILD_WORKING_DIRECTORY ") + dir +
-                ": " + std::strerror(errno));
+  if (absl::Status entered = dissect::analysis::EnterBuildWorkingDirectory();
+      !entered.ok()) {
+    return Fail(std::string(entered.message()));
   }
-
-  absl::StatusOr<std::vector<std::string>> paths =
-      dissect::analysis::CollectResultPaths(args);
-  if (!paths.ok()) return Fail(std::string(paths.status().message()));
-  std::vector<dissect::analysis::ResultFile> files;
-  for (const std::string& path : *paths) {
-    absl::StatusOr<dissect::analysis::ResultFile> file =
-        dissect::analysis::ReadResultFile(path);
-    if (!file.ok()) return Fail(std::string(file.status().message()));
-    files.push_back(*std::move(file));
-  }
+  absl::StatusOr<std::vector<dissect::analysis::ResultFile>> read =
+      dissect::analysis::ReadResultFiles(args);
+  if (!read.ok()) return Fail(std::string(read.status().message()));
+  std::vector<dissect::analysis::ResultFile>& files = *read;
   absl::StatusOr<std::vector<dissect::analysis::DeviceFigures>> figures =
       dissect::analysis::BuildFigures(files);
   if (!figures.ok()) return Fail(std::string(figures.status().message()));

@@ -2,10 +2,13 @@
 
 #include "analysis/results.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -439,6 +442,26 @@ absl::StatusOr<std::vector<std::string>> CollectResultPaths(
     paths.insert(paths.end(), found.begin(), found.end());
   }
   return paths;
+}
+
+absl::StatusOr<std::vector<ResultFile>> ReadResultFiles(
+    const std::vector<std::string>& args) {
+  absl::StatusOr<std::vector<std::string>> paths = CollectResultPaths(args);
+  if (!paths.ok()) return paths.status();
+  std::vector<ResultFile> files;
+  for (const std::string& path : *paths) {
+    absl::StatusOr<ResultFile> file = ReadResultFile(path);
+    if (!file.ok()) return file.status();
+    files.push_back(*std::move(file));
+  }
+  return files;
+}
+
+absl::Status EnterBuildWorkingDirectory() {
+  const char* dir = std::getenv("BUILD_WORKING_DIRECTORY");
+  if (dir == nullptr || *dir == '\0' || chdir(dir) == 0) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      "cannot enter BUILD_WORKING_DIRECTORY ", dir, ": ", std::strerror(errno)));
 }
 
 }  // namespace dissect::analysis

@@ -74,6 +74,16 @@ absl::StatusOr<ResultFile> ReadResultFile(const std::string& path);
 absl::StatusOr<std::vector<std::string>> CollectResultPaths(
     const std::vector<std::string>& args);
 
+// Every result file that `args` names (files, and folders searched for
+// *.json as CollectResultPaths does), parsed; the first bad one is the error.
+absl::StatusOr<std::vector<ResultFile>> ReadResultFiles(
+    const std::vector<std::string>& args);
+
+// Enters BUILD_WORKING_DIRECTORY where it is set: `bazel run` starts a tool
+// in its runfiles tree, but the user's relative paths are meant from where
+// they ran bazel. OK when the variable is unset.
+absl::Status EnterBuildWorkingDirectory();
+
 }  // namespace dissect::analysis
 
 #endif  // DISSECT_ANALYSIS_RESULTS_H_

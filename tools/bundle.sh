@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Builds the experiments and their GPU tests with -c opt and copies them,
 # stripped, with the shared libraries they need (Debian ships Google
-# Benchmark only as a .so; cublaslt_gemm links cuBLAS/cuBLASLt, about
-# 600 MB, copied unless DISSECT_BUNDLE_CUBLAS=0 for a machine that has the
-# CUDA toolkit), into dist/ (git-ignored) for a GPU machine that has no
-# Bazel. There:  LD_LIBRARY_PATH=dist/lib dist/bin/shared_latency --help
+# Benchmark only as a .so), into dist/ (git-ignored) for a GPU machine that
+# has no Bazel, and dist.tar.gz of it. There:
+#   tar xzf dist.tar.gz && LD_LIBRARY_PATH=dist/lib dist/bin/shared_latency --help
+#
+# cublaslt_gemm links cuBLAS/cuBLASLt (about 600 MB): not copied, since the
+# GPU machine has the toolkit (tools/reference_run.sh puts its lib64 on
+# LD_LIBRARY_PATH) and the device tool carries at most 64 MiB. Set
+# DISSECT_BUNDLE_CUBLAS=1 to copy them for a machine without a toolkit.
 #
 # CUPTI (for --metrics) is not copied: it must match the machine's driver and
 # libnvperf_host.so alone is 32 MB. The binaries load libcupti.so.13 at run
@@ -23,6 +27,7 @@ targets=(
   //experiments:memory_bandwidth_gpu_test //experiments:shared_bandwidth_gpu_test
   //experiments:relu_bandwidth_counters_gpu_test
   //experiments:shared_latency_counters_gpu_test //probes:counters_gpu_test
+  //experiments:relu_bandwidth_activity_gpu_test //probes:kernel_activity_gpu_test
   //experiments/tensor:mma_sync //experiments/tensor:wgmma //experiments/tensor:cublaslt_gemm
   //experiments/tensor:mma_sync_gpu_test //experiments/tensor:wgmma_gpu_test
   //experiments/tensor:cublaslt_gemm_gpu_test
@@ -39,10 +44,18 @@ for t in "${targets[@]}"; do
   strip dist/bin/"$(basename "${path}")"
 done
 cp -L "$(compgen -G '/usr/lib/*-linux-gnu/libbenchmark.so.1debian' | head -1)" dist/lib/
-if [[ "${DISSECT_BUNDLE_CUBLAS:-1}" == 1 ]]; then
+if [[ "${DISSECT_BUNDLE_CUBLAS:-0}" == 1 ]]; then
   for lib in $(ldd dist/bin/cublaslt_gemm | awk '/libcublas/ {print $3}'); do
     cp -L "${lib}" dist/lib/
   done
 fi
 git rev-parse HEAD > dist/COMMIT
-du -sh dist
+# The static binaries (wgmma alone is 10 MB) add up to more than the device
+# tool's 64 MiB carry limit; gzip brings them to about a third. Carry
+# dist.tar.gz and unpack it there: tar xzf dist.tar.gz
+tar czf dist.tar.gz dist
+du -sh dist dist.tar.gz
+size_mib=$(( $(du -sk dist.tar.gz | cut -f1) / 1024 ))
+if (( size_mib >= 64 )); then
+  echo "bundle.sh: dist.tar.gz is ${size_mib} MiB, over the device tool's 64 MiB carry limit" >&2
+fi
