@@ -5,10 +5,8 @@
 // loop over iterations between the two %clock64 reads), and that what is
 // loaded reaches a store, so that the compiler could not drop it.
 #include <algorithm>
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -19,32 +17,10 @@
 #include "gtest/gtest.h"
 #include "kernels/bandwidth.h"
 #include "probes/ptx_inspect.h"
+#include "probes/ptx_test_util.h"
 
 namespace dissect {
 namespace {
-
-std::vector<std::string>& PtxFiles() {
-  static std::vector<std::string> files;
-  return files;
-}
-
-std::vector<std::string> FilesOf(const std::string& stem) {
-  std::vector<std::string> out;
-  for (const std::string& f : PtxFiles()) {
-    const std::string base = f.substr(f.rfind('/') + 1);
-    if (absl::StartsWith(base, stem + ".")) out.push_back(f);
-  }
-  return out;
-}
-
-std::vector<PtxInstruction> EntryCode(const std::string& file, const std::string& entry) {
-  std::ifstream in(file);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  auto body = ExtractEntry(ss.str(), entry);
-  EXPECT_TRUE(body.ok()) << file << ": " << body.status();
-  return body.ok() ? ParseInstructions(*body) : std::vector<PtxInstruction>{};
-}
 
 // Bits moved by one ld/st with this opcode in `space` ("global", "shared"):
 // vector length × element bits, for 32-bit elements (u32/b32/s32) only;
@@ -241,7 +217,7 @@ TEST(AccessBitsTest, ReadsVectorWidthAndIgnoresCacheQualifiers) {
 }
 
 TEST(StreamPtxTest, ReadLoadsEveryPassAtItsWidthAndKeepsTheSum) {
-  const auto files = FilesOf("bandwidth");
+  const auto files = PtxFilesNamed("bandwidth");
   ASSERT_FALSE(files.empty());
   for (const std::string& f : files) {
     for (const Width& w : kWidths) {
@@ -256,7 +232,7 @@ TEST(StreamPtxTest, ReadLoadsEveryPassAtItsWidthAndKeepsTheSum) {
 }
 
 TEST(StreamPtxTest, WriteStoresEveryPassAtItsWidth) {
-  const auto files = FilesOf("bandwidth");
+  const auto files = PtxFilesNamed("bandwidth");
   ASSERT_FALSE(files.empty());
   for (const std::string& f : files) {
     for (const Width& w : kWidths) {
@@ -269,7 +245,7 @@ TEST(StreamPtxTest, WriteStoresEveryPassAtItsWidth) {
 }
 
 TEST(StreamPtxTest, CopyLoadsAndStoresEveryPassAtItsWidth) {
-  const auto files = FilesOf("bandwidth");
+  const auto files = PtxFilesNamed("bandwidth");
   ASSERT_FALSE(files.empty());
   for (const std::string& f : files) {
     for (const Width& w : kWidths) {
@@ -283,7 +259,7 @@ TEST(StreamPtxTest, CopyLoadsAndStoresEveryPassAtItsWidth) {
 }
 
 TEST(SharedStreamPtxTest, TimedLoadsAtItsWidthInsideTheIterationLoop) {
-  const auto files = FilesOf("bandwidth");
+  const auto files = PtxFilesNamed("bandwidth");
   ASSERT_FALSE(files.empty());
   for (const std::string& f : files) {
     for (const Width& w : kWidths) {

@@ -1,40 +1,16 @@
 // Compiled-code tests: reads the PTX nvcc emitted for each kernel (one file
 // per source and target architecture, passed as arguments) and checks that
 // the instructions each experiment times are really there.
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "probes/ptx_inspect.h"
+#include "probes/ptx_test_util.h"
 
 namespace dissect {
 namespace {
-
-std::vector<std::string>& PtxFiles() {
-  static std::vector<std::string> files;
-  return files;
-}
-
-std::vector<std::string> FilesOf(const std::string& stem) {
-  std::vector<std::string> out;
-  for (const std::string& f : PtxFiles()) {
-    const std::string base = f.substr(f.rfind('/') + 1);
-    if (absl::StartsWith(base, stem + ".")) out.push_back(f);
-  }
-  return out;
-}
-
-std::vector<PtxInstruction> EntryCode(const std::string& file, const char* entry) {
-  std::ifstream in(file);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  auto body = ExtractEntry(ss.str(), entry);
-  EXPECT_TRUE(body.ok()) << file << ": " << body.status();
-  return body.ok() ? ParseInstructions(*body) : std::vector<PtxInstruction>{};
-}
 
 struct PathLoad {
   int path;            // ChasePath value: the template argument in the mangled name
@@ -70,7 +46,7 @@ int OtherMemoryLoads(const std::vector<PtxInstruction>& region, const char* load
 }
 
 TEST(ChasePtxTest, EachPathHasADependentChainOfItsLoadBetweenClockReads) {
-  const auto files = FilesOf("pointer_chase");
+  const auto files = PtxFilesNamed("pointer_chase");
   ASSERT_FALSE(files.empty());
   for (const std::string& f : files) {
     for (const PathLoad& p : kPathLoads) {
@@ -90,7 +66,7 @@ TEST(ChasePtxTest, EachPathHasADependentChainOfItsLoadBetweenClockReads) {
 }
 
 TEST(ChasePtxTest, TraceTimesExactlyOneLoadAndWaitsForIt) {
-  const auto files = FilesOf("pointer_chase");
+  const auto files = PtxFilesNamed("pointer_chase");
   ASSERT_FALSE(files.empty());
   for (const std::string& f : files) {
     for (const PathLoad& p : kPathLoads) {
@@ -120,7 +96,7 @@ TEST(ChasePtxTest, TraceTimesExactlyOneLoadAndWaitsForIt) {
 }
 
 TEST(ReluPtxTest, UsesVectorLoadsAndStores) {
-  const auto files = FilesOf("elementwise");
+  const auto files = PtxFilesNamed("elementwise");
   ASSERT_FALSE(files.empty());
   for (const std::string& f : files) {
     SCOPED_TRACE(f);

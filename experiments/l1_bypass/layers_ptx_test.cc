@@ -8,10 +8,8 @@
 // SameInstructionStream). -Xptxas -dlcm=cg acts after PTX, so dlcm_cg's PTX must be the
 // default's exactly, and its build must carry the flag (its effect on the
 // machine code is checked by layers_sass_test).
-#include <fstream>
 #include <map>
 #include <regex>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -22,6 +20,7 @@
 #include "gtest/gtest.h"
 #include "kernels/layers/cache_load.h"
 #include "probes/ptx_inspect.h"
+#include "probes/ptx_test_util.h"
 
 namespace dissect {
 namespace {
@@ -37,23 +36,11 @@ std::string& ManifestPath() {
   return path;
 }
 
-std::vector<std::string>& PtxFiles() {
-  static std::vector<std::string> files;
-  return files;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // Every variant, in build order; fails the test if the manifest is missing
 // or empty (so that no test passes by looking at nothing).
 std::vector<Variant> Manifest() {
   std::vector<Variant> out;
-  for (absl::string_view line : absl::StrSplit(ReadFile(ManifestPath()), '\n', absl::SkipEmpty())) {
+  for (absl::string_view line : absl::StrSplit(ReadTextFile(ManifestPath()), '\n', absl::SkipEmpty())) {
     std::vector<std::string> f = absl::StrSplit(line, '\t');
     EXPECT_EQ(f.size(), 3u) << "manifest line: " << line;
     if (f.size() == 3) out.push_back({f[0], f[1], f[2]});
@@ -99,12 +86,6 @@ constexpr KernelLoads kKernels[] = {
     {"StreamKernel", 3},  {"GatherKernel", 2}, {"StencilKernel", 5}, {"ConvKernel", 2},
     {"MaxPoolKernel", 1}, {"GemvKernel", 2},   {"SoftmaxKernel", 3},
 };
-
-std::vector<PtxInstruction> EntryCode(const std::string& file, const char* entry) {
-  auto body = ExtractEntry(ReadFile(file), entry);
-  EXPECT_TRUE(body.ok()) << file << ": " << body.status();
-  return body.ok() ? ParseInstructions(*body) : std::vector<PtxInstruction>{};
-}
 
 // Loads from memory other than kernel parameters, shared and local memory.
 bool IsMemoryLoad(const PtxInstruction& in) {

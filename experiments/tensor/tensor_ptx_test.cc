@@ -7,10 +7,8 @@
 // kernels keep independent accumulators in turn (wgmma: one commit group
 // per trip, at most one in flight).
 // (mma.sync throughput kernels keep MmaSyncChains(form) accumulators.)
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -21,23 +19,10 @@
 #include "kernels/tensor/mma_sync.h"
 #include "kernels/tensor/wgmma.h"
 #include "probes/ptx_inspect.h"
+#include "probes/ptx_test_util.h"
 
 namespace dissect {
 namespace {
-
-std::vector<std::string>& PtxFiles() {
-  static std::vector<std::string> files;
-  return files;
-}
-
-std::vector<std::string> FilesOf(const std::string& stem) {
-  std::vector<std::string> out;
-  for (const std::string& f : PtxFiles()) {
-    const std::string base = f.substr(f.rfind('/') + 1);
-    if (absl::StartsWith(base, stem + ".")) out.push_back(f);
-  }
-  return out;
-}
 
 // 90 from ".../mma_sync.sm_90a.ptx".
 int ArchOf(const std::string& file) {
@@ -46,15 +31,6 @@ int ArchOf(const std::string& file) {
   std::string digits;
   for (size_t i = at + 4; i < file.size() && isdigit(file[i]); ++i) digits += file[i];
   return absl::SimpleAtoi(digits, &arch) ? arch : 0;
-}
-
-std::vector<PtxInstruction> EntryCode(const std::string& file, const std::string& entry) {
-  std::ifstream in(file);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  auto body = ExtractEntry(ss.str(), entry);
-  EXPECT_TRUE(body.ok()) << file << ": " << body.status();
-  return body.ok() ? ParseInstructions(*body) : std::vector<PtxInstruction>{};
 }
 
 // The body of the one loop that lies between the two %clock64 reads: the
@@ -104,7 +80,7 @@ TEST(MmaSyncPtxTest, EveryFormHasAnEntryPerMode) {
 }
 
 TEST(MmaSyncPtxTest, LatencyLoopIsOneDependentChainOfTheForm) {
-  const auto files = FilesOf("mma_sync");
+  const auto files = PtxFilesNamed("mma_sync");
   ASSERT_FALSE(files.empty());
   for (const std::string& f : files) {
     for (const FormEntry& e : kFormEntries) {
@@ -146,7 +122,7 @@ TEST(MmaSyncPtxTest, LatencyLoopIsOneDependentChainOfTheForm) {
 }
 
 TEST(MmaSyncPtxTest, ThroughputLoopKeepsIndependentAccumulatorsInTurn) {
-  const auto files = FilesOf("mma_sync");
+  const auto files = PtxFilesNamed("mma_sync");
   ASSERT_FALSE(files.empty());
   for (const std::string& f : files) {
     for (const FormEntry& e : kFormEntries) {
@@ -206,7 +182,7 @@ int CountOpcode(const std::vector<PtxInstruction>& code, const std::string& opco
 }
 
 TEST(WgmmaPtxTest, TimedLoopIssuesTheFormAtEveryNFromTheRequestedSource) {
-  const auto files = FilesOf("wgmma");
+  const auto files = PtxFilesNamed("wgmma");
   ASSERT_FALSE(files.empty());
   int checked = 0;
   for (const std::string& f : files) {
