@@ -3,23 +3,7 @@
 # machine; --help and --list must succeed without a GPU.
 set -u
 cd "${TEST_SRCDIR}/dissect/experiments" || exit 1
-failures=0
-
-expect() {  # expect <status> <stderr substring> <binary> <args...>
-  local want_status=$1 want_text=$2 bin=$3
-  shift 3
-  local err status lines
-  err=$(CUDA_VISIBLE_DEVICES="" "./${bin}" "$@" 2>&1 >/dev/null)
-  status=$?
-  lines=$(printf '%s\n' "${err}" | grep -c .)
-  if [[ ${status} -ne ${want_status} || "${err}" != *"${want_text}"* || ${lines} -ne 1 ]]; then
-    echo "FAIL: ${bin} $* -> status ${status} (want ${want_status}), ${lines} stderr line(s):"
-    printf '  %s\n' "${err}"
-    failures=$((failures + 1))
-  else
-    echo "ok:   ${bin} $* -> ${status}: ${err}"
-  fi
-}
+source "${TEST_SRCDIR}/dissect/experiments/harness/bad_input_lib.sh" || exit 1
 
 expect 2 "unknown flag '--bogus'" shared_latency --bogus
 expect 2 "unexpected argument 'stray'" shared_latency stray
@@ -103,5 +87,4 @@ if [[ ${points} -ne 3 ]]; then
   echo "FAIL: shared_bandwidth --list printed ${points} points, want 3"; failures=$((failures + 1))
 fi
 
-echo "${failures} failure(s)"
-[[ ${failures} -eq 0 ]]
+finish

@@ -3,34 +3,18 @@
 # stderr; --help and --list work and show the variants, layers and kernels.
 set -u
 cd "${TEST_SRCDIR}/dissect/experiments/l1_bypass" || exit 1
-failures=0
+source "${TEST_SRCDIR}/dissect/experiments/harness/bad_input_lib.sh" || exit 1
 
-expect() {  # expect <status> <stderr substring> <args...>
-  local want_status=$1 want_text=$2
-  shift 2
-  local err status lines
-  err=$(CUDA_VISIBLE_DEVICES="" ./l1_bypass "$@" 2>&1 >/dev/null)
-  status=$?
-  lines=$(printf '%s\n' "${err}" | grep -c .)
-  if [[ ${status} -ne ${want_status} || "${err}" != *"${want_text}"* || ${lines} -ne 1 ]]; then
-    echo "FAIL: l1_bypass $* -> status ${status} (want ${want_status}), ${lines} stderr line(s):"
-    printf '  %s\n' "${err}"
-    failures=$((failures + 1))
-  else
-    echo "ok:   l1_bypass $* -> ${status}: ${err}"
-  fi
-}
-
-expect 2 "unknown value 'bogus'" --axis=variant=bogus
-expect 2 "unknown value 'fft'" --axis=kernel=fft
-expect 2 "unknown value 'vgg19.conv1'" --axis=layer=vgg19.conv1
-expect 2 "working_set_bytes must be 0 (the layer as configured) or 64 B .. 2 GiB (got 3)" \
+expect 2 "unknown value 'bogus'" l1_bypass --axis=variant=bogus
+expect 2 "unknown value 'fft'" l1_bypass --axis=kernel=fft
+expect 2 "unknown value 'vgg19.conv1'" l1_bypass --axis=layer=vgg19.conv1
+expect 2 "working_set_bytes must be 0 (the layer as configured) or 64 B .. 2 GiB (got 3)" l1_bypass \
   --axis=working_set_bytes=3
-expect 2 "working_set_bytes must be 0" --axis=working_set_bytes=4GiB
-expect 2 "occupancy_pct must be in 1..100 (got 0)" --axis=occupancy_pct=0
-expect 2 "occupancy_pct must be in 1..100 (got 150)" --axis=occupancy_pct=150
-expect 2 "unknown value 'warm'" --axis=timing=warm
-expect 2 "no CUDA device visible" --axis=kernel=stream --axis=layer=vgg16.fc8 --axis=variant=default
+expect 2 "working_set_bytes must be 0" l1_bypass --axis=working_set_bytes=4GiB
+expect 2 "occupancy_pct must be in 1..100 (got 0)" l1_bypass --axis=occupancy_pct=0
+expect 2 "occupancy_pct must be in 1..100 (got 150)" l1_bypass --axis=occupancy_pct=150
+expect 2 "unknown value 'warm'" l1_bypass --axis=timing=warm
+expect 2 "no CUDA device visible" l1_bypass --axis=kernel=stream --axis=layer=vgg16.fc8 --axis=variant=default
 
 help=$(./l1_bypass --help)
 for word in dlcm_cg evict_last l2_persist l2_stream resnet50.res5b_branch2b softmax occupancy_pct; do
@@ -47,5 +31,4 @@ if [[ ${points} -ne 32 ]]; then
   echo "FAIL: sweep --list printed ${points} points, want 32"; failures=$((failures + 1))
 fi
 
-echo "${failures} failure(s)"
-[[ ${failures} -eq 0 ]]
+finish

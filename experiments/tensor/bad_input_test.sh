@@ -3,23 +3,7 @@
 # one line on stderr; --list works and counts the default points.
 set -u
 cd "${TEST_SRCDIR}/dissect/experiments/tensor" || exit 1
-failures=0
-
-expect() {  # expect <status> <stderr substring> <binary> <args...>
-  local want_status=$1 want_text=$2 bin=$3
-  shift 3
-  local err status lines
-  err=$(CUDA_VISIBLE_DEVICES="" "./${bin}" "$@" 2>&1 >/dev/null)
-  status=$?
-  lines=$(printf '%s\n' "${err}" | grep -c .)
-  if [[ ${status} -ne ${want_status} || "${err}" != *"${want_text}"* || ${lines} -ne 1 ]]; then
-    echo "FAIL: ${bin} $* -> status ${status} (want ${want_status}), ${lines} stderr line(s):"
-    printf '  %s\n' "${err}"
-    failures=$((failures + 1))
-  else
-    echo "ok:   ${bin} $* -> ${status}: ${err}"
-  fi
-}
+source "${TEST_SRCDIR}/dissect/experiments/harness/bad_input_lib.sh" || exit 1
 
 points() {  # points <binary> <args...>: rows --list prints
   "./$1" --list "${@:2}" | grep -c "^$1/"
@@ -52,7 +36,4 @@ expect_points 528 wgmma
 expect_points 174 cublaslt_gemm
 expect_points 2 cublaslt_gemm --axis=dtype=int8 --axis=data=random,zeros --axis=shape=16384x16384x16384
 
-if (( failures > 0 )); then
-  echo "${failures} failure(s)"
-  exit 1
-fi
+finish
