@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "kernels/bandwidth.h"
+#include "kernels/occupancy.h"
 #include "kernels/device_clock.cuh"
 
 namespace dissect {
@@ -122,21 +123,6 @@ cudaError_t Dispatch(StreamOp op, int width_bits, F&& f) {
   return cudaErrorInvalidValue;
 }
 
-// Blocks of `kernel` that are resident at once on the whole device.
-cudaError_t ResidentBlocks(const void* kernel, int threads, int* blocks) {
-  int device = 0;
-  cudaError_t e = cudaGetDevice(&device);
-  if (e != cudaSuccess) return e;
-  int sms = 0;
-  e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-  if (e != cudaSuccess) return e;
-  int per_sm = 0;
-  e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0);
-  if (e != cudaSuccess) return e;
-  *blocks = sms * std::max(per_sm, 1);
-  return cudaSuccess;
-}
-
 // Shared-memory address of a generic pointer into shared memory.
 __device__ __forceinline__ uint32_t SharedAddress(const void* p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
@@ -230,7 +216,7 @@ cudaError_t StreamGridBlocks(StreamOp op, int width_bits, size_t bytes, int* blo
                              cudaSharedmemCarveoutMaxL1);
     if (e != cudaSuccess) return e;
     int full = 0;
-    e = ResidentBlocks(kernel, kStreamThreads, &full);
+    e = ResidentBlocksOnDevice(kernel, kStreamThreads, &full);
     if (e != cudaSuccess) return e;
     const size_t n = bytes / sizeof(T);
     const size_t needed = (n + kStreamThreads - 1) / kStreamThreads;
@@ -271,7 +257,7 @@ cudaError_t SharedStreamGridBlocks(int width_bits, int* blocks) {
         cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
                              cudaSharedmemCarveoutMaxShared);
     if (e != cudaSuccess) return e;
-    return ResidentBlocks(kernel, kSharedStreamThreads, blocks);
+    return ResidentBlocksOnDevice(kernel, kSharedStreamThreads, blocks);
   });
 }
 

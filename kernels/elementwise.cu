@@ -1,5 +1,6 @@
 // Elementwise deep-learning layer kernels (ReLU) and a random fill.
 #include "kernels/elementwise.h"
+#include "kernels/occupancy.h"
 
 namespace dissect {
 namespace {
@@ -45,20 +46,6 @@ __global__ void FillUniformKernel(float* __restrict__ p, size_t n, uint64_t seed
   }
 }
 
-cudaError_t FullGrid(const void* kernel, int threads, int* blocks) {
-  int device = 0;
-  cudaError_t e = cudaGetDevice(&device);
-  if (e != cudaSuccess) return e;
-  int sms = 0;
-  e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-  if (e != cudaSuccess) return e;
-  int per_sm = 0;
-  e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0);
-  if (e != cudaSuccess) return e;
-  *blocks = sms * (per_sm > 0 ? per_sm : 1);
-  return cudaSuccess;
-}
-
 }  // namespace
 
 cudaError_t LaunchRelu(const float* in, float* out, size_t n, int blocks,
@@ -66,7 +53,7 @@ cudaError_t LaunchRelu(const float* in, float* out, size_t n, int blocks,
   if (n == 0) return cudaSuccess;
   if (blocks <= 0) {
     const cudaError_t e =
-        FullGrid(reinterpret_cast<const void*>(ReluKernel), kReluThreads, &blocks);
+        ResidentBlocksOnDevice(reinterpret_cast<const void*>(ReluKernel), kReluThreads, &blocks);
     if (e != cudaSuccess) return e;
   }
   ReluKernel<<<blocks, kReluThreads, 0, stream>>>(in, out, n);
@@ -78,7 +65,7 @@ cudaError_t LaunchFillUniform(float* p, size_t n, uint64_t seed, float lo,
   if (n == 0) return cudaSuccess;
   int blocks = 0;
   const cudaError_t e =
-      FullGrid(reinterpret_cast<const void*>(FillUniformKernel), 256, &blocks);
+      ResidentBlocksOnDevice(reinterpret_cast<const void*>(FillUniformKernel), 256, &blocks);
   if (e != cudaSuccess) return e;
   FillUniformKernel<<<blocks, 256, 0, stream>>>(p, n, seed, lo, hi);
   return cudaGetLastError();

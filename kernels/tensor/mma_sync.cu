@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "kernels/tensor/mma_sync.h"
-#include "kernels/tensor/occupancy.h"
+#include "kernels/occupancy.h"
 #include "kernels/tensor/tensor_device.cuh"
 
 namespace dissect {

@@ -8,7 +8,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "kernels/tensor/occupancy.h"
+#include "kernels/occupancy.h"
 #include "kernels/tensor/tensor_device.cuh"
 #include "kernels/tensor/wgmma.h"
 

@@ -1,7 +1,7 @@
 // See occupancy.h.
 #include <algorithm>
 
-#include "kernels/tensor/occupancy.h"
+#include "kernels/occupancy.h"
 
 namespace dissect {
 

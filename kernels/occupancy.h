@@ -1,6 +1,7 @@
-// How many blocks of a kernel fill every SM of the current device at once.
-#ifndef DISSECT_KERNELS_TENSOR_OCCUPANCY_H_
-#define DISSECT_KERNELS_TENSOR_OCCUPANCY_H_
+// How many blocks of a kernel fill every SM of the current device at once
+// (full-occupancy grids of the bandwidth, ReLU and tensor probes).
+#ifndef DISSECT_KERNELS_OCCUPANCY_H_
+#define DISSECT_KERNELS_OCCUPANCY_H_
 
 #include <cuda_runtime_api.h>
 
@@ -12,4 +13,4 @@ cudaError_t ResidentBlocksOnDevice(const void* kernel, int threads, int* blocks)
 
 }  // namespace dissect
 
-#endif  // DISSECT_KERNELS_TENSOR_OCCUPANCY_H_
+#endif  // DISSECT_KERNELS_OCCUPANCY_H_
