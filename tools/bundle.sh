@@ -18,22 +18,20 @@
 # still run and record counters_unavailable.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-targets=(
+experiments=(
   //experiments:shared_latency //experiments:relu_bandwidth
   //experiments:memory_latency //experiments:latency_trace
   //experiments:memory_bandwidth //experiments:shared_bandwidth
-  //experiments:shared_latency_gpu_test //experiments:relu_bandwidth_gpu_test
-  //experiments:memory_latency_gpu_test //experiments:latency_trace_gpu_test
-  //experiments:memory_bandwidth_gpu_test //experiments:shared_bandwidth_gpu_test
-  //experiments:relu_bandwidth_counters_gpu_test
-  //experiments:shared_latency_counters_gpu_test //probes:counters_gpu_test
-  //experiments:relu_bandwidth_activity_gpu_test //probes:kernel_activity_gpu_test
   //experiments/tensor:mma_sync //experiments/tensor:wgmma //experiments/tensor:cublaslt_gemm
-  //experiments/tensor:mma_sync_gpu_test //experiments/tensor:wgmma_gpu_test
-  //experiments/tensor:cublaslt_gemm_gpu_test
+  //experiments/l1_bypass:l1_bypass
   //analysis:report
-  //experiments/l1_bypass:l1_bypass //experiments/l1_bypass:l1_bypass_gpu_test
 )
+# Every test tagged gpu, with its BUILD args into dist/GPU_TESTS for
+# tools/device_checks.sh.
+gpu_query='attr(tags, gpu, tests(//...))'
+mapfile -t gpu_tests < <(./bazelw query "${gpu_query}" 2>/dev/null)
+(( ${#gpu_tests[@]} > 0 )) || { echo "bundle.sh: no GPU tests found" >&2; exit 1; }
+targets=("${experiments[@]}" "${gpu_tests[@]}")
 ./bazelw build -c opt "$@" "${targets[@]}"
 rm -rf dist && mkdir -p dist/bin dist/lib
 bin=$(./bazelw info -c opt "$@" bazel-bin 2>/dev/null)
@@ -49,7 +47,8 @@ if [[ "${DISSECT_BUNDLE_CUBLAS:-0}" == 1 ]]; then
     cp -L "${lib}" dist/lib/
   done
 fi
-git rev-parse HEAD > dist/COMMIT
+{ git rev-parse HEAD; git diff --quiet HEAD || echo "(with uncommitted changes)"; } | paste -sd' ' > dist/COMMIT
+./bazelw query "${gpu_query}" --output=xml 2>/dev/null | tools/gpu_test_manifest.py > dist/GPU_TESTS
 # The static binaries (wgmma alone is 10 MB) add up to more than the device
 # tool's 64 MiB carry limit; gzip brings them to about a third. Carry
 # dist.tar.gz and unpack it there: tar xzf dist.tar.gz

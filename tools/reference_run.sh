@@ -10,22 +10,15 @@ set -uo pipefail
 out=${1:?usage: tools/reference_run.sh OUTDIR [flags]}
 shift
 mkdir -p "${out}"
-# dist/lib first; the toolkit's lib64 for cuBLAS when the bundle left it out.
-export LD_LIBRARY_PATH="${PWD}/dist/lib:${CUDA_PATH:-/usr/local/cuda}/lib64${LD_LIBRARY_PATH:+:${LD_LIBRARY_PATH}}"
-{
-  echo "# commit $(cat dist/COMMIT 2>/dev/null || echo unknown), $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu \
-    --format=csv 2>&1
-} > "${out}/MACHINE"
+source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
+write_machine "${out}"
 
 status=0
 run() {  # run LABEL BINARY ARGS...: one experiment, its command line recorded verbatim
   local name=$1 bin=$2
   shift 2
-  local cmd=(dist/bin/"${bin}" --benchmark_out="${out}/${name}.json" "$@")
-  echo "${cmd[*]}" >> "${out}/COMMANDS"
-  echo "== ${cmd[*]}" >&2
-  "${cmd[@]}" > "${out}/${name}.log" 2>&1 || { status=1; echo "   failed, see ${out}/${name}.log" >&2; }
+  record "${out}" "${out}/${name}.log" dist/bin/"${bin}" --benchmark_out="${out}/${name}.json" "$@" ||
+    { status=1; echo "   failed, see ${out}/${name}.log" >&2; }
 }
 
 run shared_latency shared_latency "$@"
