@@ -8,42 +8,17 @@ deterministic jitter, laid out exactly as the harness writes result files
 measurements. Run from anywhere: python3 analysis/testdata/make_synthetic_memory.py
 """
 
-import json
 import os
+import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ in testdata/ (a Bazel glob)
+import synthetic_fixture as fixture
+from synthetic_fixture import A100_LIKE, H100_LIKE
 
 KIB = 1024
 MIB = 1024 * KIB
 GIB = 1024 * MIB
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-H100_LIKE = {
-    "device_compute_capability": "9.0",
-    "device_dram_peak_gbps": "3352.3",
-    "device_index": "0",
-    "device_l2_bytes": "52428800",
-    "device_max_threads_per_sm": "2048",
-    "device_memory_bus_width_bits": "5120",
-    "device_memory_clock_khz": "2619000",
-    "device_name": "Synthetic H100-like GPU (fixture)",
-    "device_pci_bus_id": "0000:00:00.0",
-    "device_shared_per_block_optin_bytes": "232448",
-    "device_sm_clock_max_khz": "1980000",
-    "device_sm_count": "132",
-}
-A100_LIKE = {
-    "device_compute_capability": "8.0",
-    "device_dram_peak_gbps": "2039.0",
-    "device_index": "0",
-    "device_l2_bytes": "41943040",
-    "device_max_threads_per_sm": "2048",
-    "device_memory_bus_width_bits": "5120",
-    "device_memory_clock_khz": "1593000",
-    "device_name": "Synthetic A100-like GPU (fixture)",
-    "device_pci_bus_id": "0000:00:00.0",
-    "device_shared_per_block_optin_bytes": "166912",
-    "device_sm_clock_max_khz": "1410000",
-    "device_sm_count": "108",
-}
 
 _state = [20261123]
 
@@ -56,46 +31,9 @@ def jitter(amplitude=0.01):
 
 
 def context(device, experiment, question, axes, metrics, clock_mhz):
-    c = {
-        "date": "2026-11-23T09:00:00+00:00",
-        "host_name": "synthetic-fixture",
-        "executable": "./dist/bin/" + experiment,
-        "num_cpus": 16,
-        "mhz_per_cpu": 3000,
-        "cpu_scaling_enabled": False,
-        "caches": [],
-        "load_avg": [0.5, 0.4, 0.3],
-        "library_build_type": "release",
-        "build_cuda_archs": "sm_90a",
-        "build_host_compiler": "12.2.0",
-        "build_mode": "opt",
-        "build_nvcc_version": "13.0.88",
-        "clocks_source": "nvml",
-        "dissect_axes": ",".join(a for a, _, _ in axes),
-        "dissect_experiment": experiment,
-        "dissect_metrics": ",".join(m for m, _ in metrics),
-        "dissect_question": question,
-        "dissect_schema_version": "1",
-        "driver_version": "13.0",
-        "git_commit": "5a7114e0c0ffee0000000000000000000000abcd",
-        "git_dirty": "false",
-        "runtime_version": "13.0",
-        "timing_samples": "10",
-        "timing_warmup": "2",
-    }
-    c.update(device)
-    for name, unit, kind in axes:
-        c["axis.%s.type" % name] = kind
-        c["axis.%s.unit" % name] = unit
-    for name, unit in metrics:
-        c["metric.%s.unit" % name] = unit
-    c["_clock_mhz"] = clock_mhz
-    return c
-
-
-def row_name(experiment, axes, values):
-    parts = [experiment] + ["%s:%s" % (a, v) for (a, _, _), v in zip(axes, values)]
-    return "/".join(parts + ["iterations:1", "manual_time"])
+    # _clock_mhz is no context key: write() takes it out for the rows' clocks.
+    return fixture.context(device, experiment, question, axes, metrics,
+                           extra={"_clock_mhz": clock_mhz})
 
 
 def write(filename, ctx, axes, metrics, points):
@@ -103,39 +41,20 @@ def write(filename, ctx, axes, metrics, points):
     clock = ctx.pop("_clock_mhz")
     rows = []
     for i, (values, measured) in enumerate(points):
-        name = row_name(ctx["dissect_experiment"], axes, values)
-        row = {
-            "name": name,
-            "family_index": i,
-            "per_family_instance_index": 0,
-            "run_name": name,
-            "run_type": "iteration",
-            "repetitions": 1,
-            "repetition_index": 0,
-            "threads": 1,
-        }
+        name = fixture.row_name(ctx["dissect_experiment"], axes, values)
         if isinstance(measured, str):
-            row.update({"error_occurred": True, "error_message": measured,
-                        "iterations": 0, "real_time": 0.0, "cpu_time": 0.0,
-                        "time_unit": "us"})
-        else:
-            row.update({"iterations": 1, "real_time": 100.0 * jitter(0.2),
-                        "cpu_time": 120.0 * jitter(0.2), "time_unit": "us"})
-            for metric, _ in metrics:
-                value = measured[metric]
-                spread = round(0.004 + 0.01 * jitter(1), 4)
-                row[metric] = value
-                row[metric + ".min"] = value * (1 - spread / 2)
-                row[metric + ".max"] = value * (1 + spread / 2)
-                row[metric + ".spread"] = spread
-            row["samples"] = 10.0
-            row["sm_clock_mhz.after"] = clock
-            row["sm_clock_mhz.before"] = clock
-            row["throttled"] = 0.0
+            rows.append(fixture.error_row(name, i, measured))
+            continue
+        row = fixture.row(name, i)
+        row.update(fixture.times(100.0 * jitter(0.2), 120.0 * jitter(0.2)))
+        for metric, _ in metrics:
+            value = measured[metric]
+            spread = round(0.004 + 0.01 * jitter(1), 4)
+            fixture.add_metric(row, metric, value, value * (1 - spread / 2),
+                               value * (1 + spread / 2), spread)
+        fixture.add_samples(row, clock)
         rows.append(row)
-    with open(os.path.join(HERE, filename), "w") as f:
-        json.dump({"context": ctx, "benchmarks": rows}, f, indent=2)
-        f.write("\n")
+    fixture.write(os.path.join(HERE, filename), ctx, rows)
 
 
 def r(value, digits=2):

@@ -8,72 +8,26 @@ harness's result files, with `cupti/<counter>` row counters and the
 measurements. Run from anywhere: python3 analysis/testdata/make_synthetic_stalls.py
 """
 
-import json
 import os
+import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ in testdata/ (a Bazel glob)
+import synthetic_fixture as fixture
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MIB = 1024 * 1024
 
-H100_LIKE = {
-    "device_compute_capability": "9.0",
-    "device_dram_peak_gbps": "3352.3",
-    "device_index": "0",
-    "device_l2_bytes": "52428800",
-    "device_memory_bus_width_bits": "5120",
-    "device_memory_clock_khz": "2619000",
-    "device_name": "Synthetic H100-like GPU (fixture)",
-    "device_shared_per_block_optin_bytes": "232448",
-    "device_sm_clock_max_khz": "1980000",
-    "device_sm_count": "132",
-}
-A100_LIKE = {
-    "device_compute_capability": "8.0",
-    "device_dram_peak_gbps": "2039.0",
-    "device_index": "0",
-    "device_l2_bytes": "41943040",
-    "device_memory_bus_width_bits": "5120",
-    "device_memory_clock_khz": "1593000",
-    "device_name": "Synthetic A100-like GPU (fixture)",
-    "device_shared_per_block_optin_bytes": "166912",
-    "device_sm_clock_max_khz": "1410000",
-    "device_sm_count": "108",
-}
+# These fixtures' devices have no max threads per SM and no PCI bus id.
+H100_LIKE = fixture.without(fixture.H100_LIKE, "device_max_threads_per_sm",
+                            "device_pci_bus_id")
+A100_LIKE = fixture.without(fixture.A100_LIKE, "device_max_threads_per_sm",
+                            "device_pci_bus_id")
 
 
 def context(device, experiment, question, axes, metrics, extra=None):
-    c = {
-        "date": "2026-11-24T10:00:00+00:00",
-        "host_name": "synthetic-fixture",
-        "executable": "./dist/bin/" + experiment,
-        "num_cpus": 16,
-        "mhz_per_cpu": 3000,
-        "cpu_scaling_enabled": False,
-        "caches": [],
-        "load_avg": [0.5, 0.4, 0.3],
-        "library_build_type": "release",
-        "build_cuda_archs": "sm_90a",
-        "build_host_compiler": "12.2.0",
-        "build_mode": "opt",
-        "build_nvcc_version": "13.0.88",
-        "clocks_source": "nvml",
-        "dissect_axes": ",".join(a for a, _, _ in axes),
-        "dissect_experiment": experiment,
-        "dissect_metrics": ",".join(m for m, _ in metrics),
-        "dissect_question": question,
-        "dissect_schema_version": "1",
-        "driver_version": "13.0",
-        "git_commit": "5a7114e0c0ffee0000000000000000000000abcd",
-        "git_dirty": "false",
-        "runtime_version": "13.0",
-    }
-    c.update(device)
-    for name, unit, kind in axes:
-        c["axis.%s.type" % name] = kind
-        c["axis.%s.unit" % name] = unit
-    for name, unit in metrics:
-        c["metric.%s.unit" % name] = unit
-    c.update(extra or {})
-    return c
+    return fixture.context(device, experiment, question, axes, metrics,
+                           date="2026-11-24T10:00:00+00:00", timing_keys=False,
+                           extra=extra)
 
 
 def write(filename, ctx, axes, metrics, points):
@@ -81,42 +35,21 @@ def write(filename, ctx, axes, metrics, points):
     (axis values, 'skipped: ...', None)."""
     rows = []
     for i, (values, measured, cupti) in enumerate(points):
-        name = "/".join([ctx["dissect_experiment"]] +
-                        ["%s:%s" % (a, v) for (a, _, _), v in zip(axes, values)] +
-                        ["iterations:1", "manual_time"])
-        row = {
-            "name": name,
-            "family_index": i,
-            "per_family_instance_index": 0,
-            "run_name": name,
-            "run_type": "iteration",
-            "repetitions": 1,
-            "repetition_index": 0,
-            "threads": 1,
-        }
+        name = fixture.row_name(ctx["dissect_experiment"], axes, values)
         if isinstance(measured, str):
-            row.update({"error_occurred": True, "error_message": measured,
-                        "iterations": 0, "real_time": 0.0, "cpu_time": 0.0,
-                        "time_unit": "us"})
-        else:
-            row.update({"iterations": 1, "real_time": 250.0, "cpu_time": 260.0,
-                        "time_unit": "us"})
-            for metric, _ in metrics:
-                value = measured[metric]
-                row[metric] = value
-                row[metric + ".min"] = round(value * 0.99, 4)
-                row[metric + ".max"] = round(value * 1.01, 4)
-                row[metric + ".spread"] = 0.02
-            row["samples"] = 10.0
-            row["sm_clock_mhz.after"] = 1980.0
-            row["sm_clock_mhz.before"] = 1980.0
-            row["throttled"] = 0.0
-            for counter, value in sorted((cupti or {}).items()):
-                row["cupti/" + counter] = value
+            rows.append(fixture.error_row(name, i, measured))
+            continue
+        row = fixture.row(name, i)
+        row.update(fixture.times(250.0, 260.0))
+        for metric, _ in metrics:
+            value = measured[metric]
+            fixture.add_metric(row, metric, value, round(value * 0.99, 4),
+                               round(value * 1.01, 4), 0.02)
+        fixture.add_samples(row, 1980.0)
+        for counter, value in sorted((cupti or {}).items()):
+            row["cupti/" + counter] = value
         rows.append(row)
-    with open(os.path.join(HERE, filename), "w") as f:
-        json.dump({"context": ctx, "benchmarks": rows}, f, indent=2)
-        f.write("\n")
+    fixture.write(os.path.join(HERE, filename), ctx, rows)
 
 
 RELU_AXES = [("bytes", "B", "int64"), ("timing", "-", "string")]

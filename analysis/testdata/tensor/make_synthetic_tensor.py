@@ -8,68 +8,37 @@ none is a measurement. Layout as the harness writes result files.
 Run from anywhere: python3 analysis/testdata/tensor/make_synthetic_tensor.py
 """
 
-import json
 import os
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-H100_LIKE = {
-    "device_compute_capability": "9.0",
-    "device_dram_peak_gbps": "3352.3",
-    "device_index": "0",
-    "device_l2_bytes": "52428800",
-    "device_max_threads_per_sm": "2048",
-    "device_memory_bus_width_bits": "5120",
-    "device_memory_clock_khz": "2619000",
-    "device_name": "Synthetic H100-like GPU (fixture)",
-    "device_pci_bus_id": "0000:00:00.0",
-    "device_shared_per_block_optin_bytes": "232448",
-    "device_sm_clock_max_khz": "1980000",
-    "device_sm_count": "132",
-}
+# synthetic_fixture.py is in the parent folder, analysis/testdata.
+sys.path.insert(0, os.path.dirname(HERE))
+sys.dont_write_bytecode = True  # no __pycache__ in testdata/ (a Bazel glob)
+import synthetic_fixture as fixture
 
 
 def context(experiment, question, axes, metrics):
-    ctx = {
-        "date": "2026-11-23T09:00:00+00:00",
-        "host_name": "synthetic-fixture",
-        "executable": "./dist/bin/" + experiment,
-        "build_cuda_archs": "sm_90a",
-        "build_mode": "opt",
-        "clocks_source": "nvml",
-        "dissect_axes": ",".join(a for a, _ in axes),
-        "dissect_experiment": experiment,
-        "dissect_metrics": ",".join(m for m, _ in metrics),
-        "dissect_question": question,
-        "dissect_schema_version": "1",
-        "driver_version": "13.0",
-        "git_commit": "2035ce50c0ffee0000000000000000000000abcd",
-        "git_dirty": "false",
-        "runtime_version": "13.0",
-    }
-    ctx.update(H100_LIKE)
-    for a, t in axes:
-        ctx["axis.%s.type" % a] = t
-        ctx["axis.%s.unit" % a] = "-"
-    for m, unit in metrics:
-        ctx["metric.%s.unit" % m] = unit
-    return ctx
+    """axes: (name, type) per axis, every unit "-"."""
+    return fixture.context(
+        fixture.H100_LIKE, experiment, question,
+        [(a, "-", t) for a, t in axes], metrics,
+        git_commit="2035ce50c0ffee0000000000000000000000abcd", host_keys=(),
+        build_keys=("build_cuda_archs", "build_mode"), timing_keys=False)
 
 
 def row(experiment, axes, metrics, extra=None, skipped=None):
-    name = experiment + "".join("/%s:%s" % kv for kv in axes) + "/iterations:1/manual_time"
-    r = {"name": name, "run_name": name, "run_type": "iteration", "repetitions": 1,
-         "repetition_index": 0, "threads": 1, "iterations": 1, "real_time": 1000.0,
-         "cpu_time": 1000.0, "time_unit": "us"}
+    """axes: (name, value) per axis. No family_index; the times are set on
+    skipped rows too."""
+    r = fixture.row(fixture.row_name(experiment, axes, [v for _, v in axes]))
+    r.update(fixture.times(1000.0, 1000.0))
     if skipped:
         r["error_occurred"] = True
         r["error_message"] = "skipped: " + skipped
         return r
     for m, v in metrics.items():
-        r[m] = v
-        r[m + ".min"] = v * 0.99
-        r[m + ".max"] = v * 1.01
-        r[m + ".spread"] = 0.02
+        fixture.add_metric(r, m, v, v * 0.99, v * 1.01, 0.02)
+    # Not fixture.add_samples: here the clock before comes first.
     r["samples"] = 5.0
     r["sm_clock_mhz.before"] = 1755.0
     r["sm_clock_mhz.after"] = 1755.0
@@ -79,9 +48,7 @@ def row(experiment, axes, metrics, extra=None, skipped=None):
 
 
 def write(name, ctx, rows):
-    with open(os.path.join(HERE, name), "w") as f:
-        json.dump({"context": ctx, "benchmarks": rows}, f, indent=2)
-        f.write("\n")
+    fixture.write(os.path.join(HERE, name), ctx, rows)
 
 
 def mma_sync():
