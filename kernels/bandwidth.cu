@@ -4,8 +4,8 @@
 #include <algorithm>
 
 #include "kernels/bandwidth.h"
-#include "kernels/occupancy.h"
 #include "kernels/device_clock.cuh"
+#include "kernels/occupancy.h"
 
 namespace dissect {
 namespace {
