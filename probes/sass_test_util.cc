@@ -1,0 +1,136 @@
+#include "probes/sass_test_util.h"
+
+#include <cstdlib>
+#include <iostream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+
+namespace dissect {
+
+SassTestArgs &SassArgs() {
+  static auto *args = new SassTestArgs();
+  return *args;
+}
+
+const std::vector<SassFunction> &AllSassFunctions() {
+  static auto *functions = [] {
+    auto *out = new std::vector<SassFunction>();
+    for (const std::string &file : SassArgs().files) {
+      absl::StatusOr<std::string> text =
+          RunCuobjdumpSass(SassArgs().cuobjdump, file);
+      EXPECT_TRUE(text.ok()) << text.status();
+      if (!text.ok())
+        continue;
+      absl::StatusOr<std::vector<SassFunction>> parsed =
+          ParseCuobjdumpSass(*text);
+      EXPECT_TRUE(parsed.ok()) << file << ": " << parsed.status();
+      if (!parsed.ok())
+        continue;
+      for (SassFunction &f : *parsed)
+        out->push_back(std::move(f));
+    }
+    return out;
+  }();
+  return *functions;
+}
+
+const SassFunction *SassFunctionNamed(const std::vector<std::string> &fragments,
+                                      const std::string &arch) {
+  absl::StatusOr<const SassFunction *> f =
+      FindSassFunction(AllSassFunctions(), fragments, arch);
+  EXPECT_TRUE(f.ok()) << f.status();
+  return f.ok() ? *f : nullptr;
+}
+
+std::string LoopListing(const SassFunction &f, const SassLoop &loop) {
+  std::string out;
+  for (size_t i = loop.head; i <= loop.branch && i < f.code.size(); ++i) {
+    absl::StrAppend(&out, absl::StrFormat("  /*%04x*/ %s\n", f.code[i].address,
+                                          f.code[i].text));
+  }
+  return out;
+}
+
+std::optional<SassLoop> TimedLoopWith(const SassFunction &f,
+                                      const std::vector<std::string> &ops) {
+  std::optional<SassLoop> best;
+  int best_count = -1;
+  const std::vector<SassLoop> timed = TimedLoops(f);
+  for (const SassLoop &loop : timed) {
+    bool innermost = true;
+    for (const SassLoop &other : timed) {
+      if (loop.Contains(other) &&
+          (other.head != loop.head || other.branch != loop.branch)) {
+        innermost = false;
+      }
+    }
+    if (!innermost)
+      continue;
+    const int n = CountOps(f, loop, ops);
+    if (n > best_count) {
+      best = loop;
+      best_count = n;
+    }
+  }
+  EXPECT_TRUE(best.has_value())
+      << f.name << " (" << f.arch << "): no loop between its "
+      << ClockReads(f).size() << " clock reads";
+  return best;
+}
+
+void ExpectTimedLoopCount(const SassFunction &f,
+                          const std::vector<std::string> &ops, int want,
+                          bool allow_multiple) {
+  const std::optional<SassLoop> loop = TimedLoopWith(f, ops);
+  if (!loop.has_value())
+    return;
+  const int got = CountOps(f, *loop, ops);
+  const bool ok =
+      allow_multiple ? (got > 0 && want > 0 && got % want == 0) : got == want;
+  EXPECT_TRUE(ok) << f.name << " (" << f.arch << "): the timed loop holds "
+                  << got << " of {" << absl::StrJoin(ops, ", ") << "}, want "
+                  << want << (allow_multiple ? " or a multiple" : "")
+                  << "; its body:\n"
+                  << LoopListing(f, *loop);
+}
+
+void SassTest::SetUp() {
+  if (!SassArgs().skip.empty())
+    GTEST_SKIP() << "SKIPPED: " << SassArgs().skip;
+}
+
+int SassTestMain(int argc, char **argv) {
+  testing::InitGoogleTest(&argc, argv);
+  SassTestArgs &args = SassArgs();
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (absl::StartsWith(arg, "--cuobjdump=")) {
+      args.cuobjdump = arg.substr(12);
+    } else if (absl::StartsWith(arg, "--skip=")) {
+      args.skip = arg.substr(7);
+    } else {
+      args.files.push_back(arg);
+    }
+  }
+  if (args.cuobjdump.empty() == args.skip.empty() || args.files.empty()) {
+    std::cerr << "usage: " << argv[0]
+              << " (--cuobjdump=PATH | --skip=REASON) FILE...\n";
+    return 2;
+  }
+  if (!args.skip.empty()) {
+    const char *ci = std::getenv("CI");
+    if (ci != nullptr && std::string(ci) == "true") {
+      std::cerr
+          << "FAIL: CI=true and no cuobjdump (" << args.skip
+          << "); ./bazelw installs it, so a SASS test may not skip in CI\n";
+      return 1;
+    }
+    std::cout << "SKIPPED: " << args.skip << "\n";
+  }
+  return RUN_ALL_TESTS();
+}
+
+} // namespace dissect

@@ -1,0 +1,62 @@
+// Shared main() and helpers of the SASS tests (`sass_test` in
+// tools/cuda/sass_test.bzl): the machine code of the archives a test got on
+// its command line, parsed once, and a fixture that skips with the reason
+// when cuobjdump is missing. Under CI=true a missing cuobjdump is a failure,
+// not a skip: CI installs it through ./bazelw, so its absence there is a bug.
+#ifndef DISSECT_PROBES_SASS_TEST_UTIL_H_
+#define DISSECT_PROBES_SASS_TEST_UTIL_H_
+
+#include <string>
+#include <vector>
+
+#include "probes/sass_inspect.h"
+#include "gtest/gtest.h"
+
+namespace dissect {
+
+struct SassTestArgs {
+  std::string cuobjdump; // --cuobjdump=PATH
+  std::string skip;      // --skip=REASON (no cuobjdump on this machine)
+  std::vector<std::string> files; // the archives to disassemble
+};
+
+SassTestArgs &SassArgs();
+
+// Every function of every file on the command line (parsed on first use; a
+// test failure where cuobjdump fails).
+const std::vector<SassFunction> &AllSassFunctions();
+
+// The one function whose name holds all `fragments` (for `arch` if given);
+// a test failure and null if there is not exactly one.
+const SassFunction *SassFunctionNamed(const std::vector<std::string> &fragments,
+                                      const std::string &arch = "");
+
+// The timed loop of `f`: the innermost loop between its first and last
+// clock read that holds the most instructions among `ops`. A test failure
+// and nullopt if `f` has no such loop.
+std::optional<SassLoop> TimedLoopWith(const SassFunction &f,
+                                      const std::vector<std::string> &ops);
+
+// Expects that the timed loop of `f` holds exactly `want` instructions
+// among `ops` (a multiple of `want` is accepted when `allow_multiple`, for
+// loops ptxas unrolled further). The failure message prints the loop body.
+void ExpectTimedLoopCount(const SassFunction &f,
+                          const std::vector<std::string> &ops, int want,
+                          bool allow_multiple = false);
+
+// The body of `loop` as text, one instruction a line (for failure messages).
+std::string LoopListing(const SassFunction &f, const SassLoop &loop);
+
+// Fixture: skips with the reason when cuobjdump is missing.
+class SassTest : public testing::Test {
+protected:
+  void SetUp() override;
+};
+
+// main() of a SASS test: (--cuobjdump=PATH | --skip=REASON) FILE...; exit 2
+// on bad arguments; under CI=true --skip fails the test.
+int SassTestMain(int argc, char **argv);
+
+} // namespace dissect
+
+#endif // DISSECT_PROBES_SASS_TEST_UTIL_H_
