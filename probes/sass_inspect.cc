@@ -24,10 +24,8 @@ std::vector<std::string> SplitOperands(absl::string_view text) {
   int depth = 0;
   std::string current;
   for (char c : text) {
-    if (c == '[' || c == '{')
-      ++depth;
-    if (c == ']' || c == '}')
-      --depth;
+    if (c == '[' || c == '{') ++depth;
+    if (c == ']' || c == '}') --depth;
     if (c == ',' && depth == 0) {
       out.emplace_back(absl::StripAsciiWhitespace(current));
       current.clear();
@@ -36,35 +34,27 @@ std::vector<std::string> SplitOperands(absl::string_view text) {
     current.push_back(c);
   }
   const absl::string_view last = absl::StripAsciiWhitespace(current);
-  if (!last.empty())
-    out.emplace_back(last);
+  if (!last.empty()) out.emplace_back(last);
   return out;
 }
 
 // Parses "        /*0120*/   @!P1 BRA 0xe0 ;   /* 0xfffffffc00ec9947 */".
 std::optional<SassInstruction> ParseLine(absl::string_view line) {
   line = absl::StripLeadingAsciiWhitespace(line);
-  if (!absl::ConsumePrefix(&line, "/*"))
-    return std::nullopt;
+  if (!absl::ConsumePrefix(&line, "/*")) return std::nullopt;
   const size_t close = line.find("*/");
-  if (close == absl::string_view::npos)
-    return std::nullopt;
+  if (close == absl::string_view::npos) return std::nullopt;
   int64_t address = 0;
   const std::string hex(line.substr(0, close));
-  if (hex.empty() || !absl::ascii_isxdigit(hex[0]))
-    return std::nullopt;
+  if (hex.empty() || !absl::ascii_isxdigit(hex[0])) return std::nullopt;
   char *end = nullptr;
   address = std::strtoll(hex.c_str(), &end, 16);
-  if (end == nullptr || *end != '\0')
-    return std::nullopt;
+  if (end == nullptr || *end != '\0') return std::nullopt;
   line.remove_prefix(close + 2);
   const size_t semicolon = line.find(';');
-  if (semicolon == absl::string_view::npos)
-    return std::nullopt;
-  absl::string_view body =
-      absl::StripAsciiWhitespace(line.substr(0, semicolon));
-  if (body.empty())
-    return std::nullopt;
+  if (semicolon == absl::string_view::npos) return std::nullopt;
+  absl::string_view body = absl::StripAsciiWhitespace(line.substr(0, semicolon));
+  if (body.empty()) return std::nullopt;
 
   SassInstruction ins;
   ins.address = address;
@@ -77,19 +67,17 @@ std::optional<SassInstruction> ParseLine(absl::string_view line) {
   const size_t space = body.find(' ');
   ins.opcode = std::string(body.substr(0, space));
   ins.op = ins.opcode.substr(0, ins.opcode.find('.'));
-  if (space != absl::string_view::npos)
-    ins.operands = SplitOperands(body.substr(space + 1));
+  if (space != absl::string_view::npos) ins.operands = SplitOperands(body.substr(space + 1));
   return ins;
 }
 
 bool IsClockRegister(absl::string_view operand) {
-  return absl::StartsWith(operand, "SR_CLOCKLO") ||
-         absl::StartsWith(operand, "SR_CLOCKHI") ||
+  return absl::StartsWith(operand, "SR_CLOCKLO") || absl::StartsWith(operand, "SR_CLOCKHI") ||
          absl::StartsWith(operand, "SR_GLOBALTIMERLO") ||
          absl::StartsWith(operand, "SR_GLOBALTIMERHI");
 }
 
-} // namespace
+}  // namespace
 
 bool SassInstruction::HasModifier(absl::string_view modifier) const {
   std::vector<absl::string_view> parts = absl::StrSplit(opcode, '.');
@@ -97,30 +85,25 @@ bool SassInstruction::HasModifier(absl::string_view modifier) const {
 }
 
 std::optional<int64_t> SassInstruction::BranchTarget() const {
-  if (op != "BRA" && op != "JMP" && op != "BRX")
-    return std::nullopt;
+  if (op != "BRA" && op != "JMP" && op != "BRX") return std::nullopt;
   for (const std::string &operand : operands) {
     absl::string_view o = operand;
-    if (!absl::ConsumePrefix(&o, "0x"))
-      continue;
+    if (!absl::ConsumePrefix(&o, "0x")) continue;
     char *end = nullptr;
     const std::string hex(o);
     const int64_t target = std::strtoll(hex.c_str(), &end, 16);
-    if (end != nullptr && *end == '\0')
-      return target;
+    if (end != nullptr && *end == '\0') return target;
   }
   return std::nullopt;
 }
 
 bool SassInstruction::ReadsClock() const {
-  if (op != "CS2R" && op != "S2R" && op != "S2UR")
-    return false;
+  if (op != "CS2R" && op != "S2R" && op != "S2UR") return false;
   return std::any_of(operands.begin(), operands.end(),
                      [](const std::string &o) { return IsClockRegister(o); });
 }
 
-absl::StatusOr<std::vector<SassFunction>>
-ParseCuobjdumpSass(absl::string_view text) {
+absl::StatusOr<std::vector<SassFunction>> ParseCuobjdumpSass(absl::string_view text) {
   std::vector<SassFunction> functions;
   std::string arch;
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
@@ -130,73 +113,61 @@ ParseCuobjdumpSass(absl::string_view text) {
       continue;
     }
     if (absl::StartsWith(trimmed, "Function : ")) {
-      functions.push_back(SassFunction{
-          std::string(absl::StripAsciiWhitespace(trimmed.substr(11))),
-          arch,
-          {}});
+      functions.push_back(
+          SassFunction{std::string(absl::StripAsciiWhitespace(trimmed.substr(11))), arch, {}});
       continue;
     }
-    if (functions.empty())
-      continue;
+    if (functions.empty()) continue;
     if (std::optional<SassInstruction> ins = ParseLine(line)) {
       functions.back().code.push_back(std::move(*ins));
     }
   }
   if (functions.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("no 'Function :' in the SASS text (", text.size(),
-                     " bytes): ", text.substr(0, 200)));
+    return absl::InvalidArgumentError(absl::StrCat("no 'Function :' in the SASS text (",
+                                                   text.size(), " bytes): ", text.substr(0, 200)));
   }
   return functions;
 }
 
 absl::StatusOr<std::string> RunCuobjdumpSass(const std::string &cuobjdump,
                                              const std::string &path) {
-  const std::string command =
-      absl::StrCat("'", cuobjdump, "' -sass '", path, "' 2>&1");
+  const std::string command = absl::StrCat("'", cuobjdump, "' -sass '", path, "' 2>&1");
   FILE *pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr)
-    return absl::InternalError(absl::StrCat("cannot run ", command));
+  if (pipe == nullptr) return absl::InternalError(absl::StrCat("cannot run ", command));
   std::string out;
   char buffer[1 << 16];
-  while (size_t n = fread(buffer, 1, sizeof(buffer), pipe))
-    out.append(buffer, n);
+  while (size_t n = fread(buffer, 1, sizeof(buffer), pipe)) out.append(buffer, n);
   const int status = pclose(pipe);
   if (status != 0) {
-    return absl::InternalError(absl::StrCat(command, " exited with ", status,
-                                            ": ", out.substr(0, 1000)));
+    return absl::InternalError(
+        absl::StrCat(command, " exited with ", status, ": ", out.substr(0, 1000)));
   }
   return out;
 }
 
-absl::StatusOr<const SassFunction *>
-FindSassFunction(const std::vector<SassFunction> &functions,
-                 const std::vector<std::string> &fragments,
-                 absl::string_view arch) {
+absl::StatusOr<const SassFunction *> FindSassFunction(const std::vector<SassFunction> &functions,
+                                                      const std::vector<std::string> &fragments,
+                                                      absl::string_view arch) {
   const SassFunction *found = nullptr;
   std::vector<std::string> matches;
   for (const SassFunction &f : functions) {
-    if (!arch.empty() && f.arch != arch)
-      continue;
-    const bool all = std::all_of(
-        fragments.begin(), fragments.end(),
-        [&](const std::string &s) { return absl::StrContains(f.name, s); });
-    if (!all)
-      continue;
+    if (!arch.empty() && f.arch != arch) continue;
+    const bool all = std::all_of(fragments.begin(), fragments.end(), [&](const std::string &s) {
+      return absl::StrContains(f.name, s);
+    });
+    if (!all) continue;
     found = &f;
     matches.push_back(f.name);
   }
-  const std::string what =
-      absl::StrCat("[", absl::StrJoin(fragments, ", "), "]",
-                   arch.empty() ? "" : absl::StrCat(" on ", arch));
+  const std::string what = absl::StrCat("[", absl::StrJoin(fragments, ", "), "]",
+                                        arch.empty() ? "" : absl::StrCat(" on ", arch));
   if (matches.empty()) {
-    return absl::NotFoundError(absl::StrCat("no SASS function matches ", what,
-                                            " among ", functions.size()));
+    return absl::NotFoundError(
+        absl::StrCat("no SASS function matches ", what, " among ", functions.size()));
   }
   if (matches.size() > 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(matches.size(), " SASS functions match ", what, ": ",
-                     absl::StrJoin(matches, ", ")));
+    return absl::InvalidArgumentError(absl::StrCat(matches.size(), " SASS functions match ", what,
+                                                   ": ", absl::StrJoin(matches, ", ")));
   }
   return found;
 }
@@ -205,8 +176,7 @@ std::vector<SassLoop> FindLoops(const SassFunction &f) {
   std::vector<SassLoop> loops;
   for (size_t i = 0; i < f.code.size(); ++i) {
     const std::optional<int64_t> target = f.code[i].BranchTarget();
-    if (!target.has_value() || *target >= f.code[i].address)
-      continue;
+    if (!target.has_value() || *target >= f.code[i].address) continue;
     for (size_t h = 0; h < i; ++h) {
       if (f.code[h].address == *target) {
         loops.push_back(SassLoop{h, i});
@@ -214,10 +184,9 @@ std::vector<SassLoop> FindLoops(const SassFunction &f) {
       }
     }
   }
-  std::sort(loops.begin(), loops.end(),
-            [](const SassLoop &a, const SassLoop &b) {
-              return a.head != b.head ? a.head < b.head : a.branch > b.branch;
-            });
+  std::sort(loops.begin(), loops.end(), [](const SassLoop &a, const SassLoop &b) {
+    return a.head != b.head ? a.head < b.head : a.branch > b.branch;
+  });
   return loops;
 }
 
@@ -232,8 +201,7 @@ std::vector<SassLoop> InnermostLoops(const SassFunction &f) {
         holds_another = true;
       }
     }
-    if (!holds_another)
-      out.push_back(all[i]);
+    if (!holds_another) out.push_back(all[i]);
   }
   return out;
 }
@@ -241,38 +209,32 @@ std::vector<SassLoop> InnermostLoops(const SassFunction &f) {
 std::vector<size_t> ClockReads(const SassFunction &f) {
   std::vector<size_t> out;
   for (size_t i = 0; i < f.code.size(); ++i) {
-    if (f.code[i].ReadsClock())
-      out.push_back(i);
+    if (f.code[i].ReadsClock()) out.push_back(i);
   }
   return out;
 }
 
 std::vector<SassLoop> TimedLoops(const SassFunction &f) {
   const std::vector<size_t> clocks = ClockReads(f);
-  if (clocks.size() < 2)
-    return {};
+  if (clocks.size() < 2) return {};
   std::vector<SassLoop> out;
   for (const SassLoop &loop : FindLoops(f)) {
-    if (loop.head > clocks.front() && loop.branch < clocks.back())
-      out.push_back(loop);
+    if (loop.head > clocks.front() && loop.branch < clocks.back()) out.push_back(loop);
   }
   return out;
 }
 
-int CountOps(const SassFunction &f, size_t begin, size_t end,
-             const std::vector<std::string> &ops) {
+int CountOps(const SassFunction &f, size_t begin, size_t end, const std::vector<std::string> &ops) {
   int n = 0;
   end = std::min(end, f.code.size());
   for (size_t i = begin; i < end; ++i) {
-    if (std::find(ops.begin(), ops.end(), f.code[i].op) != ops.end())
-      ++n;
+    if (std::find(ops.begin(), ops.end(), f.code[i].op) != ops.end()) ++n;
   }
   return n;
 }
 
 std::string DestinationRegister(const SassInstruction &instruction) {
-  if (instruction.operands.empty())
-    return "";
+  if (instruction.operands.empty()) return "";
   return instruction.operands.front();
 }
 
@@ -283,11 +245,9 @@ std::vector<std::string> AddressRegisters(const SassInstruction &instruction) {
     // "c[0x3][R4]"); c[0x0][0x210] holds no register.
     const size_t open = operand.rfind('[');
     const size_t close = operand.rfind(']');
-    if (open == std::string::npos || close == std::string::npos || close < open)
-      continue;
+    if (open == std::string::npos || close == std::string::npos || close < open) continue;
     for (absl::string_view part :
-         absl::StrSplit(operand.substr(open + 1, close - open - 1),
-                        absl::ByAnyChar("+-"))) {
+         absl::StrSplit(operand.substr(open + 1, close - open - 1), absl::ByAnyChar("+-"))) {
       part = absl::StripAsciiWhitespace(part);
       const absl::string_view reg = part.substr(0, part.find('.'));
       if (reg.size() >= 2 && reg[0] == 'R' && reg != "RZ" &&
@@ -295,10 +255,9 @@ std::vector<std::string> AddressRegisters(const SassInstruction &instruction) {
         out.emplace_back(reg);
       }
     }
-    if (!out.empty())
-      break;
+    if (!out.empty()) break;
   }
   return out;
 }
 
-} // namespace dissect
+}  // namespace dissect

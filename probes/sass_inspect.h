@@ -17,12 +17,12 @@
 namespace dissect {
 
 struct SassInstruction {
-  int64_t address = 0;               // byte offset in the function (/*0x0120*/)
-  std::string predicate;             // "@!P1" or ""
-  std::string opcode;                // "LDG.E.128.CONSTANT"
-  std::string op;                    // the opcode before its first '.': "LDG"
-  std::vector<std::string> operands; // "R4", "[R2.64+0x10]", "c[0x0][0x210]"
-  std::string text;                  // the instruction as printed, trimmed
+  int64_t address = 0;                // byte offset in the function (/*0x0120*/)
+  std::string predicate;              // "@!P1" or ""
+  std::string opcode;                 // "LDG.E.128.CONSTANT"
+  std::string op;                     // the opcode before its first '.': "LDG"
+  std::vector<std::string> operands;  // "R4", "[R2.64+0x10]", "c[0x0][0x210]"
+  std::string text;                   // the instruction as printed, trimmed
 
   // True if `modifier` is one of the opcode's dot-separated modifiers
   // ("E", "128", "STRONG", ...).
@@ -35,28 +35,25 @@ struct SassInstruction {
 };
 
 struct SassFunction {
-  std::string name; // mangled
-  std::string arch; // "sm_90a", from cuobjdump's "arch = " line
+  std::string name;  // mangled
+  std::string arch;  // "sm_90a", from cuobjdump's "arch = " line
   std::vector<SassInstruction> code;
 };
 
 // Every function in `cuobjdump -sass` output, in the order printed.
 // InvalidArgument if the text holds no function.
-absl::StatusOr<std::vector<SassFunction>>
-ParseCuobjdumpSass(absl::string_view text);
+absl::StatusOr<std::vector<SassFunction>> ParseCuobjdumpSass(absl::string_view text);
 
 // Runs `cuobjdump -sass PATH` (an object, archive or executable) and
 // returns its standard output; an error with the output's start if the
 // command fails.
-absl::StatusOr<std::string> RunCuobjdumpSass(const std::string &cuobjdump,
-                                             const std::string &path);
+absl::StatusOr<std::string> RunCuobjdumpSass(const std::string &cuobjdump, const std::string &path);
 
 // The one function whose mangled name contains all of `fragments`, for
 // `arch` if not empty; NotFound if none, InvalidArgument if several.
-absl::StatusOr<const SassFunction *>
-FindSassFunction(const std::vector<SassFunction> &functions,
-                 const std::vector<std::string> &fragments,
-                 absl::string_view arch = "");
+absl::StatusOr<const SassFunction *> FindSassFunction(const std::vector<SassFunction> &functions,
+                                                      const std::vector<std::string> &fragments,
+                                                      absl::string_view arch = "");
 
 // A loop: a backward branch at `branch` to the instruction at `head`
 // (indices into SassFunction::code). The body is [head, branch].
@@ -85,8 +82,7 @@ std::vector<SassLoop> TimedLoops(const SassFunction &f);
 
 // How many instructions in code[begin, end) have an `op` among `ops`
 // (e.g. {"LDS"} or {"HMMA", "HGMMA"}).
-int CountOps(const SassFunction &f, size_t begin, size_t end,
-             const std::vector<std::string> &ops);
+int CountOps(const SassFunction &f, size_t begin, size_t end, const std::vector<std::string> &ops);
 inline int CountOps(const SassFunction &f, const SassLoop &loop,
                     const std::vector<std::string> &ops) {
   return CountOps(f, loop.head, loop.branch + 1, ops);
@@ -100,6 +96,6 @@ std::string DestinationRegister(const SassInstruction &instruction);
 // {"R4"}; "[R2+UR4]" gives {"R2"}); empty if there is none.
 std::vector<std::string> AddressRegisters(const SassInstruction &instruction);
 
-} // namespace dissect
+}  // namespace dissect
 
-#endif // DISSECT_PROBES_SASS_INSPECT_H_
+#endif  // DISSECT_PROBES_SASS_INSPECT_H_

@@ -3,10 +3,10 @@
 #include <cstdlib>
 #include <string>
 
-#include "probes/ptx_test_util.h"
-#include "probes/sass_test_util.h"
 #include "gtest/gtest-spi.h"
 #include "gtest/gtest.h"
+#include "probes/ptx_test_util.h"
+#include "probes/sass_test_util.h"
 
 namespace dissect {
 namespace {
@@ -56,9 +56,8 @@ TEST(SassInspectTest, ParsesFunctionsInstructionsAndOperands) {
   EXPECT_EQ(DestinationRegister(ldg), "R4");
   EXPECT_EQ(AddressRegisters(ldg), std::vector<std::string>{"R2"});
   EXPECT_EQ(AddressRegisters(f.code[3]), std::vector<std::string>{"R4"});
-  EXPECT_EQ(AddressRegisters(f.code[8]),
-            std::vector<std::string>{"R2"});        // LDC c[0x3][R2]
-  EXPECT_TRUE(AddressRegisters(f.code[0]).empty()); // c[0x0][0x28]
+  EXPECT_EQ(AddressRegisters(f.code[8]), std::vector<std::string>{"R2"});  // LDC c[0x3][R2]
+  EXPECT_TRUE(AddressRegisters(f.code[0]).empty());                        // c[0x0][0x28]
   EXPECT_EQ(f.code[6].predicate, "@P0");
   EXPECT_EQ(f.code[6].BranchTarget(), 0x20);
   EXPECT_TRUE(f.code[1].ReadsClock());
@@ -83,17 +82,13 @@ TEST(SassInspectTest, FindsFunctionsByNameFragments) {
   absl::StatusOr<std::vector<SassFunction>> fs = ParseCuobjdumpSass(kExcerpt);
   ASSERT_TRUE(fs.ok());
   EXPECT_TRUE(FindSassFunction(*fs, {"chase"}).ok());
-  EXPECT_EQ(FindSassFunction(*fs, {"chase"}, "sm_80").status().code(),
-            absl::StatusCode::kNotFound);
-  EXPECT_EQ(FindSassFunction(*fs, {"_Z5"}).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(FindSassFunction(*fs, {"chase"}, "sm_80").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(FindSassFunction(*fs, {"_Z5"}).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(SassInspectTest, TextWithoutFunctionsIsAnError) {
   EXPECT_FALSE(
-      ParseCuobjdumpSass(
-          "cuobjdump info    : File 'x.a' does not contain device code")
-          .ok());
+      ParseCuobjdumpSass("cuobjdump info    : File 'x.a' does not contain device code").ok());
 }
 
 TEST(SassInspectTest, NestedLoopsHaveOneInnermost) {
@@ -123,20 +118,16 @@ TEST(SassInspectTest, LoopBodyCheckFailsOnHoistedSharedLoads) {
   const char *srcdir = std::getenv("TEST_SRCDIR");
   ASSERT_NE(srcdir, nullptr) << "run under bazel test";
   const std::string text =
-      ReadTextFile(std::string(srcdir) +
-                   "/dissect/probes/testdata/shared_stream_hoisted.sass");
+      ReadTextFile(std::string(srcdir) + "/dissect/probes/testdata/shared_stream_hoisted.sass");
   absl::StatusOr<std::vector<SassFunction>> fs = ParseCuobjdumpSass(text);
   ASSERT_TRUE(fs.ok()) << fs.status();
   ASSERT_EQ(fs->size(), 1u);
   const SassFunction &f = (*fs)[0];
-  EXPECT_EQ(CountOps(f, 0, f.code.size(), {"LDS"}), 33)
-      << "the loads are in the kernel";
-  EXPECT_NONFATAL_FAILURE(ExpectTimedLoopCount(f, {"LDS"}, 16),
-                          "the timed loop holds 0 of {LDS}");
-  EXPECT_NONFATAL_FAILURE(
-      ExpectTimedLoopCount(f, {"LDS"}, 16, /*allow_multiple=*/true),
-      "want 16 or a multiple");
+  EXPECT_EQ(CountOps(f, 0, f.code.size(), {"LDS"}), 33) << "the loads are in the kernel";
+  EXPECT_NONFATAL_FAILURE(ExpectTimedLoopCount(f, {"LDS"}, 16), "the timed loop holds 0 of {LDS}");
+  EXPECT_NONFATAL_FAILURE(ExpectTimedLoopCount(f, {"LDS"}, 16, /*allow_multiple=*/true),
+                          "want 16 or a multiple");
 }
 
-} // namespace
-} // namespace dissect
+}  // namespace
+}  // namespace dissect

@@ -19,18 +19,13 @@ const std::vector<SassFunction> &AllSassFunctions() {
   static auto *functions = [] {
     auto *out = new std::vector<SassFunction>();
     for (const std::string &file : SassArgs().files) {
-      absl::StatusOr<std::string> text =
-          RunCuobjdumpSass(SassArgs().cuobjdump, file);
+      absl::StatusOr<std::string> text = RunCuobjdumpSass(SassArgs().cuobjdump, file);
       EXPECT_TRUE(text.ok()) << text.status();
-      if (!text.ok())
-        continue;
-      absl::StatusOr<std::vector<SassFunction>> parsed =
-          ParseCuobjdumpSass(*text);
+      if (!text.ok()) continue;
+      absl::StatusOr<std::vector<SassFunction>> parsed = ParseCuobjdumpSass(*text);
       EXPECT_TRUE(parsed.ok()) << file << ": " << parsed.status();
-      if (!parsed.ok())
-        continue;
-      for (SassFunction &f : *parsed)
-        out->push_back(std::move(f));
+      if (!parsed.ok()) continue;
+      for (SassFunction &f : *parsed) out->push_back(std::move(f));
     }
     return out;
   }();
@@ -39,8 +34,7 @@ const std::vector<SassFunction> &AllSassFunctions() {
 
 const SassFunction *SassFunctionNamed(const std::vector<std::string> &fragments,
                                       const std::string &arch) {
-  absl::StatusOr<const SassFunction *> f =
-      FindSassFunction(AllSassFunctions(), fragments, arch);
+  absl::StatusOr<const SassFunction *> f = FindSassFunction(AllSassFunctions(), fragments, arch);
   EXPECT_TRUE(f.ok()) << f.status();
   return f.ok() ? *f : nullptr;
 }
@@ -48,58 +42,48 @@ const SassFunction *SassFunctionNamed(const std::vector<std::string> &fragments,
 std::string LoopListing(const SassFunction &f, const SassLoop &loop) {
   std::string out;
   for (size_t i = loop.head; i <= loop.branch && i < f.code.size(); ++i) {
-    absl::StrAppend(&out, absl::StrFormat("  /*%04x*/ %s\n", f.code[i].address,
-                                          f.code[i].text));
+    absl::StrAppend(&out, absl::StrFormat("  /*%04x*/ %s\n", f.code[i].address, f.code[i].text));
   }
   return out;
 }
 
-std::optional<SassLoop> TimedLoopWith(const SassFunction &f,
-                                      const std::vector<std::string> &ops) {
+std::optional<SassLoop> TimedLoopWith(const SassFunction &f, const std::vector<std::string> &ops) {
   std::optional<SassLoop> best;
   int best_count = -1;
   const std::vector<SassLoop> timed = TimedLoops(f);
   for (const SassLoop &loop : timed) {
     bool innermost = true;
     for (const SassLoop &other : timed) {
-      if (loop.Contains(other) &&
-          (other.head != loop.head || other.branch != loop.branch)) {
+      if (loop.Contains(other) && (other.head != loop.head || other.branch != loop.branch)) {
         innermost = false;
       }
     }
-    if (!innermost)
-      continue;
+    if (!innermost) continue;
     const int n = CountOps(f, loop, ops);
     if (n > best_count) {
       best = loop;
       best_count = n;
     }
   }
-  EXPECT_TRUE(best.has_value())
-      << f.name << " (" << f.arch << "): no loop between its "
-      << ClockReads(f).size() << " clock reads";
+  EXPECT_TRUE(best.has_value()) << f.name << " (" << f.arch << "): no loop between its "
+                                << ClockReads(f).size() << " clock reads";
   return best;
 }
 
-void ExpectTimedLoopCount(const SassFunction &f,
-                          const std::vector<std::string> &ops, int want,
+void ExpectTimedLoopCount(const SassFunction &f, const std::vector<std::string> &ops, int want,
                           bool allow_multiple) {
   const std::optional<SassLoop> loop = TimedLoopWith(f, ops);
-  if (!loop.has_value())
-    return;
+  if (!loop.has_value()) return;
   const int got = CountOps(f, *loop, ops);
-  const bool ok =
-      allow_multiple ? (got > 0 && want > 0 && got % want == 0) : got == want;
-  EXPECT_TRUE(ok) << f.name << " (" << f.arch << "): the timed loop holds "
-                  << got << " of {" << absl::StrJoin(ops, ", ") << "}, want "
-                  << want << (allow_multiple ? " or a multiple" : "")
-                  << "; its body:\n"
+  const bool ok = allow_multiple ? (got > 0 && want > 0 && got % want == 0) : got == want;
+  EXPECT_TRUE(ok) << f.name << " (" << f.arch << "): the timed loop holds " << got << " of {"
+                  << absl::StrJoin(ops, ", ") << "}, want " << want
+                  << (allow_multiple ? " or a multiple" : "") << "; its body:\n"
                   << LoopListing(f, *loop);
 }
 
 void SassTest::SetUp() {
-  if (!SassArgs().skip.empty())
-    GTEST_SKIP() << "SKIPPED: " << SassArgs().skip;
+  if (!SassArgs().skip.empty()) GTEST_SKIP() << "SKIPPED: " << SassArgs().skip;
 }
 
 int SassTestMain(int argc, char **argv) {
@@ -116,16 +100,14 @@ int SassTestMain(int argc, char **argv) {
     }
   }
   if (args.cuobjdump.empty() == args.skip.empty() || args.files.empty()) {
-    std::cerr << "usage: " << argv[0]
-              << " (--cuobjdump=PATH | --skip=REASON) FILE...\n";
+    std::cerr << "usage: " << argv[0] << " (--cuobjdump=PATH | --skip=REASON) FILE...\n";
     return 2;
   }
   if (!args.skip.empty()) {
     const char *ci = std::getenv("CI");
     if (ci != nullptr && std::string(ci) == "true") {
-      std::cerr
-          << "FAIL: CI=true and no cuobjdump (" << args.skip
-          << "); ./bazelw installs it, so a SASS test may not skip in CI\n";
+      std::cerr << "FAIL: CI=true and no cuobjdump (" << args.skip
+                << "); ./bazelw installs it, so a SASS test may not skip in CI\n";
       return 1;
     }
     std::cout << "SKIPPED: " << args.skip << "\n";
@@ -133,4 +115,4 @@ int SassTestMain(int argc, char **argv) {
   return RUN_ALL_TESTS();
 }
 
-} // namespace dissect
+}  // namespace dissect

@@ -9,15 +9,15 @@
 #include <string>
 #include <vector>
 
-#include "probes/sass_inspect.h"
 #include "gtest/gtest.h"
+#include "probes/sass_inspect.h"
 
 namespace dissect {
 
 struct SassTestArgs {
-  std::string cuobjdump; // --cuobjdump=PATH
-  std::string skip;      // --skip=REASON (no cuobjdump on this machine)
-  std::vector<std::string> files; // the archives to disassemble
+  std::string cuobjdump;           // --cuobjdump=PATH
+  std::string skip;                // --skip=REASON (no cuobjdump on this machine)
+  std::vector<std::string> files;  // the archives to disassemble
 };
 
 SassTestArgs &SassArgs();
@@ -34,14 +34,12 @@ const SassFunction *SassFunctionNamed(const std::vector<std::string> &fragments,
 // The timed loop of `f`: the innermost loop between its first and last
 // clock read that holds the most instructions among `ops`. A test failure
 // and nullopt if `f` has no such loop.
-std::optional<SassLoop> TimedLoopWith(const SassFunction &f,
-                                      const std::vector<std::string> &ops);
+std::optional<SassLoop> TimedLoopWith(const SassFunction &f, const std::vector<std::string> &ops);
 
 // Expects that the timed loop of `f` holds exactly `want` instructions
 // among `ops` (a multiple of `want` is accepted when `allow_multiple`, for
 // loops ptxas unrolled further). The failure message prints the loop body.
-void ExpectTimedLoopCount(const SassFunction &f,
-                          const std::vector<std::string> &ops, int want,
+void ExpectTimedLoopCount(const SassFunction &f, const std::vector<std::string> &ops, int want,
                           bool allow_multiple = false);
 
 // The body of `loop` as text, one instruction a line (for failure messages).
@@ -49,7 +47,7 @@ std::string LoopListing(const SassFunction &f, const SassLoop &loop);
 
 // Fixture: skips with the reason when cuobjdump is missing.
 class SassTest : public testing::Test {
-protected:
+ protected:
   void SetUp() override;
 };
 
@@ -57,6 +55,6 @@ protected:
 // on bad arguments; under CI=true --skip fails the test.
 int SassTestMain(int argc, char **argv);
 
-} // namespace dissect
+}  // namespace dissect
 
-#endif // DISSECT_PROBES_SASS_TEST_UTIL_H_
+#endif  // DISSECT_PROBES_SASS_TEST_UTIL_H_

@@ -15,5 +15,5 @@ TEST_F(SassTestUtilTest, FindsTheSpinKernelAndItsLoop) {
   EXPECT_GE(ClockReads(*f).size(), 2u) << f->name;
 }
 
-} // namespace
-} // namespace dissect
+}  // namespace
+}  // namespace dissect
