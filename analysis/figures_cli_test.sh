@@ -97,6 +97,19 @@ expect_error "no memory_latency, shared_latency, memory_bandwidth or l1_bypass r
   --out="${tmp}/fig4" "${data}/synthetic_relu.json"
 expect_error "no/such.json: no such file or directory" --out="${tmp}/fig5" no/such.json
 expect_error "unknown flag '--colour'" --colour --out="${tmp}/fig6" "${data}/synthetic_relu.json"
+expect_error "malformed.json: malformed JSON" --out="${tmp}/fig7" "${data}/malformed.json"
+
+# A bad file among good ones is named on stderr and left out; the figures of
+# the others are drawn, exit status 1.
+dir8="${tmp}/fig8"
+rm -rf "${dir8}"
+run --out="${dir8}" "${data}/synthetic_memory_latency.json" "${data}/malformed.json"
+[[ ${rc} -eq 1 ]] || fail "good + malformed: exit ${rc}, want 1 (stderr: ${err})"
+[[ -s "${dir8}/synthetic_h100_like_gpu_fixture/latency_vs_footprint.svg" ]] ||
+  fail "good + malformed: no latency SVG for the good file"
+[[ "${err}" == "figures: ${data}/malformed.json: malformed JSON"* &&
+  "${err}" == *"1 of 2 result file(s) unreadable"* ]] ||
+  fail "good + malformed: bad file or count not on stderr: ${err}"
 
 if [[ ${failures} -ne 0 ]]; then
   echo "${failures} check(s) failed" >&2

@@ -39,7 +39,9 @@ lower case with other characters as '_'.
 
 Needs gnuplot on PATH (Debian package gnuplot-nox). Bad input, a missing
 gnuplot, or neither memory results nor stall counters: one line on stderr,
-exit status 2; gnuplot failing on a script: exit status 1.
+exit status 2; gnuplot failing on a script: exit status 1. An unreadable,
+malformed or foreign result file is named on stderr and left out; the figures
+of the others are drawn, with exit status 1 (2 if no file was readable).
 
 Example:
   bazel run //analysis:figures -- --out=/tmp/fig results/
@@ -118,10 +120,14 @@ int main(int argc, char** argv) {
       !entered.ok()) {
     return Fail(std::string(entered.message()));
   }
-  absl::StatusOr<std::vector<dissect::analysis::ResultFile>> read =
+  absl::StatusOr<dissect::analysis::ReadResults> read =
       dissect::analysis::ReadResultFiles(args);
   if (!read.ok()) return Fail(std::string(read.status().message()));
-  std::vector<dissect::analysis::ResultFile>& files = *read;
+  for (const std::string& bad : read->bad) {
+    std::cerr << "figures: " << bad << "\n";
+  }
+  if (read->files.empty()) return 2;
+  std::vector<dissect::analysis::ResultFile>& files = read->files;
   absl::StatusOr<std::vector<dissect::analysis::DeviceFigures>> figures =
       dissect::analysis::BuildFigures(files);
   if (!figures.ok()) return Fail(std::string(figures.status().message()));
@@ -157,6 +163,13 @@ int main(int argc, char** argv) {
       if (!fs::exists(svg)) return Fail(svg + ": gnuplot wrote no SVG", 1);
       std::cout << svg << "\n";
     }
+  }
+  if (!read->bad.empty()) {
+    return Fail(std::to_string(read->bad.size()) + " of " +
+                    std::to_string(read->bad.size() + files.size()) +
+                    " result file(s) unreadable and left out of the figures "
+                    "(named above)",
+                1);
   }
   return 0;
 }

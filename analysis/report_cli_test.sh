@@ -4,7 +4,8 @@
 # with the built-in or --published values, stall counters a stall-reasons
 # section and --stalls_csv a CSV file); bad input (foreign, malformed,
 # missing, unknown flag, bad --published file, no arguments) exits 2 with
-# one `report: ...` line naming the problem.
+# one `report: ...` line naming the problem; a bad result file among good
+# ones is named on stderr and the rest reported, with exit status 1.
 
 set -u
 
@@ -48,9 +49,37 @@ run "${data}/synthetic_relu.json"
 
 expect_error "foreign.json: not a dissect result (context has no dissect_schema_version)" \
   "${data}/foreign.json"
-# A bad file among good ones still fails the whole run.
-expect_error "foreign.json: not a dissect result" \
-  "${data}/synthetic_relu.json" "${data}/foreign.json"
+# A bad file among good ones: the good ones are reported, each bad one is
+# named on stderr, then a closing line, and the exit status is 1.
+run "${data}/synthetic_relu.json" "${data}/foreign.json"
+[[ ${rc} -eq 1 ]] || fail "good + foreign: exit ${rc}, want 1"
+[[ "${out}" == "## relu"* ]] || fail "good + foreign: good file not reported: ${out}"
+[[ "${err}" == "report: ${data}/foreign.json: not a dissect result"* ]] ||
+  fail "good + foreign: bad file not named first on stderr: ${err}"
+[[ "$(wc -l <"${tmp}/err")" -eq 2 ]] || fail "good + foreign: want two stderr lines, got: ${err}"
+[[ "${err}" == *"report: 1 of 2 result file(s) unreadable and left out"* ]] ||
+  fail "good + foreign: no closing count line: ${err}"
+# A nightly folder with one truncated file among good ones.
+nightly="${tmp}/nightly"
+rm -rf "${nightly}"
+mkdir -p "${nightly}"
+cp "${data}/synthetic_relu.json" "${data}/synthetic_shared_latency.json" "${nightly}/"
+head -c 300 "${data}/synthetic_relu.json" >"${nightly}/truncated.json"
+run "${nightly}"
+[[ ${rc} -eq 1 ]] || fail "folder with a truncated file: exit ${rc}, want 1 (stderr: ${err})"
+[[ "${out}" == *"## relu"* && "${out}" == *"## shared_latency"* ]] ||
+  fail "folder with a truncated file: good files not reported: ${out}"
+[[ "${err}" == "report: ${nightly}/truncated.json: malformed JSON"* ]] ||
+  fail "folder with a truncated file: truncated file not named: ${err}"
+[[ "${err}" == *"1 of 3 result file(s) unreadable"* ]] ||
+  fail "folder with a truncated file: no closing count line: ${err}"
+# Only bad files: each is named, nothing on stdout, exit 2.
+run "${data}/foreign.json" "${data}/malformed.json"
+[[ ${rc} -eq 2 ]] || fail "only bad files: exit ${rc}, want 2"
+[[ -z "${out}" ]] || fail "only bad files: unexpected stdout: ${out}"
+[[ "$(wc -l <"${tmp}/err")" -eq 2 && "${err}" == *"foreign.json: not a dissect result"* &&
+  "${err}" == *"malformed.json: malformed JSON"* ]] ||
+  fail "only bad files: want both named on stderr, got: ${err}"
 expect_error "malformed.json: malformed JSON at byte " "${data}/malformed.json"
 expect_error "no/such.json: no such file or directory" "no/such.json"
 expect_error "unknown flag '--colour'" --colour "${data}/synthetic_relu.json"

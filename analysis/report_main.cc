@@ -52,8 +52,10 @@ dominant reason; files whose counters could not be collected
                     dominant, problem), e.g. for a stall-breakdown figure;
                     an error if no row has stall counters
 
-Any unreadable, malformed or foreign file is an error: one line on stderr,
-exit status 2.
+An unreadable, malformed or foreign result file is named on stderr (one line
+each) and left out; the others are reported, and the exit status is 1 at the
+end. Bad usage, a path that does not exist, a folder without .json files or
+no readable result file at all: exit status 2.
 
 Examples:
   bazel run //analysis:report -- results/
@@ -61,9 +63,9 @@ Examples:
   bazel run //analysis:report -- --stalls_csv=/tmp/stalls.csv results/
 )";
 
-int Fail(const std::string& message) {
+int Fail(const std::string& message, int status = 2) {
   std::cerr << "report: " << message << "\n";
-  return 2;
+  return status;
 }
 
 }  // namespace
@@ -101,10 +103,14 @@ int main(int argc, char** argv) {
       !entered.ok()) {
     return Fail(std::string(entered.message()));
   }
-  absl::StatusOr<std::vector<dissect::analysis::ResultFile>> read =
+  absl::StatusOr<dissect::analysis::ReadResults> read =
       dissect::analysis::ReadResultFiles(args);
   if (!read.ok()) return Fail(std::string(read.status().message()));
-  std::vector<dissect::analysis::ResultFile>& files = *read;
+  for (const std::string& bad : read->bad) {
+    std::cerr << "report: " << bad << "\n";
+  }
+  if (read->files.empty()) return 2;
+  std::vector<dissect::analysis::ResultFile>& files = read->files;
   dissect::analysis::ReportOptions options;
   std::string published_text = dissect::analysis::kEmbeddedPublishedJson;
   options.published_origin = dissect::analysis::kEmbeddedPublishedOrigin;
@@ -155,5 +161,12 @@ int main(int argc, char** argv) {
   std::cout << *report;
   std::cout.flush();
   if (!std::cout) return Fail("cannot write to stdout");
+  if (!read->bad.empty()) {
+    return Fail(std::to_string(read->bad.size()) + " of " +
+                    std::to_string(read->bad.size() + files.size()) +
+                    " result file(s) unreadable and left out of the report "
+                    "(named above)",
+                1);
+  }
   return 0;
 }

@@ -444,17 +444,20 @@ absl::StatusOr<std::vector<std::string>> CollectResultPaths(
   return paths;
 }
 
-absl::StatusOr<std::vector<ResultFile>> ReadResultFiles(
+absl::StatusOr<ReadResults> ReadResultFiles(
     const std::vector<std::string>& args) {
   absl::StatusOr<std::vector<std::string>> paths = CollectResultPaths(args);
   if (!paths.ok()) return paths.status();
-  std::vector<ResultFile> files;
+  ReadResults read;
   for (const std::string& path : *paths) {
     absl::StatusOr<ResultFile> file = ReadResultFile(path);
-    if (!file.ok()) return file.status();
-    files.push_back(*std::move(file));
+    if (file.ok()) {
+      read.files.push_back(*std::move(file));
+    } else {
+      read.bad.emplace_back(file.status().message());
+    }
   }
-  return files;
+  return read;
 }
 
 absl::Status EnterBuildWorkingDirectory() {

@@ -74,9 +74,21 @@ absl::StatusOr<ResultFile> ReadResultFile(const std::string& path);
 absl::StatusOr<std::vector<std::string>> CollectResultPaths(
     const std::vector<std::string>& args);
 
+// What ReadResultFiles found: the files that parsed, in order, and one
+// message per file that did not ("<path>: <why>", as ReadResultFile words it).
+struct ReadResults {
+  std::vector<ResultFile> files;
+  std::vector<std::string> bad;
+};
+
 // Every result file that `args` names (files, and folders searched for
-// *.json as CollectResultPaths does), parsed; the first bad one is the error.
-absl::StatusOr<std::vector<ResultFile>> ReadResultFiles(
+// *.json as CollectResultPaths does), parsed. A file that cannot be read or
+// parsed (corrupt, truncated, foreign) does not stop the others: it is named
+// in `bad` and left out, so that one broken file in a nightly folder does not
+// lose the whole report. The error is CollectResultPaths's (a path that does
+// not exist, a folder without .json files). Callers name every bad file on
+// stderr, exit 2 when no file was readable and 1 when some were not.
+absl::StatusOr<ReadResults> ReadResultFiles(
     const std::vector<std::string>& args);
 
 // Enters BUILD_WORKING_DIRECTORY where it is set: `bazel run` starts a tool
