@@ -1,18 +1,29 @@
 // Pointer-chase chain construction; see pointer_chain.h.
 #include "probes/pointer_chain.h"
 
+#include <algorithm>
 #include <numeric>
 #include <random>
 
 #include "absl/strings/str_cat.h"
 
 namespace dissect {
+namespace {
+
+// Shuffles [first + 1, last) uniformly (Fisher-Yates); *first stays.
+template <typename It>
+void ShuffleAfterFirst(It first, It last, std::mt19937_64& rng) {
+  if (last - first > 2) std::shuffle(first + 1, last, rng);
+}
+
+}  // namespace
 
 absl::StatusOr<ChainOrder> ParseChainOrder(absl::string_view name) {
   if (name == "strided") return ChainOrder::kStrided;
   if (name == "random") return ChainOrder::kRandom;
+  if (name == "page_local") return ChainOrder::kPageLocal;
   return absl::InvalidArgumentError(
-      absl::StrCat("chain order must be 'strided' or 'random', not '", name, "'"));
+      absl::StrCat("chain order must be 'strided', 'random' or 'page_local', not '", name, "'"));
 }
 
 absl::Status ValidateChainGeometry(int64_t footprint_bytes, int64_t stride_bytes) {
@@ -21,29 +32,27 @@ absl::Status ValidateChainGeometry(int64_t footprint_bytes, int64_t stride_bytes
         absl::StrCat("stride_bytes must be > 0 (got ", stride_bytes, ")"));
   }
   if (stride_bytes % 4 != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "stride_bytes must be a multiple of 4 (got ", stride_bytes, ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("stride_bytes must be a multiple of 4 (got ", stride_bytes, ")"));
   }
   if (footprint_bytes <= 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("footprint_bytes must be > 0 (got ", footprint_bytes, ")"));
   }
   if (footprint_bytes % stride_bytes != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "footprint_bytes (", footprint_bytes, ") must be a multiple of stride_bytes (",
-        stride_bytes, ")"));
+    return absl::InvalidArgumentError(absl::StrCat("footprint_bytes (", footprint_bytes,
+                                                   ") must be a multiple of stride_bytes (",
+                                                   stride_bytes, ")"));
   }
   if (footprint_bytes / 4 > int64_t{0xffffffff}) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "footprint_bytes (", footprint_bytes, ") exceeds 2^32 words"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("footprint_bytes (", footprint_bytes, ") exceeds 2^32 words"));
   }
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<uint32_t>> BuildChain(int64_t footprint_bytes,
-                                                 int64_t stride_bytes,
-                                                 ChainOrder order,
-                                                 uint64_t seed) {
+absl::StatusOr<std::vector<uint32_t>> BuildChain(int64_t footprint_bytes, int64_t stride_bytes,
+                                                 ChainOrder order, uint64_t seed) {
   if (absl::Status s = ValidateChainGeometry(footprint_bytes, stride_bytes); !s.ok()) {
     return s;
   }
@@ -51,15 +60,32 @@ absl::StatusOr<std::vector<uint32_t>> BuildChain(int64_t footprint_bytes,
   const uint64_t step = static_cast<uint64_t>(stride_bytes / 4);
   const uint64_t slots = words / step;
   // visit[k] is the k-th slot visited; the cycle closes back to visit[0] = 0.
+  // Any visiting order that starts at slot 0, closed back to it, is one
+  // cycle through every slot.
   std::vector<uint64_t> visit(slots);
   std::iota(visit.begin(), visit.end(), 0);
-  if (order == ChainOrder::kRandom && slots > 1) {
-    // A uniformly shuffled visiting order of slots 1..n-1 (Fisher-Yates),
-    // closed back to slot 0, is a uniformly random single cycle.
-    std::mt19937_64 rng(seed);
-    for (uint64_t i = slots - 1; i > 1; --i) {
-      std::uniform_int_distribution<uint64_t> pick(1, i);
-      std::swap(visit[i], visit[pick(rng)]);
+  std::mt19937_64 rng(seed);
+  if (order == ChainOrder::kRandom) {
+    // Slots 1..n-1 uniformly shuffled: a uniformly random single cycle.
+    ShuffleAfterFirst(visit.begin(), visit.end(), rng);
+  } else if (order == ChainOrder::kPageLocal) {
+    const uint64_t per_page = std::max<uint64_t>(1, kChainPageBytes / stride_bytes);
+    const uint64_t pages = (slots + per_page - 1) / per_page;
+    std::vector<uint64_t> page_order(pages);
+    std::iota(page_order.begin(), page_order.end(), 0);
+    ShuffleAfterFirst(page_order.begin(), page_order.end(), rng);
+    auto next = visit.begin();
+    for (const uint64_t page : page_order) {
+      const auto first = next;
+      for (uint64_t s = page * per_page; s < std::min(slots, (page + 1) * per_page); ++s) {
+        *next++ = s;
+      }
+      // Page 0 comes first and keeps slot 0 first; other pages shuffle whole.
+      if (page == 0) {
+        ShuffleAfterFirst(first, next, rng);
+      } else {
+        std::shuffle(first, next, rng);
+      }
     }
   }
   std::vector<uint32_t> chain(words, 0);
@@ -69,6 +95,20 @@ absl::StatusOr<std::vector<uint32_t>> BuildChain(int64_t footprint_bytes,
     chain[from] = static_cast<uint32_t>(to);
   }
   return chain;
+}
+
+absl::StatusOr<std::vector<uint64_t>> ChainAsPointers(const std::vector<uint32_t>& chain,
+                                                      int64_t stride_bytes, uint64_t base) {
+  if (stride_bytes <= 0 || stride_bytes % 8 != 0 || chain.size() % 2 != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "a chain of 64-bit pointers needs a stride that is a multiple of 8 bytes (got ",
+        stride_bytes, ")"));
+  }
+  std::vector<uint64_t> pointers(chain.size() / 2);
+  for (size_t k = 0; k < pointers.size(); ++k) {
+    pointers[k] = base + uint64_t{4} * chain[2 * k];
+  }
+  return pointers;
 }
 
 uint32_t WalkChain(const std::vector<uint32_t>& chain, uint64_t steps) {

@@ -2,6 +2,7 @@
 #include "probes/pointer_chain.h"
 
 #include <set>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -9,8 +10,7 @@ namespace dissect {
 namespace {
 
 // Follows the chain from word 0 and checks it is one cycle over every slot.
-void ExpectSingleCycleOverAllSlots(const std::vector<uint32_t>& chain,
-                                   int64_t stride_bytes) {
+void ExpectSingleCycleOverAllSlots(const std::vector<uint32_t>& chain, int64_t stride_bytes) {
   const uint64_t step = stride_bytes / 4;
   const uint64_t slots = chain.size() / step;
   std::set<uint32_t> seen;
@@ -43,6 +43,76 @@ TEST(PointerChainTest, RandomIsOneCycleAndNotStrided) {
     for (uint32_t i = 0; i < chain->size(); ++i) sequential += (*chain)[i] == i + 1;
     EXPECT_LT(sequential, 100) << "random order looks strided";
   }
+}
+
+TEST(PointerChainTest, PageLocalVisitsEachPageWholeInRandomOrder) {
+  constexpr int64_t kStride = 128;
+  constexpr int64_t kPages = 8;
+  auto chain = BuildChain(kPages * kChainPageBytes, kStride, ChainOrder::kPageLocal, 1);
+  ASSERT_TRUE(chain.ok());
+  ExpectSingleCycleOverAllSlots(*chain, kStride);
+  const uint64_t page_words = kChainPageBytes / 4;
+  const uint64_t slots = chain->size() * 4 / kStride;
+  // Walk the cycle: the page changes once per page (the TLB misses once per
+  // page), every page is entered once, and the slots of a page are not
+  // visited in address order.
+  std::set<uint64_t> entered = {0};
+  int page_changes = 0, sequential = 0;
+  uint32_t j = 0;
+  for (uint64_t k = 0; k < slots; ++k) {
+    const uint32_t next = (*chain)[j];
+    if (next / page_words != j / page_words) {
+      ++page_changes;
+      EXPECT_TRUE(entered.insert(next / page_words).second || next == 0)
+          << "page " << next / page_words << " entered twice";
+    }
+    sequential += next == j + kStride / 4;
+    j = next;
+  }
+  EXPECT_EQ(page_changes, kPages);
+  EXPECT_EQ(entered.size(), static_cast<size_t>(kPages));
+  EXPECT_LT(sequential, static_cast<int>(slots / 100)) << "page-local order looks strided";
+  // Pages are visited in random order, not in address order.
+  std::vector<uint64_t> page_sequence;
+  for (uint64_t k = 0, w = 0; k < slots; ++k, w = (*chain)[w]) {
+    if (page_sequence.empty() || page_sequence.back() != w / page_words) {
+      page_sequence.push_back(w / page_words);
+    }
+  }
+  std::vector<uint64_t> in_address_order(kPages);
+  for (int64_t p = 0; p < kPages; ++p) in_address_order[p] = p;
+  EXPECT_NE(page_sequence, in_address_order);
+}
+
+TEST(PointerChainTest, PageLocalWithPartialLastPageAndHugeStride) {
+  // 2.5 pages: the last one is half full.
+  auto partial = BuildChain(5 * kChainPageBytes / 2, 4096, ChainOrder::kPageLocal, 3);
+  ASSERT_TRUE(partial.ok());
+  ExpectSingleCycleOverAllSlots(*partial, 4096);
+  // A stride of two pages leaves one slot per page: still one cycle.
+  auto huge = BuildChain(16 * kChainPageBytes, 2 * kChainPageBytes, ChainOrder::kPageLocal, 3);
+  ASSERT_TRUE(huge.ok());
+  ExpectSingleCycleOverAllSlots(*huge, 2 * kChainPageBytes);
+}
+
+TEST(PointerChainTest, PointersAddressTheNextSlot) {
+  auto chain = BuildChain(256, 16, ChainOrder::kRandom, 7);
+  ASSERT_TRUE(chain.ok());
+  constexpr uint64_t kBase = 0x7f0000001000;
+  auto pointers = ChainAsPointers(*chain, 16, kBase);
+  ASSERT_TRUE(pointers.ok()) << pointers.status();
+  ASSERT_EQ(pointers->size(), chain->size() / 2);
+  // Following the pointers visits the same slots as following the indices.
+  uint64_t address = kBase;
+  uint32_t word = 0;
+  for (int k = 0; k < 16; ++k) {
+    ASSERT_EQ((address - kBase) % 8, 0u);
+    address = (*pointers)[(address - kBase) / 8];
+    word = (*chain)[word];
+    EXPECT_EQ(address, kBase + 4 * uint64_t{word}) << "step " << k;
+  }
+  EXPECT_FALSE(ChainAsPointers(*chain, 4, kBase).ok());
+  EXPECT_FALSE(ChainAsPointers(*chain, 12, kBase).ok());
 }
 
 TEST(PointerChainTest, SeedsGiveDifferentOrders) {
@@ -79,6 +149,7 @@ TEST(PointerChainTest, RejectsBadGeometry) {
 TEST(PointerChainTest, ParsesOrder) {
   EXPECT_EQ(*ParseChainOrder("random"), ChainOrder::kRandom);
   EXPECT_EQ(*ParseChainOrder("strided"), ChainOrder::kStrided);
+  EXPECT_EQ(*ParseChainOrder("page_local"), ChainOrder::kPageLocal);
   EXPECT_FALSE(ParseChainOrder("zigzag").ok());
 }
 
