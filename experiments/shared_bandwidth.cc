@@ -3,10 +3,15 @@
 // Timed:    every SM runs as many blocks as fit at once; each block fills
 //           16 KiB of its own shared memory, then all its threads load the
 //           whole buffer 4096 times, bank-conflict-free, at the given width
-//           (ld.shared.u32 / .v2.u32 / .v4.u32). Each block reads %clock64 and
+//           (ld.volatile.shared.u32 / .v2.u32 / .v4.u32: a plain or `asm
+//           volatile` ld.shared of the unchanging buffer is hoisted out of
+//           the loop by ptxas; bandwidth_sass_test proves each trip of the
+//           timed loop holds one LDS per row of the buffer, with no address
+//           math beyond immediate offsets). Each block reads %clock64 and
 //           %smid around its timed loads; an SM's rate is the bytes its blocks
 //           loaded over the span from their first start to their last stop.
 //           CUDA events around each launch give the aggregate over all SMs.
+//           Every block's sum of what it loaded is checked on the host.
 // Expected: close to the 128 B/clk/SM ceiling (32 banks × 4 B) on sm_70 and
 //           later for 64- and 128-bit loads; 32-bit loads need 4x the
 //           instructions per byte of 128-bit ones and may fall below it.
@@ -58,8 +63,8 @@ absl::StatusOr<double> BytesPerClkPerSm(const SharedStreamTiming* blocks, int co
   for (int b = 0; b < count; ++b) {
     const SharedStreamTiming& t = blocks[b];
     if (t.sum != want) {
-      return absl::InternalError(absl::StrCat("block ", b, " loaded words summing to ",
-                                              t.sum, ", expected ", want));
+      return absl::InternalError(
+          absl::StrCat("block ", b, " loaded words summing to ", t.sum, ", expected ", want));
     }
     if (t.stop <= t.start) {
       return absl::InternalError(absl::StrCat("block ", b, ": %clock64 did not advance"));
@@ -83,6 +88,8 @@ absl::Status Run(PointContext& ctx) {
   SharedStreamArgs args;
   args.width_bits = width_bits;
   args.iterations = kIterations;
+  // The grid (and the shared-memory carveout) is set once, here: the timed
+  // launch only picks its output row and launches.
   DISSECT_CUDA_RETURN_IF_ERROR(SharedStreamGridBlocks(width_bits, &args.blocks));
   // One row of block results per launch (warm-up launches included), plus
   // a scratch row for counter passes.
@@ -91,19 +98,17 @@ absl::Status Run(PointContext& ctx) {
   DISSECT_ASSIGN_OR_RETURN(auto d_out, DeviceBuffer<SharedStreamTiming>::Allocate(
                                            static_cast<size_t>(ctx.LaunchSlots()) * args.blocks));
   int launch = 0;
-  DISSECT_ASSIGN_OR_RETURN(std::vector<double> ms,
-                           ctx.TimeKernel(
-                               [&](cudaStream_t stream) {
-                                 args.out = d_out.get() +
-                                            static_cast<size_t>(ctx.LaunchSlot(launch++)) *
-                                                args.blocks;
-                                 return LaunchSharedStream(args, stream);
-                               },
-                               CacheState::kHot));
+  DISSECT_ASSIGN_OR_RETURN(
+      std::vector<double> ms,
+      ctx.TimeKernel(
+          [&](cudaStream_t stream) {
+            args.out = d_out.get() + static_cast<size_t>(ctx.LaunchSlot(launch++)) * args.blocks;
+            return LaunchSharedStream(args, stream);
+          },
+          CacheState::kHot));
   std::vector<SharedStreamTiming> results(slots);
-  DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpy(results.data(), d_out.get(),
-                                          slots * sizeof(SharedStreamTiming),
-                                          cudaMemcpyDeviceToHost));
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpy(
+      results.data(), d_out.get(), slots * sizeof(SharedStreamTiming), cudaMemcpyDeviceToHost));
   const double bytes_per_launch =
       static_cast<double>(args.blocks) * kIterations * kSharedStreamBytes;
   std::vector<double> per_sm, aggregate, pct;
@@ -111,8 +116,7 @@ absl::Status Run(PointContext& ctx) {
     const int row = ctx.timing().warmup + i;
     DISSECT_ASSIGN_OR_RETURN(
         const double bpc,
-        BytesPerClkPerSm(results.data() + static_cast<size_t>(row) * args.blocks,
-                         args.blocks));
+        BytesPerClkPerSm(results.data() + static_cast<size_t>(row) * args.blocks, args.blocks));
     per_sm.push_back(bpc);
     pct.push_back(100.0 * bpc / kSharedPeakBytesPerClkPerSm);
     aggregate.push_back(bytes_per_launch / (ms[i] * 1e-3) / 1e9);
@@ -127,7 +131,7 @@ DISSECT_EXPERIMENT(shared_bandwidth)
         "How many bytes per clock can one SM load from shared memory at 32-, 64- "
         "and 128-bit access widths?")
     .AddAxis(IntAxis("width_bits", "bits", {32, 64, 128},
-                     "bits per ld.shared (u32, v2.u32, v4.u32)"))
+                     "bits per ld.volatile.shared (u32, v2.u32, v4.u32)"))
     .AddMetric("bytes_per_clk_per_sm", "B/clk/SM",
                "bytes loaded per %clock64 cycle on one SM (median over SMs)")
     .AddMetric("aggregate_gbps", "GB/s",

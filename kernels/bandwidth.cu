@@ -2,10 +2,12 @@
 // each element does: read / write / copy) × (access width: uint32_t / uint2 /
 // uint4), and one shared-memory streaming kernel template over the width.
 #include <algorithm>
+#include <type_traits>
 
 #include "kernels/bandwidth.h"
 #include "kernels/device_clock.cuh"
 #include "kernels/occupancy.h"
+#include "kernels/tiled_stream.cuh"
 
 namespace dissect {
 namespace {
@@ -37,23 +39,32 @@ __device__ __forceinline__ void MakePattern(size_t i, uint32_t mix, uint4* out) 
                     PatternWord(4 * i + 2, mix), PatternWord(4 * i + 3, mix));
 }
 
-// What the streaming kernel does with element i in one pass.
+// What the streaming kernel does with element i in one pass, in two steps
+// so that a tile issues all its loads before any of their uses: Fetch
+// (read, copy: the load; write: the pattern), then Use (read: add to the
+// sum; write, copy: the store).
 struct ReadOp {
   static constexpr bool kSums = true;
   template <typename T>
-  __device__ static void Step(const T* __restrict__ src, T* __restrict__, size_t i,
-                              uint32_t, uint32_t& sum) {
-    sum += WordSum(src[i]);
+  __device__ static T Fetch(const T* __restrict__ src, size_t i, uint32_t) {
+    return src[i];
+  }
+  template <typename T>
+  __device__ static void Use(T* __restrict__, size_t, const T& v, uint32_t& sum) {
+    sum += WordSum(v);
   }
 };
 
 struct WriteOp {
   static constexpr bool kSums = false;
   template <typename T>
-  __device__ static void Step(const T* __restrict__, T* __restrict__ dst, size_t i,
-                              uint32_t mix, uint32_t&) {
+  __device__ static T Fetch(const T* __restrict__, size_t i, uint32_t mix) {
     T v;
     MakePattern(i, mix, &v);
+    return v;
+  }
+  template <typename T>
+  __device__ static void Use(T* __restrict__ dst, size_t i, const T& v, uint32_t&) {
     dst[i] = v;
   }
 };
@@ -61,32 +72,34 @@ struct WriteOp {
 struct CopyOp {
   static constexpr bool kSums = false;
   template <typename T>
-  __device__ static void Step(const T* __restrict__ src, T* __restrict__ dst, size_t i,
-                              uint32_t, uint32_t&) {
-    dst[i] = src[i];
+  __device__ static T Fetch(const T* __restrict__ src, size_t i, uint32_t) {
+    return src[i];
+  }
+  template <typename T>
+  __device__ static void Use(T* __restrict__ dst, size_t i, const T& v, uint32_t&) {
+    dst[i] = v;
   }
 };
 
-template <typename Op, typename T>
+// Tiles of kBatch elements per thread (kernels/tiled_stream.cuh): every
+// thread handles the same elements in every pass.
+template <typename Op, typename T, int kBatch>
 __global__ void __launch_bounds__(kStreamThreads)
     StreamKernel(const T* __restrict__ src, T* __restrict__ dst, size_t n, int passes,
                  uint32_t* __restrict__ sink) {
-  const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
-  const size_t first = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  // A known trip count lets the compiler unroll without an exit test between
-  // the unrolled accesses, so that several are in flight per thread.
-  const size_t count = first < n ? (n - 1 - first) / stride + 1 : 0;
   uint32_t sum = 0;
   for (int pass = 0; pass < passes; ++pass) {
     const uint32_t mix = PassMix(pass);
-#pragma unroll 4
-    for (size_t k = 0; k < count; ++k) Op::Step(src, dst, first + k * stride, mix, sum);
+    ForEachTileOfBlock<T, kBatch, kStreamThreads>(
+        n, [&](size_t i) { return Op::Fetch(src, i, mix); },
+        [&](size_t i, const T& v) { Op::Use(dst, i, v, sum); });
   }
   if constexpr (Op::kSums) {
     for (int offset = 16; offset > 0; offset /= 2) {
       sum += __shfl_xor_sync(0xffffffffu, sum, offset);
     }
-    if (threadIdx.x % 32 == 0) sink[first / 32] = sum;
+    const size_t thread = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (threadIdx.x % 32 == 0) sink[thread / 32] = sum;
   }
 }
 
@@ -106,11 +119,36 @@ cudaError_t DispatchWidth(int width_bits, F&& f) {
   }
 }
 
-// Calls f(Op{}, T{}) for the (op, width) pair.
+// Calls f(std::integral_constant<int, bytes>{}); cudaErrorInvalidValue if
+// `bytes` is not among kStreamBytesInFlight.
 template <typename F>
-cudaError_t Dispatch(StreamOp op, int width_bits, F&& f) {
+cudaError_t DispatchBytesInFlight(int bytes, F&& f) {
+  switch (bytes) {
+    case 16:
+      return f(std::integral_constant<int, 16>{});
+    case 32:
+      return f(std::integral_constant<int, 32>{});
+    case 64:
+      return f(std::integral_constant<int, 64>{});
+    case 128:
+      return f(std::integral_constant<int, 128>{});
+    default:
+      return cudaErrorInvalidValue;
+  }
+}
+
+// Calls f(Op{}, T{}, std::integral_constant<int, kBatch>{}) for the op, the
+// element type of the width and the batch (elements per thread and tile)
+// that puts `bytes_in_flight` bytes in flight per thread.
+template <typename F>
+cudaError_t Dispatch(StreamOp op, int width_bits, int bytes_in_flight, F&& f) {
   const auto with = [&](auto op_tag) {
-    return DispatchWidth(width_bits, [&](auto element) { return f(op_tag, element); });
+    return DispatchWidth(width_bits, [&](auto element) {
+      return DispatchBytesInFlight(bytes_in_flight, [&](auto bytes) {
+        constexpr int kBatch = decltype(bytes)::value / static_cast<int>(sizeof(element));
+        return f(op_tag, element, std::integral_constant<int, kBatch>{});
+      });
+    });
   };
   switch (op) {
     case StreamOp::kRead:
@@ -128,23 +166,26 @@ __device__ __forceinline__ uint32_t SharedAddress(const void* p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }
 
-// One ld.shared of T's width at `addr`, returning the sum of its words. The
-// asm is volatile because the buffer does not change inside the timed loop:
-// plain loads would be hoisted out of it.
+// One ld.volatile.shared of T's width at `addr`, returning the sum of its
+// words. The buffer does not change inside the timed loop, so plain loads
+// would be hoisted out of it; so would `asm volatile` ld.shared (the asm
+// only stops the front end: ptxas moved 15 of every 16 such loads out of the
+// loop, all of them at 32 bits, issue 11). A volatile load must be performed
+// every time, and on sm_90 it is a plain LDS.
 template <typename T>
 __device__ uint32_t LoadSharedSum(uint32_t addr);
 
 template <>
 __device__ __forceinline__ uint32_t LoadSharedSum<uint32_t>(uint32_t addr) {
   uint32_t a;
-  asm volatile("ld.shared.u32 %0, [%1];" : "=r"(a) : "r"(addr) : "memory");
+  asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(a) : "r"(addr) : "memory");
   return a;
 }
 
 template <>
 __device__ __forceinline__ uint32_t LoadSharedSum<uint2>(uint32_t addr) {
   uint32_t a, b;
-  asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];"
+  asm volatile("ld.volatile.shared.v2.u32 {%0, %1}, [%2];"
                : "=r"(a), "=r"(b)
                : "r"(addr)
                : "memory");
@@ -154,7 +195,7 @@ __device__ __forceinline__ uint32_t LoadSharedSum<uint2>(uint32_t addr) {
 template <>
 __device__ __forceinline__ uint32_t LoadSharedSum<uint4>(uint32_t addr) {
   uint32_t a, b, c, d;
-  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+  asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
                : "=r"(a), "=r"(b), "=r"(c), "=r"(d)
                : "r"(addr)
                : "memory");
@@ -189,6 +230,9 @@ __global__ void __launch_bounds__(kSharedStreamThreads)
   __syncthreads();
   if (threadIdx.x == 0) start = ReadClock64();
   __syncthreads();
+  // One trip loads the whole buffer once: kRows loads per thread and trip
+  // (the SASS test counts them), with no further unrolling by ptxas.
+#pragma unroll 1
   for (int it = 0; it < iterations; ++it) {
 #pragma unroll
     for (int r = 0; r < kRows; ++r) sum += LoadSharedSum<T>(base + r * kRowBytes);
@@ -204,25 +248,27 @@ __global__ void __launch_bounds__(kSharedStreamThreads)
 
 }  // namespace
 
-cudaError_t StreamGridBlocks(StreamOp op, int width_bits, size_t bytes, int* blocks) {
-  return Dispatch(op, width_bits, [&](auto op_tag, auto element) -> cudaError_t {
-    using Op = decltype(op_tag);
-    using T = decltype(element);
-    const void* kernel = reinterpret_cast<const void*>(StreamKernel<Op, T>);
-    // The kernels use no shared memory: give the unified L1 / shared
-    // storage to L1, so that the L1 plateau extends as far as it can.
-    cudaError_t e =
-        cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                             cudaSharedmemCarveoutMaxL1);
-    if (e != cudaSuccess) return e;
-    int full = 0;
-    e = ResidentBlocksOnDevice(kernel, kStreamThreads, &full);
-    if (e != cudaSuccess) return e;
-    const size_t n = bytes / sizeof(T);
-    const size_t needed = (n + kStreamThreads - 1) / kStreamThreads;
-    *blocks = static_cast<int>(std::max<size_t>(1, std::min<size_t>(full, needed)));
-    return cudaSuccess;
-  });
+cudaError_t StreamGridBlocks(StreamOp op, int width_bits, int bytes_in_flight, size_t bytes,
+                             int* blocks) {
+  return Dispatch(
+      op, width_bits, bytes_in_flight, [&](auto op_tag, auto element, auto batch) -> cudaError_t {
+        using Op = decltype(op_tag);
+        using T = decltype(element);
+        constexpr int kBatch = decltype(batch)::value;
+        const void* kernel = reinterpret_cast<const void*>(StreamKernel<Op, T, kBatch>);
+        // The kernels use no shared memory: give the unified L1 /
+        // shared storage to L1, so that the L1 plateau extends as
+        // far as it can.
+        cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                             cudaSharedmemCarveoutMaxL1);
+        if (e != cudaSuccess) return e;
+        int full = 0;
+        e = ResidentBlocksOnDevice(kernel, kStreamThreads, &full);
+        if (e != cudaSuccess) return e;
+        const size_t tiles = TileCount<kBatch, kStreamThreads>(bytes / sizeof(T));
+        *blocks = static_cast<int>(std::max<size_t>(1, std::min<size_t>(full, tiles)));
+        return cudaSuccess;
+      });
 }
 
 cudaError_t LaunchStream(const StreamArgs& args, cudaStream_t stream) {
@@ -233,29 +279,27 @@ cudaError_t LaunchStream(const StreamArgs& args, cudaStream_t stream) {
       (args.op == StreamOp::kRead && args.sink == nullptr)) {
     return cudaErrorInvalidValue;
   }
-  return Dispatch(args.op, args.width_bits,
-                  [&](auto op_tag, auto element) -> cudaError_t {
+  return Dispatch(args.op, args.width_bits, args.bytes_in_flight,
+                  [&](auto op_tag, auto element, auto batch) -> cudaError_t {
                     using Op = decltype(op_tag);
                     using T = decltype(element);
                     if (args.bytes % sizeof(T) != 0) return cudaErrorInvalidValue;
-                    StreamKernel<Op, T><<<args.blocks, kStreamThreads, 0, stream>>>(
-                        static_cast<const T*>(args.src), static_cast<T*>(args.dst),
-                        args.bytes / sizeof(T), args.passes, args.sink);
+                    StreamKernel<Op, T, decltype(batch)::value>
+                        <<<args.blocks, kStreamThreads, 0, stream>>>(
+                            static_cast<const T*>(args.src), static_cast<T*>(args.dst),
+                            args.bytes / sizeof(T), args.passes, args.sink);
                     return cudaGetLastError();
                   });
 }
 
-uint32_t StreamPatternWord(size_t word, int pass) {
-  return PatternWord(word, PassMix(pass));
-}
+uint32_t StreamPatternWord(size_t word, int pass) { return PatternWord(word, PassMix(pass)); }
 
 cudaError_t SharedStreamGridBlocks(int width_bits, int* blocks) {
   return DispatchWidth(width_bits, [&](auto element) -> cudaError_t {
     using T = decltype(element);
     const void* kernel = reinterpret_cast<const void*>(SharedStreamKernel<T>);
-    const cudaError_t e =
-        cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                             cudaSharedmemCarveoutMaxShared);
+    const cudaError_t e = cudaFuncSetAttribute(
+        kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared);
     if (e != cudaSuccess) return e;
     return ResidentBlocksOnDevice(kernel, kSharedStreamThreads, blocks);
   });

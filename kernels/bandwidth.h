@@ -17,10 +17,13 @@ enum class StreamOp { kRead, kWrite, kCopy };
 inline constexpr int kStreamThreads = 256;
 // The read kernel stores one word per warp (the warp's sum of what it read).
 inline constexpr int kStreamWarpsPerBlock = kStreamThreads / 32;
+// Bytes each thread has in flight per tile (see LaunchStream): the choices.
+inline constexpr int kStreamBytesInFlight[] = {16, 32, 64, 128};
 
 struct StreamArgs {
   StreamOp op = StreamOp::kRead;
   int width_bits = 32;        // bits per access: 32, 64 or 128
+  int bytes_in_flight = 16;   // per thread and tile: one of kStreamBytesInFlight
   const void* src = nullptr;  // read, copy: `bytes` bytes
   void* dst = nullptr;        // write, copy: `bytes` bytes
   size_t bytes = 0;           // bytes per buffer, a multiple of width_bits / 8
@@ -29,26 +32,33 @@ struct StreamArgs {
   uint32_t* sink = nullptr;   // read: blocks * kStreamWarpsPerBlock words
 };
 
-// Grid-stride kernels: thread t handles elements t, t + T, t + 2T, ... (T =
-// threads in the grid) in every pass, so each thread re-reads the same
-// elements, and an SM's share of the buffer stays in that SM's L1 if it fits.
+// Tiled kernels: a tile is B × kStreamThreads elements, B = bytes_in_flight
+// / (width_bits / 8); thread t of a block handles elements t, t + 256, ...,
+// t + 256 (B - 1) of its tile, issuing all B loads (read, copy) before the
+// first use of any (the sum; the stores), so B accesses are in flight per
+// thread. Block b takes tiles b, b + G, b + 2G, ... (G = blocks) in every
+// pass, so each thread re-reads the same elements, and an SM's share of the
+// buffer stays in that SM's L1 if it fits. A partial last tile checks each
+// element against the end.
 //   read:  sums every 32-bit word it loads; each warp stores its sum to
 //          sink[global warp index] (over the whole grid: passes × the sum of
 //          all words of src, modulo 2^32).
 //   write: dst word w = StreamPatternWord(w, pass).
 //   copy:  dst = src.
 // Buffers must be 16-byte aligned (cudaMalloc memory is). Returns
-// cudaErrorInvalidValue for a width other than 32/64/128, bytes zero or not
-// a multiple of the access width, passes < 1, blocks < 1, or a buffer the op
-// needs left null.
+// cudaErrorInvalidValue for a width other than 32/64/128, bytes_in_flight
+// not in kStreamBytesInFlight, bytes zero or not a multiple of the access
+// width, passes < 1, blocks < 1, or a buffer the op needs left null. Does
+// nothing but the launch (no queries): it is what the experiments time.
 cudaError_t LaunchStream(const StreamArgs& args, cudaStream_t stream);
 
-// The grid LaunchStream should use for (op, width_bits) over `bytes` bytes
-// per buffer: enough blocks to fill every SM of the current device, fewer
-// when the buffer has fewer elements than that grid has threads (so that no
-// block is idle). Also asks for the largest L1 carveout for the kernel of
-// (op, width_bits): call it before LaunchStream.
-cudaError_t StreamGridBlocks(StreamOp op, int width_bits, size_t bytes, int* blocks);
+// The grid LaunchStream should use for (op, width_bits, bytes_in_flight)
+// over `bytes` bytes per buffer: enough blocks to fill every SM of the
+// current device, fewer when the buffer has fewer tiles than that (so that
+// no block is idle). Also asks for the largest L1 carveout for the kernel:
+// call it once, before (and outside the timing of) LaunchStream.
+cudaError_t StreamGridBlocks(StreamOp op, int width_bits, int bytes_in_flight, size_t bytes,
+                             int* blocks);
 
 // The value the write kernel stores at 32-bit word `word` in pass `pass`.
 uint32_t StreamPatternWord(size_t word, int pass);
@@ -56,7 +66,8 @@ uint32_t StreamPatternWord(size_t word, int pass);
 // Shared-memory streaming: every block fills its own kSharedStreamBytes of
 // shared memory, then (between two %clock64 reads, each after a barrier) all
 // its threads load the whole buffer `iterations` times, conflict-free, at
-// the given width, summing what they load.
+// the given width (ld.volatile.shared, so that every load stays in the timed
+// loop), summing what they load.
 inline constexpr int kSharedStreamThreads = 256;
 inline constexpr int kSharedStreamBytes = 16 << 10;
 
@@ -77,7 +88,7 @@ struct SharedStreamArgs {
 
 // Blocks that fill every SM of the current device with resident blocks.
 // Also asks for the largest shared-memory carveout for the width's kernel:
-// call it before LaunchSharedStream.
+// call it once, before (and outside the timing of) LaunchSharedStream.
 cudaError_t SharedStreamGridBlocks(int width_bits, int* blocks);
 
 cudaError_t LaunchSharedStream(const SharedStreamArgs& args, cudaStream_t stream);

@@ -1,0 +1,66 @@
+// The tiled grid-stride loop of the streaming kernels (kernels/bandwidth.cu,
+// kernels/elementwise.cu): each thread issues kBatch independent loads
+// before it uses any of them, so that kBatch accesses are in flight per
+// thread, at immediate offsets from one address.
+#ifndef DISSECT_KERNELS_TILED_STREAM_CUH_
+#define DISSECT_KERNELS_TILED_STREAM_CUH_
+
+#include <cstddef>
+
+namespace dissect {
+
+// Elements of one tile: kBatch per thread of a kThreads-thread block.
+template <int kBatch, int kThreads>
+inline constexpr size_t kTileElements = static_cast<size_t>(kBatch) * kThreads;
+
+// Tiles over n elements (the last one partial if kTileElements does not
+// divide n): the most blocks ForEachTileOfBlock can keep busy.
+template <int kBatch, int kThreads>
+__host__ __device__ constexpr size_t TileCount(size_t n) {
+  return (n + kTileElements<kBatch, kThreads> - 1) / kTileElements<kBatch, kThreads>;
+}
+
+// One tile: the calling thread handles elements first + j * kThreads for
+// j < kBatch (a warp touches 32 consecutive elements per access). Every
+// fetch(i) (the load) comes before the first use(i, value) (the sum, the
+// store). kGuard: the tile may run past n, so each element is checked.
+template <typename T, int kBatch, int kThreads, bool kGuard, typename Fetch, typename Use>
+__device__ __forceinline__ void StreamTile(size_t first, size_t n, Fetch& fetch, Use& use) {
+  T v[kBatch];
+#pragma unroll
+  for (int j = 0; j < kBatch; ++j) {
+    const size_t i = first + static_cast<size_t>(j) * kThreads;
+    if (!kGuard || i < n) v[j] = fetch(i);
+  }
+#pragma unroll
+  for (int j = 0; j < kBatch; ++j) {
+    const size_t i = first + static_cast<size_t>(j) * kThreads;
+    if (!kGuard || i < n) use(i, v[j]);
+  }
+}
+
+// Every tile of elements [0, n) that the calling block owns: block b takes
+// tiles b, b + G, b + 2G, ... (G = blocks in the grid), the same ones on
+// every call, so a block re-reading a buffer finds its share in its SM's
+// L1 if it fits. The partial tile at the end, if any, goes to the block
+// whose turn it would be. Needs blockDim.x == kThreads.
+template <typename T, int kBatch, int kThreads, typename Fetch, typename Use>
+__device__ __forceinline__ void ForEachTileOfBlock(size_t n, Fetch&& fetch, Use&& use) {
+  constexpr size_t kTile = kTileElements<kBatch, kThreads>;
+  const size_t full_end = n / kTile * kTile;
+  const size_t tile_stride = static_cast<size_t>(gridDim.x) * kTile;
+  // One trip is one tile: kBatch accesses per thread, which the SASS tests
+  // count; ptxas must not unroll it further.
+#pragma unroll 1
+  for (size_t i = static_cast<size_t>(blockIdx.x) * kTile + threadIdx.x; i < full_end;
+       i += tile_stride) {
+    StreamTile<T, kBatch, kThreads, false>(i, n, fetch, use);
+  }
+  if (full_end < n && blockIdx.x == (n / kTile) % gridDim.x) {
+    StreamTile<T, kBatch, kThreads, true>(full_end + threadIdx.x, n, fetch, use);
+  }
+}
+
+}  // namespace dissect
+
+#endif  // DISSECT_KERNELS_TILED_STREAM_CUH_
