@@ -16,8 +16,14 @@
 # (lib64, lib, extras/CUPTI/lib64); where the toolkit is elsewhere, run with
 # LD_LIBRARY_PATH=dist/lib:<toolkit>/lib64. Without CUPTI the experiments
 # still run and record counters_unavailable.
+#
+# dist/MANIFEST names the newest glibc and libstdc++ versions the bundled
+# binaries and libraries ask for ("glibc 2.34", "glibcxx 3.4.30" on Debian
+# 12); tools/device_checks.sh and tools/reference_run.sh stop with one clear
+# line on a host older than that.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source tools/glibc_versions.sh
 experiments=(
   //experiments:shared_latency //experiments:relu_bandwidth
   //experiments:memory_latency //experiments:latency_trace
@@ -49,6 +55,12 @@ if [[ "${DISSECT_BUNDLE_CUBLAS:-0}" == 1 ]]; then
 fi
 { git rev-parse HEAD; git diff --quiet HEAD || echo "(with uncommitted changes)"; } | paste -sd' ' > dist/COMMIT
 ./bazelw query "${gpu_query}" --output=xml 2>/dev/null | tools/gpu_test_manifest.py > dist/GPU_TESTS
+{
+  echo "# The newest versions the binaries in dist/ ask of the host's glibc and libstdc++."
+  bundle_requirements dist/bin/* dist/lib/*
+} > dist/MANIFEST
+grep -q '^glibc ' dist/MANIFEST || { echo "bundle.sh: no glibc version found in dist/ (objdump -p)" >&2; exit 1; }
+grep -v '^#' dist/MANIFEST | sed 's/^/bundle.sh: needs /'
 # The static binaries (wgmma alone is 10 MB) add up to more than the device
 # tool's 64 MiB carry limit; gzip brings them to about a third. Carry
 # dist.tar.gz and unpack it there: tar xzf dist.tar.gz

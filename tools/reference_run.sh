@@ -8,11 +8,18 @@
 #   The whole run is meant to fit one 10-minute call on an H100, but its
 #   length is an estimate until measured: where a call may be cut short, run
 #   one part per call, each into its own OUTDIR (the report reads them all).
+# Also writes MACHINE, COMMANDS, REPORT.md and SUMMARY.txt (PASS/FAIL per
+# experiment, the report's points outside their published ranges). Under
+# the device tool's $OUT (tools/device_common.sh), OUTDIR receives only
+# SUMMARY.txt and NAME.tar.gz of all that, repacked after each experiment,
+# so a call cut at its time limit keeps the experiments finished before.
+# Stops with exit 2 where the host's glibc or libstdc++ is older than the
+# bundle needs (dist/MANIFEST).
 # Figures are drawn afterwards where gnuplot is (not on the GPU machine):
 #   ./bazelw run //analysis:figures -- --out=$PWD/OUTDIR/figures $PWD/OUTDIR
 set -uo pipefail
 usage="usage: tools/reference_run.sh OUTDIR [--parts=memory,l1_bypass,tensor] [flags]"
-out=${1:?${usage}}
+outdir=${1:?${usage}}
 shift
 parts=memory,l1_bypass,tensor
 if [[ "${1:-}" == --parts=* ]]; then
@@ -23,16 +30,18 @@ for p in ${parts//,/ }; do
   [[ "${p}" =~ ^(memory|l1_bypass|tensor)$ ]] || { echo "reference_run.sh: unknown part '${p}'; ${usage}" >&2; exit 2; }
 done
 want() { [[ ",${parts}," == *",$1,"* ]]; }
-mkdir -p "${out}"
 source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
+results_init reference_run.sh "${outdir}"
+check_host_libs
 write_machine "${out}"
 
 status=0
 run() {  # run LABEL BINARY ARGS...: one experiment, its command line recorded verbatim
   local name=$1 bin=$2
   shift 2
-  record "${out}" "${out}/${name}.log" dist/bin/"${bin}" --benchmark_out="${out}/${name}.json" "$@" ||
+  step "${name}" "${out}/${name}.log" dist/bin/"${bin}" --benchmark_out="${out}/${name}.json" "$@" ||
     { status=1; echo "   failed, see ${out}/${name}.log" >&2; }
+  pack "after ${name}"
 }
 
 if want memory; then
@@ -71,5 +80,17 @@ if want tensor; then
   run wgmma wgmma --samples=10 "$@"
   run cublaslt_gemm cublaslt_gemm --samples=10 --metrics=tensor_pipe_active "$@"
 fi
-dist/bin/report "${out}" > "${out}/REPORT.md" 2> "${out}/report.log" || status=1
-exit "${status}"
+publish "running the report"
+if dist/bin/report "${out}" > "${out}/REPORT.md" 2> "${out}/report.log"; then
+  summary "PASS report"
+else
+  status=1
+  summary "FAIL report (report.log)"
+  failure_lines "${out}/report.log"
+fi
+outside=$(grep -F '**outside**' "${out}/REPORT.md" | tr -s ' ' | cut -c1-300)
+if [[ -n "${outside}" ]]; then
+  mapfile -t outside <<< "${outside}"
+  summary "outside their published ranges (REPORT.md):" "${outside[@]/#/    }"
+fi
+finish "${status}"
