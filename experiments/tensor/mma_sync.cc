@@ -6,12 +6,16 @@
 //           and with all-zero operands?
 // Timed:    latency: one warp issues a dependent chain of 4096 mma.sync
 //           (D += A·B, D the next C) between two %clock64 reads: cycles per
-//           mma = span / 4096. Throughput: every SM filled with warps
+//           mma = span / 4096. Before the first read, one untimed step per
+//           chain consumes the loaded fragments and the zeroed accumulators
+//           (kUntimedSteps), so that neither lands in the timed region. Throughput: every SM filled with warps
 //           (occupancy API), each with 8 independent accumulators (2 for
 //           sp_e4m3_f32, which ptxas expands into many registers), 1024
 //           steps each; per SM, the %clock64 span of all its warps over the
 //           mma it issued (median over SMs) gives cycles per mma per SM;
-//           CUDA events around the launch give TFLOP/s (TOP/s for s8).
+//           CUDA events around the launch give TFLOP/s (TOP/s for s8), and
+//           the longest per-SM %clock64 span over the event time the SM
+//           clock during the launch (measured_sm_clock_mhz, a lower bound).
 //           Before timing, a launch with 8 steps is checked element by
 //           element against a CPU reference (exact for s8).
 // Expected: latency of some tens of cycles per dependent mma; throughput
@@ -19,11 +23,12 @@
 //           (configs/tensor/peaks.json) on Ampere; on Hopper mma.sync
 //           reaches only part of the wgmma peak. Sparse forms count the
 //           dense-equivalent FLOP (2·m·n·K) against the sparse rate (2x).
-//           On sm_90a ptxas has no native fp8 mma.sync: the e4m3/e5m2 (and
-//           sp_e4m3) forms compile to f16 HMMA after conversions
-//           (//experiments/tensor:sass_test), so expect them well below
-//           the fp8 rate; wgmma carries Hopper's native fp8 path. Zero operands may run
-//           faster than random ones only through power and clock effects.
+//           On cc 9.x the e4m3/e5m2 and sp_e4m3 forms are skipped with the
+//           reason (MmaSyncNative): sm_90 has no fp8 mma.sync; ptxas
+//           emulates them with f16 HMMA and folds the loop's repeated
+//           products, so their rows would be invented numbers. wgmma
+//           carries Hopper's native fp8 path. Zero operands may run faster
+//           than random ones only through power and clock effects.
 #include "kernels/tensor/mma_sync.h"
 
 #include <cuda_runtime_api.h>
@@ -75,6 +80,12 @@ absl::Status Run(PointContext& ctx) {
     return Skipped(absl::StrCat(form.instruction, " needs sm_", form.min_arch,
                                 " or later; this GPU is sm_", arch));
   }
+  if (!MmaSyncNative(form, arch)) {
+    return Skipped(absl::StrCat(
+        form.instruction, " has no native form on sm_", arch,
+        ": ptxas emulates it with f16 HMMA and folds the loop's repeated products, so the "
+        "row would not measure the tensor core; the wgmma experiment measures fp8 on Hopper"));
+  }
   const MmaOperands operands =
       MakeMmaOperands(form, data, 0x5eed0000u + static_cast<uint64_t>(form.form));
   DISSECT_ASSIGN_OR_RETURN(auto d_a, DeviceBuffer<uint32_t>::Allocate(operands.a.size()));
@@ -125,8 +136,8 @@ absl::Status Run(PointContext& ctx) {
   std::vector<uint32_t> out(d_out.size());
   DISSECT_CUDA_RETURN_IF_ERROR(
       cudaMemcpy(out.data(), d_out.get(), d_out.bytes(), cudaMemcpyDeviceToHost));
-  DISSECT_RETURN_IF_ERROR(
-      CheckMmaOutput(form, operands, static_cast<int64_t>(kVerifyIterations) * chains, out));
+  DISSECT_RETURN_IF_ERROR(CheckMmaOutput(
+      form, operands, static_cast<int64_t>(kVerifyIterations + kUntimedSteps) * chains, out));
 
   const int iterations = mode == TensorMode::kLatency ? kLatencyIterations : kThroughputIterations;
   launch.args.iterations = iterations;
@@ -174,6 +185,11 @@ DISSECT_EXPERIMENT(mma_sync)
                "dense-equivalent k)")
     .AddMetric("tflops", "TFLOP/s",
                "2·m·n·k × mma of the launch / event time (integer forms: TOP/s)")
+    .AddMetric("measured_sm_clock_mhz", "MHz",
+               "longest per-SM %clock64 span of the launch / its event time: a lower "
+               "bound on the SM clock while the loops ran (the event time also holds "
+               "launch overhead and work outside the clock reads; latency rows, one "
+               "short warp, read lowest)")
     .Run(Run);
 
 }  // namespace

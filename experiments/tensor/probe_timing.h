@@ -25,12 +25,23 @@ bool AllBuilt(absl::Span<const TensorTiming> records);
 absl::StatusOr<double> CyclesPerInstruction(absl::Span<const TensorTiming> records,
                                             int64_t per_record);
 
+// The SM clock during one launch, in MHz: the longest per-SM %clock64 span
+// of its records (first start to last stop on one SM) over the launch's
+// CUDA-event time `ms`. The event time also holds the launch overhead and
+// each block's work outside its clock reads (operand loads, the untimed
+// step, the output stores), so this is a lower bound on the mean SM clock
+// while the timed loops ran; the shorter the kernel, the lower it reads.
+// InternalError for a record whose clock did not advance; InvalidArgument
+// for no records or a time that is not positive.
+absl::StatusOr<double> MeasuredSmClockMhz(absl::Span<const TensorTiming> records, double ms);
+
 // Records a probe point's metrics from the records of its timed launches:
 // `timing` holds one row of `per_launch` records per launch (the checked
 // launch first, then the warm-up launches, then one per sample in `ms`).
 // Per sample: `cycles_metric` (CyclesPerInstruction of its row),
-// "flops_per_clk_per_sm" (flops_per_instruction over that) and "tflops"
-// (flops_per_launch over the event time).
+// "flops_per_clk_per_sm" (flops_per_instruction over that), "tflops"
+// (flops_per_launch over the event time) and "measured_sm_clock_mhz"
+// (MeasuredSmClockMhz of its row and event time).
 absl::Status AddProbeSamples(PointContext& ctx, absl::Span<const TensorTiming> timing,
                              int per_launch, int64_t per_record, double flops_per_instruction,
                              double flops_per_launch, const std::vector<double>& ms,

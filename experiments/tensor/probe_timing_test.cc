@@ -26,6 +26,26 @@ TEST(CyclesPerInstructionTest, RejectsAStoppedClockAndEmptyInput) {
   EXPECT_FALSE(CyclesPerInstruction({}, 1).ok());
 }
 
+TEST(MeasuredSmClockMhzTest, LongestSmSpanOverTheEventTime) {
+  // Spans: SM 0 [0, 300), SM 1 [50, 250), SM 2 [0, 1000): 1000 cycles in
+  // 1 µs is 1000 MHz.
+  const std::vector<TensorTiming> r = {
+      {0, 200, 0, 1}, {100, 300, 0, 1}, {50, 250, 1, 1}, {0, 1000, 2, 1}};
+  EXPECT_DOUBLE_EQ(*MeasuredSmClockMhz(r, 1e-3), 1000.0);
+  // One latency warp: 1.5e6 cycles in 1 ms.
+  const std::vector<TensorTiming> one = {{7, 7 + 1500000, 3, 1}};
+  EXPECT_DOUBLE_EQ(*MeasuredSmClockMhz(one, 1.0), 1500.0);
+}
+
+TEST(MeasuredSmClockMhzTest, RejectsNoTimeAStoppedClockAndEmptyInput) {
+  const std::vector<TensorTiming> r = {{0, 100, 0, 1}};
+  EXPECT_FALSE(MeasuredSmClockMhz(r, 0).ok());
+  EXPECT_FALSE(MeasuredSmClockMhz(r, -1).ok());
+  const std::vector<TensorTiming> stopped = {{10, 10, 0, 1}};
+  EXPECT_FALSE(MeasuredSmClockMhz(stopped, 1).ok());
+  EXPECT_FALSE(MeasuredSmClockMhz({}, 1).ok());
+}
+
 // Launch rows: checked launch, one warm-up, two samples; one record each.
 TEST(AddProbeSamplesTest, OneSamplePerTimedLaunchFromItsOwnRow) {
   Point point;
@@ -41,6 +61,8 @@ TEST(AddProbeSamplesTest, OneSamplePerTimedLaunchFromItsOwnRow) {
   EXPECT_EQ(m.at("cycles_per_mma"), (std::vector<double>{4, 8}));
   EXPECT_EQ(m.at("flops_per_clk_per_sm"), (std::vector<double>{1024, 512}));
   EXPECT_EQ(m.at("tflops"), (std::vector<double>{1000, 500}));
+  // 400 and 800 cycles in 1 and 2 ms.
+  EXPECT_EQ(m.at("measured_sm_clock_mhz"), (std::vector<double>{0.4, 0.4}));
   // Too few records for the samples is an error, not a read past the end.
   PointContext short_ctx(point, device, options, nullptr, nullptr);
   EXPECT_FALSE(AddProbeSamples(short_ctx, absl::MakeConstSpan(timing.data(), 3), 1, 100, 4096, 1e12,

@@ -11,9 +11,14 @@
 //           4 independent accumulators in commit groups of 4 steps with at
 //           most one group in flight; per SM, the %clock64 span of its
 //           warpgroups over the wgmma issued there (median over SMs); CUDA
-//           events give TFLOP/s (TOP/s for s8). A launch of 8 steps is first
-//           checked against a CPU reference (every accumulator element of
-//           every warpgroup; exact for s8).
+//           events give TFLOP/s (TOP/s for s8), and the longest per-SM span
+//           over the event time the SM clock during the launch
+//           (measured_sm_clock_mhz, a lower bound). Every chain first runs
+//           one untimed wgmma, committed and waited for, before the first
+//           clock read (kUntimedSteps), so that the operand loads and the
+//           accumulator zeroing stay out of the timed region. A launch of 8
+//           steps is first checked against a CPU reference (every
+//           accumulator element of every warpgroup; exact for s8).
 // Expected: throughput near the dense per-SM rate of configs/tensor/peaks.json
 //           for large N (well above mma.sync's); small N bound by reading A
 //           from shared memory, better with A in registers; latency growing
@@ -122,8 +127,8 @@ absl::Status Run(PointContext& ctx) {
   std::vector<uint32_t> out(d_out.size());
   DISSECT_CUDA_RETURN_IF_ERROR(
       cudaMemcpy(out.data(), d_out.get(), d_out.bytes(), cudaMemcpyDeviceToHost));
-  DISSECT_RETURN_IF_ERROR(
-      CheckWgmmaOutput(form, n, operands, static_cast<int64_t>(kVerifyIterations) * chains, out));
+  DISSECT_RETURN_IF_ERROR(CheckWgmmaOutput(
+      form, n, operands, static_cast<int64_t>(kVerifyIterations + kUntimedSteps) * chains, out));
 
   const int iterations = mode == TensorMode::kLatency ? kLatencyIterations : kThroughputIterations;
   args.iterations = iterations;
@@ -171,6 +176,11 @@ DISSECT_EXPERIMENT(wgmma)
     .AddMetric("flops_per_clk_per_sm", "FLOP/clk/SM",
                "2·64·N·K / cycles_per_wgmma (s8: operations)")
     .AddMetric("tflops", "TFLOP/s", "2·64·N·K × wgmma of the launch / event time (s8: TOP/s)")
+    .AddMetric("measured_sm_clock_mhz", "MHz",
+               "longest per-SM %clock64 span of the launch / its event time: a lower "
+               "bound on the SM clock while the loops ran (the event time also holds "
+               "launch overhead and work outside the clock reads; latency rows, one "
+               "short warpgroup, read lowest)")
     .Validate(Validate)
     .Run(Run);
 

@@ -202,8 +202,9 @@ struct SpE4m3F32 : F32Accumulator {
 __device__ __forceinline__ uint32_t WordOf(float v) { return __float_as_uint(v); }
 __device__ __forceinline__ uint32_t WordOf(int32_t v) { return static_cast<uint32_t>(v); }
 
-// Every chain of every warp computes D += A·B `iterations` times from zero
-// with the warp's one A and B fragment. The steps of a chain depend on each
+// Every chain of every warp computes D += A·B kUntimedSteps + `iterations`
+// times from zero with the warp's one A and B fragment, the first
+// kUntimedSteps before the first clock read. The steps of a chain depend on each
 // other through the accumulator; the chains do not depend on each other.
 // The asm is volatile, so that chains with identical inputs are not merged.
 template <typename Form, int kChains>
@@ -229,6 +230,10 @@ __global__ void __launch_bounds__(kMmaThreads)
 #pragma unroll
       for (int r = 0; r < Form::kCRegs; ++r) acc[c][r] = 0;
     }
+    // The untimed step (kUntimedSteps): it consumes the loaded fragments and
+    // the zeroed accumulators, so both are done before the clock starts.
+#pragma unroll
+    for (int c = 0; c < kChains; ++c) Form::Step(acc[c], a, b, meta);
     __syncwarp();
     const uint64_t start = ReadClock64();
 #pragma unroll 1

@@ -18,6 +18,17 @@ struct TensorTiming {
   uint32_t built;
 };
 
+// Every probe kernel runs this many untimed steps per chain (the same
+// instruction, accumulating from zero) before its first clock read, so that
+// the operand loads have completed and the accumulators hold values before
+// the clock starts: ptxas otherwise moves the fragment loads and the
+// accumulator zeroing after the first clock read, into the timed region
+// (issue 11). The output of a launch with `iterations` timed steps per chain
+// holds iterations + kUntimedSteps products per chain. The first timed step
+// may still wait for the untimed one to retire: at most one instruction
+// latency in the span, under 0.1 % of the shortest timed loop.
+inline constexpr int kUntimedSteps = 1;
+
 // How a probe launch is shaped.
 enum class TensorMode {
   kLatency,     // one warp (warpgroup), one dependent accumulator chain

@@ -114,7 +114,9 @@ struct WgmmaArgs {
   int n = 64;
   bool a_from_registers = false;
   TensorMode mode = TensorMode::kLatency;
-  int iterations = kWgmmaUnroll;          // per chain, multiple of kWgmmaUnroll
+  // Timed wgmma per chain, a multiple of kWgmmaUnroll; each chain also
+  // issues kUntimedSteps before the clock starts.
+  int iterations = kWgmmaUnroll;
   int blocks = 1;                         // one warpgroup each; from WgmmaGrid
   const uint8_t* a_tile = nullptr;        // kWgmmaM × 32 B canonical image
   const uint8_t* b_tile = nullptr;        // n × WgmmaBRowBytes canonical image (row = column of B)
