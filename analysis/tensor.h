@@ -1,14 +1,24 @@
-// Tensor-core section of the report: per device, the theoretical ceilings
-// (configs/tensor/peaks.json: SM count × SM clock × per-SM rate), every
-// tensor probe measurement (mma_sync, wgmma) as a % of its ceiling and of
-// the best measured for its input type, and for cuBLASLt GEMM sweeps a
-// utilisation heatmap (shape × dtype) and a good / bad / ugly table that
-// names the shapes where the tensor cores idle, with a shape-based reason.
+// Tensor-core section of the report: per device, the ceilings of
+// configs/tensor/peaks.json, every tensor probe measurement (mma_sync, wgmma)
+// and cuBLASLt GEMM as a % of three ceilings and of the best measured for its
+// input type, and for cuBLASLt GEMM sweeps a utilisation heatmap (shape ×
+// dtype) and a good / bad / ugly table that names the shapes where the tensor
+// cores idle, with a shape-based reason.
+//
+// The three ceilings of a measurement: SM count × per-SM rate × (1) the
+// maximum boost clock the device reports (device_sm_clock_max_khz), (2) the
+// clock behind NVIDIA's published peak of the SKU (a product of peaks.json,
+// matched by device name and SM count), (3) the SM clock measured during the
+// run (measured_sm_clock_mhz of probe rows, clock64 span ÷ event time; the
+// NVML reads around the samples on GEMM rows). Rows with counter `emulated`
+// = 1 (a form ptxas expands into other instructions) are shown, labelled,
+// but kept out of every % and of the best.
 
 #ifndef DISSECT_ANALYSIS_TENSOR_H_
 #define DISSECT_ANALYSIS_TENSOR_H_
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -39,11 +49,29 @@ struct TensorRate {
   std::string note;
 };
 
+// A SKU with NVIDIA's published dense peaks.
+struct TensorProduct {
+  std::string name;  // "H100 SXM5 80 GB"
+  // The product is the device when its device_name contains any of these
+  // and its SM count is sm_count.
+  std::vector<std::string> device_name_contains;
+  int sm_count = 0;
+  // Published dense TFLOP/s (integer: TOP/s) per dtype; nullopt: unknown.
+  std::map<std::string, std::optional<double>> dense_tflops;
+  std::string source;  // a TensorSource key
+  std::string note;
+  std::optional<double> DenseTflops(std::string_view dtype) const;
+};
+
 struct TensorArchitecture {
   std::string name;
   std::string compute_capability;  // "9.0"
   std::vector<TensorRate> rates;
+  std::vector<TensorProduct> products;
   const TensorRate* Find(std::string_view dtype) const;
+  // The product a device is, or null.
+  const TensorProduct* ProductFor(std::string_view device_name,
+                                  int sm_count) const;
 };
 
 struct TensorPeaks {

@@ -1,5 +1,6 @@
 // Tensor-core section: the ceilings file, type mapping, shape parsing and
-// the rendered section over synthetic mma_sync and cublaslt_gemm results
+// the rendered section over synthetic mma_sync, wgmma and cublaslt_gemm
+// results
 // (compared with analysis/testdata/tensor/tensor.golden.md; regenerate with
 // DISSECT_UPDATE_GOLDEN=1 bazel run //analysis:tensor_test).
 
@@ -12,6 +13,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "analysis/report.h"
 #include "analysis/results.h"
 #include "analysis/tensor_peaks_embedded.h"
@@ -45,6 +47,21 @@ TEST(TensorPeaksTest, RepositoryFileParsesAndMatchesTheEmbeddedCopy) {
   EXPECT_NEAR(132 * 1.83e9 * hopper->Find("fp16")->dense / 1e12, 989.4, 0.1);
   EXPECT_NEAR(132 * 1.83e9 * hopper->Find("tf32")->dense / 1e12, 494.7, 0.1);
   EXPECT_NEAR(132 * 1.83e9 * hopper->Find("fp8")->dense / 1e12, 1978.9, 0.1);
+  // The published dense peaks and the clocks they imply: 1830 MHz on the
+  // SXM5, 1620 MHz on the PCIe card (issue 11 item 14).
+  const TensorProduct* sxm = hopper->ProductFor("NVIDIA H100 80GB HBM3", 132);
+  ASSERT_NE(sxm, nullptr);
+  EXPECT_EQ(sxm->name, "H100 SXM5 80 GB");
+  EXPECT_NEAR(*sxm->DenseTflops("fp16") * 1e6 / (132 * 4096), 1830, 1);
+  EXPECT_NEAR(*sxm->DenseTflops("fp8") * 1e6 / (132 * 8192), 1830, 1);
+  EXPECT_NEAR(*sxm->DenseTflops("tf32") * 1e6 / (132 * 2048), 1830, 1);
+  const TensorProduct* pcie = hopper->ProductFor("NVIDIA H100 PCIe", 114);
+  ASSERT_NE(pcie, nullptr);
+  EXPECT_NEAR(*pcie->DenseTflops("fp16") * 1e6 / (114 * 4096), 1620, 1);
+  EXPECT_NEAR(*pcie->DenseTflops("int8") * 1e6 / (114 * 8192), 1620, 1);
+  EXPECT_FALSE(pcie->DenseTflops("fp32").has_value());
+  EXPECT_EQ(hopper->ProductFor("NVIDIA H100 PCIe", 132), nullptr);
+  EXPECT_EQ(hopper->ProductFor("NVIDIA H100 NVL", 132), nullptr);
   const TensorArchitecture* ampere = peaks.ForComputeCapability("8.0");
   ASSERT_NE(ampere, nullptr);
   EXPECT_NEAR(108 * 1.41e9 * ampere->Find("fp16")->dense / 1e12, 311.9, 0.1);
@@ -94,6 +111,27 @@ TEST(TensorPeaksTest, BadFilesAreOneLineErrors) {
               .status()
               .message()),
       HasSubstr("\"dense\" must be > 0"));
+  const std::string rate =
+      R"({"name": "a", "compute_capability": "9.0", "rates": [{"dtype": "fp16", "dense": 1, "sparse": 2, "source": "s", "note": "n"}], "products": [)";
+  auto product = [&](const std::string& p) {
+    const absl::StatusOr<TensorPeaks> peaks = parse(rate + p + "]}");
+    return peaks.ok() ? std::string("ok") : std::string(peaks.status().message());
+  };
+  const std::string good =
+      R"({"name": "x", "device_name_contains": ["X"], "sm_count": 2, "source": "s", "note": "n", "dense_tflops": {"fp16": 1.5}})";
+  EXPECT_EQ(product(good), "ok");
+  EXPECT_EQ(product(absl::StrReplaceAll(good, {{"1.5", "null"}})), "ok");
+  EXPECT_THAT(product(absl::StrReplaceAll(good, {{"\"fp16\": 1.5", "\"fp8\": 1"}})),
+              HasSubstr("p.json: architecture 1 product 1: \"dense_tflops\" "
+                        "names \"fp8\", which has no rate"));
+  EXPECT_THAT(product(absl::StrReplaceAll(good, {{"1.5", "-1"}})),
+              HasSubstr("\"dense_tflops\" of fp16 must be > 0 or null"));
+  EXPECT_THAT(product(absl::StrReplaceAll(good, {{"[\"X\"]", "[]"}})),
+              HasSubstr("needs a non-empty array \"device_name_contains\""));
+  EXPECT_THAT(product(absl::StrReplaceAll(good, {{"\"sm_count\": 2", "\"sm_count\": 0"}})),
+              HasSubstr("\"sm_count\" must be > 0"));
+  EXPECT_THAT(product(absl::StrReplaceAll(good, {{"\"source\": \"s\"", "\"source\": \"q\""}})),
+              HasSubstr("unknown source \"q\""));
   EXPECT_FALSE(ParseTensorPeaksJson("{}", "p.json").ok());
   EXPECT_FALSE(ParseTensorPeaksJson("not json", "p.json").ok());
 }
@@ -136,54 +174,150 @@ std::vector<ResultFile> Fixtures() {
 
 TEST(RenderTensorSectionsTest, PercentOfPeakAndOfBest) {
   const std::string out = RenderTensorSections(Fixtures(), RepoPeaks());
-  EXPECT_THAT(out,
-              HasSubstr("## tensor cores: Synthetic H100-like GPU (fixture)"));
-  // f16_f32 throughput: 4096 / 1.6 = 2560 FLOP/clk/SM of 4096: 62.5% of peak;
-  // with zeros 5% faster: 105.3% of the best random-data rate.
-  // The best fp16 rate is wgmma n=256's 809.7 TFLOP/s.
-  EXPECT_THAT(
-      out,
-      HasSubstr(
-          "| mma_sync | f16_f32 | fp16 | throughput | random | 1.6 | 2560 | "
-          "593 | 62.5% | 73.2% |"));
+  EXPECT_THAT(out, HasSubstr("## tensor cores: NVIDIA H100 80GB HBM3 "
+                             "(synthetic fixture)"));
+  // f16_f32 throughput: 4096 / 1.6 = 2560 FLOP/clk/SM of 4096: 62.5% at the
+  // measured clock; 593 TFLOP/s of 1071 @ max boost (55.4%) and of the
+  // published 989.4 (59.9%); 73.2% of the best fp16 rate, wgmma n=256's 809.7
+  // TFLOP/s. With zeros 5% faster: 77.1% of it.
+  EXPECT_THAT(out, HasSubstr("| mma_sync | f16_f32 | fp16 | throughput | "
+                             "random | 1.6 | 2560 | 593 | 1755 clock64 (droop "
+                             "−11.4%) | 62.5% | 55.4% | 59.9% | 73.2% |  |"));
   // bf16 has no GEMM row: its best is the random-data probe row; zeros run
   // 5% faster: 105.3% of it.
-  EXPECT_THAT(
-      out,
-      HasSubstr(
-          "| mma_sync | bf16_f32 | bf16 | throughput | zeros | 1.52 | 2695 | "
-          "624.3 | 65.8% | 105.3% |"));
+  EXPECT_THAT(out, HasSubstr("| mma_sync | bf16_f32 | bf16 | throughput | "
+                             "zeros | 1.52 | 2695 | 624.3 | 1755 clock64 "
+                             "(droop −11.4%) | 65.8% | 58.3% | 63.1% | 105.3% "
+                             "|  |"));
   // wgmma m64n256k16: 524288 FLOP / 150 cycles = 3495 FLOP/clk/SM of 4096:
   // 85.3%; the sparse form is held against the 2:4 rate (8192):
-  // 1048576 / 160 = 6554 FLOP/clk/SM, 80.0%.
-  EXPECT_THAT(
-      out,
-      HasSubstr("| wgmma | f16_f32 n=256 a_source=shared | fp16 | throughput | "
-                "random | 150 | 3495 | 809.7 | 85.3% | 100.0% |"));
-  EXPECT_THAT(
-      out, HasSubstr(
-               "| wgmma | sp_f16_f32 n=256 a_source=shared | fp16 2:4 sparse | "
-               "throughput | random | 160 | 6554 | 1518 | 80.0% | 100.0% |"));
-  // Latency rows have no % of peak.
-  EXPECT_THAT(
-      out,
-      HasSubstr("| mma_sync | s8_s32 | int8 | latency | random | 30 | 273.1 | "
-                "0.4792 | — | — |"));
-  // GEMM: 700 TFLOP/s of 132 × 1980 MHz × 4096 = 1070.5 → 65.4%: good;
-  // 86.5% of the wgmma's 809.7.
-  EXPECT_THAT(
-      out,
-      HasSubstr("| good | fp16 | 4096x4096x4096 | 700 | 65.4% | 86.5% | 88 |"));
-  EXPECT_THAT(out, HasSubstr("| 4096x4096x4096 | █ 65.4% |"));
-  // The M = 1 row is ugly and memory-bound; the odd row is flagged misaligned.
-  EXPECT_THAT(out, HasSubstr("| ugly | fp16 | 1x4096x4096 |"));
-  EXPECT_THAT(
-      out,
-      HasSubstr("memory-bound: 0.9995 FLOP/B, below the ridge point of 319.3"));
+  // 1048576 / 160 = 6554 FLOP/clk/SM, 80.0%, and against twice the
+  // published dense peak.
+  EXPECT_THAT(out, HasSubstr("| wgmma | f16_f32 n=256 a_source=shared | fp16 "
+                             "| throughput | random | 150 | 3495 | 809.7 | "
+                             "1755 clock64 (droop −11.4%) | 85.3% | 75.6% | "
+                             "81.8% | 100.0% |  |"));
+  EXPECT_THAT(out, HasSubstr("| wgmma | sp_f16_f32 n=256 a_source=shared | "
+                             "fp16 2:4 sparse | throughput | random | 160 | "
+                             "6554 | 1518 | 1755 clock64 (droop −11.4%) | "
+                             "80.0% | 70.9% | 76.7% | 100.0% |  |"));
+  // At the maximum boost clock no droop is claimed, and the two clock-based
+  // percentages agree.
+  EXPECT_THAT(out, HasSubstr("| 535.3 | 1980 clock64 | 50.0% | 50.0% | "
+                             "54.1% |"));
+  // Latency rows have no %.
+  EXPECT_THAT(out, HasSubstr("| mma_sync | s8_s32 | int8 | latency | random | "
+                             "30 | 273.1 | 0.4792 | 1755 NVML | — | — | — | — "
+                             "|  |"));
+  // The skipped int8 shape is a dot in the heatmap.
+  EXPECT_THAT(out, HasSubstr("| 4095x4096x4096 | ▒ 42.4% | · | · | · | · |"));
   EXPECT_THAT(out, HasSubstr("a dimension is not a multiple of 16"));
   EXPECT_THAT(out, HasSubstr("under one wave"));
-  // The skipped int8 shape is a dot in the heatmap.
-  EXPECT_THAT(out, HasSubstr("| 4095x4096x4096 | ▒ 39.2% | · | · |"));
+}
+
+// Issue 11 item 14: the published peak assumes a lower clock than the
+// maximum boost clock; each GEMM row shows all three ceilings.
+TEST(RenderTensorSectionsTest, ThreeCeilingsAndTheClockBehindEach) {
+  const std::string out = RenderTensorSections(Fixtures(), RepoPeaks());
+  EXPECT_THAT(out, HasSubstr("maximum SM clock the device reports (1980 MHz"));
+  EXPECT_THAT(out, HasSubstr("| fp16 | 4096 | 8192 | 1071 | 989.4 (1830 MHz) "
+                             "[1] |"));
+  EXPECT_THAT(out, HasSubstr("| fp32 | 256 | — | 66.91 | 66.9 (1980 MHz) [1] "
+                             "|"));
+  EXPECT_THAT(out, HasSubstr("SM clock measured during the runs: 1755–1980 MHz "
+                             "(NVML, 22 rows); 1755–1980 MHz (clock64, 13 "
+                             "rows)"));
+  // 700 TFLOP/s: of 132 × 1755 MHz × 4096 = 948.9 (73.8%), of 132 × 1980 MHz
+  // × 4096 = 1070.5 (65.4%), of the published 989.4 (70.7%); graded on the
+  // published peak. The cold run of the same point beside it.
+  EXPECT_THAT(out, HasSubstr("| good | fp16 | 4096x4096x4096 | 700 | 690 | "
+                             "512.7 | 1755 NVML (droop −11.4%) | 73.8% | 65.4% "
+                             "| 70.7% | 86.5% | 88 |  |"));
+  EXPECT_THAT(out, HasSubstr("| 4096x4096x4096 | █ 70.7% | █ 74.7% | █ 65.7% "
+                             "| █ 78.3% | █ 75.8% |"));
+  // Without a published peak the grade falls back to the max boost clock and
+  // says so.
+  std::vector<ResultFile> files = Fixtures();
+  for (ResultFile& f : files) f.context["device_name"] = "NVIDIA H100 NVL";
+  const std::string nvl = RenderTensorSections(files, RepoPeaks());
+  EXPECT_THAT(nvl, HasSubstr("unknown: no product of configs/tensor/peaks.json "
+                             "matches"));
+  EXPECT_THAT(nvl, HasSubstr("| 4096x4096x4096 | █ 65.4% |"));
+  EXPECT_THAT(nvl, HasSubstr("| good | fp16 | 4096x4096x4096 | 700 | 690 | "
+                             "512.7 | 1755 NVML (droop −11.4%) | 73.8% | 65.4% "
+                             "| — | 86.5% |"));
+}
+
+TEST(RenderTensorSectionsTest, ProductsMatchByNameAndSmCount) {
+  std::vector<ResultFile> files = Fixtures();
+  for (ResultFile& f : files) {
+    f.context["device_name"] = "NVIDIA H100 PCIe";
+    f.context["device_sm_count"] = "114";
+    f.context["device_sm_clock_max_khz"] = "1755000";
+  }
+  const std::string pcie = RenderTensorSections(files, RepoPeaks());
+  EXPECT_THAT(pcie, HasSubstr("| fp16 | 4096 | 8192 | 819.5 | 756 (1619 MHz) "
+                              "[1] |"));
+  EXPECT_THAT(pcie, HasSubstr("| fp32 | 256 | — | 51.22 | unknown |"));
+  // The FP32 GEMM row falls back to the max boost clock, marked.
+  EXPECT_THAT(pcie, HasSubstr("█ 97.6%*"));
+  // The PCIe name with the SXM's SM count is neither product.
+  for (ResultFile& f : files) f.context["device_sm_count"] = "132";
+  EXPECT_THAT(RenderTensorSections(files, RepoPeaks()),
+              HasSubstr("unknown: no product"));
+}
+
+// Issue 11 items 12/13: fp8 mma.sync forms that ptxas emulates with f16
+// HMMA are labelled and never a % or a type's best.
+TEST(RenderTensorSectionsTest, EmulatedRowsAreLabelledAndNeverTheBest) {
+  const std::string out = RenderTensorSections(Fixtures(), RepoPeaks());
+  EXPECT_THAT(out, HasSubstr("| mma_sync | e5m2_f32 | fp8 | throughput | "
+                             "random | 1.136 | 7211 | 1671 | 1755 clock64 "
+                             "(droop −11.4%) | — | — | — | — | emulated: "));
+  // The fp8 best is cuBLASLt's 1550 TFLOP/s, not the emulated 1671.
+  EXPECT_THAT(out, HasSubstr("| wgmma | e4m3_f32 n=256 a_source=shared | fp8 "
+                             "| throughput | random | 170 | 6168 | 1429 | 1755 "
+                             "clock64 (droop −11.4%) | 75.3% | 66.7% | 72.2% | "
+                             "92.2% |  |"));
+  EXPECT_THAT(out, HasSubstr("| good | fp8_fast_accum | 4096x4096x4096 | 1550 "
+                             "| — | 756.8 | 1755 NVML (droop −11.4%) | 81.7% | "
+                             "72.4% | 78.3% | 100.0% |"));
+}
+
+// Issue 11 item 15: both fp8 accumulation modes, labelled.
+TEST(RenderTensorSectionsTest, Fp8FastAccumulationBesideTheDefault) {
+  const std::string out = RenderTensorSections(Fixtures(), RepoPeaks());
+  EXPECT_THAT(out, HasSubstr("| M×N×K | fp16 | fp32 | fp8 | fp8_fast_accum | "
+                             "int8 |"));
+  EXPECT_THAT(out, HasSubstr("fp8_fast_accum is fp8 with "
+                             "CUBLASLT_MATMUL_DESC_FAST_ACCUM set"));
+  EXPECT_THAT(out, HasSubstr("| good | fp8 | 4096x4096x4096 | 1300 |"));
+}
+
+// Issue 11 item 17: a hot GEMM whose operands fit in L2 is not called
+// DRAM-bound; one that does not fit counts only the bytes beyond L2.
+TEST(RenderTensorSectionsTest, HotOperandsThatFitInL2AreNotDramBound) {
+  const std::string out = RenderTensorSections(Fixtures(), RepoPeaks());
+  // 64x4096x4096 fp16: 0.5 + 32 + 0.5 MiB.
+  EXPECT_THAT(out, HasSubstr("| ugly | fp16 | 64x4096x4096 | 90 | 60 | 1450 "
+                             "|"));
+  EXPECT_THAT(out, HasSubstr("hot: A, B and D (33 MiB) fit in the 50 MiB L2, "
+                             "so a hot run reads them from L2, not DRAM, and "
+                             "DRAM's ridge point (295.1 FLOP/B; this shape: "
+                             "62.06 FLOP/B) applies to its cold run only; 32 "
+                             "output tiles"));
+  // M = 1 reads 4002 GB/s, more than the DRAM can give.
+  EXPECT_THAT(out, HasSubstr("4002 GB/s of A, B and D: above the DRAM peak of "
+                             "3352 GB/s"));
+  // fp32 M = 1: 64 MiB of B does not fit; at least 14 MiB come from DRAM.
+  EXPECT_THAT(out, HasSubstr("memory-bound: 2.281 FLOP per DRAM byte (hot: "
+                             "the 14.03 MiB of 64.03 MiB beyond the 50 MiB "
+                             "L2), below the ridge point of 19.96 FLOP/B"));
+  EXPECT_THAT(out, ::testing::Not(HasSubstr("memory-bound: 62.06")));
+  // 2048x4096x4096 fp16 (64 MiB): 14 MiB from DRAM is far above the ridge.
+  EXPECT_THAT(out, HasSubstr("| bad | fp16 | 2048x4096x4096 | 560 | — | 546.9 "
+                             "| 1755 NVML (droop −11.4%) | 59.0% | 52.3% | "
+                             "56.6% | 69.2% | 70 |  |"));
 }
 
 TEST(RenderTensorSectionsTest, NoTensorExperimentsNoSection) {
