@@ -1,37 +1,89 @@
 // CUDA-event timing; see event_timer.h.
 #include "probes/event_timer.h"
 
-#include "absl/strings/string_view.h"
+#include <algorithm>
+#include <chrono>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "kernels/flush.h"
+#include "kernels/spin.h"
 #include "probes/cuda_status.h"
 
 namespace dissect {
 namespace {
 
-// Owns a set of CUDA events.
-class Events {
+// A TimingQueue on a CUDA stream; the guard is one block of kernels/spin.
+class CudaTimingQueue : public TimingQueue {
  public:
-  ~Events() {
-    for (cudaEvent_t e : events_) cudaEventDestroy(e);
-  }
-  absl::Status Create(size_t n) {
-    events_.reserve(n);
-    for (size_t i = 0; i < n; ++i) {
+  explicit CudaTimingQueue(cudaStream_t stream) : stream_(stream) {}
+  ~CudaTimingQueue() override { Release(); }
+
+  cudaStream_t stream() const override { return stream_; }
+
+  absl::Status CreateEvents(int count) override {
+    Release();
+    events_.reserve(count);
+    for (int i = 0; i < count; ++i) {
       cudaEvent_t e = nullptr;
       DISSECT_CUDA_RETURN_IF_ERROR(cudaEventCreate(&e));
       events_.push_back(e);
     }
     return absl::OkStatus();
   }
-  cudaEvent_t operator[](size_t i) const { return events_[i]; }
+
+  absl::Status Record(int event) override {
+    DISSECT_CUDA_RETURN_IF_ERROR(cudaEventRecord(events_[event], stream_));
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<bool> Reached(int event) override {
+    const cudaError_t e = cudaEventQuery(events_[event]);
+    if (e == cudaErrorNotReady) {
+      // Not an error; clear it so that the next launch's cudaGetLastError()
+      // does not report it.
+      cudaGetLastError();
+      return false;
+    }
+    DISSECT_CUDA_RETURN_IF_ERROR(e);
+    return true;
+  }
+
+  absl::StatusOr<double> ElapsedMs(int from, int to) override {
+    float ms = 0;
+    DISSECT_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&ms, events_[from], events_[to]));
+    return ms;
+  }
+
+  absl::Status Spin(int64_t ns) override {
+    if (spins_.get() == nullptr) {
+      DISSECT_ASSIGN_OR_RETURN(spins_, DeviceBuffer<uint64_t>::Allocate(kSpinThreads));
+    }
+    DISSECT_CUDA_RETURN_IF_ERROR(LaunchSpin(static_cast<uint64_t>(ns), 1, spins_.get(), stream_));
+    return absl::OkStatus();
+  }
+
+  absl::Status Synchronize() override {
+    DISSECT_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream_));
+    return absl::OkStatus();
+  }
 
  private:
+  void Release() {
+    for (cudaEvent_t e : events_) cudaEventDestroy(e);
+    events_.clear();
+  }
+
+  cudaStream_t stream_;
   std::vector<cudaEvent_t> events_;
+  DeviceBuffer<uint64_t> spins_;
 };
 
-absl::Status Launch(const LaunchFn& launch, cudaStream_t stream) {
-  return CudaStatus(launch(stream), "kernel launch", __FILE__, __LINE__);
+int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
 }
 
 }  // namespace
@@ -44,59 +96,131 @@ absl::StatusOr<CacheState> ParseCacheState(absl::string_view name) {
 }
 
 absl::StatusOr<L2Flusher> L2Flusher::Create(int64_t l2_bytes) {
+  if (l2_bytes <= 0) return absl::InvalidArgumentError("L2 size must be positive");
+  // Twice L2, rounded up to the 16-byte words the read pass loads.
+  const size_t bytes = (2 * static_cast<size_t>(l2_bytes) + 15) / 16 * 16;
   L2Flusher flusher;
-  DISSECT_ASSIGN_OR_RETURN(flusher.scratch_, DeviceBuffer<uint8_t>::Allocate(
-                                                 2 * static_cast<size_t>(l2_bytes)));
+  DISSECT_ASSIGN_OR_RETURN(flusher.scratch_, DeviceBuffer<uint8_t>::Allocate(bytes));
+  DISSECT_ASSIGN_OR_RETURN(flusher.clean_, DeviceBuffer<uint8_t>::Allocate(bytes));
+  DISSECT_ASSIGN_OR_RETURN(flusher.sink_, DeviceBuffer<uint32_t>::Allocate(1));
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaMemset(flusher.clean_.get(), 0, flusher.clean_.bytes()));
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaMemset(flusher.sink_.get(), 0, flusher.sink_.bytes()));
   return flusher;
 }
 
 absl::Status L2Flusher::Flush(cudaStream_t stream) const {
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(scratch_.get(), 0x5a, scratch_.bytes(), stream));
   DISSECT_CUDA_RETURN_IF_ERROR(
-      cudaMemsetAsync(scratch_.get(), 0x5a, scratch_.bytes(), stream));
+      LaunchL2ReadFlush(clean_.get(), clean_.bytes(), sink_.get(), stream));
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<double>> TimeWithEvents(
-    const LaunchFn& launch, const TimingOptions& options,
-    const L2Flusher* flusher, cudaStream_t stream,
-    const std::function<void()>& after_warmup,
-    const std::function<void()>& after_samples) {
-  if (options.samples < 1) {
-    return absl::InvalidArgumentError("samples must be at least 1");
+absl::StatusOr<std::vector<double>> TimeOnQueue(TimingQueue& queue, const LaunchFn& launch,
+                                                const TimingOptions& options,
+                                                const std::function<absl::Status()>& flush,
+                                                const std::function<void()>& after_warmup,
+                                                const std::function<void()>& after_samples,
+                                                TimingStats* stats) {
+  if (options.samples < 1) return absl::InvalidArgumentError("samples must be at least 1");
+  if (options.warmup < 0) return absl::InvalidArgumentError("warmup must not be negative");
+  if (options.launches_per_sample < 1) {
+    return absl::InvalidArgumentError("launches_per_sample must be at least 1");
   }
-  if (options.warmup < 0) {
-    return absl::InvalidArgumentError("warmup must not be negative");
+  if (options.guard_ns < 0 || options.guard_ns > kMaxGuardNs) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("guard_ns must be in 0..", kMaxGuardNs, " (0: no guard)"));
   }
   const bool cold = options.cache == CacheState::kCold;
-  if (cold && flusher == nullptr) {
-    return absl::InvalidArgumentError("cold timing needs an L2Flusher");
-  }
+  if (cold && !flush) return absl::InvalidArgumentError("cold timing needs an L2 flush");
+  const bool guarded = options.guard_ns > 0;
+  const int per_sample = cold ? 1 : options.launches_per_sample;
+  TimingStats local_stats;
+  TimingStats& st = stats != nullptr ? *stats : local_stats;
+  st = TimingStats{};
+  int64_t guard = options.guard_ns;
+
+  // Events 2i, 2i+1 bracket sample i; the last pair serves the warm-up and
+  // the retries.
+  const int spare = 2 * options.samples;
+  DISSECT_RETURN_IF_ERROR(queue.CreateEvents(2 * options.samples + 2));
+
+  // Queues one guarded sample (or warm-up launch) between events `start`
+  // and `start` + 1; returns whether it is exposed to host time.
+  auto enqueue = [&](int start, int launches) -> absl::StatusOr<bool> {
+    if (cold) DISSECT_RETURN_IF_ERROR(flush());
+    const int64_t begin_ns = NowNs();
+    if (guarded) DISSECT_RETURN_IF_ERROR(queue.Spin(guard));
+    DISSECT_RETURN_IF_ERROR(queue.Record(start));
+    for (int i = 0; i < launches; ++i) {
+      DISSECT_RETURN_IF_ERROR(
+          CudaStatus(launch(queue.stream()), "kernel launch", __FILE__, __LINE__));
+    }
+    DISSECT_RETURN_IF_ERROR(queue.Record(start + 1));
+    if (!guarded) return false;
+    DISSECT_ASSIGN_OR_RETURN(const bool exposed, queue.Reached(start));
+    // The next guard covers twice this sample's host time, and doubles
+    // after an exposed sample.
+    const int64_t host_ns = NowNs() - begin_ns;
+    const int64_t previous = guard;
+    guard = std::max(options.guard_ns, 2 * host_ns);
+    if (exposed) guard = std::max(guard, 2 * previous);
+    guard = std::min(guard, kMaxGuardNs);
+    return exposed;
+  };
+
   for (int i = 0; i < options.warmup; ++i) {
-    if (cold) DISSECT_RETURN_IF_ERROR(flusher->Flush(stream));
-    DISSECT_RETURN_IF_ERROR(Launch(launch, stream));
+    DISSECT_ASSIGN_OR_RETURN(const bool exposed, enqueue(spare, 1));
+    if (exposed) ++st.exposed_warmups;
   }
-  DISSECT_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
+  DISSECT_RETURN_IF_ERROR(queue.Synchronize());
   if (after_warmup) after_warmup();
 
-  Events events;
-  DISSECT_RETURN_IF_ERROR(events.Create(2 * options.samples));
+  std::vector<int> exposed;
   for (int i = 0; i < options.samples; ++i) {
-    if (cold) DISSECT_RETURN_IF_ERROR(flusher->Flush(stream));
-    DISSECT_CUDA_RETURN_IF_ERROR(cudaEventRecord(events[2 * i], stream));
-    DISSECT_RETURN_IF_ERROR(Launch(launch, stream));
-    DISSECT_CUDA_RETURN_IF_ERROR(cudaEventRecord(events[2 * i + 1], stream));
+    DISSECT_ASSIGN_OR_RETURN(const bool e, enqueue(2 * i, per_sample));
+    if (e) exposed.push_back(i);
   }
-  DISSECT_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
-  if (after_samples) after_samples();
-
+  DISSECT_RETURN_IF_ERROR(queue.Synchronize());
   std::vector<double> ms(options.samples);
   for (int i = 0; i < options.samples; ++i) {
-    float elapsed = 0;
-    DISSECT_CUDA_RETURN_IF_ERROR(
-        cudaEventElapsedTime(&elapsed, events[2 * i], events[2 * i + 1]));
-    ms[i] = elapsed;
+    DISSECT_ASSIGN_OR_RETURN(const double elapsed, queue.ElapsedMs(2 * i, 2 * i + 1));
+    ms[i] = elapsed / per_sample;
   }
+  for (const int i : exposed) {
+    ++st.retried_samples;
+    while (true) {
+      const int64_t guard_used = guard;
+      DISSECT_ASSIGN_OR_RETURN(const bool e, enqueue(spare, per_sample));
+      DISSECT_RETURN_IF_ERROR(queue.Synchronize());
+      if (!e) break;
+      if (guard_used >= kMaxGuardNs) {
+        return absl::DeadlineExceededError(absl::StrCat(
+            "sample ", i, ": the launch callback's host work outlasts a ", kMaxGuardNs / 1000000,
+            " ms guard spin, so its time cannot be kept out of the sample; move host work "
+            "out of the launch callback"));
+      }
+    }
+    DISSECT_ASSIGN_OR_RETURN(const double elapsed, queue.ElapsedMs(spare, spare + 1));
+    ms[i] = elapsed / per_sample;
+  }
+  st.guard_ns = guard;
+  if (after_samples) after_samples();
   return ms;
+}
+
+absl::StatusOr<std::vector<double>> TimeWithEvents(const LaunchFn& launch,
+                                                   const TimingOptions& options,
+                                                   const L2Flusher* flusher, cudaStream_t stream,
+                                                   const std::function<void()>& after_warmup,
+                                                   const std::function<void()>& after_samples,
+                                                   TimingStats* stats) {
+  if (options.cache == CacheState::kCold && flusher == nullptr) {
+    return absl::InvalidArgumentError("cold timing needs an L2Flusher");
+  }
+  CudaTimingQueue queue(stream);
+  std::function<absl::Status()> flush;
+  if (flusher != nullptr) flush = [flusher, stream] { return flusher->Flush(stream); };
+  return TimeOnQueue(queue, launch, options, flush, after_warmup, after_samples, stats);
 }
 
 }  // namespace dissect

@@ -1,5 +1,36 @@
 // CUDA-event timing of a launch, hot (back-to-back) or cold (L2 flushed
-// before every sample), with warm-up.
+// before every sample), with warm-up, and with the host kept out of the
+// samples.
+//
+// Host time. An event pair measures from when the device reaches the start
+// event to when it reaches the end event. If the device is idle when the
+// start event is recorded, it reaches it at once, and everything the host
+// then does before the launch is queued (host work in the launch callback,
+// the launch call itself) lands inside the sample: a microsecond kernel
+// behind a slow launch would be timed as the launch. So every sample is
+// queued behind a guard:
+//   [flush, if cold]  spin(guard)  start  launch × N  end  → query(start)
+// The spin kernel (kernels/spin.h) keeps the device busy while the host
+// records the start event, runs the launch callback N times and records
+// the end event. Right after the end record the start event is queried:
+// if the device had not reached it yet, it reached it only after the whole
+// sample was queued, so the sample holds device time only (proof, not hope:
+// the launch and the end record were already queued when the device got to
+// the start). If it had reached it, the sample is "exposed": host time may
+// be inside. The guard then doubles (and grows to twice the host time of
+// the last queued sample), and the exposed sample is timed again after the
+// others, until it is not exposed; a sample still exposed behind a
+// kMaxGuardNs spin is an error (host work of that length belongs outside
+// the launch callback). The warm-up launches are queued the same way (an
+// exposed warm-up only lengthens the guard), so the guard fits the launch
+// before the first sample.
+//
+// Launches. Warm-up: `warmup` launches, then the samples in order
+// (samples × launches_per_sample launches when hot), then one launch per
+// retried sample (× launches_per_sample when hot). A launch callback that
+// writes one record per launch can therefore map launch i < warmup +
+// samples × launches_per_sample to its own slot and every later one to a
+// scratch slot (PointContext::LaunchSlot).
 #ifndef DISSECT_PROBES_EVENT_TIMER_H_
 #define DISSECT_PROBES_EVENT_TIMER_H_
 
@@ -7,10 +38,11 @@
 
 #include <cstdint>
 #include <functional>
-#include "absl/strings/string_view.h"
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "probes/device_buffer.h"
 
 namespace dissect {
@@ -20,37 +52,97 @@ enum class CacheState { kHot, kCold };
 // "hot" / "cold" ↔ CacheState.
 absl::StatusOr<CacheState> ParseCacheState(absl::string_view name);
 
+// The first guard spin, and the longest one before a still-exposed sample
+// is an error (see the top of this file).
+inline constexpr int64_t kDefaultGuardNs = 20'000;
+inline constexpr int64_t kMaxGuardNs = 200'000'000;
+
 struct TimingOptions {
   int warmup = 3;    // untimed launches before the first sample
-  int samples = 20;  // timed launches
+  int samples = 20;  // timed samples
   CacheState cache = CacheState::kHot;
+  // Hot only: launches queued between one sample's two events; the sample
+  // is their time divided by this, i.e. the time per launch. For kernels so
+  // short that one launch is near the event resolution (about 0.5 us) or
+  // near the gap between two kernels. Cold ignores it and times one launch
+  // per sample: each cold launch needs its own L2 flush before it, and a
+  // flush cannot sit inside the events.
+  int launches_per_sample = 1;
+  // Length of the first guard spin; 0 queues no guard and checks nothing
+  // (for timers that do not read the events, e.g. CUPTI kernel activity).
+  int64_t guard_ns = kDefaultGuardNs;
 };
 
-// Evicts L2 by writing a scratch buffer twice its size.
+// How the guard went (for tests and diagnostics).
+struct TimingStats {
+  int exposed_warmups = 0;  // warm-up launches the guard did not cover
+  int retried_samples = 0;  // samples timed again because they were exposed
+  int64_t guard_ns = 0;     // the guard at the end
+};
+
+// Evicts L2 before a cold sample: writes a scratch buffer twice L2's size
+// (cudaMemsetAsync), which evicts the data of the previous launch, then
+// reads a second, zeroed buffer twice L2's size (LaunchL2ReadFlush,
+// kernels/flush.h). The read pass matters: the memset alone leaves L2 full
+// of its own dirty lines, which the timed kernel would then pay to write
+// back to DRAM (about L2's size of writes inside a cold sample). After the
+// read pass L2 holds clean lines only, and the write-backs happened during
+// the flush, outside the events.
 class L2Flusher {
  public:
   static absl::StatusOr<L2Flusher> Create(int64_t l2_bytes);
   absl::Status Flush(cudaStream_t stream) const;
 
  private:
-  DeviceBuffer<uint8_t> scratch_;
+  DeviceBuffer<uint8_t> scratch_;  // written
+  DeviceBuffer<uint8_t> clean_;    // read; zeros
+  DeviceBuffer<uint32_t> sink_;    // the read pass's fold (never written)
 };
 
 // Issues one launch on `stream`; returns the launch's error (e.g.
 // cudaGetLastError() after <<<>>>).
 using LaunchFn = std::function<cudaError_t(cudaStream_t)>;
 
-// Times `options.samples` launches with a pair of events around each one and
-// returns their durations in milliseconds. Launches are queued back to back;
-// in cold mode each is preceded (outside the events) by an L2 flush, which
-// needs `flusher`. `after_warmup`, if set, runs once the warm-up launches
-// have finished, and `after_samples` once the timed ones have (the harness
-// reads the SM clock there).
+// What the timing loop needs from a device: a stream, events on it, and a
+// kernel that keeps the device busy. CudaTimingQueue (event_timer.cc) is the
+// CUDA one; tests use a simulated device queue.
+class TimingQueue {
+ public:
+  virtual ~TimingQueue() = default;
+  // The stream the launch callback is given.
+  virtual cudaStream_t stream() const = 0;
+  // Makes events 0..count-1 (releasing earlier ones).
+  virtual absl::Status CreateEvents(int count) = 0;
+  // Queues event `event` (cudaEventRecord).
+  virtual absl::Status Record(int event) = 0;
+  // Whether the device has passed `event` (cudaEventQuery).
+  virtual absl::StatusOr<bool> Reached(int event) = 0;
+  // Milliseconds from event `from` to event `to`, both passed.
+  virtual absl::StatusOr<double> ElapsedMs(int from, int to) = 0;
+  // Queues a kernel that keeps the device busy for about `ns`.
+  virtual absl::Status Spin(int64_t ns) = 0;
+  // Waits until the device has done everything queued.
+  virtual absl::Status Synchronize() = 0;
+};
+
+// Times `options.samples` samples of `launch` on `queue` as described at the
+// top of this file and returns their durations in milliseconds (per launch).
+// Cold samples call `flush` first (outside the events; needed when cold).
+// `after_warmup`, if set, runs once the warm-up launches have finished, and
+// `after_samples` once the timed ones (retries included) have; the harness
+// reads and polls the SM clock between them. `stats`, if set, receives how
+// the guard went.
+absl::StatusOr<std::vector<double>> TimeOnQueue(
+    TimingQueue& queue, const LaunchFn& launch, const TimingOptions& options,
+    const std::function<absl::Status()>& flush, const std::function<void()>& after_warmup = nullptr,
+    const std::function<void()>& after_samples = nullptr, TimingStats* stats = nullptr);
+
+// TimeOnQueue on CUDA stream `stream`; in cold mode each sample is preceded
+// (outside the events) by `flusher->Flush`.
 absl::StatusOr<std::vector<double>> TimeWithEvents(
-    const LaunchFn& launch, const TimingOptions& options,
-    const L2Flusher* flusher, cudaStream_t stream,
-    const std::function<void()>& after_warmup = nullptr,
-    const std::function<void()>& after_samples = nullptr);
+    const LaunchFn& launch, const TimingOptions& options, const L2Flusher* flusher,
+    cudaStream_t stream, const std::function<void()>& after_warmup = nullptr,
+    const std::function<void()>& after_samples = nullptr, TimingStats* stats = nullptr);
 
 }  // namespace dissect
 

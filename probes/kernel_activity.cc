@@ -226,8 +226,13 @@ absl::StatusOr<std::vector<double>> CuptiKernelTimer::Time(
                              recorder->Take());
     for (const KernelRecord& r : flush) flush_kernels.push_back(r.name);
   }
+  // The records time each launch's kernels on the device, so no guard spin
+  // (its kernels would be counted as the launch's) and one launch per sample.
+  TimingOptions unguarded = options;
+  unguarded.guard_ns = 0;
+  unguarded.launches_per_sample = 1;
   absl::Status warmup_dropped;
-  DISSECT_RETURN_IF_ERROR(TimeWithEvents(launch, options, flusher, stream, [&] {
+  DISSECT_RETURN_IF_ERROR(TimeWithEvents(launch, unguarded, flusher, stream, [&] {
                             warmup_dropped = recorder->Take().status();
                           }).status());
   DISSECT_RETURN_IF_ERROR(warmup_dropped);

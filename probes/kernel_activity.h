@@ -75,10 +75,12 @@ class KernelTimer {
 
 // KernelTimer with a KernelActivityRecorder alive for exactly one Time call.
 // The samples are launched through TimeWithEvents, so they are queued as in
-// an event-timed pass (events between them); the warm-up's kernels are
-// taken apart and dropped, and so are any kernels of the L2 flush (found by
-// flushing once alone first; cudaMemsetAsync shows up as a memset, not as a
-// kernel, today). A sample's duration is the span from its first kernel's
+// an event-timed pass (events between them), but without its guard spin and
+// with one launch per sample (options.guard_ns and launches_per_sample are
+// ignored: the records time the kernels on the device); the warm-up's
+// kernels are taken apart and dropped, and so are the kernels of the L2
+// flush (found by flushing once alone first: its read pass, kernels/flush.h;
+// cudaMemsetAsync shows up as a memset, not as a kernel). A sample's duration is the span from its first kernel's
 // start to its last kernel's end (LaunchSpansMs), so a launch may issue
 // several kernels, the same number every time. Fails when the number of
 // kernels is not a multiple of the samples, and with Start's errors.

@@ -1,0 +1,251 @@
+// TimeOnQueue on a simulated device queue (no GPU): a launcher that sleeps
+// 2 ms on the host, then queues a 10 us kernel, must be timed as 10 us.
+//
+// The simulated device runs what is queued in order: each item starts at
+// the later of when it was queued (host steady clock) and when the item
+// before it ended; an event's timestamp is when the device reaches it. So
+// an event recorded on an idle device fires at once, as on a GPU, and the
+// old record-launch-record ordering times the host's sleep (the Unguarded
+// test shows it; with the guard forced off the other timing tests fail).
+#include "probes/event_timer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "gtest/gtest.h"
+
+namespace dissect {
+namespace {
+
+constexpr int64_t kKernelNs = 10'000;
+constexpr double kKernelMs = kKernelNs / 1e6;
+constexpr auto kHostSleep = std::chrono::milliseconds(2);
+
+int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// A device queue on the host's clock; see the top of this file.
+class SimulatedQueue : public TimingQueue {
+ public:
+  cudaStream_t stream() const override { return nullptr; }
+  absl::Status CreateEvents(int count) override {
+    events_.assign(count, -1);
+    return absl::OkStatus();
+  }
+  absl::Status Record(int event) override {
+    events_.at(event) = Queue(0);
+    return absl::OkStatus();
+  }
+  absl::StatusOr<bool> Reached(int event) override {
+    if (events_.at(event) < 0) return absl::FailedPreconditionError("event never recorded");
+    return NowNs() >= events_[event];
+  }
+  absl::StatusOr<double> ElapsedMs(int from, int to) override {
+    if (events_.at(from) < 0 || events_.at(to) < 0) {
+      return absl::FailedPreconditionError("event never recorded");
+    }
+    if (NowNs() < std::max(events_[from], events_[to])) {
+      return absl::FailedPreconditionError("event not reached yet (no synchronize)");
+    }
+    return (events_[to] - events_[from]) / 1e6;
+  }
+  absl::Status Spin(int64_t ns) override {
+    Queue(ns);
+    ++spins_;
+    return absl::OkStatus();
+  }
+  absl::Status Synchronize() override {
+    const int64_t wait = free_ns_ - NowNs();
+    if (wait > 0) std::this_thread::sleep_for(std::chrono::nanoseconds(wait));
+    return absl::OkStatus();
+  }
+
+  // Queues a kernel of `ns` (what a fake launcher does).
+  void Kernel(int64_t ns) { Queue(ns); }
+  int spins() const { return spins_; }
+
+ private:
+  // Queues an item lasting `ns`; returns when it starts.
+  int64_t Queue(int64_t ns) {
+    const int64_t start = std::max(NowNs(), free_ns_);
+    free_ns_ = start + ns;
+    return start;
+  }
+
+  std::vector<int64_t> events_;
+  int64_t free_ns_ = 0;
+  int spins_ = 0;
+};
+
+// Sleeps on the host for `sleep` (for launches whose number is in
+// `sleepy`, or every launch if it is empty), then queues a 10 us kernel.
+struct SleepyLauncher {
+  SimulatedQueue* queue;
+  std::chrono::nanoseconds sleep = kHostSleep;
+  std::vector<int> sleepy;
+  int launches = 0;
+
+  LaunchFn Fn() {
+    return [this](cudaStream_t) {
+      const int n = launches++;
+      if (sleepy.empty() || std::count(sleepy.begin(), sleepy.end(), n) > 0) {
+        std::this_thread::sleep_for(sleep);
+      }
+      queue->Kernel(kKernelNs);
+      return cudaSuccess;
+    };
+  }
+};
+
+void ExpectAllNear(const std::vector<double>& ms, double want) {
+  for (size_t i = 0; i < ms.size(); ++i) {
+    EXPECT_NEAR(ms[i], want, 1e-9) << "sample " << i;
+  }
+}
+
+TEST(EventTimerTest, UnguardedRecordLaunchRecordTimesTheHost) {
+  // guard_ns = 0 is the old ordering: the simulated queue shows the defect.
+  SimulatedQueue queue;
+  SleepyLauncher launcher{&queue};
+  TimingOptions options;
+  options.warmup = 1;
+  options.samples = 3;
+  options.guard_ns = 0;
+  absl::StatusOr<std::vector<double>> ms = TimeOnQueue(queue, launcher.Fn(), options, nullptr);
+  ASSERT_TRUE(ms.ok()) << ms.status();
+  for (double sample : *ms) EXPECT_GE(sample, 2.0);
+  EXPECT_EQ(queue.spins(), 0);
+}
+
+TEST(EventTimerTest, GuardKeepsHostSleepOutOfTheSamples) {
+  SimulatedQueue queue;
+  SleepyLauncher launcher{&queue};
+  TimingOptions options;
+  options.warmup = 3;
+  options.samples = 10;
+  TimingStats stats;
+  absl::StatusOr<std::vector<double>> ms =
+      TimeOnQueue(queue, launcher.Fn(), options, nullptr, nullptr, nullptr, &stats);
+  ASSERT_TRUE(ms.ok()) << ms.status();
+  ASSERT_EQ(ms->size(), 10u);
+  ExpectAllNear(*ms, kKernelMs);
+  // The guard grew past the host's 2 ms.
+  EXPECT_GE(stats.guard_ns, 2'000'000);
+  EXPECT_EQ(launcher.launches, 3 + 10 + stats.retried_samples);
+}
+
+TEST(EventTimerTest, ExposedSamplesAreTimedAgain) {
+  // No warm-up to size the guard: the first sample is exposed (the first
+  // guard is 20 us, the host sleeps 2 ms) and must be timed again.
+  SimulatedQueue queue;
+  SleepyLauncher launcher{&queue};
+  TimingOptions options;
+  options.warmup = 0;
+  options.samples = 4;
+  TimingStats stats;
+  absl::StatusOr<std::vector<double>> ms =
+      TimeOnQueue(queue, launcher.Fn(), options, nullptr, nullptr, nullptr, &stats);
+  ASSERT_TRUE(ms.ok()) << ms.status();
+  ExpectAllNear(*ms, kKernelMs);
+  EXPECT_GE(stats.retried_samples, 1);
+  EXPECT_EQ(launcher.launches, 4 + stats.retried_samples);
+}
+
+TEST(EventTimerTest, OneSlowLaunchAmongFastOnesIsTimedAgain) {
+  // Launches take no host time but the 7th (sample 3) sleeps 5 ms: the
+  // guard sized on the fast ones does not cover it.
+  SimulatedQueue queue;
+  SleepyLauncher launcher{&queue, std::chrono::milliseconds(5), {6}};
+  TimingOptions options;
+  options.warmup = 3;
+  options.samples = 6;
+  TimingStats stats;
+  absl::StatusOr<std::vector<double>> ms =
+      TimeOnQueue(queue, launcher.Fn(), options, nullptr, nullptr, nullptr, &stats);
+  ASSERT_TRUE(ms.ok()) << ms.status();
+  ExpectAllNear(*ms, kKernelMs);
+  EXPECT_GE(stats.retried_samples, 1);
+}
+
+TEST(EventTimerTest, LaunchesPerSampleReportsTimePerLaunch) {
+  SimulatedQueue queue;
+  SleepyLauncher launcher{&queue, std::chrono::microseconds(500)};
+  TimingOptions options;
+  options.warmup = 2;
+  options.samples = 3;
+  options.launches_per_sample = 4;
+  TimingStats stats;
+  absl::StatusOr<std::vector<double>> ms =
+      TimeOnQueue(queue, launcher.Fn(), options, nullptr, nullptr, nullptr, &stats);
+  ASSERT_TRUE(ms.ok()) << ms.status();
+  ExpectAllNear(*ms, kKernelMs);
+  EXPECT_EQ(launcher.launches, 2 + 4 * (3 + stats.retried_samples));
+}
+
+TEST(EventTimerTest, ColdFlushesBeforeEverySampleAndTimesOneLaunch) {
+  SimulatedQueue queue;
+  SleepyLauncher launcher{&queue};
+  int flushes = 0;
+  auto flush = [&] {
+    ++flushes;
+    queue.Kernel(100'000);  // a flush the device needs 100 us for
+    return absl::OkStatus();
+  };
+  TimingOptions options;
+  options.warmup = 2;
+  options.samples = 3;
+  options.cache = CacheState::kCold;
+  options.launches_per_sample = 4;  // ignored when cold
+  TimingStats stats;
+  absl::StatusOr<std::vector<double>> ms =
+      TimeOnQueue(queue, launcher.Fn(), options, flush, nullptr, nullptr, &stats);
+  ASSERT_TRUE(ms.ok()) << ms.status();
+  ExpectAllNear(*ms, kKernelMs);
+  EXPECT_EQ(launcher.launches, 2 + 3 + stats.retried_samples);
+  EXPECT_EQ(flushes, launcher.launches);
+}
+
+TEST(EventTimerTest, HooksRunAfterWarmupAndAfterSamples) {
+  SimulatedQueue queue;
+  SleepyLauncher launcher{&queue, std::chrono::nanoseconds(0)};
+  TimingOptions options;
+  options.warmup = 2;
+  options.samples = 3;
+  std::vector<int> seen;
+  absl::StatusOr<std::vector<double>> ms = TimeOnQueue(
+      queue, launcher.Fn(), options, nullptr, [&] { seen.push_back(launcher.launches); },
+      [&] { seen.push_back(launcher.launches); });
+  ASSERT_TRUE(ms.ok()) << ms.status();
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0], 2);
+  EXPECT_EQ(seen[1], launcher.launches);
+}
+
+TEST(EventTimerTest, BadOptionsAndLaunchErrors) {
+  SimulatedQueue queue;
+  SleepyLauncher launcher{&queue, std::chrono::nanoseconds(0)};
+  TimingOptions options;
+  options.launches_per_sample = 0;
+  EXPECT_EQ(TimeOnQueue(queue, launcher.Fn(), options, nullptr).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  options = TimingOptions{};
+  options.cache = CacheState::kCold;
+  EXPECT_EQ(TimeOnQueue(queue, launcher.Fn(), options, nullptr).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  options = TimingOptions{};
+  options.guard_ns = -1;
+  EXPECT_EQ(TimeOnQueue(queue, launcher.Fn(), options, nullptr).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  options = TimingOptions{};
+  const LaunchFn failing = [](cudaStream_t) { return cudaErrorInvalidValue; };
+  EXPECT_FALSE(TimeOnQueue(queue, failing, options, nullptr).ok());
+}
+
+}  // namespace
+}  // namespace dissect
