@@ -3,13 +3,18 @@
 // instructions it is meant to time, inside the loop body, as ptxas left it.
 //   SharedStreamKernel<T>: the timed loop (between the clock reads) holds
 //     exactly one LDS per row of the buffer, at T's width, all at immediate
-//     offsets from one address, with nothing else but adds and loop control.
-//     (issue 11: `asm volatile` ld.shared was hoisted out of the loop.)
+//     offsets from one address, each loaded word summed once per trip, with
+//     nothing else but adds and loop control. (issue 11: ptxas hoisted
+//     `asm volatile` ld.shared out of the loop: all of them at 32 bits, 15
+//     of 16 at 64 and 128 bits, where the loop it unrolled 16 times kept
+//     one trip's loads and summed them 16 times.)
 //   StreamKernel<Op, T, B>: every tile loop holds exactly B loads (read,
 //     copy) and B stores (write, copy) at T's width, the B loads issued, at
 //     immediate offsets from one address, before the first use of any.
 //   ReluKernel<float4>: 4 LDG.128 then 4 STG.128 per tile (float: 4 and 4).
 #include <algorithm>
+#include <cctype>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -68,27 +73,70 @@ std::vector<int> RegisterNumbers(const std::string& operand) {
   return out;
 }
 
+// How many 32-bit registers one access of `in` moves: 4 for .128, 2 for .64.
+int AccessWords(const SassInstruction& in) {
+  return in.HasModifier("128") ? 4 : in.HasModifier("64") ? 2 : 1;
+}
+
+bool IsStore(const SassInstruction& in) { return in.op == "STG" || in.op == "STS"; }
+
 // The registers a load writes: its destination and the next ones for a
 // 64- or 128-bit load.
 std::set<int> LoadedRegisters(const SassInstruction& load) {
   std::set<int> out;
   const std::vector<int> dst = RegisterNumbers(DestinationRegister(load));
   if (dst.empty()) return out;
-  const int words = load.HasModifier("128") ? 4 : load.HasModifier("64") ? 2 : 1;
-  for (int k = 0; k < words; ++k) out.insert(dst[0] + k);
+  for (int k = 0; k < AccessWords(load); ++k) out.insert(dst[0] + k);
   return out;
 }
 
-// Whether `in` reads one of `regs` (a store reads all its operands; other
-// instructions all but their first, the destination).
+// Whether `in` reads one of `regs`: a store its address and its value (the
+// value's next registers too for a 64- or 128-bit store), other
+// instructions all operands but their first, the destination.
 bool Reads(const SassInstruction& in, const std::set<int>& regs) {
-  const bool store = in.op == "STG" || in.op == "STS" || in.op == "ST";
-  for (size_t k = store ? 0 : 1; k < in.operands.size(); ++k) {
-    for (int r : RegisterNumbers(in.operands[k])) {
-      if (regs.count(r) > 0) return true;
-    }
+  std::set<int> read;
+  for (size_t k = IsStore(in) ? 0 : 1; k < in.operands.size(); ++k) {
+    for (int r : RegisterNumbers(in.operands[k])) read.insert(r);
+  }
+  if (IsStore(in) && in.operands.size() == 2) {
+    const std::vector<int> value = RegisterNumbers(in.operands[1]);
+    for (int k = 1; k < AccessWords(in) && !value.empty(); ++k) read.insert(value[0] + k);
+  }
+  for (int r : read) {
+    if (regs.count(r) > 0) return true;
   }
   return false;
+}
+
+// The registers `in` writes: a load's LoadedRegisters, else the register
+// of its first operand (none for stores and branches).
+std::set<int> WrittenRegisters(const SassInstruction& in) {
+  if (in.op == "LDS" || in.op == "LDG") return LoadedRegisters(in);
+  if (IsStore(in) || in.op == "BRA" || in.operands.empty()) return {};
+  const std::vector<int> dst = RegisterNumbers(in.operands[0]);
+  return dst.empty() ? std::set<int>{} : std::set<int>{dst[0]};
+}
+
+// Expects that every value the loads at `at` bring into the loop is read
+// exactly once before it is overwritten (going around the loop): each trip
+// uses each loaded word once, so a trip is one pass over what it loads.
+// (When ptxas hoists loads and unrolls the loop, the loads left in the body
+// are read once per unrolled copy.)
+void ExpectEachLoadedValueReadOnce(const SassFunction& f, const SassLoop& loop,
+                                   const std::vector<size_t>& at) {
+  for (size_t i : at) {
+    for (int r : LoadedRegisters(f.code[i])) {
+      int reads = 0;
+      for (size_t k = 1; k < loop.size(); ++k) {
+        const SassInstruction& in = f.code[loop.head + (i - loop.head + k) % loop.size()];
+        if (Reads(in, {r})) ++reads;
+        if (WrittenRegisters(in).count(r) > 0) break;
+      }
+      EXPECT_EQ(reads, 1) << "R" << r << " of " << f.code[i].text
+                          << " is read that many times per trip; body:\n"
+                          << LoopListing(f, loop);
+    }
+  }
 }
 
 // Indices in `loop` of the instructions whose op is `op`.
@@ -114,8 +162,9 @@ void ExpectWidthAndOneAddress(const SassFunction& f, const SassLoop& loop,
 }
 
 // Checks the timed loop of a SharedStreamKernel: exactly `rows` LDS of
-// `bits` from one address register, and besides them only integer adds
-// (the sum) and at most 4 instructions of loop control.
+// `bits` from one address register, each loaded word summed once per trip,
+// and besides them only integer adds (the sum) and at most 4 instructions
+// of loop control.
 void ExpectSharedTimedLoop(const SassFunction& f, int rows, int bits) {
   ExpectTimedLoopCount(f, {"LDS"}, rows);
   const std::optional<SassLoop> loop = TimedLoopWith(f, {"LDS"});
@@ -123,6 +172,7 @@ void ExpectSharedTimedLoop(const SassFunction& f, int rows, int bits) {
   const std::vector<size_t> loads = OpsIn(f, *loop, "LDS");
   if (loads.empty()) return;  // ExpectTimedLoopCount reported it
   ExpectWidthAndOneAddress(f, *loop, loads, bits);
+  ExpectEachLoadedValueReadOnce(f, *loop, loads);
   int other = 0;
   for (size_t i = loop->head; i <= loop->branch; ++i) {
     const std::string& op = f.code[i].op;
@@ -144,8 +194,9 @@ std::vector<SassLoop> TileLoops(const SassFunction& f) {
 }
 
 // Checks every tile loop of `f`: `loads` LDG and `stores` STG of `bits`,
-// each kind at immediate offsets from one address register, and every
-// LDG before the first instruction that uses what any of them loaded.
+// each kind at immediate offsets from one address register, every LDG
+// before the first instruction that uses what any of them loaded, and each
+// loaded value used once.
 void ExpectTileLoops(const SassFunction& f, int loads, int stores, int bits) {
   SCOPED_TRACE(absl::StrCat(f.name, " (", f.arch, ")"));
   for (const SassLoop& loop : TileLoops(f)) {
@@ -158,17 +209,24 @@ void ExpectTileLoops(const SassFunction& f, int loads, int stores, int bits) {
     if (!ldg.empty()) ExpectWidthAndOneAddress(f, loop, ldg, bits);
     if (!stg.empty()) ExpectWidthAndOneAddress(f, loop, stg, bits);
     if (ldg.empty()) continue;
-    std::set<int> loaded;
-    for (size_t i : ldg) {
-      const std::set<int> r = LoadedRegisters(f.code[i]);
-      loaded.insert(r.begin(), r.end());
-    }
-    for (size_t i = ldg.front(); i <= loop.branch; ++i) {
-      if (f.code[i].op == "LDG" || !Reads(f.code[i], loaded)) continue;
-      EXPECT_GT(i, ldg.back()) << "a loaded value is used (" << f.code[i].text
-                               << ") before the last load of the tile; body:\n"
-                               << LoopListing(f, loop);
-      break;
+    ExpectEachLoadedValueReadOnce(f, loop, ldg);
+    // Between the first and the last LDG nothing reads a value loaded so
+    // far (a register an earlier LDG wrote and nothing overwrote since).
+    std::set<int> live;
+    for (size_t i = ldg.front(); i < ldg.back(); ++i) {
+      const SassInstruction& in = f.code[i];
+      if (in.op != "LDG" && Reads(in, live)) {
+        ADD_FAILURE() << "a loaded value is used (" << in.text
+                      << ") before the last load of the tile; body:\n"
+                      << LoopListing(f, loop);
+        break;
+      }
+      const std::set<int> written = WrittenRegisters(in);
+      if (in.op == "LDG") {
+        live.insert(written.begin(), written.end());
+      } else {
+        for (int r : written) live.erase(r);
+      }
     }
   }
 }
