@@ -106,8 +106,8 @@ struct Measurement {
   std::optional<double> tflops;
   std::optional<double> gbps;
   std::optional<double>
-      tensor_active;               // a cupti/ counter naming the tensor pipe
-  std::optional<GemmShape> shape;  // GEMM rows
+      tensor_active;                // a cupti/ counter naming the tensor pipe
+  std::optional<GemmShape> shape;   // GEMM rows
   std::optional<double> clock_mhz;  // the SM clock measured during the run
   std::string clock_source;         // "clock64" or "NVML"
 };
@@ -323,11 +323,11 @@ std::string GemmReasons(const Measurement& m, double peak_tflops,
     reasons.push_back(absl::StrCat(
         "hot: A, B and D (", FormatBytes(bytes), ") fit in the ",
         FormatBytes(l2), " L2, so a hot run reads them from L2, not DRAM",
-        ridge > 0 ? absl::StrCat(", and DRAM's ridge point (",
-                                 FormatNumber(ridge), " FLOP/B; this shape: ",
-                                 FormatNumber(flops / bytes),
-                                 " FLOP/B) applies to its cold run only")
-                  : ""));
+        ridge > 0
+            ? absl::StrCat(", and DRAM's ridge point (", FormatNumber(ridge),
+                           " FLOP/B; this shape: ", FormatNumber(flops / bytes),
+                           " FLOP/B) applies to its cold run only")
+            : ""));
     if (m.gbps && dram_gbps > 0 && *m.gbps > dram_gbps) {
       reasons.push_back(absl::StrCat(FormatNumber(*m.gbps),
                                      " GB/s of A, B and D: above the DRAM peak "
@@ -341,11 +341,10 @@ std::string GemmReasons(const Measurement& m, double peak_tflops,
     if (intensity < ridge) {
       reasons.push_back(absl::StrCat(
           "memory-bound: ", FormatNumber(intensity), " FLOP per DRAM byte",
-          hot && l2 > 0
-              ? absl::StrCat(" (hot: the ", FormatBytes(dram_bytes), " of ",
-                             FormatBytes(bytes), " beyond the ",
-                             FormatBytes(l2), " L2)")
-              : "",
+          hot && l2 > 0 ? absl::StrCat(" (hot: the ", FormatBytes(dram_bytes),
+                                       " of ", FormatBytes(bytes),
+                                       " beyond the ", FormatBytes(l2), " L2)")
+                        : "",
           ", below the ridge point of ", FormatNumber(ridge), " FLOP/B"));
     }
   }
@@ -384,8 +383,7 @@ std::string CeilingsBlock(const DeviceCeilings& d, const TensorPeaks& peaks,
         "capability ",
         f.ContextOr("device_compute_capability", "?"), ": no % of peak_\n");
   }
-  const std::string max_clock =
-      absl::StrCat(FormatNumber(d.max_mhz), " MHz");
+  const std::string max_clock = absl::StrCat(FormatNumber(d.max_mhz), " MHz");
   absl::StrAppend(
       &out, "Ceilings (", d.arch->name,
       "): SM count × per-SM rate × a clock. **@ max boost**: the maximum SM "
@@ -478,13 +476,13 @@ std::string ProbeBlock(const std::vector<const Measurement*>& probes,
       "TFLOP/s over the best throughput measured for the same type with "
       "random data (any experiment, emulated rows excluded). Integer forms "
       "count operations (TOP/s).\n\n",
-      Table({"experiment", "instruction", "type", "mode", "data",
-             "cycles/instr", "FLOP/clk/SM", "TFLOP/s", "SM clock (MHz)",
-             "% @ measured clock", "% @ max boost", "% of published",
-             "% of best", "note"},
-            {false, false, false, false, false, true, true, true, true, true,
-             true, true, true, false},
-            rows));
+      Table(
+          {"experiment", "instruction", "type", "mode", "data", "cycles/instr",
+           "FLOP/clk/SM", "TFLOP/s", "SM clock (MHz)", "% @ measured clock",
+           "% @ max boost", "% of published", "% of best", "note"},
+          {false, false, false, false, false, true, true, true, true, true,
+           true, true, true, false},
+          rows));
 }
 
 std::string ShapeName(const GemmShape& s) {
@@ -561,8 +559,8 @@ std::string GemmBlock(const DeviceCeilings& d,
           continue;
         }
         const char* shade = *p >= kGood ? "█" : *p >= kBad ? "▒" : "░";
-        r.push_back(absl::StrCat(shade, " ", FormatPercent(*p),
-                                 fallback(*it->second)));
+        r.push_back(
+            absl::StrCat(shade, " ", FormatPercent(*p), fallback(*it->second)));
       }
       rows.push_back(std::move(r));
     }
@@ -608,9 +606,8 @@ std::string GemmBlock(const DeviceCeilings& d,
            ClockCell(m, d), Percent(p.at_measured), Percent(p.at_max),
            Percent(p.published), Percent(p.best),
            m.tensor_active ? FormatNumber(*m.tensor_active) : kNone,
-           g.grade == 0
-               ? ""
-               : GemmReasons(m, d.Basis(m.kind).value_or(0), f, sms)});
+           g.grade == 0 ? ""
+                        : GemmReasons(m, d.Basis(m.kind).value_or(0), f, sms)});
     }
     absl::StrAppend(
         &out,
@@ -682,8 +679,8 @@ absl::Status ParseProducts(const Json& a, std::string_view path,
       } else if (value.is_number() && value.get<double>() > 0) {
         product.dense_tflops[dtype] = value.get<double>();
       } else {
-        return Error(path, absl::StrCat(pwhere, ": \"dense_tflops\" of ",
-                                        dtype, " must be > 0 or null"));
+        return Error(path, absl::StrCat(pwhere, ": \"dense_tflops\" of ", dtype,
+                                        " must be > 0 or null"));
       }
     }
     arch.products.push_back(std::move(product));
@@ -700,8 +697,7 @@ const TensorRate* TensorArchitecture::Find(std::string_view dtype) const {
   return nullptr;
 }
 
-std::optional<double> TensorProduct::DenseTflops(
-    std::string_view dtype) const {
+std::optional<double> TensorProduct::DenseTflops(std::string_view dtype) const {
   const auto it = dense_tflops.find(std::string(dtype));
   return it == dense_tflops.end() ? std::nullopt : it->second;
 }

@@ -115,22 +115,26 @@ TEST(TensorPeaksTest, BadFilesAreOneLineErrors) {
       R"({"name": "a", "compute_capability": "9.0", "rates": [{"dtype": "fp16", "dense": 1, "sparse": 2, "source": "s", "note": "n"}], "products": [)";
   auto product = [&](const std::string& p) {
     const absl::StatusOr<TensorPeaks> peaks = parse(rate + p + "]}");
-    return peaks.ok() ? std::string("ok") : std::string(peaks.status().message());
+    return peaks.ok() ? std::string("ok")
+                      : std::string(peaks.status().message());
   };
   const std::string good =
       R"({"name": "x", "device_name_contains": ["X"], "sm_count": 2, "source": "s", "note": "n", "dense_tflops": {"fp16": 1.5}})";
   EXPECT_EQ(product(good), "ok");
   EXPECT_EQ(product(absl::StrReplaceAll(good, {{"1.5", "null"}})), "ok");
-  EXPECT_THAT(product(absl::StrReplaceAll(good, {{"\"fp16\": 1.5", "\"fp8\": 1"}})),
-              HasSubstr("p.json: architecture 1 product 1: \"dense_tflops\" "
-                        "names \"fp8\", which has no rate"));
+  EXPECT_THAT(
+      product(absl::StrReplaceAll(good, {{"\"fp16\": 1.5", "\"fp8\": 1"}})),
+      HasSubstr("p.json: architecture 1 product 1: \"dense_tflops\" "
+                "names \"fp8\", which has no rate"));
   EXPECT_THAT(product(absl::StrReplaceAll(good, {{"1.5", "-1"}})),
               HasSubstr("\"dense_tflops\" of fp16 must be > 0 or null"));
   EXPECT_THAT(product(absl::StrReplaceAll(good, {{"[\"X\"]", "[]"}})),
               HasSubstr("needs a non-empty array \"device_name_contains\""));
-  EXPECT_THAT(product(absl::StrReplaceAll(good, {{"\"sm_count\": 2", "\"sm_count\": 0"}})),
+  EXPECT_THAT(product(absl::StrReplaceAll(
+                  good, {{"\"sm_count\": 2", "\"sm_count\": 0"}})),
               HasSubstr("\"sm_count\" must be > 0"));
-  EXPECT_THAT(product(absl::StrReplaceAll(good, {{"\"source\": \"s\"", "\"source\": \"q\""}})),
+  EXPECT_THAT(product(absl::StrReplaceAll(
+                  good, {{"\"source\": \"s\"", "\"source\": \"q\""}})),
               HasSubstr("unknown source \"q\""));
   EXPECT_FALSE(ParseTensorPeaksJson("{}", "p.json").ok());
   EXPECT_FALSE(ParseTensorPeaksJson("not json", "p.json").ok());

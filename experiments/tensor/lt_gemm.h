@@ -38,9 +38,18 @@ struct GemmDtypeInfo {
   int output_bytes;
   FillFormat fill;   // positive random values of the input type
   double tolerance;  // of the spot check, relative to Σ a·b (all positive)
+  // fp8 only: CUBLASLT_MATMUL_DESC_FAST_ACCUM set (unset, cuBLASLt's
+  // default, the FP8 kernels accumulate in the slower, more exact mode).
+  bool fast_accum = false;
+  // The spot check allows max(tolerance, tolerance_per_k × K) relative: fast
+  // accumulation keeps fewer accumulator bits, and with positive data the
+  // truncation error grows with the number of accumulation steps (K / 32).
+  double tolerance_per_k = 0;
 };
 
-// fp32 (CUDA cores), tf32, fp16, bf16, fp8 (e4m3 → bf16), int8 (→ s32).
+// fp32 (CUDA cores), tf32, fp16, bf16, fp8 (e4m3 → bf16, default
+// accumulation), fp8_fast_accum (the same with fast accumulation), int8
+// (→ s32).
 const std::vector<GemmDtypeInfo>& GemmDtypes();
 const GemmDtypeInfo* FindGemmDtype(absl::string_view name);
 
@@ -61,6 +70,12 @@ struct LtDeleter {
 };
 template <typename T, cublasStatus_t (*kDestroy)(T)>
 using LtPtr = std::unique_ptr<std::remove_pointer_t<T>, LtDeleter<T, kDestroy>>;
+using LtMatmulDesc = LtPtr<cublasLtMatmulDesc_t, cublasLtMatmulDescDestroy>;
+
+// The operation descriptor of `dtype`'s multiply: compute and scale type,
+// TN layout, and fast accumulation where dtype.fast_accum. Host-side only
+// (no device needed).
+absl::StatusOr<LtMatmulDesc> CreateMatmulDesc(const GemmDtypeInfo& dtype);
 
 class LtGemm {
  public:
@@ -79,7 +94,7 @@ class LtGemm {
   const void* b_ = nullptr;
   void* d_ = nullptr;
   LtPtr<cublasLtHandle_t, cublasLtDestroy> handle_;
-  LtPtr<cublasLtMatmulDesc_t, cublasLtMatmulDescDestroy> desc_;
+  LtMatmulDesc desc_;
   LtPtr<cublasLtMatrixLayout_t, cublasLtMatrixLayoutDestroy> a_layout_, b_layout_, d_layout_;
   cublasLtMatmulAlgo_t algo_{};
   DeviceBuffer<uint8_t> workspace_;
@@ -87,7 +102,8 @@ class LtGemm {
 
 // Checks one output element against the host dot product of its row of
 // op(A) and column of B (element bits as stored). Integer types exactly;
-// floating point within dtype.tolerance × Σ|a·b|.
+// floating point within max(dtype.tolerance, dtype.tolerance_per_k × K) ×
+// Σ|a·b|.
 absl::Status CheckGemmElement(const GemmDtypeInfo& dtype, const std::vector<uint32_t>& a_row,
                               const std::vector<uint32_t>& b_col, uint32_t d_bits,
                               const std::string& where);

@@ -1,9 +1,11 @@
-// Host side of the cuBLASLt sweep: shape parsing, the per-type fill formats
-// and the spot check that rejects wrong results.
+// Host side of the cuBLASLt sweep: shape parsing, the per-type fill formats,
+// the operation descriptor (fast accumulation for fp8_fast_accum only) and
+// the spot check that rejects wrong results.
 #include "experiments/tensor/lt_gemm.h"
 
 #include <cmath>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "experiments/tensor/tensor_elements.h"
@@ -30,7 +32,7 @@ uint32_t FillBits(const FillFormat& f, int exponent_offset, uint32_t mantissa) {
 }
 
 TEST(GemmDtypesTest, FillFormatsGivePositiveValuesBelowOneOfTheInputType) {
-  ASSERT_EQ(GemmDtypes().size(), 6u);
+  ASSERT_EQ(GemmDtypes().size(), 7u);
   for (const GemmDtypeInfo& d : GemmDtypes()) {
     SCOPED_TRACE(d.name);
     EXPECT_EQ(FindGemmDtype(d.name), &d);
@@ -48,6 +50,30 @@ TEST(GemmDtypesTest, FillFormatsGivePositiveValuesBelowOneOfTheInputType) {
     EXPECT_LT(d.tolerance, 0.02);
   }
   EXPECT_EQ(FindGemmDtype("fp64"), nullptr);
+}
+
+// Issue 11 item 15: without CUBLASLT_MATMUL_DESC_FAST_ACCUM the FP8 rows
+// measure only the slow-accumulation path.
+TEST(CreateMatmulDescTest, FastAccumulationOnlyForFp8FastAccum) {
+  for (const GemmDtypeInfo& d : GemmDtypes()) {
+    SCOPED_TRACE(d.name);
+    absl::StatusOr<LtMatmulDesc> desc = CreateMatmulDesc(d);
+    ASSERT_TRUE(desc.ok()) << desc.status();
+    int8_t fast = -1;
+    size_t written = 0;
+    ASSERT_TRUE(
+        LtStatus(cublasLtMatmulDescGetAttribute(desc->get(), CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast,
+                                                sizeof fast, &written),
+                 "cublasLtMatmulDescGetAttribute")
+            .ok());
+    EXPECT_EQ(fast, std::string(d.name) == "fp8_fast_accum" ? 1 : 0);
+    EXPECT_EQ(d.fast_accum, fast == 1);
+  }
+  const GemmDtypeInfo& fast = *FindGemmDtype("fp8_fast_accum");
+  const GemmDtypeInfo& fp8 = *FindGemmDtype("fp8");
+  EXPECT_EQ(fast.dtype, GemmDtype::kFp8);
+  EXPECT_EQ(fast.input, fp8.input);
+  EXPECT_EQ(fast.output, fp8.output);
 }
 
 uint32_t Bits(float f) {
@@ -84,6 +110,26 @@ TEST(CheckGemmElementTest, Int8IsExact) {
   EXPECT_NE(off.message().find("D[1][2]: got 12700001, the CPU dot product is 12700000"),
             absl::string_view::npos)
       << off;
+}
+
+// FP8 operands 0.5 (e4m3 0x30) and 0.25 (0x28): Σ = K / 8; bf16 results.
+TEST(CheckGemmElementTest, FastAccumulationMayLoseMoreOverLongK) {
+  const GemmDtypeInfo& fp8 = *FindGemmDtype("fp8");
+  const GemmDtypeInfo& fast = *FindGemmDtype("fp8_fast_accum");
+  const std::vector<uint32_t> a(4096, 0x30), b(4096, 0x28);
+  ASSERT_EQ(DecodeElement(fp8.input, 0x30), 0.5);
+  ASSERT_EQ(DecodeElement(fp8.input, 0x28), 0.25);
+  // Σ = 512; bf16 0x43f8 = 496 is 3.1% low, 0x43fc = 504 is 1.6% low.
+  EXPECT_TRUE(CheckGemmElement(fp8, a, b, 0x4400, "x").ok());
+  EXPECT_TRUE(CheckGemmElement(fp8, a, b, 0x43fc, "x").ok());
+  EXPECT_FALSE(CheckGemmElement(fp8, a, b, 0x43f8, "x").ok());
+  EXPECT_TRUE(CheckGemmElement(fast, a, b, 0x43f8, "x").ok());
+  // 480 (6.3% low) is wrong for both at K = 4096.
+  EXPECT_FALSE(CheckGemmElement(fast, a, b, 0x43f0, "x").ok());
+  // At K = 64 the fast path gets no more than the default 2^-6.
+  const std::vector<uint32_t> a64(64, 0x30), b64(64, 0x28);
+  EXPECT_TRUE(CheckGemmElement(fast, a64, b64, 0x4100, "x").ok());   // 8
+  EXPECT_FALSE(CheckGemmElement(fast, a64, b64, 0x40f8, "x").ok());  // 7.75
 }
 
 TEST(CheckGemmElementTest, ZerosExpectExactZero) {
