@@ -5,13 +5,25 @@
 //           policy window (persisting or streaming) over the input?
 // Timed:    one launch of a layer kernel (stream, gather, stencil, conv,
 //           maxpool, gemv, softmax) on a layer of configs/layers/
-//           cnn_layers.json, optionally resized to `working_set_bytes` of
+//           cnn_layers.json at `batch` images (1, 8, 32 by default, so that
+//           inputs range from a few KB, inside L1, through L2 to 411 MB,
+//           far beyond it), optionally resized to `working_set_bytes` of
 //           input, with a grid of occupancy_pct of the kernel's resident
 //           blocks per SM; CUDA events around each launch, hot (back to
-//           back) or cold (L2 flushed). Every variant is the same source
-//           built differently (kernels/layers/BUILD); the output of every
-//           point is checked against a CPU reference and must equal the
-//           first variant's output of the same shape bit for bit.
+//           back) or cold (L2 flushed). All host work of a point (carveout,
+//           occupancy query, allocation, L2 window) happens before timing
+//           (point_launch.h): the timed callback only launches. Every
+//           variant is the same source built differently
+//           (kernels/layers/BUILD); the output of every point is checked
+//           against a CPU reference (all outputs, or a sample of them that
+//           costs at most kCheckWork host multiply-adds, e.g. at batch 32)
+//           and must equal the first variant's output of the same shape bit
+//           for bit (every element).
+//           Some variants run the same machine code as another
+//           (variant_aliases.h, kept true by a SASS test): on sm_90a cg and
+//           dlcm_cg are both LDG.E.STRONG.GPU, cs and evict_first both
+//           LDG.E.EF; l2_persist and l2_stream run the default build under
+//           an L2 access-policy window. Twins are measured like the rest.
 // Expected: streaming kernels (stream, gather, softmax on large rows) gain a
 //           few percent from bypassing or evict-first once the input is far
 //           larger than L1, because nothing they load is reused; kernels
@@ -20,20 +32,25 @@
 //           sets where the reused data fits L1; gemv's vector x is reused
 //           by every row, so it loses once x no longer fits L1 when it is
 //           bypassed. The L2 window matters only when the input fits L2.
-//           Differences smaller than the row spread are noise.
-#include <algorithm>
-#include <cmath>
-#include <memory>
+//           DRAM effects show only at the larger batches (VGG conv1_2,
+//           pool1 and ResNet pool1 exceed a 50 MB L2 at batch 8 or 32).
+//           Twins differ only by noise; differences smaller than the row
+//           spread are noise.
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "experiments/harness/experiment.h"
 #include "experiments/l1_bypass/l2_window.h"
 #include "experiments/l1_bypass/layer_config.h"
+#include "experiments/l1_bypass/point_launch.h"
 #include "experiments/l1_bypass/reference.h"
+#include "experiments/l1_bypass/variant_aliases.h"
 #include "experiments/l1_bypass/workload.h"
 #include "kernels/layers/layers.h"
 #include "probes/cuda_status.h"
@@ -51,8 +68,10 @@ constexpr double kCheckWork = 1 << 24;
 // Device memory left free beyond the tensors.
 constexpr size_t kMemorySlackBytes = size_t{64} << 20;
 constexpr int64_t kMaxWorkingSetBytes = int64_t{2} << 30;
+constexpr int64_t kMaxBatch = 1024;
 
-// Variants that are a runtime setting on top of the default build.
+// Variants that are a runtime setting on top of a build (which one:
+// variant_aliases.h).
 struct RuntimeVariant {
   const char* name;
   L2Policy policy;
@@ -88,6 +107,22 @@ absl::StatusOr<const LayerShape*> FindLayer(const std::string& name) {
   return absl::InvalidArgumentError(absl::StrCat("unknown layer '", name, "'"));
 }
 
+// The --help sentence on the variants with the same machine code, from
+// variant_aliases.h.
+std::string SameCodeHelp() {
+  std::vector<std::string> twins, runtime;
+  for (const SameCode& s : kSameCode) {
+    if (std::string_view(s.runtime_setting).empty()) {
+      twins.push_back(absl::StrCat(s.variant, " = ", s.same_code_as, " (", s.loads, ")"));
+    } else {
+      runtime.push_back(
+          absl::StrCat(s.variant, ": the ", s.same_code_as, " build with an ", s.runtime_setting));
+    }
+  }
+  return absl::StrCat("Same machine code (checked in SASS): ", absl::StrJoin(twins, ", "), "; ",
+                      absl::StrJoin(runtime, "; "));
+}
+
 // The build whose kernels a variant runs, and its L2 window if any.
 struct ResolvedVariant {
   const CompiledVariant* build = nullptr;
@@ -95,15 +130,18 @@ struct ResolvedVariant {
 };
 
 absl::StatusOr<ResolvedVariant> ResolveVariant(const std::string& name) {
-  const CompiledVariant* plain = nullptr;
   for (const CompiledVariant& v : layers::CompiledLayerVariants()) {
     if (name == v.name) return ResolvedVariant{&v, std::nullopt};
-    if (std::string(v.name) == "default") plain = &v;
   }
   for (const RuntimeVariant& v : kRuntimeVariants) {
     if (name != v.name) continue;
-    if (plain == nullptr) return absl::InternalError("no default build linked");
-    return ResolvedVariant{plain, v.policy};
+    const SameCode* same = FindSameCode(name);
+    for (const CompiledVariant& build : layers::CompiledLayerVariants()) {
+      if (same != nullptr && std::string_view(build.name) == same->same_code_as) {
+        return ResolvedVariant{&build, v.policy};
+      }
+    }
+    return absl::InternalError(absl::StrCat("no build linked for ", name));
   }
   return absl::InvalidArgumentError(absl::StrCat("unknown variant '", name, "'"));
 }
@@ -115,6 +153,11 @@ absl::Status Validate(const Point& p) {
     return absl::InvalidArgumentError(absl::StrCat(
         "working_set_bytes must be 0 (the layer as configured) or 64 B .. 2 GiB (got ", ws, ")"));
   }
+  const int64_t batch = p.Int("batch");
+  if (batch < 1 || batch > kMaxBatch) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("batch must be in 1..", kMaxBatch, " (got ", batch, ")"));
+  }
   const int64_t pct = p.Int("occupancy_pct");
   if (pct < 1 || pct > 100) {
     return absl::InvalidArgumentError(
@@ -123,7 +166,7 @@ absl::Status Validate(const Point& p) {
   return absl::OkStatus();
 }
 
-// What the points of one (kernel, layer, working set) share: the inputs on
+// What the points of one (kernel, layer, batch, working set) share: the inputs on
 // host and device, and the first output measured, which every later variant
 // must reproduce bit for bit. Points run with `variant` as the innermost
 // axis, so consecutive points share it.
@@ -203,17 +246,17 @@ absl::Status Run(PointContext& ctx) {
   }
   DISSECT_ASSIGN_OR_RETURN(const CacheState cache, ParseCacheState(ctx.Str("timing")));
 
-  int max_blocks = 0;
-  DISSECT_CUDA_RETURN_IF_ERROR(variant.build->kernels->prepare(kernel, &max_blocks));
-  if (max_blocks < 1) return absl::InternalError("the kernel cannot be resident on an SM");
-  const int blocks_per_sm =
-      std::max(1, static_cast<int>(std::lround(max_blocks * ctx.Int("occupancy_pct") / 100.0)));
-
+  LayerShape batched = *layer;
+  batched.n = static_cast<int>(ctx.Int("batch"));
   const int64_t ws = ctx.Int("working_set_bytes");
-  const Workload wl = MakeWorkload(kernel, *layer, ws);
+  const Workload wl = MakeWorkload(kernel, batched, ws);
+  if (kernel == LayerKernel::kGather && wl.x_elements > size_t{INT32_MAX}) {
+    return Skipped(
+        absl::StrCat("gather indexes are int32; the input has ", wl.x_elements, " elements"));
+  }
   DISSECT_ASSIGN_OR_RETURN(
       ShapeCache * shape,
-      PrepareShape(wl, absl::StrCat(ctx.Str("kernel"), "/", layer->name, "/", ws)));
+      PrepareShape(wl, absl::StrCat(ctx.Str("kernel"), "/", layer->name, "/", batched.n, "/", ws)));
   // Poison the output (0xff.. is a NaN) so that unwritten elements show.
   DISSECT_CUDA_RETURN_IF_ERROR(
       cudaMemsetAsync(shape->y.get(), 0xff, shape->y.bytes(), ctx.stream()));
@@ -225,19 +268,24 @@ absl::Status Run(PointContext& ctx) {
   args.weights = shape->weights.get();
   args.index = shape->index.get();
   args.y = shape->y.get();
-  args.blocks = blocks_per_sm * ctx.device().sm_count;
 
-  std::unique_ptr<L2AccessWindow> window;
+  // Every piece of host work before the timing; the callback only launches.
+  PreparedLaunch::SettingFn window;
   if (variant.l2.has_value()) {
-    DISSECT_ASSIGN_OR_RETURN(
-        window, L2AccessWindow::Apply(ctx.stream(), shape->x.get(), shape->x.bytes(), *variant.l2));
+    window = [&ctx, shape, policy = *variant.l2] {
+      return L2AccessWindow::Apply(ctx.stream(), shape->x.get(), shape->x.bytes(), policy);
+    };
   }
+  DISSECT_ASSIGN_OR_RETURN(PreparedLaunch launch,
+                           PreparedLaunch::Prepare(*variant.build->kernels, args,
+                                                   static_cast<int>(ctx.Int("occupancy_pct")),
+                                                   ctx.device().sm_count, window));
   DISSECT_ASSIGN_OR_RETURN(
       std::vector<double> ms,
-      ctx.TimeKernel([&](cudaStream_t s) { return variant.build->kernels->launch(args, s); },
-                     cache));
-  window.reset();
+      ctx.TimeKernel([&launch](cudaStream_t s) { return launch.Launch(s); }, cache));
+  launch.Release();
   DISSECT_RETURN_IF_ERROR(CheckOutput(*shape, variant_name));
+  const int blocks_per_sm = launch.blocks_per_sm();
 
   const double bytes = static_cast<double>(wl.BytesMoved());
   const double peak = ctx.device().DramPeakGbps();
@@ -268,18 +316,25 @@ DISSECT_EXPERIMENT(l1_bypass)
     .AddAxis(StringAxis("layer", LayerNames(), {},
                         "a layer of configs/layers/cnn_layers.json (kernels that do not fit "
                         "a layer's type are skipped)"))
+    .AddAxis(IntAxis("batch", "images", {1, 8, 32},
+                     "images per launch: the layer's n (the config's layers are batch 1); "
+                     "inputs span L1 (< 256 KB), L2 and DRAM (VGG conv1_2/pool1: 12.8 MB "
+                     "at batch 1, 411 MB at 32)"))
     .AddAxis(IntAxis("working_set_bytes", "B", {0},
-                     "0: the layer as configured; > 0: the layer resized so that its input "
-                     "has about this many bytes (metric input_bytes says what it came to)"))
+                     "0: the layer as configured (at `batch` images); > 0: the layer at "
+                     "`batch` images resized so that its input has about this many bytes "
+                     "(metric input_bytes says what it came to)"))
     .AddAxis(StringAxis("timing", {"hot", "cold"}, {"hot"},
                         "hot: back-to-back launches; cold: L2 flushed before each"))
     .AddAxis(IntAxis("occupancy_pct", "%", {25, 100},
                      "grid: this % of the blocks (256 threads) the kernel can keep resident "
                      "per SM, times the SMs"))
     .AddAxis(StringAxis("variant", VariantNames(), {},
-                        "default, dlcm_cg (-Xptxas -dlcm=cg), ca/cg/cs/lu/cv (__ldXX), "
-                        "no_allocate/evict_first/evict_last (L1:: hints), l2_persist/"
-                        "l2_stream (access-policy window over the input)"))
+                        absl::StrCat("default, dlcm_cg (-Xptxas -dlcm=cg), ca/cg/cs/lu/cv "
+                                     "(__ldXX), no_allocate/evict_first/evict_last (L1:: "
+                                     "hints), l2_persist/l2_stream (access-policy window over "
+                                     "the input). ",
+                                     SameCodeHelp())))
     .AddMetric("kernel_us", "us", "event time of one launch")
     .AddMetric("bandwidth_gbps", "GB/s",
                "bytes_moved / time: every tensor read once and the output written once")

@@ -109,19 +109,24 @@ uint32_t Bits(float f) {
   return u;
 }
 
-// A reproducible sample of `count` indices in [0, total), first and last
-// included.
-std::vector<size_t> Sample(size_t total, size_t count) {
+// A reproducible sample of `count` indices in [0, total) (more when
+// `count` is below 2 x `images`): the first and the last index of each of
+// `images` equal blocks, then random ones.
+std::vector<size_t> Sample(size_t total, size_t count, size_t images) {
   std::vector<size_t> out;
   if (count >= total) {
     out.resize(total);
     std::iota(out.begin(), out.end(), size_t{0});
     return out;
   }
+  images = std::clamp<size_t>(images, 1, total);
+  const size_t block = total / images;
+  for (size_t i = 0; i < images; ++i) {
+    out.push_back(i * block);
+    out.push_back(i + 1 == images ? total - 1 : (i + 1) * block - 1);
+  }
   std::mt19937_64 rng(0x5a3c1e);
   std::uniform_int_distribution<size_t> pick(0, total - 1);
-  out.push_back(0);
-  out.push_back(total - 1);
   while (out.size() < count) out.push_back(pick(rng));
   return out;
 }
@@ -194,7 +199,7 @@ absl::Status CheckAgainstReference(const Workload& wl, const HostTensors& in,
   const char* name = KernelName(wl.kernel);
   if (wl.kernel == LayerKernel::kSoftmax) {
     const size_t w = wl.dims.w;
-    for (size_t row : Sample(y.size() / w, budget_count)) {
+    for (size_t row : Sample(y.size() / w, budget_count, wl.images)) {
       const std::vector<double> want = SoftmaxRow(wl, in, row);
       for (size_t j = 0; j < w; ++j) {
         const double got = y[row * w + j];
@@ -207,7 +212,7 @@ absl::Status CheckAgainstReference(const Workload& wl, const HostTensors& in,
     }
     return absl::OkStatus();
   }
-  for (size_t i : Sample(y.size(), budget_count)) {
+  for (size_t i : Sample(y.size(), budget_count, wl.images)) {
     const float want = ExactOutputAt(wl, in, i);
     if (Bits(y[i]) != Bits(want)) {
       return absl::InternalError(

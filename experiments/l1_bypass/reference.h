@@ -36,7 +36,10 @@ inline constexpr double kSoftmaxTolerance = 1e-4;
 
 // Checks the device output `y` against the reference at a reproducible
 // random sample of outputs whose host cost stays within `work_budget`
-// multiply-adds (all outputs when they fit; softmax: whole rows). Exact
+// multiply-adds (all outputs when they fit; softmax: whole rows). The
+// sample holds the first and the last output (row) of every image of the
+// batch, so that a large batch, checked by sampling, is checked in every
+// image. Exact
 // kernels must match bit for bit, softmax within kSoftmaxTolerance. The
 // error names the first wrong element.
 absl::Status CheckAgainstReference(const Workload& wl, const HostTensors& in,

@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 
 namespace dissect::l1_bypass {
@@ -146,6 +147,22 @@ TEST(ReferenceTest, SampledCheckStaysWithinItsBudgetAndStillChecks) {
   EXPECT_TRUE(CheckAgainstReference(wl, in, y, 500).ok());
   y.back() = -y.back();
   EXPECT_FALSE(CheckAgainstReference(wl, in, y, 500).ok());
+}
+
+TEST(ReferenceTest, SampledCheckOfABatchChecksEveryImage) {
+  // 8 images of 64 x 32 x 32 outputs, a budget of 20 outputs: the first and
+  // last output of every image are among them, wherever the random ones fall.
+  LayerShape batch = ConvLayer(64, 32, 1, 3, 1, 1);
+  batch.n = 8;
+  const Workload wl = MakeWorkload(LayerKernel::kStencil, batch, 0);
+  ASSERT_EQ(wl.images, 8);
+  const HostTensors in = MakeInputs(wl, 4);
+  std::vector<float> y = ReferenceOutput(wl, in);
+  EXPECT_TRUE(CheckAgainstReference(wl, in, y, 100).ok());
+  const size_t first_of_image_5 = 5 * wl.y_elements / 8;
+  y[first_of_image_5] = std::nextafter(y[first_of_image_5], 10.0f);
+  const absl::Status s = CheckAgainstReference(wl, in, y, 100);
+  EXPECT_TRUE(absl::StrContains(s.message(), absl::StrCat("element ", first_of_image_5))) << s;
 }
 
 TEST(ReferenceTest, IdenticalMeansBitForBit) {

@@ -125,6 +125,7 @@ Workload MakeWorkload(LayerKernel kernel, const LayerShape& layer, int64_t worki
   const LayerShape l = working_set_bytes > 0 ? Resize(kernel, layer, working_set_bytes) : layer;
   Workload wl;
   wl.kernel = kernel;
+  wl.images = l.n;
   LayerDims& d = wl.dims;
   d.n = l.n;
   d.c = l.c;

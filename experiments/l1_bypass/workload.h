@@ -34,6 +34,9 @@ struct Workload {
   size_t weight_elements = 0;  // stream: 2C; conv: KCRS; gemv: KC; else 0
   size_t index_elements = 0;   // gather: one per input element
   size_t y_elements = 0;       // output
+  // Images in the batch (the layer's n): the output is image-major, one
+  // equal block of y_elements / images per image.
+  int images = 1;
 
   // Bytes of the input tensor: what `working_set_bytes` asks for.
   int64_t InputBytes() const { return static_cast<int64_t>(x_elements * sizeof(float)); }
@@ -49,7 +52,8 @@ struct Workload {
   double WorkPerOutput() const;
 };
 
-// The layer as `kernel` runs it (NotApplicable must be ""). The input is the
+// The layer as `kernel` runs it (NotApplicable must be ""), at the layer's
+// batch n (the experiment's `batch` axis sets it). The input is the
 // layer's input tensor N x C x H x W, except for softmax on a fc layer,
 // which normalizes the layer's N x K outputs (the classifier's softmax).
 // Softmax on conv and pool layers normalizes each H x W plane (a spatial

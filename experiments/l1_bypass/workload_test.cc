@@ -101,6 +101,25 @@ TEST(WorkloadTest, TensorsOfEachKernel) {
   EXPECT_EQ(size_t(plane_softmax.dims.n) * plane_softmax.dims.c * plane_softmax.dims.h, 128u);
 }
 
+TEST(WorkloadTest, BatchScalesEveryTensorButTheWeights) {
+  LayerShape conv = Conv();
+  conv.n = 32;
+  const Workload wl = MakeWorkload(LayerKernel::kConv, conv, 0);
+  EXPECT_EQ(wl.images, 32);
+  EXPECT_EQ(wl.x_elements, 32u * 128 * 56 * 56);
+  EXPECT_EQ(wl.weight_elements, 256u * 128 * 9);
+  EXPECT_EQ(wl.y_elements, 32u * 256 * 56 * 56);
+  LayerShape fc = Fc();
+  fc.n = 8;
+  const Workload gemv = MakeWorkload(LayerKernel::kGemv, fc, 0);
+  EXPECT_EQ(gemv.x_elements, 8u * 25088);
+  EXPECT_EQ(gemv.weight_elements, 25088u * 4096);
+  EXPECT_EQ(gemv.y_elements, 8u * 4096);
+  // A working set is the whole batch's input.
+  const Workload sized = MakeWorkload(LayerKernel::kStream, conv, int64_t{64} << 20);
+  EXPECT_NEAR(double(sized.InputBytes()) / (int64_t{64} << 20), 1.0, 0.1);
+}
+
 TEST(WorkloadTest, WorkingSetResizesTheInput) {
   for (LayerKernel k : {LayerKernel::kConv, LayerKernel::kStencil, LayerKernel::kStream}) {
     int64_t last = 0;
