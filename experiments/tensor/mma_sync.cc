@@ -8,12 +8,13 @@
 //           (D += A·B, D the next C) between two %clock64 reads: cycles per
 //           mma = span / 4096. Before the first read, one untimed step per
 //           chain consumes the loaded fragments and the zeroed accumulators
-//           (kUntimedSteps), so that neither lands in the timed region. Throughput: every SM filled with warps
-//           (occupancy API), each with 8 independent accumulators (2 for
-//           sp_e4m3_f32, which ptxas expands into many registers), 1024
-//           steps each; per SM, the %clock64 span of all its warps over the
-//           mma it issued (median over SMs) gives cycles per mma per SM;
-//           CUDA events around the launch give TFLOP/s (TOP/s for s8), and
+//           (kUntimedSteps), so that neither lands in the timed region.
+//           Throughput: every SM filled with warps (occupancy API), each
+//           with 8 independent accumulators (2 for sp_e4m3_f32, which ptxas
+//           expands into many registers), 1024 steps each; per SM, the
+//           %clock64 span of all its warps over the mma it issued (median
+//           over SMs) gives cycles per mma per SM; CUDA events around the
+//           launch give TFLOP/s (TOP/s for s8), and
 //           the longest per-SM %clock64 span over the event time the SM
 //           clock during the launch (measured_sm_clock_mhz, a lower bound).
 //           Before timing, a launch with 8 steps is checked element by

@@ -1,0 +1,122 @@
+// SASS tests of the tensor-core probes (issue 11): ptxas hoists, folds and
+// emulates after the PTX is written, so the PTX test cannot see what the
+// timed loops run. Per native kernel of kernels/tensor on every architecture
+// in the archives:
+//  - the timed loop (tensor_sass_checks.h) holds exactly chains × unroll
+//    HMMA / IMMA (mma.sync, mma.sp) or HGMMA / IGMMA / QGMMA (wgmma);
+//  - the timed region starts with neither a memory load nor an accumulator
+//    write before the loop head (CheckTimedRegionStart).
+// The fp8 mma.sync forms, which the probe skips on cc 9.x (MmaSyncNative),
+// must still be emulated there (no QMMA), or the skip is stale.
+#include <set>
+#include <string>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "experiments/tensor/probe_kernel_names.h"
+#include "experiments/tensor/tensor_sass_checks.h"
+#include "gtest/gtest.h"
+#include "kernels/tensor/mma_sync.h"
+#include "kernels/tensor/wgmma.h"
+#include "probes/sass_test_util.h"
+
+namespace dissect {
+namespace {
+
+// The architectures whose code holds functions named `fragment`.
+std::set<std::string> ArchsWith(const std::string& fragment) {
+  std::set<std::string> archs;
+  for (const SassFunction& f : AllSassFunctions()) {
+    if (f.name.find(fragment) != std::string::npos) archs.insert(f.arch);
+  }
+  return archs;
+}
+
+// 90 for "sm_90a".
+int ArchNumber(const std::string& arch) {
+  std::string digits;
+  for (size_t i = 3; i < arch.size() && absl::ascii_isdigit(arch[i]); ++i) digits += arch[i];
+  int n = 0;
+  return absl::SimpleAtoi(digits, &n) ? n : 0;
+}
+
+int CountTensorOps(const SassFunction& f) { return CountOps(f, 0, f.code.size(), TensorOps()); }
+
+TEST_F(SassTest, MmaSyncTimedLoopsRunEveryStepWithNothingUntimedInTheRegion) {
+  const std::set<std::string> archs = ArchsWith("MmaSyncKernel");
+  ASSERT_FALSE(archs.empty()) << "no MmaSyncKernel in the archives";
+  int checked_sm90a = 0;
+  for (const std::string& arch : archs) {
+    const int arch_number = ArchNumber(arch);
+    for (const MmaKernelTrait& t : kMmaKernelTraits) {
+      const MmaFormInfo& form = MmaInfo(t.form);
+      for (TensorMode mode : {TensorMode::kLatency, TensorMode::kThroughput}) {
+        const int chains = MmaSyncChains(t.form, mode);
+        SCOPED_TRACE(absl::StrCat(arch, " ", form.name, " chains ", chains));
+        const SassFunction* f = SassFunctionNamed({MmaKernelName(t, chains)}, arch);
+        if (f == nullptr) continue;
+        if (arch_number < form.min_arch) {
+          EXPECT_EQ(CountTensorOps(*f), 0) << "the stub below sm_" << form.min_arch;
+          continue;
+        }
+        if (!MmaSyncNative(form, arch_number)) {
+          EXPECT_EQ(CountOp(*f, "QMMA"), 0)
+              << f->name << ": ptxas now emits native fp8 mma.sync for " << arch
+              << "; MmaSyncNative (which makes the probe skip this form) is stale";
+          EXPECT_GT(CountOp(*f, "HMMA"), 0) << "the f16 emulation";
+          continue;
+        }
+        const absl::Status count = CheckTimedTensorCount(*f, chains * kMmaUnroll);
+        EXPECT_TRUE(count.ok()) << count.message();
+        const absl::Status start = CheckTimedRegionStart(*f, form.c_regs);
+        EXPECT_TRUE(start.ok()) << start.message();
+        checked_sm90a += arch == "sm_90a";
+      }
+    }
+  }
+  // 9 native forms (not e4m3, e5m2, sp_e4m3) × 2 modes.
+  if (archs.count("sm_90a") > 0) {
+    EXPECT_EQ(checked_sm90a, 18);
+  }
+}
+
+TEST_F(SassTest, WgmmaTimedLoopsRunEveryStepWithNothingUntimedInTheRegion) {
+  const std::set<std::string> archs = ArchsWith("WgmmaKernel");
+  ASSERT_FALSE(archs.empty()) << "no WgmmaKernel in the archives";
+  int checked = 0;
+  for (const std::string& arch : archs) {
+    for (const WgmmaKernelTrait& t : kWgmmaKernelTraits) {
+      for (int n : kWgmmaNs) {
+        for (bool regs : {false, true}) {
+          for (TensorMode mode : {TensorMode::kLatency, TensorMode::kThroughput}) {
+            const int chains = WgmmaChains(mode, n);
+            const bool latency = mode == TensorMode::kLatency;
+            SCOPED_TRACE(absl::StrCat(arch, " ", WgmmaInfo(t.form).name, " n", n,
+                                      regs ? " registers" : " shared",
+                                      latency ? " latency" : " throughput"));
+            const SassFunction* f =
+                SassFunctionNamed({WgmmaKernelName(t, n, regs, chains, latency)}, arch);
+            if (f == nullptr) continue;
+            if (arch != "sm_90a") {
+              EXPECT_EQ(CountTensorOps(*f), 0) << "wgmma exists only in sm_90a code";
+              continue;
+            }
+            const absl::Status count = CheckTimedTensorCount(*f, chains * kWgmmaUnroll);
+            EXPECT_TRUE(count.ok()) << count.message();
+            const absl::Status start = CheckTimedRegionStart(*f, n / 2);
+            EXPECT_TRUE(start.ok()) << start.message();
+            ++checked;
+          }
+        }
+      }
+    }
+  }
+  // 11 forms × 6 N × 2 A sources × 2 modes.
+  if (archs.count("sm_90a") > 0) {
+    EXPECT_EQ(checked, 264);
+  }
+}
+
+}  // namespace
+}  // namespace dissect

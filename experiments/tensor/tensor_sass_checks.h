@@ -1,0 +1,51 @@
+// SASS (machine code) checks of the tensor-core probe kernels, as statuses
+// so that tests can show them failing on defective code (testdata/*.sass)
+// as well as passing on the current archives (sass_test.cc).
+#ifndef DISSECT_EXPERIMENTS_TENSOR_TENSOR_SASS_CHECKS_H_
+#define DISSECT_EXPERIMENTS_TENSOR_TENSOR_SASS_CHECKS_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "probes/sass_inspect.h"
+
+namespace dissect {
+
+// The SASS ops of tensor-core instructions (sparse forms carry .SP):
+// mma.sync as HMMA / IMMA (QMMA: native fp8, sm_89), wgmma as HGMMA /
+// IGMMA / QGMMA.
+const std::vector<std::string>& TensorOps();
+
+// The timed loop of `f`: among the innermost loops that lie between its
+// first and last clock read, the one with the most tensor instructions.
+// NotFound if there is none.
+absl::StatusOr<SassLoop> TimedTensorLoop(const SassFunction& f);
+
+// OK if the timed loop holds exactly `want` tensor instructions (chains ×
+// steps per trip); else an error that lists the loop.
+absl::Status CheckTimedTensorCount(const SassFunction& f, int want);
+
+// Checks the start of the timed region, where the first clock read must
+// find the operands loaded and the accumulators set:
+//  - no instruction after the first clock read and before the head of the
+//    timed loop loads from memory (LDG, LDS, LDSM, LD, LDL: its latency
+//    would land in the timed span; LDC reads of kernel parameters, whose
+//    constant-cache line the kernel has already read, are allowed);
+//  - none of them writes an accumulator: a register among the `acc_regs`
+//    registers that start at the destination of each tensor instruction of
+//    the loop (its D, which is its C). A write covers 2 registers for CS2R
+//    and .64 opcodes, 4 for .128 ones, else 1;
+//  - the loads issued before the first clock read have been waited for: a
+//    tensor instruction (the untimed step, which reads the loaded
+//    fragments) lies between the last such load and the clock read.
+// OK if so; else an error naming the offending instructions.
+absl::Status CheckTimedRegionStart(const SassFunction& f, int acc_regs);
+
+// How many instructions of `f` have op `op`.
+int CountOp(const SassFunction& f, const std::string& op);
+
+}  // namespace dissect
+
+#endif  // DISSECT_EXPERIMENTS_TENSOR_TENSOR_SASS_CHECKS_H_
