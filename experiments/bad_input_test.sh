@@ -13,7 +13,9 @@ expect 2 "stride_bytes must be > 0" shared_latency --axis stride_bytes=-64
 expect 2 "must be a multiple of stride_bytes" shared_latency --axis=footprint_bytes=1000 --axis=stride_bytes=64
 expect 2 "unknown value 'warm'" relu_bandwidth --axis=timing=warm
 expect 2 "unknown value 'l3'" memory_latency --axis=path=l3
-expect 2 "exceeds 4 GiB" memory_latency --axis=path=global_cg --axis=footprint_bytes=8GiB --axis=stride_bytes=4MiB
+expect 2 "exceeds 2^32 words" memory_latency --axis=path=global_cg --axis=footprint_bytes=32GiB --axis=stride_bytes=4MiB
+expect 2 "must be a multiple of 8 on path global_ca" memory_latency --axis=path=global_ca --axis=stride_bytes=4
+expect 2 "loads must be a positive multiple of 16 (got 1000)" memory_latency --axis=loads=1000
 expect 2 "bad value 'abc' for --samples" relu_bandwidth --samples=abc
 expect 2 "--samples must be in 1..100000" relu_bandwidth --samples=0
 expect 2 "unknown flag '--benchmark_nonsense=1'" relu_bandwidth --benchmark_nonsense=1

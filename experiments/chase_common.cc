@@ -19,9 +19,12 @@ struct PathName {
 };
 
 constexpr PathName kPaths[] = {
-    {ChasePath::kShared, "shared"}, {ChasePath::kGlobalCa, "global_ca"},
-    {ChasePath::kGlobalCg, "global_cg"}, {ChasePath::kLdg, "ldg"},
-    {ChasePath::kTex, "tex"},       {ChasePath::kConst, "const"},
+    {ChasePath::kShared, "shared"},
+    {ChasePath::kGlobalCa, "global_ca"},
+    {ChasePath::kGlobalCg, "global_cg"},
+    {ChasePath::kLdg, "ldg"},
+    {ChasePath::kTex, "tex"},
+    {ChasePath::kConst, "const"},
 };
 
 }  // namespace
@@ -42,25 +45,23 @@ absl::StatusOr<ChasePath> ParseChasePath(absl::string_view name) {
 
 absl::StatusOr<DeviceChain> DeviceChain::Create(const DeviceInfo& device, ChasePath path,
                                                 int64_t footprint_bytes, int64_t stride_bytes,
-                                                ChainOrder order,
-                                                size_t reserved_shared_bytes,
+                                                ChainOrder order, size_t reserved_shared_bytes,
                                                 cudaStream_t stream) {
-  if (path == ChasePath::kShared &&
-      footprint_bytes + static_cast<int64_t>(reserved_shared_bytes) >
-          device.shared_per_block_optin_bytes) {
+  if (path == ChasePath::kShared && footprint_bytes + static_cast<int64_t>(reserved_shared_bytes) >
+                                        device.shared_per_block_optin_bytes) {
     return Skipped(absl::StrCat("footprint ", footprint_bytes, " B (+", reserved_shared_bytes,
-                                " B of trace records) exceeds the ",
+                                " B the kernel uses itself) exceeds the ",
                                 device.shared_per_block_optin_bytes,
                                 " B of shared memory a block may use"));
   }
   if (path == ChasePath::kConst && footprint_bytes > static_cast<int64_t>(kConstChainBytes)) {
-    return Skipped(absl::StrCat("footprint ", footprint_bytes, " B exceeds the ",
-                                kConstChainBytes, " B constant bank"));
+    return Skipped(absl::StrCat("footprint ", footprint_bytes, " B exceeds the ", kConstChainBytes,
+                                " B constant bank"));
   }
   if (path == ChasePath::kTex) {
     int max_width = 0;
-    DISSECT_CUDA_RETURN_IF_ERROR(cudaDeviceGetAttribute(
-        &max_width, cudaDevAttrMaxTexture1DLinearWidth, device.index));
+    DISSECT_CUDA_RETURN_IF_ERROR(
+        cudaDeviceGetAttribute(&max_width, cudaDevAttrMaxTexture1DLinearWidth, device.index));
     if (footprint_bytes / 4 > max_width) {
       return Skipped(absl::StrCat("footprint ", footprint_bytes,
                                   " B exceeds the 1-D linear texture limit of ", max_width,
@@ -72,16 +73,26 @@ absl::StatusOr<DeviceChain> DeviceChain::Create(const DeviceInfo& device, ChaseP
   DISSECT_ASSIGN_OR_RETURN(chain.words_,
                            BuildChain(footprint_bytes, stride_bytes, order, kChainSeed));
   chain.slots_ = static_cast<uint64_t>(footprint_bytes / stride_bytes);
-  std::vector<uint32_t> stored = chain.words_;
-  if (path != ChasePath::kTex) {
-    for (uint32_t& w : stored) w *= static_cast<uint32_t>(sizeof(uint32_t));
+  DISSECT_ASSIGN_OR_RETURN(chain.device_, DeviceBuffer<uint32_t>::Allocate(chain.words_.size()));
+  // What the path reads: 64-bit device addresses on the global paths, byte
+  // offsets on shared and const, word indices on tex.
+  std::vector<uint64_t> pointers;
+  std::vector<uint32_t> offsets;
+  const void* stored = nullptr;
+  if (ChasesPointers(path)) {
+    DISSECT_ASSIGN_OR_RETURN(pointers, ChainAsPointers(chain.words_, stride_bytes, chain.Base()));
+    stored = pointers.data();
+  } else {
+    offsets = chain.words_;
+    if (path != ChasePath::kTex) {
+      for (uint32_t& w : offsets) w *= static_cast<uint32_t>(sizeof(uint32_t));
+    }
+    stored = offsets.data();
   }
-  DISSECT_ASSIGN_OR_RETURN(chain.device_, DeviceBuffer<uint32_t>::Allocate(stored.size()));
-  DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(chain.device_.get(), stored.data(),
-                                               chain.device_.bytes(), cudaMemcpyHostToDevice,
-                                               stream));
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(chain.device_.get(), stored, chain.device_.bytes(),
+                                               cudaMemcpyHostToDevice, stream));
   if (path == ChasePath::kConst) {
-    DISSECT_CUDA_RETURN_IF_ERROR(CopyChainToConstant(stored.data(), stored.size(), stream));
+    DISSECT_CUDA_RETURN_IF_ERROR(CopyChainToConstant(offsets.data(), offsets.size(), stream));
   }
   if (path == ChasePath::kTex) {
     cudaResourceDesc resource{};
@@ -94,7 +105,9 @@ absl::StatusOr<DeviceChain> DeviceChain::Create(const DeviceInfo& device, ChaseP
     DISSECT_CUDA_RETURN_IF_ERROR(
         cudaCreateTextureObject(&chain.texture_, &resource, &texture, nullptr));
   }
-  // The copies read `stored`, which dies here.
+  // Once per point, before anything is timed: launches only launch.
+  DISSECT_CUDA_RETURN_IF_ERROR(PrepareChase(chain.Args()));
+  // The copies read `pointers` or `offsets`, which die here.
   DISSECT_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
   return chain;
 }
@@ -110,49 +123,105 @@ DeviceChain::~DeviceChain() {
   if (texture_ != 0) cudaDestroyTextureObject(texture_);
 }
 
+uint64_t DeviceChain::Base() const { return reinterpret_cast<uint64_t>(device_.get()); }
+
 ChaseArgs DeviceChain::Args() const {
   ChaseArgs a;
   a.path = path_;
   a.chain = device_.get();
-  a.words = static_cast<uint32_t>(words_.size());
+  a.chain_bytes = device_.bytes();
   a.texture = texture_;
   return a;
 }
 
-uint32_t DeviceChain::ValueAfter(uint64_t loads) const {
-  const uint32_t word = WalkChain(words_, loads % slots_);
-  return path_ == ChasePath::kTex ? word : word * static_cast<uint32_t>(sizeof(uint32_t));
+uint64_t DeviceChain::ValueAfter(uint64_t loads) const {
+  const uint64_t word = WalkChain(words_, loads % slots_);
+  if (ChasesPointers(path_)) return Base() + word * sizeof(uint32_t);
+  return path_ == ChasePath::kTex ? word : word * sizeof(uint32_t);
 }
 
-uint64_t DeviceChain::ByteAddress(uint32_t value) const {
-  return path_ == ChasePath::kTex ? uint64_t{value} * sizeof(uint32_t) : value;
+uint64_t DeviceChain::ByteAddress(uint64_t value) const {
+  if (ChasesPointers(path_)) return value - Base();
+  return path_ == ChasePath::kTex ? value * sizeof(uint32_t) : value;
 }
 
 absl::Status ValidateChasePoint(const Point& point) {
-  DISSECT_RETURN_IF_ERROR(
-      ValidateChainGeometry(point.Int("footprint_bytes"), point.Int("stride_bytes")));
+  const int64_t stride = point.Int("stride_bytes");
+  DISSECT_RETURN_IF_ERROR(ValidateChainGeometry(point.Int("footprint_bytes"), stride));
   for (const auto& [name, value] : point.values()) {
-    if (name == "loads" && point.Int("loads") < 1) {
-      return absl::InvalidArgumentError("loads must be >= 1");
+    if (name == "loads" && (point.Int("loads") < 1 || point.Int("loads") % kChaseUnroll != 0)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "loads must be a positive multiple of ", kChaseUnroll, " (got ", point.Int("loads"),
+          "): the timed loop chases ", kChaseUnroll, " loads a trip"));
     }
-    // Global, shared and constant chains store 32-bit byte offsets; the
-    // texture chain stores element indices.
-    if (name == "path" && point.Str("path") != "tex" &&
-        point.Int("footprint_bytes") > (int64_t{1} << 32)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("footprint_bytes (", point.Int("footprint_bytes"),
-                       ") exceeds 4 GiB, the reach of the chain's 32-bit byte offsets"));
+    if (name == "path") {
+      DISSECT_ASSIGN_OR_RETURN(const ChasePath path, ParseChasePath(point.Str("path")));
+      if (stride % ChainWordBytes(path) != 0) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "stride_bytes (", stride, ") must be a multiple of ", ChainWordBytes(path), " on path ",
+            point.Str("path"), ": its chain holds ", ChainWordBytes(path), "-byte words"));
+      }
     }
   }
   return absl::OkStatus();
 }
 
+uint64_t ChaseLoadsPerLaunch(uint64_t timed_loads) {
+  uint64_t loads = 0;
+  for (int s = 0; s < kChaseSegments; ++s) loads += timed_loads << s;
+  return loads;
+}
+
+absl::StatusOr<ChaseLatencySamples> ReduceChaseTimings(const std::vector<ChaseTiming>& timings,
+                                                       uint64_t timed_loads,
+                                                       std::optional<double> nvml_mhz,
+                                                       double rated_mhz) {
+  if (timings.empty() || timed_loads == 0) {
+    return absl::InvalidArgumentError("no chase timings to reduce");
+  }
+  ChaseLatencySamples out;
+  std::vector<std::optional<double>> launch_mhz;
+  for (const ChaseTiming& t : timings) {
+    // Least squares over the segments (x: loads, y: cycles).
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (int s = 0; s < kChaseSegments; ++s) {
+      const double x = static_cast<double>(timed_loads << s);
+      const double y = static_cast<double>(t.cycles[s]);
+      sx += x;
+      sy += y;
+      sxx += x * x;
+      sxy += x * y;
+    }
+    const double n = kChaseSegments;
+    const double slope = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+    out.cycles_per_load.push_back(slope);
+    out.overhead_cycles.push_back((sy - slope * sx) / n);
+    launch_mhz.push_back(t.span_ns >= kMinClockSpanNs
+                             ? std::optional<double>(1e3 * static_cast<double>(t.span_cycles) /
+                                                     static_cast<double>(t.span_ns))
+                             : std::nullopt);
+    if (launch_mhz.back()) out.clock_mhz.push_back(*launch_mhz.back());
+  }
+  if (out.clock_mhz.empty()) {
+    out.clock_source =
+        nvml_mhz && *nvml_mhz > 0 ? ChaseClockSource::kNvml : ChaseClockSource::kRated;
+    out.clock_mhz.push_back(out.clock_source == ChaseClockSource::kNvml ? *nvml_mhz : rated_mhz);
+  }
+  std::vector<double> sorted = out.clock_mhz;
+  std::sort(sorted.begin(), sorted.end());
+  const double median_mhz = sorted[sorted.size() / 2];
+  for (size_t i = 0; i < timings.size(); ++i) {
+    const double mhz = launch_mhz[i].value_or(median_mhz);
+    out.ns_per_load.push_back(mhz > 0 ? out.cycles_per_load[i] * 1e3 / mhz : 0);
+  }
+  return out;
+}
+
 absl::Status MeasureChaseLatency(PointContext& ctx, ChasePath path, int64_t footprint_bytes,
-                                 int64_t stride_bytes, ChainOrder order,
-                                 uint64_t timed_loads) {
+                                 int64_t stride_bytes, ChainOrder order, uint64_t timed_loads) {
   DISSECT_ASSIGN_OR_RETURN(DeviceChain chain,
-                           DeviceChain::Create(ctx.device(), path, footprint_bytes,
-                                               stride_bytes, order, 0, ctx.stream()));
+                           DeviceChain::Create(ctx.device(), path, footprint_bytes, stride_bytes,
+                                               order, kChaseSharedBytes, ctx.stream()));
   const int launches = ctx.timing().warmup + ctx.timing().samples;
   // One record per timed launch plus a scratch one for counter passes.
   DISSECT_ASSIGN_OR_RETURN(auto d_out, DeviceBuffer<ChaseTiming>::Allocate(ctx.LaunchSlots()));
@@ -161,32 +230,34 @@ absl::Status MeasureChaseLatency(PointContext& ctx, ChasePath path, int64_t foot
   args.timed_loads = timed_loads;
   int launch = 0;
   DISSECT_RETURN_IF_ERROR(ctx.TimeKernel(
-                              [&](cudaStream_t stream) {
-                                args.out = d_out.get() + ctx.LaunchSlot(launch++);
-                                return LaunchChase(args, stream);
-                              },
-                              CacheState::kHot)
+                                 [&](cudaStream_t stream) {
+                                   args.out = d_out.get() + ctx.LaunchSlot(launch++);
+                                   return LaunchChase(args, stream);
+                                 },
+                                 CacheState::kHot)
                               .status());
   std::vector<ChaseTiming> results(launches);
   DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpy(results.data(), d_out.get(),
-                                          launches * sizeof(ChaseTiming),
-                                          cudaMemcpyDeviceToHost));
+                                          launches * sizeof(ChaseTiming), cudaMemcpyDeviceToHost));
   // The chase must really have happened: its end point is known.
-  const uint32_t expected = chain.ValueAfter(args.warmup_loads + args.timed_loads);
-  std::vector<double> cycles, ns, mhz;
+  const uint64_t expected = chain.ValueAfter(args.warmup_loads + ChaseLoadsPerLaunch(timed_loads));
   for (int i = ctx.timing().warmup; i < launches; ++i) {
-    const ChaseTiming& r = results[i];
-    if (r.sink != expected) {
-      return absl::InternalError(absl::StrCat("launch ", i, " ended the chase at ", r.sink,
+    if (results[i].sink != expected) {
+      return absl::InternalError(absl::StrCat("launch ", i, " ended the chase at ", results[i].sink,
                                               ", expected ", expected));
     }
-    cycles.push_back(static_cast<double>(r.cycles) / timed_loads);
-    ns.push_back(static_cast<double>(r.nanoseconds) / timed_loads);
-    if (r.nanoseconds > 0) mhz.push_back(1e3 * r.cycles / r.nanoseconds);
   }
-  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("cycles_per_load", std::move(cycles)));
-  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("ns_per_load", std::move(ns)));
-  return ctx.AddSamples("clock_mhz", std::move(mhz));
+  results.erase(results.begin(), results.begin() + ctx.timing().warmup);
+  DISSECT_ASSIGN_OR_RETURN(
+      ChaseLatencySamples samples,
+      ReduceChaseTimings(results, timed_loads, ctx.SmClockMhz(),
+                         static_cast<double>(ctx.device().sm_clock_max_khz) / 1e3));
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("cycles_per_load", std::move(samples.cycles_per_load)));
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("overhead_cycles", std::move(samples.overhead_cycles)));
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("ns_per_load", std::move(samples.ns_per_load)));
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("clock_mhz", std::move(samples.clock_mhz)));
+  return ctx.AddSamples("clock_source",
+                        std::vector<double>(1, static_cast<double>(samples.clock_source)));
 }
 
 }  // namespace dissect

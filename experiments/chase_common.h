@@ -5,6 +5,7 @@
 #define DISSECT_EXPERIMENTS_CHASE_COMMON_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,7 @@ class DeviceChain {
   // Returns a Skipped status when the chain does not fit the path on this
   // device (shared memory, the 64 KiB constant bank, texture width).
   // `reserved_shared_bytes` is static shared memory the kernel also uses.
+  // Calls PrepareChase, so that the launches that follow only launch.
   static absl::StatusOr<DeviceChain> Create(const DeviceInfo& device, ChasePath path,
                                             int64_t footprint_bytes, int64_t stride_bytes,
                                             ChainOrder order, size_t reserved_shared_bytes,
@@ -42,17 +44,19 @@ class DeviceChain {
   DeviceChain(const DeviceChain&) = delete;
   ~DeviceChain();
 
-  // Path, chain pointer, words and texture filled in.
+  // Path, chain pointer, bytes and texture filled in.
   ChaseArgs Args() const;
   uint64_t slots() const { return slots_; }
   // The chain value thread 0 holds after `loads` loads from the start, in
-  // the units the path stores (byte offsets, or word indices for tex).
-  uint32_t ValueAfter(uint64_t loads) const;
-  // Converts a stored chain value to a byte address within the chain.
-  uint64_t ByteAddress(uint32_t value) const;
+  // the units the path stores (device addresses on the global paths, byte
+  // offsets on shared and const, word indices on tex).
+  uint64_t ValueAfter(uint64_t loads) const;
+  // Converts a stored chain value to a byte offset within the chain.
+  uint64_t ByteAddress(uint64_t value) const;
 
  private:
   DeviceChain() = default;
+  uint64_t Base() const;  // the device address of the chain
   ChasePath path_ = ChasePath::kShared;
   std::vector<uint32_t> words_;  // word indices, as BuildChain made them
   DeviceBuffer<uint32_t> device_;
@@ -60,15 +64,52 @@ class DeviceChain {
   uint64_t slots_ = 0;
 };
 
-// Validates footprint/stride (and loads, if the point has that axis).
+// Validates footprint/stride, the stride's word size on the path (8-byte
+// pointers on the global paths) and loads (a positive multiple of
+// kChaseUnroll), for the axes the point has.
 absl::Status ValidateChasePoint(const Point& point);
 
-// Times `timed_loads` dependent loads per launch on `path` and records
-// cycles_per_load, ns_per_load and clock_mhz. Checks every launch reached
-// the chain position the host predicts.
+// The shortest %globaltimer span from which a launch's SM clock is taken:
+// the timer ticks in up to 1 us steps, so 50 us keeps its error under 2%.
+inline constexpr uint64_t kMinClockSpanNs = 50'000;
+
+// Where clock_mhz (and so ns_per_load) came from.
+enum class ChaseClockSource : int {
+  kTimers = 0,  // %clock64 / %globaltimer over each launch's timed span
+  kNvml = 1,    // the NVML SM clock read around the samples
+  kRated = 2,   // the device's rated maximum SM clock (nothing measured)
+};
+
+// The metrics of one memory_latency / shared_latency point.
+struct ChaseLatencySamples {
+  std::vector<double> cycles_per_load;  // per launch: the fitted slope
+  std::vector<double> overhead_cycles;  // per launch: the fitted intercept
+  std::vector<double> ns_per_load;
+  std::vector<double> clock_mhz;
+  ChaseClockSource clock_source = ChaseClockSource::kTimers;
+};
+
+// Fits each launch's segment cycles against the segments' loads
+// (timed_loads << s): the slope is cycles per load, free of the fixed cost
+// of a timed segment (clock reads, loop entry, the wait for the last load),
+// which is the intercept. The SM clock is each launch's span_cycles /
+// span_ns when span_ns >= kMinClockSpanNs; when no launch ran that long,
+// `nvml_mhz`, else `rated_mhz`. ns_per_load is cycles per load at that
+// clock. InvalidArgument if `timings` is empty or timed_loads is 0.
+absl::StatusOr<ChaseLatencySamples> ReduceChaseTimings(const std::vector<ChaseTiming>& timings,
+                                                       uint64_t timed_loads,
+                                                       std::optional<double> nvml_mhz,
+                                                       double rated_mhz);
+
+// Loads one launch chases over all its segments, for timed_loads.
+uint64_t ChaseLoadsPerLaunch(uint64_t timed_loads);
+
+// Times the chase on `path` (kChaseSegments segments per launch, the first
+// of `timed_loads` loads) and records cycles_per_load, overhead_cycles,
+// ns_per_load, clock_mhz and clock_source (ReduceChaseTimings). Checks
+// every launch reached the chain position the host predicts.
 absl::Status MeasureChaseLatency(PointContext& ctx, ChasePath path, int64_t footprint_bytes,
-                                 int64_t stride_bytes, ChainOrder order,
-                                 uint64_t timed_loads);
+                                 int64_t stride_bytes, ChainOrder order, uint64_t timed_loads);
 
 }  // namespace dissect
 

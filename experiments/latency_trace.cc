@@ -1,12 +1,13 @@
 // Question: how is each single access served (after Mei & Chu's
 //           fine-grained pointer chase)? From the per-access latencies it
 //           infers line and sector sizes and the near/far L2 partitions.
-// Timed:    one thread chases the chain and reads %clock around every one of
-//           kTraceLength accesses, storing the loaded value to shared memory
-//           before the second read so the read waits for the load. "cold"
-//           flushes L2 before each launch and skips warm-up; "warm" first
-//           runs one full lap of the chain.
-// Expected: a cold strided walk with a 4 B stride misses once per line or
+// Timed:    one thread chases the chain (64-bit device addresses on the
+//           global paths, so strides are multiples of 8 B there) and reads
+//           %clock around every one of kTraceLength accesses, storing the
+//           loaded value to shared memory before the second read so the read
+//           waits for the load. "cold" flushes L2 before each launch and
+//           skips warm-up; "warm" first runs one full lap of the chain.
+// Expected: a cold strided walk with an 8 B stride misses once per line or
 //           sector: miss_period_bytes is that size (32 B sectors, 128 B lines
 //           on recent NVIDIA GPUs). A warm random walk of global_cg over a
 //           footprint between the L1 and L2 capacities shows two L2 levels
@@ -30,8 +31,8 @@ absl::Status Run(PointContext& ctx) {
   const CacheState state = ctx.Str("state") == "cold" ? CacheState::kCold : CacheState::kHot;
   DISSECT_ASSIGN_OR_RETURN(
       DeviceChain chain,
-      DeviceChain::Create(ctx.device(), path, ctx.Int("footprint_bytes"),
-                          ctx.Int("stride_bytes"), order, kTraceSharedBytes, ctx.stream()));
+      DeviceChain::Create(ctx.device(), path, ctx.Int("footprint_bytes"), ctx.Int("stride_bytes"),
+                          order, kTraceSharedBytes, ctx.stream()));
   ChaseArgs args = chain.Args();
   if (state == CacheState::kHot) {
     if (chain.slots() > kMaxWarmupLoads) {
@@ -42,30 +43,30 @@ absl::Status Run(PointContext& ctx) {
   }
   const int launches = ctx.timing().warmup + ctx.timing().samples;
   DISSECT_ASSIGN_OR_RETURN(
-      auto d_trace, DeviceBuffer<TraceRecord>::Allocate(
-                        static_cast<size_t>(ctx.LaunchSlots()) * kTraceLength));
+      auto d_trace,
+      DeviceBuffer<TraceRecord>::Allocate(static_cast<size_t>(ctx.LaunchSlots()) * kTraceLength));
   int launch = 0;
   DISSECT_RETURN_IF_ERROR(ctx.TimeKernel(
-                              [&](cudaStream_t stream) {
-                                args.trace = d_trace.get() +
-                                             kTraceLength * ctx.LaunchSlot(launch++);
-                                return LaunchChaseTrace(args, stream);
-                              },
-                              state)
+                                 [&](cudaStream_t stream) {
+                                   args.trace =
+                                       d_trace.get() + kTraceLength * ctx.LaunchSlot(launch++);
+                                   return LaunchChaseTrace(args, stream);
+                                 },
+                                 state)
                               .status());
   std::vector<TraceRecord> records(d_trace.size());
-  DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpy(records.data(), d_trace.get(), d_trace.bytes(),
-                                          cudaMemcpyDeviceToHost));
+  DISSECT_CUDA_RETURN_IF_ERROR(
+      cudaMemcpy(records.data(), d_trace.get(), d_trace.bytes(), cudaMemcpyDeviceToHost));
   std::vector<std::vector<double>> level_cycles(kReportedLevels), level_fraction(kReportedLevels);
   std::vector<double> miss_period;
   for (int i = ctx.timing().warmup; i < launches; ++i) {
     const TraceRecord* trace = records.data() + static_cast<size_t>(i) * kTraceLength;
     std::vector<uint32_t> cycles(kTraceLength);
     std::vector<uint64_t> addresses(kTraceLength);
-    uint32_t address = chain.ValueAfter(args.warmup_loads);
+    uint64_t address = chain.ValueAfter(args.warmup_loads);
     for (int k = 0; k < kTraceLength; ++k) {
       // Each access loads the next address: check the walk against the host.
-      const uint32_t expected = chain.ValueAfter(args.warmup_loads + k + 1);
+      const uint64_t expected = chain.ValueAfter(args.warmup_loads + k + 1);
       if (trace[k].loaded != expected) {
         return absl::InternalError(absl::StrCat("launch ", i, " access ", k, " loaded ",
                                                 trace[k].loaded, ", expected ", expected));
@@ -86,21 +87,24 @@ absl::Status Run(PointContext& ctx) {
   for (int l = 0; l < kReportedLevels; ++l) {
     DISSECT_RETURN_IF_ERROR(
         ctx.AddSamples(absl::StrCat("level", l + 1, "_cycles"), std::move(level_cycles[l])));
-    DISSECT_RETURN_IF_ERROR(ctx.AddSamples(absl::StrCat("level", l + 1, "_fraction"),
-                                           std::move(level_fraction[l])));
+    DISSECT_RETURN_IF_ERROR(
+        ctx.AddSamples(absl::StrCat("level", l + 1, "_fraction"), std::move(level_fraction[l])));
   }
   return ctx.AddSamples("miss_period_bytes", std::move(miss_period));
 }
 
 DISSECT_EXPERIMENT(latency_trace)
-    .Question("How is each single access served: which levels, line and sector sizes, L2 "
-              "partitions?")
+    .Question(
+        "How is each single access served: which levels, line and sector sizes, L2 "
+        "partitions?")
     .AddAxis(StringAxis("path", ChasePathNames(), {"global_ca", "global_cg"},
                         "which load the chase uses (see memory_latency)"))
     .AddAxis(IntAxis("footprint_bytes", "B", {4 << 20}, "bytes the chain spans"))
-    .AddAxis(IntAxis("stride_bytes", "B", {4, 128}, "distance between chain slots"))
-    .AddAxis(StringAxis("order", {"strided", "random"}, {},
-                        "slot visiting order: address order or a random cycle"))
+    .AddAxis(IntAxis("stride_bytes", "B", {8, 128},
+                     "distance between chain slots (a multiple of 8 on the global paths)"))
+    .AddAxis(StringAxis("order", ChainOrderNames(), {"strided", "random"},
+                        "slot visiting order: address order, a random cycle, or page_local "
+                        "(random within each 2 MiB page, page by page)"))
     .AddAxis(StringAxis("state", {"cold", "warm"}, {},
                         "cold: L2 flushed, no warm-up; warm: one full lap first"))
     .AddMetric("level1_cycles", "cycles", "fastest latency level (includes timing overhead)")

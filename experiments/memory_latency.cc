@@ -1,16 +1,28 @@
 // Question: what is the load-to-use latency of each level of the memory
 //           hierarchy (shared, L1, L2, DRAM) and of the read-only, texture
 //           and constant paths, and where are the capacity steps?
-// Timed:    one thread chases a chain of dependent 32-bit loads; the path
-//           axis picks the load (ld.shared, ld.global.ca, ld.global.cg,
-//           ld.global.nc, tex.1d, ld.const) of one kernel template. One lap
-//           of warm-up loads (at most 2^20) precedes the timed loads; %clock64
-//           and %globaltimer are read in-kernel around them.
+// Timed:    one thread chases a chain of dependent loads; the path axis picks
+//           the load (ld.shared, ld.global.ca, ld.global.cg, ld.global.nc,
+//           tex.1d, ld.const) of one kernel template. On the global paths
+//           the chain holds 64-bit device addresses, so every hop is one
+//           load addressed by the previous load's result (as on the other
+//           paths: no address arithmetic between loads). One lap of warm-up
+//           loads (at most 2^20) precedes two timed segments of `loads` and
+//           2 x `loads` loads; %clock64 is read around each, after the
+//           previous load has returned and after the segment's last load has
+//           returned. cycles_per_load is the slope of cycles over the two
+//           segments, overhead_cycles the intercept (the fixed cost of a
+//           segment). ns come from cycles at the SM clock measured in-kernel
+//           (%clock64 / %globaltimer over the segments, when they last
+//           >= 50 us), else the NVML clock (clock_source says which).
 // Expected: plateaus separated by steps at each capacity: global_ca steps up
 //           at the L1 capacity (about 200-240 KiB on H100) and again at the
 //           L2 capacity (about 50 MB) to DRAM; global_cg has no L1 plateau;
-//           random order defeats prefetching; at very large strides TLB
-//           misses raise latency beyond the DRAM plateau.
+//           random order defeats prefetching. Past the TLB reach random
+//           order also misses the TLB on most loads, so the DRAM latency is
+//           read from order=page_local at >= 1 GiB (random within each 2 MiB
+//           page, one TLB miss per page), and the TLB-miss latency from a
+//           stride sweep at a large footprint (loads on a new page each).
 #include "experiments/chase_common.h"
 #include "experiments/harness/experiment.h"
 #include "probes/cuda_status.h"
@@ -21,25 +33,39 @@ namespace {
 absl::Status Run(PointContext& ctx) {
   DISSECT_ASSIGN_OR_RETURN(const ChasePath path, ParseChasePath(ctx.Str("path")));
   DISSECT_ASSIGN_OR_RETURN(const ChainOrder order, ParseChainOrder(ctx.Str("order")));
-  return MeasureChaseLatency(ctx, path, ctx.Int("footprint_bytes"), ctx.Int("stride_bytes"),
-                             order, static_cast<uint64_t>(ctx.Int("loads")));
+  return MeasureChaseLatency(ctx, path, ctx.Int("footprint_bytes"), ctx.Int("stride_bytes"), order,
+                             static_cast<uint64_t>(ctx.Int("loads")));
 }
 
 DISSECT_EXPERIMENT(memory_latency)
-    .Question("What is the load latency of each memory level and path, and where are the "
-              "capacity steps?")
+    .Question(
+        "What is the load latency of each memory level and path, and where are the "
+        "capacity steps?")
     .AddAxis(StringAxis("path", ChasePathNames(), {},
                         "shared=ld.shared, global_ca=ld.global.ca (L1+L2), global_cg="
-                        "ld.global.cg (L2), ldg=ld.global.nc, tex=tex1Dfetch, const=ld.const"))
+                        "ld.global.cg (L2), ldg=ld.global.nc, tex=tex1Dfetch, const=ld.const; "
+                        "the global paths chase 64-bit pointers"))
     .AddAxis(IntAxis("footprint_bytes", "B", ParseIntValues("1KiB:256MiB:*2").value(),
-                     "bytes the chain spans (sweep to at least 4x L2)"))
-    .AddAxis(IntAxis("stride_bytes", "B", {128}, "distance between chain slots (4 B..4 MiB)"))
-    .AddAxis(StringAxis("order", {"strided", "random"}, {"random"},
-                        "slot visiting order: address order or a random cycle"))
-    .AddAxis(IntAxis("loads", "loads", {4096}, "timed dependent loads per launch"))
-    .AddMetric("cycles_per_load", "cycles/load", "%clock64 delta / timed loads")
-    .AddMetric("ns_per_load", "ns/load", "%globaltimer delta / timed loads")
-    .AddMetric("clock_mhz", "MHz", "SM clock implied by the two timers")
+                     "bytes the chain spans (sweep to at least 4x L2; the DRAM point: "
+                     ">= 1 GiB with order=page_local)"))
+    .AddAxis(IntAxis("stride_bytes", "B", {128},
+                     "distance between chain slots (4 B..4 MiB; a multiple of 8 on the "
+                     "global paths)"))
+    .AddAxis(StringAxis("order", ChainOrderNames(), {"random"},
+                        "slot visiting order: address order, a random cycle, or page_local "
+                        "(random within each 2 MiB page, page by page: one TLB miss a page)"))
+    .AddAxis(IntAxis("loads", "loads", {4096},
+                     "loads of the first timed segment (the second has twice as many); a "
+                     "multiple of 16"))
+    .AddMetric("cycles_per_load", "cycles/load",
+               "slope of %clock64 cycles over the two segments' loads")
+    .AddMetric("overhead_cycles", "cycles",
+               "intercept of that fit: the fixed cost of one timed segment")
+    .AddMetric("ns_per_load", "ns/load", "cycles_per_load at clock_mhz")
+    .AddMetric("clock_mhz", "MHz", "SM clock: %clock64 / %globaltimer over the segments, else NVML")
+    .AddMetric("clock_source", "-",
+               "0: in-kernel timers; 1: NVML SM clock (the chase ran < 50 us); 2: the rated "
+               "maximum clock (no measurement)")
     .Validate(ValidateChasePoint)
     .Run(Run);
 

@@ -1,8 +1,13 @@
 // Question: what is the load-to-use latency of shared memory on this GPU?
 // Timed:    one thread of one block chases a chain of dependent 32-bit loads
-//           (ld.shared) through dynamic shared memory; %clock64 and
-//           %globaltimer are read in-kernel around the timed loads, so launch
-//           overhead is excluded. Events time each launch for the row's time.
+//           (ld.shared, one LDS per hop addressed by the previous LDS's
+//           result) through dynamic shared memory, in two timed segments of
+//           `loads` and 2 x `loads` loads. %clock64 is read in-kernel around
+//           each segment, after the previous load and the segment's last
+//           load have returned, so launch overhead is excluded;
+//           cycles_per_load is the slope over the two segments and
+//           overhead_cycles the intercept. Events time each launch for the
+//           row's time.
 // Expected: flat across footprint, stride and order (shared memory is not a
 //           cache: no capacity or line effects); a few tens of cycles on
 //           Volta through Hopper (about 30 on H100). Points whose footprint
@@ -28,10 +33,18 @@ DISSECT_EXPERIMENT(shared_latency)
     .AddAxis(IntAxis("stride_bytes", "B", {4, 128}, "distance between chain slots"))
     .AddAxis(StringAxis("order", {"strided", "random"}, {},
                         "slot visiting order: address order or a random cycle"))
-    .AddAxis(IntAxis("loads", "loads", {1 << 18}, "timed dependent loads per launch"))
-    .AddMetric("cycles_per_load", "cycles/load", "%clock64 delta / timed loads")
-    .AddMetric("ns_per_load", "ns/load", "%globaltimer delta / timed loads")
-    .AddMetric("clock_mhz", "MHz", "SM clock implied by the two timers")
+    .AddAxis(IntAxis("loads", "loads", {1 << 18},
+                     "loads of the first timed segment (the second has twice as many); a "
+                     "multiple of 16"))
+    .AddMetric("cycles_per_load", "cycles/load",
+               "slope of %clock64 cycles over the two segments' loads")
+    .AddMetric("overhead_cycles", "cycles",
+               "intercept of that fit: the fixed cost of one timed segment")
+    .AddMetric("ns_per_load", "ns/load", "cycles_per_load at clock_mhz")
+    .AddMetric("clock_mhz", "MHz", "SM clock: %clock64 / %globaltimer over the segments, else NVML")
+    .AddMetric("clock_source", "-",
+               "0: in-kernel timers; 1: NVML SM clock (the chase ran < 50 us); 2: the rated "
+               "maximum clock (no measurement)")
     .Validate(ValidateChasePoint)
     .Run(Run);
 

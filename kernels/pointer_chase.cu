@@ -9,53 +9,64 @@ constexpr int kCopyThreads = 256;
 
 __constant__ uint32_t c_chain[kConstChainBytes / sizeof(uint32_t)];
 
-// How one step of the chase loads the next chain value, per path.
+using Pointer = unsigned long long;
+
+// One hop of a global path: the loaded word is the next hop's address.
 template <ChasePath P>
-struct Step;
+__device__ Pointer LoadPointer(const Pointer* p);
+
+template <>
+__device__ __forceinline__ Pointer LoadPointer<ChasePath::kGlobalCa>(const Pointer* p) {
+  return __ldca(p);
+}
+
+template <>
+__device__ __forceinline__ Pointer LoadPointer<ChasePath::kGlobalCg>(const Pointer* p) {
+  return __ldcg(p);
+}
+
+template <>
+__device__ __forceinline__ Pointer LoadPointer<ChasePath::kLdg>(const Pointer* p) {
+  return __ldg(p);
+}
+
+// How one step of the chase loads the next chain value, per path; `start`
+// is the value that addresses the chain's first word.
+template <ChasePath P>
+struct Step {
+  static_assert(ChasesPointers(P));
+  using Value = Pointer;
+  Value start;
+  __device__ Value operator()(Value p) const {
+    return LoadPointer<P>(reinterpret_cast<const Pointer*>(p));
+  }
+};
 
 template <>
 struct Step<ChasePath::kShared> {
+  using Value = uint32_t;
   const char* base;
-  __device__ uint32_t operator()(uint32_t j) const {
+  Value start;
+  __device__ Value operator()(Value j) const {
     return *reinterpret_cast<const uint32_t*>(base + j);
   }
 };
 
 template <>
-struct Step<ChasePath::kGlobalCa> {
-  const char* base;
-  __device__ uint32_t operator()(uint32_t j) const {
-    return __ldca(reinterpret_cast<const unsigned int*>(base + j));
-  }
-};
-
-template <>
-struct Step<ChasePath::kGlobalCg> {
-  const char* base;
-  __device__ uint32_t operator()(uint32_t j) const {
-    return __ldcg(reinterpret_cast<const unsigned int*>(base + j));
-  }
-};
-
-template <>
-struct Step<ChasePath::kLdg> {
-  const char* base;
-  __device__ uint32_t operator()(uint32_t j) const {
-    return __ldg(reinterpret_cast<const unsigned int*>(base + j));
-  }
-};
-
-template <>
 struct Step<ChasePath::kTex> {
+  using Value = uint32_t;
   cudaTextureObject_t texture;
-  __device__ uint32_t operator()(uint32_t j) const {
+  Value start;
+  __device__ Value operator()(Value j) const {
     return tex1Dfetch<unsigned int>(texture, static_cast<int>(j));
   }
 };
 
 template <>
 struct Step<ChasePath::kConst> {
-  __device__ uint32_t operator()(uint32_t j) const {
+  using Value = uint32_t;
+  Value start;
+  __device__ Value operator()(Value j) const {
     return *reinterpret_cast<const uint32_t*>(reinterpret_cast<const char*>(c_chain) + j);
   }
 };
@@ -66,33 +77,62 @@ template <ChasePath P>
 __device__ Step<P> MakeStep(const ChaseArgs& a) {
   if constexpr (P == ChasePath::kShared) {
     extern __shared__ uint32_t smem[];
-    for (uint32_t i = threadIdx.x; i < a.words; i += blockDim.x) smem[i] = a.chain[i];
+    const uint32_t* chain = static_cast<const uint32_t*>(a.chain);
+    for (uint64_t i = threadIdx.x; i < a.chain_bytes / sizeof(uint32_t); i += blockDim.x) {
+      smem[i] = chain[i];
+    }
     __syncthreads();
-    return Step<P>{reinterpret_cast<const char*>(smem)};
+    return Step<P>{reinterpret_cast<const char*>(smem), 0};
   } else if constexpr (P == ChasePath::kTex) {
-    return Step<P>{a.texture};
+    return Step<P>{a.texture, 0};
   } else if constexpr (P == ChasePath::kConst) {
-    return Step<P>{};
+    return Step<P>{0};
   } else {
-    return Step<P>{reinterpret_cast<const char*>(a.chain)};
+    return Step<P>{reinterpret_cast<Pointer>(a.chain)};
   }
+}
+
+// Returns once `value` has arrived: a volatile shared-memory store needs its
+// operand, so what follows it (a clock read) issues only after the load that
+// produced `value` has returned.
+__device__ __forceinline__ void WaitFor(uint32_t value) {
+  __shared__ uint32_t s_wait;
+  asm volatile("st.volatile.shared.u32 [%0], %1;" ::"r"(
+                   static_cast<uint32_t>(__cvta_generic_to_shared(&s_wait))),
+               "r"(value)
+               : "memory");
 }
 
 template <ChasePath P>
 __global__ void ChaseKernel(const ChaseArgs a) {
   const Step<P> step = MakeStep<P>(a);
   if (threadIdx.x != 0) return;
-  uint32_t j = 0;
-  for (uint64_t k = 0; k < a.warmup_loads; ++k) j = step(j);
+  typename Step<P>::Value v = step.start;
+  for (uint64_t k = 0; k < a.warmup_loads; ++k) v = step(v);
+  WaitFor(static_cast<uint32_t>(v));
   const uint64_t ns0 = ReadGlobalTimerNs();
-  const uint64_t c0 = ReadClock64();
-#pragma unroll 16
-  for (uint64_t k = 0; k < a.timed_loads; ++k) j = step(j);
-  const uint64_t c1 = ReadClock64();
+  uint64_t begin = 0;
+  uint64_t end = 0;
+#pragma unroll
+  for (int s = 0; s < kChaseSegments; ++s) {
+    // The previous load has returned (WaitFor) before the clock starts, and
+    // the last load of the segment before it stops.
+    const uint64_t c0 = ReadClock64();
+#pragma unroll 1
+    for (uint64_t k = 0; k < (a.timed_loads << s) / kChaseUnroll; ++k) {
+#pragma unroll
+      for (int u = 0; u < kChaseUnroll; ++u) v = step(v);
+    }
+    WaitFor(static_cast<uint32_t>(v));
+    const uint64_t c1 = ReadClock64();
+    a.out->cycles[s] = c1 - c0;
+    if (s == 0) begin = c0;
+    end = c1;
+  }
   const uint64_t ns1 = ReadGlobalTimerNs();
-  a.out->cycles = c1 - c0;
-  a.out->nanoseconds = ns1 - ns0;
-  a.out->sink = j;
+  a.out->span_cycles = end - begin;
+  a.out->span_ns = ns1 - ns0;
+  a.out->sink = v;
 }
 
 // Fine-grained chase: each access is timed on its own. Storing the loaded
@@ -101,16 +141,19 @@ __global__ void ChaseKernel(const ChaseArgs a) {
 // cost of the timing code itself).
 template <ChasePath P>
 __global__ void ChaseTraceKernel(const ChaseArgs a) {
-  __shared__ uint32_t s_offset[kTraceLength];
+  using Value = typename Step<P>::Value;
+  __shared__ Value s_loaded[kTraceLength];
   __shared__ uint32_t s_cycles[kTraceLength];
+  static_assert(sizeof(s_loaded) + sizeof(s_cycles) + kChaseSharedBytes <= kTraceSharedBytes);
   const Step<P> step = MakeStep<P>(a);
   if (threadIdx.x == 0) {
-    uint32_t j = 0;
+    Value j = step.start;
     for (uint64_t k = 0; k < a.warmup_loads; ++k) j = step(j);
+    WaitFor(static_cast<uint32_t>(j));  // the first record starts after the warm-up's last load
     for (int k = 0; k < kTraceLength; ++k) {
       const uint32_t t0 = static_cast<uint32_t>(ReadClock64());
-      const uint32_t next = step(j);
-      s_offset[k] = next;
+      const Value next = step(j);
+      s_loaded[k] = next;
       const uint32_t t1 = static_cast<uint32_t>(ReadClock64());
       s_cycles[k] = t1 - t0;
       j = next;
@@ -118,22 +161,24 @@ __global__ void ChaseTraceKernel(const ChaseArgs a) {
   }
   __syncthreads();
   for (int k = threadIdx.x; k < kTraceLength; k += blockDim.x) {
-    a.trace[k] = TraceRecord{s_offset[k], s_cycles[k]};
+    a.trace[k] = TraceRecord{s_loaded[k], s_cycles[k], 0};
   }
 }
 
-template <template <ChasePath> class Kernel>
-cudaError_t Launch(const ChaseArgs& a, cudaStream_t stream) {
-  const size_t dynamic =
-      a.path == ChasePath::kShared ? static_cast<size_t>(a.words) * sizeof(uint32_t) : 0;
-  auto run = [&](auto kernel) -> cudaError_t {
-    const cudaError_t e = cudaFuncSetAttribute(
-        kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dynamic));
-    if (e != cudaSuccess) return e;
-    kernel<<<1, kCopyThreads, dynamic, stream>>>(a);
-    return cudaGetLastError();
-  };
-  switch (a.path) {
+template <ChasePath P>
+struct TimedChase {
+  static constexpr auto kFn = ChaseKernel<P>;
+};
+
+template <ChasePath P>
+struct TracedChase {
+  static constexpr auto kFn = ChaseTraceKernel<P>;
+};
+
+// Calls run(kernel) with the instance of Kernel for `path`.
+template <template <ChasePath> class Kernel, class Run>
+cudaError_t ForPath(ChasePath path, const Run& run) {
+  switch (path) {
     case ChasePath::kShared:
       return run(Kernel<ChasePath::kShared>::kFn);
     case ChasePath::kGlobalCa:
@@ -150,23 +195,38 @@ cudaError_t Launch(const ChaseArgs& a, cudaStream_t stream) {
   return cudaErrorInvalidValue;
 }
 
-template <ChasePath P>
-struct TimedChase {
-  static constexpr auto kFn = ChaseKernel<P>;
-};
+size_t DynamicSharedBytes(const ChaseArgs& a) {
+  return a.path == ChasePath::kShared ? static_cast<size_t>(a.chain_bytes) : 0;
+}
 
-template <ChasePath P>
-struct TracedChase {
-  static constexpr auto kFn = ChaseTraceKernel<P>;
-};
+template <template <ChasePath> class Kernel>
+cudaError_t AllowDynamicShared(const ChaseArgs& a) {
+  return ForPath<Kernel>(a.path, [&](auto kernel) {
+    return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                static_cast<int>(DynamicSharedBytes(a)));
+  });
+}
+
+template <template <ChasePath> class Kernel>
+cudaError_t Launch(const ChaseArgs& a, cudaStream_t stream) {
+  return ForPath<Kernel>(a.path, [&](auto kernel) {
+    kernel<<<1, kCopyThreads, DynamicSharedBytes(a), stream>>>(a);
+    return cudaGetLastError();
+  });
+}
 
 }  // namespace
 
-cudaError_t CopyChainToConstant(const uint32_t* host_chain, size_t words,
-                                cudaStream_t stream) {
+cudaError_t CopyChainToConstant(const uint32_t* host_chain, size_t words, cudaStream_t stream) {
   if (words * sizeof(uint32_t) > kConstChainBytes) return cudaErrorInvalidValue;
   return cudaMemcpyToSymbolAsync(c_chain, host_chain, words * sizeof(uint32_t), 0,
                                  cudaMemcpyHostToDevice, stream);
+}
+
+cudaError_t PrepareChase(const ChaseArgs& args) {
+  if (args.path != ChasePath::kShared) return cudaSuccess;
+  const cudaError_t e = AllowDynamicShared<TimedChase>(args);
+  return e != cudaSuccess ? e : AllowDynamicShared<TracedChase>(args);
 }
 
 cudaError_t LaunchChase(const ChaseArgs& args, cudaStream_t stream) {

@@ -1,8 +1,11 @@
 // Host interface of the pointer-chase kernels (kernels/pointer_chase.cu).
 //
 // One chase kernel serves every memory path: the path only changes how the
-// next index is loaded. Each load's address is the previous load's value, so
-// loads cannot overlap and time per load is the load-to-use latency.
+// next chain value is loaded. Each load's address is the previous load's
+// value, so loads cannot overlap and time per load is the load-to-use
+// latency. On the global paths the chain holds absolute 64-bit device
+// addresses, so a hop is one load and nothing else (no address arithmetic
+// between loads, as on the shared, constant and texture paths).
 #ifndef DISSECT_KERNELS_POINTER_CHASE_H_
 #define DISSECT_KERNELS_POINTER_CHASE_H_
 
@@ -22,50 +25,83 @@ enum class ChasePath : int {
   kConst,     // ld.const from __constant__ memory
 };
 
+// True for the paths whose chain holds 64-bit device addresses (the global
+// paths); the others hold 32-bit words.
+constexpr bool ChasesPointers(ChasePath path) {
+  return path == ChasePath::kGlobalCa || path == ChasePath::kGlobalCg || path == ChasePath::kLdg;
+}
+
+// Bytes of one chain word on `path`: a slot must be at least this large.
+constexpr int ChainWordBytes(ChasePath path) { return ChasesPointers(path) ? 8 : 4; }
+
+// Loads per trip of the timed loop (its unroll factor). timed_loads must be
+// a multiple of it, so the timed region is that loop and nothing else.
+inline constexpr int kChaseUnroll = 16;
+
+// Timed segments per launch: segment s chases timed_loads << s loads, so
+// the cycles of the two segments give a line whose slope is cycles per load
+// and whose intercept is the fixed cost of one timed segment.
+inline constexpr int kChaseSegments = 2;
+
+// Static shared memory the timed chase kernel uses besides the chain.
+inline constexpr size_t kChaseSharedBytes = 16;
+
 // Largest chain the constant path can hold (the 64 KiB constant bank).
 inline constexpr size_t kConstChainBytes = 64 * 1024;
 
 // Accesses one fine-grained trace launch records (Mei & Chu method).
 inline constexpr int kTraceLength = 2048;
 
-// Static shared memory the trace kernel uses for its records.
-inline constexpr size_t kTraceSharedBytes = 2 * kTraceLength * sizeof(uint32_t);
+// Static shared memory the trace kernel uses (its records, and what the
+// timed kernel uses too).
+inline constexpr size_t kTraceSharedBytes =
+    kTraceLength * (sizeof(unsigned long long) + sizeof(uint32_t)) + kChaseSharedBytes;
 
 // What one timed chase measured, written by the kernel's single timing thread.
 struct ChaseTiming {
-  unsigned long long cycles;       // %clock64 delta over the timed loads
-  unsigned long long nanoseconds;  // %globaltimer delta over the same loads
-  uint32_t sink;                   // final chain value: keeps the chase live
-  uint32_t pad;
+  // %clock64 delta over segment s (timed_loads << s loads). Each segment
+  // starts after the previous load has returned and ends after its last
+  // load has returned.
+  unsigned long long cycles[kChaseSegments];
+  unsigned long long span_cycles;  // %clock64 from segment 0's start to the last segment's end
+  unsigned long long span_ns;      // %globaltimer read just outside that span
+  unsigned long long sink;         // final chain value: keeps the chase live
 };
 
 // One access of a fine-grained trace.
 struct TraceRecord {
-  uint32_t loaded;  // the value this access loaded: the next access's address
-  uint32_t cycles;  // %clock delta around that one access
+  unsigned long long loaded;  // the value this access loaded: the next access's address
+  uint32_t cycles;            // %clock delta around that one access
+  uint32_t pad;
 };
 
 struct ChaseArgs {
   ChasePath path = ChasePath::kShared;
-  // Device chain. For every path but kTex each word holds the BYTE offset of
-  // the next slot; for kTex it holds the next slot's WORD index.
-  const uint32_t* chain = nullptr;
-  uint32_t words = 0;               // chain length in 32-bit words
+  // Device chain; the chase starts at its first word. On the global paths
+  // (ChasesPointers) every slot holds the 64-bit device address of the next
+  // slot; on kShared and kConst the 32-bit byte offset of the next slot; on
+  // kTex the next slot's 32-bit word index.
+  const void* chain = nullptr;
+  uint64_t chain_bytes = 0;
   cudaTextureObject_t texture = 0;  // kTex: a 1-D linear uint32 texture over `chain`
-  uint64_t warmup_loads = 0;        // untimed loads before the clock starts
-  uint64_t timed_loads = 0;         // loads between the two clock reads
+  uint64_t warmup_loads = 0;        // untimed loads before the first segment
+  uint64_t timed_loads = 0;         // segment 0's loads: a positive multiple of kChaseUnroll
   ChaseTiming* out = nullptr;       // device pointer (LaunchChase)
   TraceRecord* trace = nullptr;     // device pointer, kTraceLength records (LaunchChaseTrace)
 };
 
 // Copies a chain (byte offsets, at most kConstChainBytes) into the constant
 // bank that ChasePath::kConst reads.
-cudaError_t CopyChainToConstant(const uint32_t* host_chain, size_t words,
-                                cudaStream_t stream);
+cudaError_t CopyChainToConstant(const uint32_t* host_chain, size_t words, cudaStream_t stream);
+
+// Sets, once and before anything is timed, what the launches of args.path
+// need (the dynamic shared memory of the kShared kernels), so that
+// LaunchChase and LaunchChaseTrace only launch.
+cudaError_t PrepareChase(const ChaseArgs& args);
 
 // One block: for kShared all threads first copy the chain into dynamic shared
-// memory; then thread 0 chases: warm-up loads, clock reads, timed loads,
-// clock reads, results to args.out.
+// memory; then thread 0 chases: warm-up loads, then the kChaseSegments timed
+// segments, results to args.out.
 cudaError_t LaunchChase(const ChaseArgs& args, cudaStream_t stream);
 
 // Like LaunchChase, but after the warm-up records the latency of each of the

@@ -18,6 +18,8 @@ void ShuffleAfterFirst(It first, It last, std::mt19937_64& rng) {
 
 }  // namespace
 
+std::vector<std::string> ChainOrderNames() { return {"strided", "random", "page_local"}; }
+
 absl::StatusOr<ChainOrder> ParseChainOrder(absl::string_view name) {
   if (name == "strided") return ChainOrder::kStrided;
   if (name == "random") return ChainOrder::kRandom;

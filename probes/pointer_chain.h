@@ -13,6 +13,7 @@
 #define DISSECT_PROBES_POINTER_CHAIN_H_
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -25,6 +26,7 @@ enum class ChainOrder { kStrided, kRandom, kPageLocal };
 
 // "strided", "random" or "page_local".
 absl::StatusOr<ChainOrder> ParseChainOrder(absl::string_view name);
+std::vector<std::string> ChainOrderNames();
 
 // The page of page-local order: the large page that cudaMalloc maps device
 // memory with on recent NVIDIA GPUs.

@@ -1,0 +1,54 @@
+// The SASS checks of chase_sass_checks.h on the pointer-chase kernels as they
+// were before issue 11 (testdata/chase_before_issue11.sass): the global hop
+// was IADD3 + IMAD.X + LDG and the end clock did not wait for the last load.
+// The checks must reject both, so chase_sass_test can fail.
+#include "experiments/chase_sass_checks.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_join.h"
+#include "gtest/gtest.h"
+#include "probes/sass_inspect.h"
+
+namespace dissect {
+namespace {
+
+// The kernels before issue 11: the global hop was IADD3 + IMAD.X + LDG and
+// the end clock did not wait for the last load. The checks above must
+// reject both (and find the loads and loops they expect).
+TEST(ChaseSassBeforeFixTest, ChecksFailOnTheOffsetChase) {
+  const char* srcdir = std::getenv("TEST_SRCDIR");
+  ASSERT_NE(srcdir, nullptr) << "run under bazel test";
+  std::ifstream in(std::string(srcdir) + "/dissect/experiments/testdata/chase_before_issue11.sass");
+  ASSERT_TRUE(in.good());
+  std::stringstream text;
+  text << in.rdbuf();
+  absl::StatusOr<std::vector<SassFunction>> fs = ParseCuobjdumpSass(text.str());
+  ASSERT_TRUE(fs.ok()) << fs.status();
+  absl::StatusOr<const SassFunction*> ca =
+      FindSassFunction(*fs, {Fragment("11ChaseKernel", ChasePath::kGlobalCa)});
+  absl::StatusOr<const SassFunction*> shared =
+      FindSassFunction(*fs, {Fragment("11ChaseKernel", ChasePath::kShared)});
+  ASSERT_TRUE(ca.ok() && shared.ok());
+
+  const std::string global = absl::StrJoin(ChaseKernelProblems(**ca, "LDG"), "\n");
+  EXPECT_TRUE(absl::StrContains(global, "IADD3")) << global;
+  EXPECT_TRUE(absl::StrContains(global, "IMAD.X")) << global;
+  EXPECT_TRUE(absl::StrContains(global, "computes the address")) << global;
+  EXPECT_TRUE(absl::StrContains(global, "end: the clock read")) << global;
+  // The remainder loop of the old unroll: one LDG a trip in the timed region.
+  EXPECT_TRUE(absl::StrContains(global, ": 1 LDG a trip, want 16")) << global;
+
+  // The shared hop was already one LDS, but its end clock did not wait.
+  const std::string lds = absl::StrJoin(ChaseKernelProblems(**shared, "LDS"), "\n");
+  EXPECT_FALSE(absl::StrContains(lds, "computes the address")) << lds;
+  EXPECT_TRUE(absl::StrContains(lds, "end: the clock read")) << lds;
+}
+
+}  // namespace
+}  // namespace dissect
