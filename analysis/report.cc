@@ -160,15 +160,31 @@ std::string Notes(const Row& row) {
       notes.push_back(absl::StrCat("error: ", row.error_message));
     }
   }
-  if (const std::optional<double> throttled = row.Counter("throttled");
-      throttled.has_value() && *throttled != 0) {
+  const std::optional<double> throttled = row.Counter("throttled");
+  const bool was_throttled = throttled.has_value() && *throttled != 0;
+  if (was_throttled) {
     notes.push_back(row.label.empty() ? "throttled"
                                       : absl::StrCat("throttled: ", row.label));
+  }
+  // The SM clock moved while the samples ran (polled readings). A throttled
+  // row's label names it already ("clock moved A-B MHz").
+  const std::optional<double> moved = row.Counter("clock_moved");
+  const std::optional<double> low = row.Counter("sm_clock_mhz.min");
+  const std::optional<double> high = row.Counter("sm_clock_mhz.max");
+  if (moved.has_value() && *moved != 0 &&
+      !(was_throttled && absl::StrContains(row.label, "clock moved"))) {
+    notes.push_back(low && high ? absl::StrFormat("clock moved %.0f-%.0f MHz",
+                                                  *low, *high)
+                                : std::string("clock moved"));
   }
   return absl::StrJoin(notes, "; ");
 }
 
 std::string SmClock(const Row& row) {
+  // The median of the readings polled during the samples, where present.
+  if (const std::optional<double> median = row.Counter("sm_clock_mhz.median")) {
+    return absl::StrFormat("%.0f", *median);
+  }
   const std::optional<double> before = row.Counter("sm_clock_mhz.before");
   const std::optional<double> after = row.Counter("sm_clock_mhz.after");
   if (before && after) return absl::StrFormat("%.0f", (*before + *after) / 2);

@@ -72,6 +72,33 @@ ResultFile MakeFile(const std::string& experiment, const std::string& device,
 
 TEST(RenderMarkdownTest, NoFilesNoOutput) { EXPECT_EQ(RenderMarkdown({}), ""); }
 
+TEST(RenderMarkdownTest, ClockMovedNoteAndPolledClock) {
+  // Not throttled: the note comes from the counters; the sm MHz column is
+  // the median polled during the samples.
+  ResultFile moved = MakeFile("exp", "GPU", "moved.json");
+  moved.rows[0].counters.insert({{"clock_moved", 1},
+                                 {"sm_clock_mhz.min", 1755},
+                                 {"sm_clock_mhz.median", 1905},
+                                 {"sm_clock_mhz.max", 1980},
+                                 {"sm_clock_mhz.before", 1980},
+                                 {"sm_clock_mhz.after", 1980},
+                                 {"throttled", 0}});
+  moved.rows[0].label = "clock moved 1755-1980 MHz";
+  std::string md = RenderMarkdown({moved});
+  EXPECT_THAT(md, ContainsRegex("\\| +1905 \\| clock moved 1755-1980 MHz +\\|")) << md;
+  // Throttled: the label names both, once.
+  moved.rows[0].counters["throttled"] = 1;
+  moved.rows[0].label = "sw_power_cap; clock moved 1755-1980 MHz";
+  md = RenderMarkdown({moved});
+  EXPECT_THAT(md, HasSubstr("| throttled: sw_power_cap; clock moved 1755-1980 MHz |")) << md;
+  EXPECT_EQ(md.find("clock moved"), md.rfind("clock moved")) << md;
+  // A steady clock adds no note.
+  moved.rows[0].counters["clock_moved"] = 0;
+  moved.rows[0].counters["throttled"] = 0;
+  moved.rows[0].label = "";
+  EXPECT_THAT(RenderMarkdown({moved}), Not(HasSubstr("clock moved")));
+}
+
 TEST(RenderMarkdownTest, SectionsInFirstSeenOrder) {
   const std::string md = RenderMarkdown({MakeFile("zeta", "GPU", "z1.json"),
                                          MakeFile("alpha", "GPU", "a.json"),

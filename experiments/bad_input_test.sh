@@ -42,6 +42,14 @@ expect 2 "no CUDA device visible" relu_bandwidth --metrics=all_memory --axis=byt
 expect 2 "no CUDA device visible" relu_bandwidth --kernel_activity --axis=bytes=1GiB
 expect 2 "no CUDA device visible" shared_latency --kernel_activity=true --metrics=dram --axis=footprint_bytes=4KiB
 expect 2 "bad value 'maybe' for --kernel_activity" relu_bandwidth --kernel_activity=maybe
+# An unwritable --benchmark_out is found before the device is looked for.
+expect 2 "--benchmark_out=/nonexistent-dissect-dir/r.json: folder /nonexistent-dissect-dir does not exist" shared_latency --benchmark_out=/nonexistent-dissect-dir/r.json
+expect 2 "--benchmark_out=${TEST_TMPDIR}: is a folder, not a file" relu_bandwidth --benchmark_out="${TEST_TMPDIR}"
+expect 2 "is not a folder" memory_bandwidth --benchmark_out=./shared_latency/r.json
+expect 2 "no CUDA device visible" shared_latency --benchmark_out="${TEST_TMPDIR}/r.json"
+if [[ -e "${TEST_TMPDIR}/r.json" || -e "${TEST_TMPDIR}/r.json.tmp" ]]; then
+  echo "FAIL: the --benchmark_out check left a file behind"; failures=$((failures + 1))
+fi
 
 if ! ./shared_latency --help | grep -q "footprint_bytes"; then
   echo "FAIL: --help does not list the axes"; failures=$((failures + 1))

@@ -3,6 +3,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -132,6 +133,67 @@ absl::StatusOr<ClockReading> NvmlClock::Read() const {
     return s;
   }
   return ClockReading{static_cast<double>(mhz), static_cast<uint64_t>(mask)};
+}
+
+absl::StatusOr<ClockSpan> SummarizeClock(const std::vector<ClockReading>& readings) {
+  if (readings.empty()) return absl::FailedPreconditionError("no SM clock reading");
+  std::vector<double> mhz;
+  ClockSpan span;
+  for (const ClockReading& r : readings) {
+    mhz.push_back(r.sm_clock_mhz);
+    span.reasons |= r.reasons;
+  }
+  std::sort(mhz.begin(), mhz.end());
+  const size_t n = mhz.size();
+  span.readings = static_cast<int>(n);
+  span.min_mhz = mhz.front();
+  span.max_mhz = mhz.back();
+  span.median_mhz = n % 2 == 1 ? mhz[n / 2] : 0.5 * (mhz[n / 2 - 1] + mhz[n / 2]);
+  return span;
+}
+
+ClockPoller::ClockPoller(const ClockSource* source, absl::Duration period)
+    : source_(source), period_(period) {}
+
+ClockPoller::~ClockPoller() {
+  if (thread_.joinable()) Stop().IgnoreError();
+}
+
+void ClockPoller::Start() {
+  if (thread_.joinable()) Stop().IgnoreError();
+  {
+    absl::MutexLock lock(&mu_);
+    stop_ = false;
+    readings_.clear();
+    error_ = absl::OkStatus();
+  }
+  thread_ = std::thread([this] { Poll(); });
+}
+
+void ClockPoller::Poll() {
+  while (true) {
+    absl::StatusOr<ClockReading> r = source_->Read();
+    absl::MutexLock lock(&mu_);
+    if (r.ok()) {
+      readings_.push_back(*r);
+    } else if (error_.ok()) {
+      error_ = r.status();
+    }
+    // Sleeps a period, or less when Stop() asks.
+    if (mu_.AwaitWithTimeout(absl::Condition(&stop_), period_)) return;
+  }
+}
+
+absl::StatusOr<ClockSpan> ClockPoller::Stop() {
+  if (!thread_.joinable()) return absl::FailedPreconditionError("the clock poller is not running");
+  {
+    absl::MutexLock lock(&mu_);
+    stop_ = true;
+  }
+  thread_.join();
+  absl::MutexLock lock(&mu_);
+  if (readings_.empty() && !error_.ok()) return error_;
+  return SummarizeClock(readings_);
 }
 
 }  // namespace dissect

@@ -1,4 +1,5 @@
-// SM clock and throttle-reason readings through NVML.
+// SM clock and throttle-reason readings through NVML, and a poller that
+// samples them while a point's timed samples run.
 //
 // NVML ships with the driver, not with the toolkit, so it is loaded at run
 // time (dlopen of libnvidia-ml.so.1). A binary therefore runs where NVML is
@@ -9,8 +10,14 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 
 namespace dissect {
 
@@ -41,16 +48,23 @@ struct ClockReading {
   bool throttled() const { return (reasons & kThrottleSlowdownMask) != 0; }
 };
 
-class NvmlClock {
+// A source of SM clock readings: NvmlClock, or a fake in tests.
+class ClockSource {
+ public:
+  virtual ~ClockSource() = default;
+  virtual absl::StatusOr<ClockReading> Read() const = 0;
+};
+
+class NvmlClock : public ClockSource {
  public:
   // Opens NVML for the CUDA device with this PCI bus id (cudaDeviceGetPCIBusId).
   static absl::StatusOr<std::unique_ptr<NvmlClock>> Open(
       const std::string& pci_bus_id);
-  ~NvmlClock();
+  ~NvmlClock() override;
   NvmlClock(const NvmlClock&) = delete;
   NvmlClock& operator=(const NvmlClock&) = delete;
 
-  absl::StatusOr<ClockReading> Read() const;
+  absl::StatusOr<ClockReading> Read() const override;
   const std::string& driver_version() const { return driver_version_; }
 
  private:
@@ -59,6 +73,56 @@ class NvmlClock {
   std::unique_ptr<Api> api_;
   void* device_;
   std::string driver_version_;
+};
+
+// The SM clock over the readings taken while a point's samples ran.
+struct ClockSpan {
+  int readings = 0;
+  double min_mhz = 0;
+  double median_mhz = 0;
+  double max_mhz = 0;
+  uint64_t reasons = 0;  // the readings' NVML masks, OR-ed
+  bool throttled() const { return (reasons & kThrottleSlowdownMask) != 0; }
+  // The clock moved during the samples: its range exceeds
+  // kClockMovedFraction of its maximum (NVML steps are 15 MHz on H100, so
+  // one step, 0.8 % of 1980 MHz, is not a move; two are).
+  bool moved() const { return max_mhz - min_mhz > kClockMovedFraction * max_mhz; }
+  static constexpr double kClockMovedFraction = 0.01;
+};
+
+// Min, median and max of `readings`; an error if there are none.
+absl::StatusOr<ClockSpan> SummarizeClock(const std::vector<ClockReading>& readings);
+
+// Reads a ClockSource on a thread of its own, at once and then every
+// `period`, from Start() until Stop(): the SM clock while samples run,
+// instead of only after they finished (when the GPU is already idle and a
+// clock drop during the samples shows late, or not at all).
+class ClockPoller {
+ public:
+  static constexpr absl::Duration kDefaultPeriod = absl::Milliseconds(2);
+
+  explicit ClockPoller(const ClockSource* source, absl::Duration period = kDefaultPeriod);
+  ~ClockPoller();  // stops a running poll
+  ClockPoller(const ClockPoller&) = delete;
+  ClockPoller& operator=(const ClockPoller&) = delete;
+
+  // Starts polling (the first read happens on the thread at once). Readings
+  // of an earlier Start/Stop are dropped.
+  void Start();
+  // Stops polling (at least one read has happened) and summarizes the
+  // readings; the first read error if none succeeded.
+  absl::StatusOr<ClockSpan> Stop();
+
+ private:
+  void Poll();
+
+  const ClockSource* source_;
+  absl::Duration period_;
+  std::thread thread_;
+  absl::Mutex mu_;
+  bool stop_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<ClockReading> readings_ ABSL_GUARDED_BY(mu_);
+  absl::Status error_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace dissect

@@ -32,7 +32,7 @@ bool IsSkipped(const absl::Status& status) {
 
 PointContext::PointContext(const Point& point, const DeviceInfo& device,
                            const TimingOptions& timing, cudaStream_t stream,
-                           const NvmlClock* clock, CounterCollector* counters,
+                           const ClockSource* clock, CounterCollector* counters,
                            KernelTimer* activity)
     : point_(point),
       device_(device),
@@ -63,15 +63,37 @@ absl::StatusOr<const L2Flusher*> PointContext::FlusherFor(CacheState cache) {
 }
 
 absl::StatusOr<std::vector<double>> PointContext::TimeKernel(
-    const LaunchFn& launch, CacheState cache) {
+    const LaunchFn& launch, CacheState cache, int launches_per_sample) {
   absl::StatusOr<const L2Flusher*> flusher = FlusherFor(cache);
   if (!flusher.ok()) return flusher.status();
   TimingOptions options = timing_;
   options.cache = cache;
+  options.launches_per_sample = launches_per_sample;
+  std::optional<ClockPoller> poller;
+  if (clock_ != nullptr) poller.emplace(clock_);
+  span_.reset();
+  TimingStats stats;
   absl::StatusOr<std::vector<double>> ms = TimeWithEvents(
-      launch, options, *flusher, stream_, [this] { ReadClock(before_); },
-      [this] { ReadClock(after_); });
+      launch, options, *flusher, stream_,
+      [&] {
+        ReadClock(before_);
+        if (poller.has_value()) poller->Start();
+      },
+      [&] {
+        if (poller.has_value()) {
+          absl::StatusOr<ClockSpan> span = poller->Stop();
+          if (span.ok()) {
+            RecordClockSpan(*span);
+          } else {
+            clock_error_ = std::string(span.status().message());
+          }
+        }
+        ReadClock(after_);
+      },
+      &stats);
   if (!ms.ok()) return ms;
+  timing_retries_ = stats.retried_samples;
+  launches_per_sample_ = cache == CacheState::kHot ? launches_per_sample : 1;
   RecordTimeSamples(*ms);
   // Counter and activity failures are recorded for the row, not returned:
   // the timings stand without them.
@@ -133,6 +155,7 @@ absl::Status PointContext::AddSamples(absl::string_view metric,
 }
 
 std::optional<double> PointContext::SmClockMhz() const {
+  if (span_.has_value()) return span_->median_mhz;
   if (!before_.has_value() || !after_.has_value()) return std::nullopt;
   return 0.5 * (before_->sm_clock_mhz + after_->sm_clock_mhz);
 }

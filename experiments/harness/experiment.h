@@ -44,7 +44,7 @@ class PointContext {
   // unless --kernel_activity asked for kernel activity and it is available.
   PointContext(const Point& point, const DeviceInfo& device,
                const TimingOptions& timing, cudaStream_t stream,
-               const NvmlClock* clock, CounterCollector* counters = nullptr,
+               const ClockSource* clock, CounterCollector* counters = nullptr,
                KernelTimer* activity = nullptr);
 
   int64_t Int(absl::string_view axis) const { return point_.Int(axis); }
@@ -54,14 +54,21 @@ class PointContext {
   cudaStream_t stream() const { return stream_; }
   const TimingOptions& timing() const { return timing_; }
 
-  // Times `launch` with CUDA events (warm-up and sample counts from the
-  // command line), reads the SM clock after the warm-up and after the last
-  // sample, and records the median as the row's time. Returns the samples in
-  // milliseconds. With --metrics it then runs CollectCounters(launch, cache),
-  // and with --kernel_activity CollectKernelActivity(launch, cache): each
-  // comes from its own launches, after the timed ones, in that order.
+  // Times `launch` with CUDA events (TimeWithEvents, probes/event_timer.h:
+  // warm-up and sample counts from the command line; every sample queued
+  // behind a guard spin so that host work in `launch` is never timed, and
+  // exposed samples timed again), reads the SM clock after the warm-up and
+  // after the last sample and polls it while the samples run (ClockPoller,
+  // every 2 ms), and records the median as the row's time. Returns the
+  // samples in milliseconds. Hot, `launches_per_sample` launches are timed
+  // per sample and each sample is their time per launch (for kernels too
+  // short for one event pair); cold ignores it (one launch per flush). With
+  // --metrics it then runs CollectCounters(launch, cache), and with
+  // --kernel_activity CollectKernelActivity(launch, cache): each comes from
+  // its own launches, after the timed ones, in that order.
   absl::StatusOr<std::vector<double>> TimeKernel(const LaunchFn& launch,
-                                                 CacheState cache);
+                                                 CacheState cache,
+                                                 int launches_per_sample = 1);
 
   // Collects the --metrics counters over `launch` (once per replay pass, in
   // the same cache state as the timing: cold flushes L2 before each pass)
@@ -81,14 +88,21 @@ class PointContext {
   // themselves.
   absl::Status CollectKernelActivity(const LaunchFn& launch, CacheState cache);
 
-  // Launches TimeKernel makes: warmup + samples, then one per counter pass,
-  // then warmup + samples again for --kernel_activity.
-  // A launch callback that writes one record per launch allocates
-  // LaunchSlots() records and writes launch i to LaunchSlot(i): the launches
-  // after the timed ones all share the last, scratch slot.
-  int LaunchSlots() const { return timing_.warmup + timing_.samples + 1; }
-  int LaunchSlot(int launch) const {
-    return std::min(launch, timing_.warmup + timing_.samples);
+  // Launches TimeKernel makes: warmup, then samples × launches_per_sample
+  // (hot; cold: samples), then launches_per_sample per sample timed again
+  // (probes/event_timer.h), one per counter pass, and warmup + samples
+  // again for --kernel_activity. A launch callback that writes one record
+  // per launch allocates LaunchSlots(n) records and writes launch i to
+  // LaunchSlot(i, n) (n: the launches_per_sample given to TimeKernel): the
+  // launches after the timed ones all share the last, scratch slot. Sample
+  // s's launches are warmup + s × n .. warmup + s × n + n - 1; a sample
+  // timed again keeps its records from its first timing (a kernel's own
+  // records do not hold host time).
+  int LaunchSlots(int launches_per_sample = 1) const {
+    return timing_.warmup + timing_.samples * launches_per_sample + 1;
+  }
+  int LaunchSlot(int launch, int launches_per_sample = 1) const {
+    return std::min(launch, LaunchSlots(launches_per_sample) - 1);
   }
 
   // Records samples of a declared metric; they are summarized into the
@@ -99,8 +113,14 @@ class PointContext {
   // calls this; experiments that time otherwise may call it themselves.
   void RecordTimeSamples(std::vector<double> ms) { time_ms_ = std::move(ms); }
 
-  // Mean of the SM clock reads around the last TimeKernel (MHz), if NVML
-  // answered.
+  // Records the SM clock polled while samples ran (ClockPoller) for the
+  // row's sm_clock_mhz.min/.median/.max and clock_moved. TimeKernel calls
+  // this; experiments that time otherwise may call it themselves.
+  void RecordClockSpan(ClockSpan span) { span_ = span; }
+
+  // The SM clock of the last TimeKernel (MHz), if NVML answered: the median
+  // of the readings polled while its samples ran, else the mean of the
+  // reads after the warm-up and after the samples.
   std::optional<double> SmClockMhz() const;
 
   // Read by the harness after the body returns.
@@ -110,6 +130,13 @@ class PointContext {
   const std::vector<double>& time_samples() const { return time_ms_; }
   const std::optional<ClockReading>& clock_before() const { return before_; }
   const std::optional<ClockReading>& clock_after() const { return after_; }
+  // The SM clock polled while the samples of the last TimeKernel ran.
+  const std::optional<ClockSpan>& clock_span() const { return span_; }
+  // Samples of the last TimeKernel timed again because host time may have
+  // been inside them (TimingStats::retried_samples), and its
+  // launches_per_sample.
+  int timing_retries() const { return timing_retries_; }
+  int launches_per_sample() const { return launches_per_sample_; }
   const std::string& clock_error() const { return clock_error_; }
   const std::optional<CounterReading>& counter_reading() const {
     return counter_reading_;
@@ -135,7 +162,7 @@ class PointContext {
   const DeviceInfo& device_;
   TimingOptions timing_;
   cudaStream_t stream_;
-  const NvmlClock* clock_;
+  const ClockSource* clock_;
   CounterCollector* counters_;
   KernelTimer* activity_;
   std::optional<L2Flusher> flusher_;
@@ -143,6 +170,9 @@ class PointContext {
   std::vector<double> time_ms_;
   std::optional<ClockReading> before_;
   std::optional<ClockReading> after_;
+  std::optional<ClockSpan> span_;
+  int timing_retries_ = 0;
+  int launches_per_sample_ = 1;
   std::string clock_error_;
   std::optional<CounterReading> counter_reading_;
   std::string counters_error_;

@@ -81,6 +81,11 @@ TEST(ResultWriterGoldenTest, SyntheticExperimentMatchesGolden) {
         }
         if (footprint == 4096) return absl::InternalError("synthetic failure");
         ctx.RecordTimeSamples({1.0, 3.0, 2.0, 2.5});
+        // The SM clock dropped under a power cap during the samples.
+        absl::StatusOr<ClockSpan> clock = SummarizeClock(
+            {{1980, 0}, {1755, kThrottleSwPowerCap}, {1830, kThrottleSwPowerCap}, {1980, 0}});
+        if (!clock.ok()) return clock.status();
+        ctx.RecordClockSpan(*clock);
         if (auto s = ctx.AddSamples("cycles_per_load", {30, 31, 29, 30}); !s.ok()) {
           return s;
         }
@@ -111,6 +116,12 @@ TEST(ResultWriterGoldenTest, SyntheticExperimentMatchesGolden) {
   ASSERT_EQ(parsed->rows.size(), 3u);
   EXPECT_EQ(parsed->rows[0].Axis("footprint_bytes"), "1024");
   EXPECT_EQ(parsed->rows[0].Counter("cycles_per_load"), 30.0);
+  EXPECT_EQ(parsed->rows[0].Counter("clock_moved"), 1.0);
+  EXPECT_EQ(parsed->rows[0].Counter("sm_clock_mhz.min"), 1755.0);
+  EXPECT_EQ(parsed->rows[0].Counter("sm_clock_mhz.median"), 1905.0);
+  EXPECT_EQ(parsed->rows[0].Counter("sm_clock_mhz.max"), 1980.0);
+  EXPECT_EQ(parsed->rows[0].Counter("throttled"), 1.0);
+  EXPECT_EQ(parsed->rows[0].label, "sw_power_cap; clock moved 1755-1980 MHz");
   EXPECT_TRUE(parsed->rows[1].error);
 
   const std::string actual = Normalize(Json::parse(ReadFile(out))).dump(2) + "\n";

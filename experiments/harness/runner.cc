@@ -1,10 +1,14 @@
 // The experiment runner; see runner.h.
 #include "experiments/harness/runner.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <iostream>
 #include <limits>
@@ -201,16 +205,59 @@ std::string DefaultOutputPath(const std::string& experiment) {
   return absl::StrCat(dir, "/", experiment, "-", stamp, ".json");
 }
 
-absl::Status EnsureParentDirectory(const std::string& path) {
+// The folder of a result path ("." for a bare file name).
+std::string FolderOf(const std::string& path) {
   const size_t slash = path.rfind('/');
-  if (slash == std::string::npos || slash == 0) return absl::OkStatus();
-  const std::string dir = path.substr(0, slash);
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// Makes sure the result file can be written, before anything is measured. A
+// folder named in --benchmark_out must exist, and a file must be creatable in
+// it (tried with the `<path>.tmp` the atomic writer uses, then removed). The
+// default folder (`is_default`) may be missing if it can be created: the
+// folder above it must be writable (CreateDefaultFolder makes it later, once
+// a device is there, so that a run without a GPU leaves nothing behind).
+absl::Status CheckOutputPath(const std::string& path, bool is_default) {
+  const std::string what =
+      is_default ? absl::StrCat("results file ", path) : absl::StrCat("--benchmark_out=", path);
+  const std::string dir = FolderOf(path);
   struct stat st{};
-  if (stat(dir.c_str(), &st) == 0) return absl::OkStatus();
-  if (mkdir(dir.c_str(), 0755) != 0) {
-    return absl::UnavailableError(absl::StrCat("cannot create folder ", dir));
+  if (stat(dir.c_str(), &st) != 0) {
+    if (!is_default) {
+      return absl::InvalidArgumentError(absl::StrCat(what, ": folder ", dir, " does not exist"));
+    }
+    const std::string above = FolderOf(dir);
+    if (access(above.c_str(), W_OK | X_OK) != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(what, ": cannot create folder ", dir, ": ",
+                                                     above, ": ", std::strerror(errno)));
+    }
+    return absl::OkStatus();
   }
+  if (!S_ISDIR(st.st_mode)) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": ", dir, " is not a folder"));
+  }
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": is a folder, not a file"));
+  }
+  const std::string tmp = path + ".tmp";
+  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": cannot write there: ", std::strerror(errno)));
+  }
+  close(fd);
+  unlink(tmp.c_str());
   return absl::OkStatus();
+}
+
+// Creates the folder of the default result path if it is missing.
+absl::Status CreateDefaultFolder(const std::string& path) {
+  const std::string dir = FolderOf(path);
+  struct stat st{};
+  if (stat(dir.c_str(), &st) == 0 || mkdir(dir.c_str(), 0755) == 0) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("cannot create folder ", dir, ": ", std::strerror(errno)));
 }
 
 // Owns the measurement stream. It is a blocking stream, so that plain
@@ -292,6 +339,43 @@ void ReportActivity(benchmark::State& state, const PointContext& ctx,
   NoteMissingPass("activity", "CollectKernelActivity", error, point, labels);
 }
 
+// The row's SM clock: the reads after the warm-up and after the samples
+// (sm_clock_mhz.before/.after), the readings polled while the samples ran
+// (sm_clock_mhz.min/.median/.max, sm_clock_readings, clock_moved), and
+// `throttled` if any of them had a slowdown reason. A throttle and a clock
+// that moved are named first in the label.
+void ReportClock(benchmark::State& state, const PointContext& ctx,
+                 std::vector<std::string>& labels) {
+  const std::optional<ClockReading>& before = ctx.clock_before();
+  const std::optional<ClockReading>& after = ctx.clock_after();
+  const std::optional<ClockSpan>& span = ctx.clock_span();
+  uint64_t reasons = 0;
+  bool known = false;
+  if (before.has_value() && after.has_value()) {
+    state.counters["sm_clock_mhz.before"] = before->sm_clock_mhz;
+    state.counters["sm_clock_mhz.after"] = after->sm_clock_mhz;
+    reasons |= before->reasons | after->reasons;
+    known = true;
+  }
+  if (span.has_value()) {
+    state.counters["sm_clock_mhz.min"] = span->min_mhz;
+    state.counters["sm_clock_mhz.median"] = span->median_mhz;
+    state.counters["sm_clock_mhz.max"] = span->max_mhz;
+    state.counters["sm_clock_readings"] = span->readings;
+    state.counters["clock_moved"] = span->moved() ? 1 : 0;
+    if (span->moved()) {
+      labels.insert(labels.begin(), absl::StrFormat("clock moved %.0f-%.0f MHz", span->min_mhz,
+                                                    span->max_mhz));
+    }
+    reasons |= span->reasons;
+    known = true;
+  }
+  if (!known) return;
+  const bool throttled = (reasons & kThrottleSlowdownMask) != 0;
+  state.counters["throttled"] = throttled ? 1 : 0;
+  if (throttled) labels.insert(labels.begin(), DescribeThrottleReasons(reasons));
+}
+
 // Measures one point inside a Google Benchmark run.
 void RunOnePoint(benchmark::State& state, const Experiment& experiment,
                  const Point& point, const RunEnv& env, int index, int total,
@@ -358,15 +442,10 @@ void RunOnePoint(benchmark::State& state, const Experiment& experiment,
   const std::string point_name = point.Name(experiment.name());
   ReportCounters(state, ctx, point_name, labels);
   ReportActivity(state, ctx, time, point_name, labels);
-  const auto& before = ctx.clock_before();
-  const auto& after = ctx.clock_after();
-  if (before.has_value() && after.has_value()) {
-    state.counters["sm_clock_mhz.before"] = before->sm_clock_mhz;
-    state.counters["sm_clock_mhz.after"] = after->sm_clock_mhz;
-    const uint64_t reasons = before->reasons | after->reasons;
-    const bool throttled = before->throttled() || after->throttled();
-    state.counters["throttled"] = throttled ? 1 : 0;
-    if (throttled) labels.insert(labels.begin(), DescribeThrottleReasons(reasons));
+  ReportClock(state, ctx, labels);
+  if (ctx.timing_retries() > 0) state.counters["timing_retries"] = ctx.timing_retries();
+  if (ctx.launches_per_sample() != 1) {
+    state.counters["launches_per_sample"] = ctx.launches_per_sample();
   }
   if (!labels.empty()) state.SetLabel(absl::StrJoin(labels, "; "));
 }
@@ -390,6 +469,7 @@ std::vector<std::pair<std::string, std::string>> ResultContext(
       {"clocks_source", env.clocks_source},
       {"timing_samples", absl::StrCat(env.timing.samples)},
       {"timing_warmup", absl::StrCat(env.timing.warmup)},
+      {"timing_method", kTimingMethod},
   };
   for (auto& kv : env.device.ContextEntries()) ctx.push_back(std::move(kv));
   std::vector<std::string> axis_names;
@@ -589,7 +669,8 @@ std::string HelpText(const Experiment& experiment, const std::string& argv0) {
       "                       activity/vs_events_pct (vs the event median) per row\n"
       "  --benchmark_out=FILE result JSON (default: "
       "dissect-results/<experiment>-<UTC time>.json\n"
-      "                       under the directory bazel run was started from)\n"
+      "                       under the directory bazel run was started from); its\n"
+      "                       folder must exist and be writable (checked first)\n"
       "  --benchmark_filter=REGEX and the other --benchmark_* flags of Google "
       "Benchmark 1.7.1\n"
       "                       (--benchmark_min_time takes plain seconds)\n"
@@ -662,6 +743,15 @@ int RunMain(const Experiment& experiment, int argc, char** argv) {
     return kExitOk;
   }
 
+  // Before the device: an unwritable result path must not cost a run.
+  const std::string out_path = args->out_path.empty()
+                                   ? DefaultOutputPath(experiment.name())
+                                   : args->out_path;
+  if (absl::Status s = CheckOutputPath(out_path, args->out_path.empty()); !s.ok()) {
+    std::cerr << prefix << s.message() << "\n";
+    return kExitBadInput;
+  }
+
   absl::StatusOr<int> count = VisibleDeviceCount();
   if (!count.ok()) {
     std::cerr << prefix << count.status().message() << "\n";
@@ -710,12 +800,11 @@ int RunMain(const Experiment& experiment, int argc, char** argv) {
   std::unique_ptr<KernelTimer> activity;
   if (FLAGS_kernel_activity) activity = SetUpActivity(env, prefix);
 
-  const std::string out_path = args->out_path.empty()
-                                   ? DefaultOutputPath(experiment.name())
-                                   : args->out_path;
-  if (absl::Status s = EnsureParentDirectory(out_path); !s.ok()) {
-    std::cerr << prefix << s.message() << "\n";
-    return kExitBadInput;
+  if (args->out_path.empty()) {
+    if (absl::Status s = CreateDefaultFolder(out_path); !s.ok()) {
+      std::cerr << prefix << s.message() << "\n";
+      return kExitBadInput;
+    }
   }
   benchmark::ConsoleReporter console;
   AtomicJsonReporter file(out_path);

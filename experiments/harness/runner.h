@@ -25,6 +25,12 @@ namespace dissect {
 
 inline constexpr char kSchemaVersion[] = "1";
 
+// The result context's timing_method: how the row times were taken.
+inline constexpr char kTimingMethod[] =
+    "cuda events around each sample, queued behind a guard spin and checked "
+    "(start event not reached when the end event was queued; exposed samples "
+    "timed again); SM clock polled every 2 ms during the samples";
+
 // Exit statuses of every experiment binary.
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitPointFailed = 1;  // a point hit a runtime error
@@ -63,7 +69,7 @@ struct RunEnv {
   DeviceInfo device;
   TimingOptions timing;
   cudaStream_t stream = nullptr;
-  const NvmlClock* clock = nullptr;  // null: clocks unavailable
+  const ClockSource* clock = nullptr;  // null: clocks unavailable
   std::string clocks_source;         // "nvml" or "unavailable: <reason>"
   CounterSetup counters;
   ActivitySetup activity;
