@@ -28,6 +28,7 @@ expect 2 "positive multiple of 16" memory_bandwidth --axis=footprint_bytes=1000
 expect 2 "positive multiple of 16" memory_bandwidth --axis=footprint_bytes=0
 expect 2 "must be a multiple of 32 (got 48)" memory_bandwidth --axis=op=copy --axis=footprint_bytes=48
 expect 2 "unknown value 'scan'" memory_bandwidth --axis=op=scan
+expect 2 "bytes_in_flight_per_thread must be one of 16, 32, 64, 128 (got 48)" memory_bandwidth --axis=bytes_in_flight_per_thread=48
 expect 2 "no CUDA device visible" memory_bandwidth --axis=footprint_bytes=1MiB
 expect 2 "width_bits must be 32, 64 or 128 (got 256)" shared_bandwidth --axis=width_bits=256
 expect 2 "no CUDA device visible" shared_bandwidth
@@ -88,9 +89,13 @@ fi
 if ! ./memory_bandwidth --help | grep -q "footprint_bytes"; then
   echo "FAIL: memory_bandwidth --help does not list the axes"; failures=$((failures + 1))
 fi
+# 3 ops × 3 widths × 4 bytes in flight × 2 footprints.
 points=$(./memory_bandwidth --list --axis=footprint_bytes=1MiB,4MiB | grep -c '^memory_bandwidth/')
-if [[ ${points} -ne 18 ]]; then
-  echo "FAIL: memory_bandwidth --list printed ${points} points, want 18"; failures=$((failures + 1))
+if [[ ${points} -ne 72 ]]; then
+  echo "FAIL: memory_bandwidth --list printed ${points} points, want 72"; failures=$((failures + 1))
+fi
+if ! ./memory_bandwidth --help | grep -q "bytes_in_flight_per_thread"; then
+  echo "FAIL: memory_bandwidth --help does not list bytes_in_flight_per_thread"; failures=$((failures + 1))
 fi
 points=$(./shared_bandwidth --list | grep -c '^shared_bandwidth/width_bits:')
 if [[ ${points} -ne 3 ]]; then

@@ -5,6 +5,8 @@
 #ifndef DISSECT_KERNELS_TILED_STREAM_CUH_
 #define DISSECT_KERNELS_TILED_STREAM_CUH_
 
+#include <cuda_runtime_api.h>
+
 #include <cstddef>
 
 namespace dissect {
@@ -25,7 +27,8 @@ __host__ __device__ constexpr size_t TileCount(size_t n) {
 // fetch(i) (the load) comes before the first use(i, value) (the sum, the
 // store). kGuard: the tile may run past n, so each element is checked.
 template <typename T, int kBatch, int kThreads, bool kGuard, typename Fetch, typename Use>
-__device__ __forceinline__ void StreamTile(size_t first, size_t n, Fetch& fetch, Use& use) {
+__host__ __device__ __forceinline__ void StreamTile(size_t first, size_t n, Fetch& fetch,
+                                                    Use& use) {
   T v[kBatch];
 #pragma unroll
   for (int j = 0; j < kBatch; ++j) {
@@ -39,27 +42,37 @@ __device__ __forceinline__ void StreamTile(size_t first, size_t n, Fetch& fetch,
   }
 }
 
-// Every tile of elements [0, n) that the calling block owns: block b takes
-// tiles b, b + G, b + 2G, ... (G = blocks in the grid), the same ones on
-// every call, so a block re-reading a buffer finds its share in its SM's
-// L1 if it fits. The partial tile at the end, if any, goes to the block
-// whose turn it would be. Needs blockDim.x == kThreads.
+// Every tile of elements [0, n) that thread `thread` of block `block` (of
+// `blocks`, kThreads threads each) owns: block b takes tiles b, b + G,
+// b + 2G, ... (G = blocks), the same ones on every call, so a block
+// re-reading a buffer finds its share in its SM's L1 if it fits. The
+// partial tile at the end, if any, goes to the block whose turn it would
+// be. Kernels pass blockIdx.x, gridDim.x and threadIdx.x (ForEachTileOfBlock);
+// the host test passes its own.
 template <typename T, int kBatch, int kThreads, typename Fetch, typename Use>
-__device__ __forceinline__ void ForEachTileOfBlock(size_t n, Fetch&& fetch, Use&& use) {
+__host__ __device__ __forceinline__ void ForEachTile(size_t n, size_t block, size_t blocks,
+                                                     size_t thread, Fetch&& fetch, Use&& use) {
   constexpr size_t kTile = kTileElements<kBatch, kThreads>;
   const size_t full_end = n / kTile * kTile;
-  const size_t tile_stride = static_cast<size_t>(gridDim.x) * kTile;
+  const size_t tile_stride = blocks * kTile;
   // One trip is one tile: kBatch accesses per thread, which the SASS tests
   // count; ptxas must not unroll it further.
 #pragma unroll 1
-  for (size_t i = static_cast<size_t>(blockIdx.x) * kTile + threadIdx.x; i < full_end;
-       i += tile_stride) {
+  for (size_t i = block * kTile + thread; i < full_end; i += tile_stride) {
     StreamTile<T, kBatch, kThreads, false>(i, n, fetch, use);
   }
-  if (full_end < n && blockIdx.x == (n / kTile) % gridDim.x) {
-    StreamTile<T, kBatch, kThreads, true>(full_end + threadIdx.x, n, fetch, use);
+  if (full_end < n && block == (n / kTile) % blocks) {
+    StreamTile<T, kBatch, kThreads, true>(full_end + thread, n, fetch, use);
   }
 }
+
+#ifdef __CUDACC__
+// ForEachTile for the calling thread of a kThreads-thread block.
+template <typename T, int kBatch, int kThreads, typename Fetch, typename Use>
+__device__ __forceinline__ void ForEachTileOfBlock(size_t n, Fetch&& fetch, Use&& use) {
+  ForEachTile<T, kBatch, kThreads>(n, blockIdx.x, gridDim.x, threadIdx.x, fetch, use);
+}
+#endif
 
 }  // namespace dissect
 
