@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <thread>
 #include <vector>
 
@@ -103,6 +104,20 @@ struct SleepyLauncher {
   }
 };
 
+TimingOptions Options(int warmup, int samples) {
+  TimingOptions options;
+  options.warmup = warmup;
+  options.samples = samples;
+  return options;
+}
+
+// Times `launcher`'s launches on its queue; how the guard went in `stats`.
+absl::StatusOr<std::vector<double>> Time(SleepyLauncher& launcher, const TimingOptions& options,
+                                         TimingStats* stats,
+                                         const std::function<absl::Status()>& flush = nullptr) {
+  return TimeOnQueue(*launcher.queue, launcher.Fn(), options, flush, nullptr, nullptr, stats);
+}
+
 void ExpectAllNear(const std::vector<double>& ms, double want) {
   for (size_t i = 0; i < ms.size(); ++i) {
     EXPECT_NEAR(ms[i], want, 1e-9) << "sample " << i;
@@ -113,11 +128,9 @@ TEST(EventTimerTest, UnguardedRecordLaunchRecordTimesTheHost) {
   // guard_ns = 0 is the old ordering: the simulated queue shows the defect.
   SimulatedQueue queue;
   SleepyLauncher launcher{&queue};
-  TimingOptions options;
-  options.warmup = 1;
-  options.samples = 3;
+  TimingOptions options = Options(1, 3);
   options.guard_ns = 0;
-  absl::StatusOr<std::vector<double>> ms = TimeOnQueue(queue, launcher.Fn(), options, nullptr);
+  absl::StatusOr<std::vector<double>> ms = Time(launcher, options, nullptr);
   ASSERT_TRUE(ms.ok()) << ms.status();
   for (double sample : *ms) EXPECT_GE(sample, 2.0);
   EXPECT_EQ(queue.spins(), 0);
@@ -126,12 +139,8 @@ TEST(EventTimerTest, UnguardedRecordLaunchRecordTimesTheHost) {
 TEST(EventTimerTest, GuardKeepsHostSleepOutOfTheSamples) {
   SimulatedQueue queue;
   SleepyLauncher launcher{&queue};
-  TimingOptions options;
-  options.warmup = 3;
-  options.samples = 10;
   TimingStats stats;
-  absl::StatusOr<std::vector<double>> ms =
-      TimeOnQueue(queue, launcher.Fn(), options, nullptr, nullptr, nullptr, &stats);
+  absl::StatusOr<std::vector<double>> ms = Time(launcher, Options(3, 10), &stats);
   ASSERT_TRUE(ms.ok()) << ms.status();
   ASSERT_EQ(ms->size(), 10u);
   ExpectAllNear(*ms, kKernelMs);
@@ -145,12 +154,8 @@ TEST(EventTimerTest, ExposedSamplesAreTimedAgain) {
   // guard is 20 us, the host sleeps 2 ms) and must be timed again.
   SimulatedQueue queue;
   SleepyLauncher launcher{&queue};
-  TimingOptions options;
-  options.warmup = 0;
-  options.samples = 4;
   TimingStats stats;
-  absl::StatusOr<std::vector<double>> ms =
-      TimeOnQueue(queue, launcher.Fn(), options, nullptr, nullptr, nullptr, &stats);
+  absl::StatusOr<std::vector<double>> ms = Time(launcher, Options(0, 4), &stats);
   ASSERT_TRUE(ms.ok()) << ms.status();
   ExpectAllNear(*ms, kKernelMs);
   EXPECT_GE(stats.retried_samples, 1);
@@ -162,12 +167,8 @@ TEST(EventTimerTest, OneSlowLaunchAmongFastOnesIsTimedAgain) {
   // guard sized on the fast ones does not cover it.
   SimulatedQueue queue;
   SleepyLauncher launcher{&queue, std::chrono::milliseconds(5), {6}};
-  TimingOptions options;
-  options.warmup = 3;
-  options.samples = 6;
   TimingStats stats;
-  absl::StatusOr<std::vector<double>> ms =
-      TimeOnQueue(queue, launcher.Fn(), options, nullptr, nullptr, nullptr, &stats);
+  absl::StatusOr<std::vector<double>> ms = Time(launcher, Options(3, 6), &stats);
   ASSERT_TRUE(ms.ok()) << ms.status();
   ExpectAllNear(*ms, kKernelMs);
   EXPECT_GE(stats.retried_samples, 1);
@@ -176,13 +177,10 @@ TEST(EventTimerTest, OneSlowLaunchAmongFastOnesIsTimedAgain) {
 TEST(EventTimerTest, LaunchesPerSampleReportsTimePerLaunch) {
   SimulatedQueue queue;
   SleepyLauncher launcher{&queue, std::chrono::microseconds(500)};
-  TimingOptions options;
-  options.warmup = 2;
-  options.samples = 3;
+  TimingOptions options = Options(2, 3);
   options.launches_per_sample = 4;
   TimingStats stats;
-  absl::StatusOr<std::vector<double>> ms =
-      TimeOnQueue(queue, launcher.Fn(), options, nullptr, nullptr, nullptr, &stats);
+  absl::StatusOr<std::vector<double>> ms = Time(launcher, options, &stats);
   ASSERT_TRUE(ms.ok()) << ms.status();
   ExpectAllNear(*ms, kKernelMs);
   EXPECT_EQ(launcher.launches, 2 + 4 * (3 + stats.retried_samples));
@@ -197,14 +195,11 @@ TEST(EventTimerTest, ColdFlushesBeforeEverySampleAndTimesOneLaunch) {
     queue.Kernel(100'000);  // a flush the device needs 100 us for
     return absl::OkStatus();
   };
-  TimingOptions options;
-  options.warmup = 2;
-  options.samples = 3;
+  TimingOptions options = Options(2, 3);
   options.cache = CacheState::kCold;
   options.launches_per_sample = 4;  // ignored when cold
   TimingStats stats;
-  absl::StatusOr<std::vector<double>> ms =
-      TimeOnQueue(queue, launcher.Fn(), options, flush, nullptr, nullptr, &stats);
+  absl::StatusOr<std::vector<double>> ms = Time(launcher, options, &stats, flush);
   ASSERT_TRUE(ms.ok()) << ms.status();
   ExpectAllNear(*ms, kKernelMs);
   EXPECT_EQ(launcher.launches, 2 + 3 + stats.retried_samples);
@@ -214,12 +209,9 @@ TEST(EventTimerTest, ColdFlushesBeforeEverySampleAndTimesOneLaunch) {
 TEST(EventTimerTest, HooksRunAfterWarmupAndAfterSamples) {
   SimulatedQueue queue;
   SleepyLauncher launcher{&queue, std::chrono::nanoseconds(0)};
-  TimingOptions options;
-  options.warmup = 2;
-  options.samples = 3;
   std::vector<int> seen;
   absl::StatusOr<std::vector<double>> ms = TimeOnQueue(
-      queue, launcher.Fn(), options, nullptr, [&] { seen.push_back(launcher.launches); },
+      queue, launcher.Fn(), Options(2, 3), nullptr, [&] { seen.push_back(launcher.launches); },
       [&] { seen.push_back(launcher.launches); });
   ASSERT_TRUE(ms.ok()) << ms.status();
   ASSERT_EQ(seen.size(), 2u);
@@ -232,16 +224,13 @@ TEST(EventTimerTest, BadOptionsAndLaunchErrors) {
   SleepyLauncher launcher{&queue, std::chrono::nanoseconds(0)};
   TimingOptions options;
   options.launches_per_sample = 0;
-  EXPECT_EQ(TimeOnQueue(queue, launcher.Fn(), options, nullptr).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Time(launcher, options, nullptr).status().code(), absl::StatusCode::kInvalidArgument);
   options = TimingOptions{};
   options.cache = CacheState::kCold;
-  EXPECT_EQ(TimeOnQueue(queue, launcher.Fn(), options, nullptr).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Time(launcher, options, nullptr).status().code(), absl::StatusCode::kInvalidArgument);
   options = TimingOptions{};
   options.guard_ns = -1;
-  EXPECT_EQ(TimeOnQueue(queue, launcher.Fn(), options, nullptr).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Time(launcher, options, nullptr).status().code(), absl::StatusCode::kInvalidArgument);
   options = TimingOptions{};
   const LaunchFn failing = [](cudaStream_t) { return cudaErrorInvalidValue; };
   EXPECT_FALSE(TimeOnQueue(queue, failing, options, nullptr).ok());
