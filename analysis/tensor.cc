@@ -122,8 +122,11 @@ std::string DeviceKey(const ResultFile& f) {
                       f.ContextOr("device_sm_count", ""));
 }
 
-// The mean of the NVML SM clock reads around the samples, if any.
+// The NVML SM clock of a row: the median of the reads polled while its
+// samples ran, else the mean of the reads before and after them.
 std::optional<double> NvmlClockMhz(const Row& row) {
+  if (const std::optional<double> median = row.Counter("sm_clock_mhz.median"))
+    return median;
   const std::optional<double> before = row.Counter("sm_clock_mhz.before");
   const std::optional<double> after = row.Counter("sm_clock_mhz.after");
   if (before && after) return (*before + *after) / 2;
@@ -275,17 +278,20 @@ Percents PercentsOf(const Measurement& m, const DeviceCeilings& d,
 }
 
 // "1755 clock64", with the droop below the maximum boost clock on
-// throughput rows (those with a %).
+// throughput rows (those with a %) and "moved" where the NVML clock polled
+// during the samples moved (clock_moved).
 std::string ClockCell(const Measurement& m, const DeviceCeilings& d) {
   if (!m.clock_mhz) return kNone;
-  std::string out =
-      absl::StrCat(absl::StrFormat("%.0f", *m.clock_mhz), " ", m.clock_source);
+  std::vector<std::string> notes;
   if (m.mode == "throughput" && d.max_mhz > 0 &&
       *m.clock_mhz < kDroop * d.max_mhz) {
-    absl::StrAppend(&out, " (droop −",
-                    FormatPercent(1 - *m.clock_mhz / d.max_mhz), ")");
+    notes.push_back(
+        absl::StrCat("droop −", FormatPercent(1 - *m.clock_mhz / d.max_mhz)));
   }
-  return out;
+  if (m.row->Counter("clock_moved").value_or(0) == 1) notes.push_back("moved");
+  return absl::StrCat(
+      absl::StrFormat("%.0f", *m.clock_mhz), " ", m.clock_source,
+      notes.empty() ? "" : absl::StrCat(" (", absl::StrJoin(notes, "; "), ")"));
 }
 
 // Bytes per element of A/B and of C/D for a GEMM dtype.
@@ -447,7 +453,9 @@ std::string CeilingsBlock(const DeviceCeilings& d, const TensorPeaks& peaks,
       ". Under sustained tensor load the SM clock drops below the maximum "
       "boost clock; where a row's clock is more than 2% below it, its SM "
       "clock cell says `droop`, and its % @ max boost is lower than its "
-      "% @ measured clock by that droop, not by efficiency.\n");
+      "% @ measured clock by that droop, not by efficiency. NVML: the median "
+      "of the reads polled while the samples ran (else the mean of the reads "
+      "before and after them); `moved`: it moved during the samples.\n");
   return out;
 }
 

@@ -8,8 +8,9 @@
 //           filled with positive random values of the type), per sample:
 //           hot, back to back, with problems under 2^32 FLOP (256³, 512³,
 //           small M) launched several times between one pair of events
-//           and the time divided by the launches; cold, one launch after
-//           the harness's L2 flush. Before timing, one result is
+//           and the time divided by the launches (GemmLaunchesPerSample;
+//           the row's launches_per_sample); cold, one launch after the
+//           harness's L2 flush. Before timing, one result is
 //           spot-checked on the host: the corners and 28 more elements
 //           against CPU dot products of their row and column (exact for
 //           INT8). Run with the harness's tensor-pipe counter flag for the
@@ -124,7 +125,7 @@ absl::Status Run(PointContext& ctx) {
         lt_status = gemm->Run(stream);
         return lt_status == CUBLAS_STATUS_SUCCESS ? cudaGetLastError() : cudaErrorUnknown;
       },
-      cache);
+      cache, GemmLaunchesPerSample(dims));
   DISSECT_RETURN_IF_ERROR(LtStatus(lt_status, "cublasLtMatmul"));
   if (!ms.ok()) return ms.status();
   const double flops = 2.0 * dims.m * dims.n * dims.k;
@@ -154,7 +155,7 @@ DISSECT_EXPERIMENT(cublaslt_gemm)
                         "before each sample"))
     .AddAxis(StringAxis("data", {"random", "zeros"}, {"random"},
                         "operands: positive random values of the type, or zeros"))
-    .AddMetric("tflops", "TFLOP/s", "2·M·N·K / event time (int8: TOP/s)")
+    .AddMetric("tflops", "TFLOP/s", "2·M·N·K / event time per launch (int8: TOP/s)")
     .AddMetric("gbps", "GB/s",
                "bytes of A, B and D once each / event time (cold: the least DRAM traffic; "
                "hot: operands that fit in L2 are read from it, so this can exceed the DRAM "

@@ -145,6 +145,13 @@ absl::StatusOr<GemmDims> ParseGemmDims(absl::string_view shape) {
   return d;
 }
 
+int GemmLaunchesPerSample(const GemmDims& dims) {
+  constexpr double kFlopsPerSample = 4294967296.0;  // 2^32
+  constexpr double kMaxLaunches = 128;
+  const double flops = 2.0 * dims.m * dims.n * dims.k;
+  return static_cast<int>(std::clamp(std::ceil(kFlopsPerSample / flops), 1.0, kMaxLaunches));
+}
+
 absl::Status LtStatus(cublasStatus_t status, const char* call) {
   if (status == CUBLAS_STATUS_SUCCESS) return absl::OkStatus();
   return absl::InternalError(absl::StrCat(call, " failed: ", cublasLtGetStatusName(status), ": ",

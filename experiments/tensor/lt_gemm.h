@@ -59,6 +59,12 @@ struct GemmDims {
 // "4096x4096x4096" → {4096, 4096, 4096}; InvalidArgument otherwise.
 absl::StatusOr<GemmDims> ParseGemmDims(absl::string_view shape);
 
+// Launches per hot sample: problems under 2^32 FLOP (256³, 512³, small M at
+// N = K = 4096) take a few microseconds per launch, near the resolution of
+// an event pair, so a sample times ceil(2^32 / (2·M·N·K)) of them back to
+// back, at most 128; larger problems one.
+int GemmLaunchesPerSample(const GemmDims& dims);
+
 // cuBLASLt status → absl::Status naming the call; OK for success.
 absl::Status LtStatus(cublasStatus_t status, const char* call);
 

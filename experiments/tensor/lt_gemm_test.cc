@@ -25,6 +25,19 @@ TEST(ParseGemmDimsTest, ReadsMxNxK) {
   EXPECT_FALSE(ParseGemmDims("4x4x-4").ok());
 }
 
+// Issue 11 item 17: the short problems are timed several launches per
+// event pair.
+TEST(GemmLaunchesPerSampleTest, ShortProblemsGetSeveralLaunches) {
+  EXPECT_EQ(GemmLaunchesPerSample({256, 256, 256}), 128);
+  EXPECT_EQ(GemmLaunchesPerSample({512, 512, 512}), 16);
+  EXPECT_EQ(GemmLaunchesPerSample({1024, 1024, 1024}), 2);
+  EXPECT_EQ(GemmLaunchesPerSample({2048, 2048, 2048}), 1);
+  EXPECT_EQ(GemmLaunchesPerSample({8192, 8192, 8192}), 1);
+  EXPECT_EQ(GemmLaunchesPerSample({1, 4096, 4096}), 128);
+  EXPECT_EQ(GemmLaunchesPerSample({16, 4096, 4096}), 8);
+  EXPECT_EQ(GemmLaunchesPerSample({128, 4096, 4096}), 1);
+}
+
 // The bits the fill kernel writes for (exponent offset, mantissa).
 uint32_t FillBits(const FillFormat& f, int exponent_offset, uint32_t mantissa) {
   const uint32_t exponent = static_cast<uint32_t>(f.bias - 4 + exponent_offset);

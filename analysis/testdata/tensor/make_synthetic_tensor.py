@@ -38,9 +38,10 @@ def context(experiment, question, axes, metrics):
         build_keys=("build_cuda_archs", "build_mode"), timing_keys=False)
 
 
-def row(experiment, axes, metrics, extra=None, skipped=None, clock=CLOCK):
+def row(experiment, axes, metrics, extra=None, skipped=None, clock=CLOCK, polled=None):
     """axes: (name, value) per axis. No family_index; the times are set on
-    skipped rows too. clock: the NVML SM clock before and after."""
+    skipped rows too. clock: the NVML SM clock before and after; polled:
+    (min, median, max) of the NVML reads polled during the samples."""
     r = fixture.row(fixture.row_name(experiment, axes, [v for _, v in axes]))
     r.update(fixture.times(1000.0, 1000.0))
     if skipped:
@@ -53,6 +54,10 @@ def row(experiment, axes, metrics, extra=None, skipped=None, clock=CLOCK):
     r["samples"] = 5.0
     r["sm_clock_mhz.before"] = clock
     r["sm_clock_mhz.after"] = clock
+    if polled:
+        r["sm_clock_mhz.min"], r["sm_clock_mhz.median"], r["sm_clock_mhz.max"] = polled
+        r["sm_clock_readings"] = 12.0
+        r["clock_moved"] = 1.0 if polled[2] - polled[0] > 0.01 * polled[2] else 0.0
     r["throttled"] = 0.0
     r.update(extra or {})
     return r
@@ -126,7 +131,9 @@ def gemm():
                    ("data", "string")], metrics)
     in_bytes = {"fp32": 4, "fp16": 2, "fp8": 1, "fp8_fast_accum": 1, "int8": 1}
     out_bytes = {"fp32": 4, "fp16": 2, "fp8": 2, "fp8_fast_accum": 2, "int8": 4}
-    # (dtype, shape, cache, TFLOP/s, tensor pipe active %, NVML SM clock)
+    # (dtype, shape, cache, TFLOP/s, tensor pipe active %, NVML SM clock);
+    # 2048x4096x4096 fp16 also has the reads polled during its samples, the
+    # clock dropping from 1755 to 1650 MHz.
     points = [
         ("fp16", "4096x4096x4096", "hot", 700.0, 88.0, CLOCK),
         ("fp16", "4096x4096x4096", "cold", 690.0, None, CLOCK),
@@ -150,7 +157,8 @@ def gemm():
         extra = {} if active is None else {"cupti/tensor_pipe_active": active}
         rows.append(row("cublaslt_gemm", [("dtype", dtype), ("shape", shape), ("cache", cache),
                                           ("data", "random")],
-                        {"tflops": tflops, "gbps": nbytes / seconds / 1e9}, extra, clock=clock))
+                        {"tflops": tflops, "gbps": nbytes / seconds / 1e9}, extra, clock=clock,
+                        polled=(1650.0, 1700.0, 1755.0) if m == 2048 else None))
     rows.append(row("cublaslt_gemm", [("dtype", "int8"), ("shape", "4095x4096x4096"),
                                       ("cache", "hot"), ("data", "random")], {},
                     skipped="cuBLASLt has no int8 kernel for 4095x4096x4096 (int8 needs "
