@@ -26,6 +26,7 @@ class CountersGpuTest : public ::testing::Test {
     out_ = *std::move(out);
     ASSERT_EQ(LaunchFillUniform(in_.get(), kFloats, 7, -1.0f, 1.0f, nullptr),
               cudaSuccess);
+    ASSERT_EQ(ReluGridBlocks(kFloats, &blocks_), cudaSuccess);
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   }
 
@@ -44,7 +45,7 @@ class CountersGpuTest : public ::testing::Test {
   LaunchFn Relu() {
     return [this](cudaStream_t s) {
       ++launches_;
-      return LaunchRelu(in_.get(), out_.get(), kFloats, 0, s);
+      return LaunchRelu(in_.get(), out_.get(), kFloats, blocks_, s);
     };
   }
 
@@ -54,6 +55,7 @@ class CountersGpuTest : public ::testing::Test {
   }
 
   DeviceBuffer<float> in_, out_;
+  int blocks_ = 0;  // ReluGridBlocks: LaunchRelu takes the grid
   int launches_ = 0;
 };
 
@@ -91,10 +93,10 @@ TEST_F(CountersGpuTest, KernelReplayRefusesTwoKernels) {
   ASSERT_NE(counters, nullptr);
   auto r = counters->Collect(
       [this](cudaStream_t s) {
-        const cudaError_t e = LaunchRelu(in_.get(), out_.get(), kFloats, 0, s);
+        const cudaError_t e = LaunchRelu(in_.get(), out_.get(), kFloats, blocks_, s);
         return e != cudaSuccess
                    ? e
-                   : LaunchRelu(in_.get(), out_.get(), kFloats, 0, s);
+                   : LaunchRelu(in_.get(), out_.get(), kFloats, blocks_, s);
       },
       nullptr, nullptr);
   ASSERT_FALSE(r.ok());
