@@ -41,7 +41,9 @@ absl::StatusOr<double> MeasuredSmClockMhz(absl::Span<const TensorTiming> records
 // Per sample: `cycles_metric` (CyclesPerInstruction of its row),
 // "flops_per_clk_per_sm" (flops_per_instruction over that), "tflops"
 // (flops_per_launch over the event time) and "measured_sm_clock_mhz"
-// (MeasuredSmClockMhz of its row and event time).
+// (MeasuredSmClockMhz of its row and event time; for a sample the harness
+// timed again, its records come from the first timing and its time from
+// the second: two launches of the same kernel).
 absl::Status AddProbeSamples(PointContext& ctx, absl::Span<const TensorTiming> timing,
                              int per_launch, int64_t per_record, double flops_per_instruction,
                              double flops_per_launch, const std::vector<double>& ms,
