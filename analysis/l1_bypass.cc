@@ -13,6 +13,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "analysis/format.h"
+#include "experiments/l1_bypass/variant_aliases.h"
 
 namespace dissect::analysis {
 namespace {
@@ -27,8 +28,9 @@ struct Timed {
   double spread;
 };
 
-// (layer, working set, timing, occupancy)
-using PointKey = std::tuple<std::string, std::string, std::string, std::string>;
+// (layer, batch, working set, timing, occupancy)
+using PointKey =
+    std::tuple<std::string, std::string, std::string, std::string, std::string>;
 
 struct Group {
   std::string device;
@@ -44,6 +46,18 @@ std::string DeviceKey(const ResultFile& f) {
   return absl::StrCat(f.ContextOr("device_name", ""), "\n",
                       f.ContextOr("device_compute_capability", ""), "\n",
                       f.ContextOr("device_sm_count", ""));
+}
+
+// `variant`, followed by its measured twins: "dlcm_cg ≡ cg".
+std::string WithTwins(const std::string& variant,
+                      const std::map<std::string, Timed>& measured) {
+  std::string out = variant;
+  for (const auto& [other, timed] : measured) {
+    if (other != variant && l1_bypass::TwinOf(other) == variant) {
+      absl::StrAppend(&out, " ≡ ", other);
+    }
+  }
+  return out;
 }
 
 std::vector<Group> Collect(const std::vector<const ResultFile*>& files) {
@@ -65,6 +79,7 @@ std::vector<Group> Collect(const std::vector<const ResultFile*>& files) {
       Group& g = groups[it->second];
       const std::string variant = row.Axis("variant").value_or("?");
       const PointKey key{row.Axis("layer").value_or("?"),
+                         row.Axis("batch").value_or(""),
                          row.Axis("working_set_bytes").value_or("0"),
                          row.Axis("timing").value_or("?"),
                          row.Axis("occupancy_pct").value_or("?")};
@@ -99,12 +114,17 @@ std::vector<L1BypassTable> Tables(const std::vector<const ResultFile*>& files) {
     t.device = g.device;
     t.kernel = g.kernel;
     for (const std::string& v : g.variants) {
-      if (v != kDefault) t.variants.push_back(v);
+      if (v == kDefault) continue;
+      t.variants.push_back(v);
+      const l1_bypass::SameCode* same = l1_bypass::FindSameCode(v);
+      t.same_code_as.push_back(same != nullptr ? same->same_code_as : "");
+      t.runtime_setting.push_back(same != nullptr ? same->runtime_setting : "");
     }
     for (const PointKey& key : g.points) {
       const auto& by_variant = g.timed.at(key);
       SpeedupRow row;
-      std::tie(row.layer, row.working_set, row.timing, row.occupancy_pct) = key;
+      std::tie(row.layer, row.batch, row.working_set, row.timing,
+               row.occupancy_pct) = key;
       if (row.working_set == "0") row.working_set = "as configured";
       if (auto it = g.input_bytes.find(key); it != g.input_bytes.end()) {
         row.input_bytes = it->second;
@@ -121,11 +141,15 @@ std::vector<L1BypassTable> Tables(const std::vector<const ResultFile*>& files) {
         VariantSpeedup s;
         s.speedup = base->second.us / it->second.us;
         s.noise = std::max(base->second.spread, it->second.spread);
+        row.variants.push_back(s);
+        // A twin whose first-declared twin was measured here is that one's
+        // repeat, not a candidate of its own.
+        const std::string twin(l1_bypass::TwinOf(v));
+        if (!twin.empty() && by_variant.count(twin) > 0) continue;
         if (s.faster() && s.speedup > best) {
           best = s.speedup;
-          row.winner = v;
+          row.winner = WithTwins(v, by_variant);
         }
-        row.variants.push_back(s);
       }
       if (auto it = g.counters.find(key); it != g.counters.end()) {
         std::vector<std::string> order = {kDefault};
@@ -170,6 +194,51 @@ std::string OrNone(const std::optional<double>& v,
   return v ? format(*v) : std::string(kNone);
 }
 
+std::string OrNone(const std::string& text) {
+  return text.empty() ? std::string(kNone) : text;
+}
+
+// The column header of variant i: twins and runtime variants say so.
+std::string VariantHeader(const L1BypassTable& t, size_t i) {
+  if (t.same_code_as[i].empty()) return t.variants[i];
+  if (t.runtime_setting[i].empty()) {
+    return absl::StrCat(t.variants[i], " ≡ ", t.same_code_as[i]);
+  }
+  return absl::StrCat(t.variants[i], " (", t.same_code_as[i], " code)");
+}
+
+// What the ≡ and "code" headers of `t` mean; "" when it has none.
+std::string SameCodeNote(const L1BypassTable& t) {
+  std::vector<std::string> twins, runtime;
+  for (size_t i = 0; i < t.variants.size(); ++i) {
+    if (t.same_code_as[i].empty()) continue;
+    const l1_bypass::SameCode* s = l1_bypass::FindSameCode(t.variants[i]);
+    if (t.runtime_setting[i].empty()) {
+      twins.push_back(absl::StrCat(t.same_code_as[i], " ≡ ", t.variants[i],
+                                   s != nullptr && *s->loads != '\0'
+                                       ? absl::StrCat(" (", s->loads, ")")
+                                       : ""));
+    } else {
+      runtime.push_back(absl::StrCat(t.variants[i], ": the ", t.same_code_as[i],
+                                     " build with an ", t.runtime_setting[i]));
+    }
+  }
+  std::string out;
+  if (!twins.empty()) {
+    absl::StrAppend(
+        &out, "Same machine code, the same run: ", absl::StrJoin(twins, ", "),
+        ". Twins are timed separately, so their difference is run-to-run "
+        "noise; a pair counts as one candidate for the winner, timed by the "
+        "first of the two as named here.");
+  }
+  if (!runtime.empty()) {
+    absl::StrAppend(
+        &out, out.empty() ? "" : " ",
+        "Same machine code, another run: ", absl::StrJoin(runtime, "; "), ".");
+  }
+  return out.empty() ? out : out + "\n";
+}
+
 // One row per variant with counters at each point; "" when there are none.
 std::string CountersTable(const L1BypassTable& t) {
   std::vector<std::vector<std::string>> rows;
@@ -177,14 +246,16 @@ std::string CountersTable(const L1BypassTable& t) {
     for (const VariantCounters& c : r.counters) {
       std::string per_input = kNone;
       if (c.dram_bytes_read && r.input_bytes && *r.input_bytes > 0) {
-        per_input = absl::StrFormat("%.2f", *c.dram_bytes_read / *r.input_bytes);
+        per_input =
+            absl::StrFormat("%.2f", *c.dram_bytes_read / *r.input_bytes);
       }
-      rows.push_back({r.layer, r.working_set, r.timing, r.occupancy_pct,
-                      c.variant,
-                      OrNone(c.l1_hit_pct,
-                             [](double v) { return absl::StrFormat("%.1f", v); }),
-                      OrNone(c.l2_sectors_read, FormatNumber),
-                      OrNone(c.dram_bytes_read, FormatBytes), per_input});
+      rows.push_back(
+          {r.layer, OrNone(r.batch), r.working_set, r.timing, r.occupancy_pct,
+           c.variant,
+           OrNone(c.l1_hit_pct,
+                  [](double v) { return absl::StrFormat("%.1f", v); }),
+           OrNone(c.l2_sectors_read, FormatNumber),
+           OrNone(c.dram_bytes_read, FormatBytes), per_input});
     }
   }
   if (rows.empty()) return "";
@@ -192,9 +263,11 @@ std::string CountersTable(const L1BypassTable& t) {
       "Counters of the same rows (collected in a separate pass from the "
       "timing). DRAM read / input: DRAM bytes read over the kernel's input "
       "bytes; about 1 for a kernel that reads its input once from DRAM.\n\n",
-      Table({"layer", "working set", "timing", "occupancy %", "variant",
-             "L1 hit %", "L2 sectors read", "DRAM read", "DRAM read / input"},
-            {false, true, false, true, false, true, true, true, true}, rows));
+      Table(
+          {"layer", "batch", "working set", "timing", "occupancy %", "variant",
+           "L1 hit %", "L2 sectors read", "DRAM read", "DRAM read / input"},
+          {false, true, true, false, true, false, true, true, true, true},
+          rows));
 }
 
 }  // namespace
@@ -223,11 +296,11 @@ std::string RenderL1Bypass(const std::vector<L1BypassTable>& tables) {
           "the noise. "
           "winner: the fastest bold variant (— when none beats the noise).\n");
     }
-    std::vector<std::string> header = {"layer", "working set", "timing",
-                                       "occupancy %", "default (us)"};
-    std::vector<bool> right = {false, true, false, true, true};
-    for (const std::string& v : t.variants) {
-      header.push_back(v);
+    std::vector<std::string> header = {"layer",  "batch",       "working set",
+                                       "timing", "occupancy %", "default (us)"};
+    std::vector<bool> right = {false, true, true, false, true, true};
+    for (size_t i = 0; i < t.variants.size(); ++i) {
+      header.push_back(VariantHeader(t, i));
       right.push_back(true);
     }
     header.push_back("winner");
@@ -238,7 +311,11 @@ std::string RenderL1Bypass(const std::vector<L1BypassTable>& tables) {
       if (r.input_bytes)
         ws = absl::StrCat(ws, " (", FormatBytes(*r.input_bytes), ")");
       std::vector<std::string> cells = {
-          r.layer, ws, r.timing, r.occupancy_pct,
+          r.layer,
+          OrNone(r.batch),
+          ws,
+          r.timing,
+          r.occupancy_pct,
           r.default_us ? FormatNumber(*r.default_us) : kNone};
       for (const std::optional<VariantSpeedup>& s : r.variants) {
         if (!s) {
@@ -257,6 +334,9 @@ std::string RenderL1Bypass(const std::vector<L1BypassTable>& tables) {
       rows.push_back(std::move(cells));
     }
     blocks.push_back(absl::StrCat("### ", t.kernel, "\n"));
+    if (const std::string note = SameCodeNote(t); !note.empty()) {
+      blocks.push_back(note);
+    }
     blocks.push_back(Table(header, right, rows));
     const std::string counters = CountersTable(t);
     if (!counters.empty()) {
@@ -270,10 +350,10 @@ std::string RenderL1Bypass(const std::vector<L1BypassTable>& tables) {
 std::optional<L1BypassFigure> BuildL1BypassFigure(
     const std::vector<const ResultFile*>& files,
     const std::vector<std::string>& inputs, const std::string& device) {
-  // Bars: (kernel, layer); clusters: (timing, occupancy).
-  std::vector<std::pair<std::string, std::string>> bars;
+  // Bars: "kernel layer[ batch N]"; clusters: (timing, occupancy).
+  std::vector<std::string> bars;
   std::vector<std::pair<std::string, std::string>> clusters;
-  std::map<std::pair<std::string, std::string>,
+  std::map<std::string,
            std::map<std::pair<std::string, std::string>, VariantSpeedup>>
       values;
   for (const L1BypassTable& t : Tables(files)) {
@@ -283,7 +363,9 @@ std::optional<L1BypassFigure> BuildL1BypassFigure(
     const size_t c = column - t.variants.begin();
     for (const SpeedupRow& r : t.rows) {
       if (r.working_set != "as configured" || !r.variants[c]) continue;
-      const auto bar = std::make_pair(t.kernel, r.layer);
+      const std::string bar =
+          absl::StrCat(t.kernel, " ", r.layer,
+                       r.batch.empty() ? "" : absl::StrCat(" batch ", r.batch));
       const auto cluster = std::make_pair(r.timing, r.occupancy_pct);
       if (std::find(bars.begin(), bars.end(), bar) == bars.end())
         bars.push_back(bar);
@@ -300,14 +382,14 @@ std::optional<L1BypassFigure> BuildL1BypassFigure(
   fig.data = absl::StrCat("# ", fig.stem,
                           ".dat: speedup of -Xptxas -dlcm=cg over default, % "
                           "(100 x (speedup - 1)), and the "
-                          "noise, %\n# columns: kernel/layer");
+                          "noise, %\n# columns: kernel/layer/batch");
   for (const auto& [timing, occupancy] : clusters) {
     absl::StrAppend(&fig.data, " | ", timing, ", occupancy ", occupancy,
                     "%: speedup noise");
   }
   fig.data += "\n";
   for (const auto& bar : bars) {
-    absl::StrAppend(&fig.data, "\"", bar.first, " ", bar.second, "\"");
+    absl::StrAppend(&fig.data, "\"", bar, "\"");
     for (const auto& cluster : clusters) {
       const auto it = values[bar].find(cluster);
       if (it == values[bar].end()) {

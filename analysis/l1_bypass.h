@@ -1,7 +1,9 @@
 // Analysis of the l1_bypass experiment (issue 5): per device and kernel, the
 // speedup of every cache variant over the default build for each measured
 // point, with the noise it has to beat and the winner; and the paper-style
-// figure of -dlcm=cg's speedup per layer.
+// figure of -dlcm=cg's speedup per layer. Variants that run the same machine
+// code (experiments/l1_bypass/variant_aliases.h, checked against the SASS)
+// are labelled so: a twin pair counts as one candidate for the winner.
 
 #ifndef DISSECT_ANALYSIS_L1_BYPASS_H_
 #define DISSECT_ANALYSIS_L1_BYPASS_H_
@@ -36,14 +38,18 @@ struct VariantCounters {
 // One measured point (all axes but `variant`).
 struct SpeedupRow {
   std::string layer;
+  std::string batch;        // the batch axis value; "" in files without it
   std::string working_set;  // "as configured" or the axis value in bytes
   std::string timing;
   std::string occupancy_pct;
   std::optional<double> input_bytes;  // what the working set came to
   std::optional<double> default_us;   // absent: no default row here
   std::vector<std::optional<VariantSpeedup>>
-      variants;        // per L1BypassTable::variants
-  std::string winner;  // the fastest variant faster than the noise, or ""
+      variants;  // per L1BypassTable::variants
+  // The fastest variant faster than the noise, or "". Twins (the same code
+  // and run) are one candidate, timed by the first declared of them that
+  // was measured here, and named together: "dlcm_cg ≡ cg".
+  std::string winner;
   // Default first, then in the order of L1BypassTable::variants; only the
   // variants with at least one counter. Empty when the run had no counters.
   std::vector<VariantCounters> counters;
@@ -53,7 +59,11 @@ struct L1BypassTable {
   std::string device;  // device_name
   std::string kernel;
   std::vector<std::string>
-      variants;                  // every variant but default, first-seen order
+      variants;  // every variant but default, first-seen order
+  // Per variant: the variant whose machine code it runs ("" for none), and
+  // for a runtime variant the setting it adds (else "").
+  std::vector<std::string> same_code_as;
+  std::vector<std::string> runtime_setting;
   std::vector<SpeedupRow> rows;  // in the order of the files' rows
 };
 
@@ -71,7 +81,8 @@ std::vector<L1BypassTable> BuildL1BypassTables(
 std::string RenderL1Bypass(const std::vector<L1BypassTable>& tables);
 
 // The figure of one device: gnuplot data and script drawing -dlcm=cg's
-// speedup over default, in %, as one bar per layer and kernel (clusters:
+// speedup over default, in %, as one bar per kernel, layer and batch
+// (clusters:
 // timing and occupancy), at the configured working set (working_set_bytes 0),
 // with the noise as error bars. Absent when the device has no such points.
 struct L1BypassFigure {

@@ -18,7 +18,7 @@ fail() {
 report=$("${root}/analysis/report" "${fixture}" 2>"${tmp}/err") || fail "report: exit $?: $(cat "${tmp}/err")"
 [[ "${report}" == *"## l1_bypass: speedup over default: Synthetic H100-like GPU (fixture)"* ]] ||
   fail "report lacks the speedup section"
-[[ "${report}" == *"| dlcm_cg |"* ]] || fail "report names no winner"
+[[ "${report}" == *"| dlcm_cg ≡ cg |"* ]] || fail "report names no winner (the dlcm_cg ≡ cg twins)"
 
 command -v gnuplot >/dev/null ||
   { echo "FAIL: gnuplot is not installed (Debian package gnuplot-nox)" >&2; exit 1; }

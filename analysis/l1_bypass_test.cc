@@ -26,9 +26,13 @@ ResultFile Fixture() {
 }
 
 const SpeedupRow* FindRow(const L1BypassTable& t, const std::string& ws,
-                          const std::string& occupancy) {
+                          const std::string& occupancy,
+                          const std::string& batch = "1") {
   for (const SpeedupRow& r : t.rows) {
-    if (r.working_set == ws && r.occupancy_pct == occupancy) return &r;
+    if (r.working_set == ws && r.occupancy_pct == occupancy &&
+        r.batch == batch) {
+      return &r;
+    }
   }
   return nullptr;
 }
@@ -48,8 +52,16 @@ TEST(L1BypassTest, OneTablePerKernelWithEveryVariantButDefault) {
   EXPECT_EQ(tables[1].kernel, "conv");
   EXPECT_EQ(tables[0].device, "Synthetic H100-like GPU (fixture)");
   EXPECT_EQ(tables[0].variants,
-            (std::vector<std::string>{"dlcm_cg", "cs", "cv", "l2_persist"}));
-  EXPECT_EQ(tables[0].rows.size(), 4u);
+            (std::vector<std::string>{"dlcm_cg", "cg", "cs", "evict_first",
+                                      "cv", "l2_persist"}));
+  // From experiments/l1_bypass/variant_aliases.h.
+  EXPECT_EQ(tables[0].same_code_as,
+            (std::vector<std::string>{"", "dlcm_cg", "", "cs", "", "default"}));
+  EXPECT_EQ(tables[0].runtime_setting[5],
+            "L2 persisting access-policy window over the input");
+  EXPECT_EQ(tables[0].runtime_setting[1], "");
+  EXPECT_EQ(tables[0].rows.size(), 6u);
+  EXPECT_EQ(tables[0].rows[4].batch, "32");
 }
 
 TEST(L1BypassTest, SpeedupNoiseAndWinner) {
@@ -70,19 +82,59 @@ TEST(L1BypassTest, SpeedupNoiseAndWinner) {
   EXPECT_FALSE(cs.faster());
   EXPECT_FALSE(cs.slower());
   EXPECT_TRUE(row->variants[Column(stream, "cv")]->slower());
-  EXPECT_EQ(row->winner, "dlcm_cg");
+  // cg, dlcm_cg's twin, measured 1 % faster than it: the pair wins, timed by
+  // dlcm_cg, instead of cg beating its own code.
+  EXPECT_TRUE(row->variants[Column(stream, "cg")]->faster());
+  EXPECT_EQ(row->winner, "dlcm_cg ≡ cg");
 
   // Two variants beyond the noise: the faster one wins.
   const SpeedupRow* big = FindRow(stream, "67108864", "25");
   ASSERT_NE(big, nullptr);
   EXPECT_TRUE(big->variants[Column(stream, "cs")]->faster());
-  EXPECT_EQ(big->winner, "dlcm_cg");
+  EXPECT_EQ(big->winner, "dlcm_cg ≡ cg");
+  // Batch 32: cs beats dlcm_cg, and its twin evict_first comes along.
+  const SpeedupRow* batch = FindRow(stream, "as configured", "100", "32");
+  ASSERT_NE(batch, nullptr);
+  EXPECT_EQ(batch->input_bytes, 51380224);
+  EXPECT_EQ(batch->winner, "cs ≡ evict_first");
 
   // conv: bypassing L1 loses; nothing beats the noise.
   const SpeedupRow* conv = FindRow(tables[1], "as configured", "25");
   ASSERT_NE(conv, nullptr);
   EXPECT_TRUE(conv->variants[Column(tables[1], "dlcm_cg")]->slower());
   EXPECT_EQ(conv->winner, "");
+}
+
+TEST(L1BypassTest, ATwinWithoutItsFirstTwinIsACandidateOfItsOwn) {
+  ResultFile file = Fixture();
+  std::vector<Row> kept;
+  for (const Row& r : file.rows) {
+    if (r.Axis("variant") != "dlcm_cg") kept.push_back(r);
+  }
+  file.rows = kept;
+  const std::vector<L1BypassTable> tables = BuildL1BypassTables({file});
+  ASSERT_EQ(tables.size(), 2u);
+  const SpeedupRow* row = FindRow(tables[0], "as configured", "100");
+  ASSERT_NE(row, nullptr);
+  EXPECT_EQ(row->winner, "cg");
+}
+
+TEST(L1BypassTest, FilesWithoutTheBatchAxisStillRead) {
+  ResultFile file = Fixture();
+  for (Row& r : file.rows) {
+    std::vector<std::pair<std::string, std::string>> axes;
+    for (const auto& a : r.axes) {
+      if (a.first != "batch") axes.push_back(a);
+    }
+    r.axes = axes;
+  }
+  const std::vector<L1BypassTable> tables = BuildL1BypassTables({file});
+  ASSERT_EQ(tables.size(), 2u);
+  // Batch 1 and 32 of the stream layer are now one point: the first wins.
+  EXPECT_EQ(tables[0].rows.size(), 4u);
+  EXPECT_EQ(tables[0].rows[0].batch, "");
+  EXPECT_TRUE(absl::StrContains(RenderL1Bypass(tables),
+                                "| vgg16.conv3_1 | — | as configured"));
 }
 
 TEST(L1BypassTest, RowsWithoutDefaultHaveNoSpeedup) {
@@ -109,13 +161,30 @@ TEST(L1BypassTest, MarkdownMarksWinnersAndLosers) {
                                "H100-like GPU (fixture)\n"));
   EXPECT_TRUE(absl::StrContains(md, "### stream\n")) << md;
   EXPECT_TRUE(absl::StrContains(md, "### conv\n")) << md;
-  EXPECT_TRUE(
-      absl::StrContains(md,
-                        "| vgg16.conv3_1 | as configured (1.531 MiB) | hot | "
-                        "100 | 2.1 | **1.064 ±2.0%** | 1.010 "
-                        "±3.0% | _0.769 ±2.0%_ | 1.000 ±2.0% | dlcm_cg |\n"))
+  EXPECT_TRUE(absl::StrContains(
+      md,
+      "| layer | batch | working set | timing | occupancy % | default (us) | "
+      "dlcm_cg | cg ≡ dlcm_cg | cs | evict_first ≡ cs | cv | "
+      "l2_persist (default code) | winner |\n"))
       << md;
-  EXPECT_TRUE(absl::StrContains(md, "| 67108864 (64 MiB) | hot | 25 |")) << md;
+  EXPECT_TRUE(absl::StrContains(
+      md,
+      "Same machine code, the same run: dlcm_cg ≡ cg (LDG.E.STRONG.GPU), "
+      "cs ≡ evict_first (LDG.E.EF)."))
+      << md;
+  EXPECT_TRUE(absl::StrContains(
+      md,
+      "Same machine code, another run: l2_persist: the default build "
+      "with an L2 persisting access-policy window over the input.\n"))
+      << md;
+  EXPECT_TRUE(absl::StrContains(
+      md,
+      "| vgg16.conv3_1 | 1 | as configured (1.531 MiB) | hot | 100 | 2.1 | "
+      "**1.064 ±2.0%** | **1.075 ±2.0%** | 1.010 ±3.0% | 1.015 ±2.0% | "
+      "_0.769 ±2.0%_ | 1.000 ±2.0% | dlcm_cg ≡ cg |\n"))
+      << md;
+  EXPECT_TRUE(absl::StrContains(md, "| 1 | 67108864 (64 MiB) | hot | 25 |"))
+      << md;
   EXPECT_TRUE(absl::EndsWith(md, "| — |\n")) << md;  // conv: no winner
   EXPECT_EQ(RenderL1Bypass({}), "");
 }
@@ -141,7 +210,7 @@ TEST(L1BypassTest, CountersTableBesideTheSpeedups) {
   ASSERT_EQ(tables.size(), 2u);
   const SpeedupRow* row = FindRow(tables[0], "as configured", "100");
   ASSERT_NE(row, nullptr);
-  ASSERT_EQ(row->counters.size(), 5u);  // default and the four variants
+  ASSERT_EQ(row->counters.size(), 7u);  // default and the six variants
   EXPECT_EQ(row->counters[0].variant, "default");
   EXPECT_EQ(row->counters[0].l1_hit_pct, 12.5);
   EXPECT_EQ(row->counters[1].variant, "dlcm_cg");
@@ -153,12 +222,14 @@ TEST(L1BypassTest, CountersTableBesideTheSpeedups) {
   EXPECT_TRUE(absl::StrContains(md, "#### stream: counters\n")) << md;
   EXPECT_FALSE(absl::StrContains(md, "#### conv: counters\n")) << md;
   EXPECT_TRUE(absl::StrContains(
-      md, "| vgg16.conv3_1 | as configured | hot | 100 | default | 12.5 | "
-          "50176 | 1.531 MiB | 1.00 |\n"))
+      md,
+      "| vgg16.conv3_1 | 1 | as configured | hot | 100 | default | 12.5 | "
+      "50176 | 1.531 MiB | 1.00 |\n"))
       << md;
   EXPECT_TRUE(absl::StrContains(
-      md, "| vgg16.conv3_1 | as configured | hot | 100 | dlcm_cg | 0.0 | "
-          "50176 | — | — |\n"))
+      md,
+      "| vgg16.conv3_1 | 1 | as configured | hot | 100 | dlcm_cg | 0.0 | "
+      "50176 | — | — |\n"))
       << md;
 
   // The counters from a second file (a separate --metrics run) join the
@@ -168,7 +239,7 @@ TEST(L1BypassTest, CountersTableBesideTheSpeedups) {
   ASSERT_EQ(merged.size(), 2u);
   const SpeedupRow* joined = FindRow(merged[0], "as configured", "100");
   ASSERT_NE(joined, nullptr);
-  EXPECT_EQ(joined->counters.size(), 5u);
+  EXPECT_EQ(joined->counters.size(), 7u);
 }
 
 TEST(L1BypassTest, ReportAppendsTheSection) {
@@ -188,11 +259,15 @@ TEST(L1BypassTest, FigureBarsAreDlcmCgAtTheConfiguredWorkingSet) {
   EXPECT_EQ(fig->stem, "l1_bypass_dlcm_cg");
   const std::vector<std::string> lines =
       absl::StrSplit(fig->data, '\n', absl::SkipEmpty());
-  ASSERT_EQ(lines.size(), 4u)
-      << fig->data;  // two comments, stream and conv bars
-  EXPECT_EQ(lines[2], "\"stream vgg16.conv3_1\" 6.3830 2.0000 6.3830 2.0000");
+  // Two comments, then stream at batch 1 and 32 and conv.
+  ASSERT_EQ(lines.size(), 5u) << fig->data;
+  EXPECT_EQ(lines[2],
+            "\"stream vgg16.conv3_1 batch 1\" 6.3830 2.0000 6.3830 2.0000");
   EXPECT_EQ(lines[3],
-            "\"conv resnet50.res5b_branch2b\" -10.7143 1.0000 -10.7143 1.0000");
+            "\"stream vgg16.conv3_1 batch 32\" 1.0101 1.0000 1.0101 1.0000");
+  EXPECT_EQ(lines[4],
+            "\"conv resnet50.res5b_branch2b batch 1\" -10.7143 1.0000 -10.7143 "
+            "1.0000");
   EXPECT_TRUE(
       absl::StrContains(fig->script, "set output 'l1_bypass_dlcm_cg.svg'"));
   EXPECT_TRUE(absl::StrContains(
