@@ -8,7 +8,9 @@
 //   lu          LDG.E.LU            cv  LDG.E.STRONG.SYS
 //   no_allocate LDG.E.NA            evict_first LDG.E.EF   evict_last LDG.E.EL
 // (nvdisasm 13.2, the same on sm_80, sm_89, sm_90a and sm_100; width
-// modifiers such as .64 or .128 may follow .E.)
+// modifiers such as .64 or .128 may follow .E.) So cg and dlcm_cg, and cs and
+// evict_first, are the same machine code: variant_aliases.h declares them
+// twins and variant_aliases_sass_test checks every pair of variants.
 //
 // The expectations are by variant name, so that a build that lost its flag
 // or operator fails. Arguments: --cuobjdump=PATH or --skip=REASON, the

@@ -69,11 +69,13 @@ struct LayerArgs {
 // The kernels of one compiled variant.
 struct VariantKernels {
   // Launches args.kernel; cudaErrorInvalidValue for a null pointer the
-  // kernel needs, blocks < 1 or a shape with no output.
+  // kernel needs, blocks < 1 or a shape with no output. Nothing but the
+  // launch (and cudaGetLastError), so that it can be timed.
   cudaError_t (*launch)(const LayerArgs& args, cudaStream_t stream);
   // Asks for the largest L1 carveout for `kernel` (every variant alike, so
   // that L1 has the same size in all) and returns how many blocks of
-  // kLayerThreads can be resident per SM.
+  // kLayerThreads can be resident per SM. Host work: call it once per point,
+  // before timing (experiments/l1_bypass/point_launch.h).
   cudaError_t (*prepare)(LayerKernel kernel, int* max_blocks_per_sm);
 };
 
