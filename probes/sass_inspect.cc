@@ -47,7 +47,7 @@ std::optional<SassInstruction> ParseLine(absl::string_view line) {
   int64_t address = 0;
   const std::string hex(line.substr(0, close));
   if (hex.empty() || !absl::ascii_isxdigit(hex[0])) return std::nullopt;
-  char *end = nullptr;
+  char* end = nullptr;
   address = std::strtoll(hex.c_str(), &end, 16);
   if (end == nullptr || *end != '\0') return std::nullopt;
   line.remove_prefix(close + 2);
@@ -86,10 +86,10 @@ bool SassInstruction::HasModifier(absl::string_view modifier) const {
 
 std::optional<int64_t> SassInstruction::BranchTarget() const {
   if (op != "BRA" && op != "JMP" && op != "BRX") return std::nullopt;
-  for (const std::string &operand : operands) {
+  for (const std::string& operand : operands) {
     absl::string_view o = operand;
     if (!absl::ConsumePrefix(&o, "0x")) continue;
-    char *end = nullptr;
+    char* end = nullptr;
     const std::string hex(o);
     const int64_t target = std::strtoll(hex.c_str(), &end, 16);
     if (end != nullptr && *end == '\0') return target;
@@ -100,7 +100,7 @@ std::optional<int64_t> SassInstruction::BranchTarget() const {
 bool SassInstruction::ReadsClock() const {
   if (op != "CS2R" && op != "S2R" && op != "S2UR") return false;
   return std::any_of(operands.begin(), operands.end(),
-                     [](const std::string &o) { return IsClockRegister(o); });
+                     [](const std::string& o) { return IsClockRegister(o); });
 }
 
 absl::StatusOr<std::vector<SassFunction>> ParseCuobjdumpSass(absl::string_view text) {
@@ -129,10 +129,10 @@ absl::StatusOr<std::vector<SassFunction>> ParseCuobjdumpSass(absl::string_view t
   return functions;
 }
 
-absl::StatusOr<std::string> RunCuobjdumpSass(const std::string &cuobjdump,
-                                             const std::string &path) {
+absl::StatusOr<std::string> RunCuobjdumpSass(const std::string& cuobjdump,
+                                             const std::string& path) {
   const std::string command = absl::StrCat("'", cuobjdump, "' -sass '", path, "' 2>&1");
-  FILE *pipe = popen(command.c_str(), "r");
+  FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return absl::InternalError(absl::StrCat("cannot run ", command));
   std::string out;
   char buffer[1 << 16];
@@ -145,14 +145,14 @@ absl::StatusOr<std::string> RunCuobjdumpSass(const std::string &cuobjdump,
   return out;
 }
 
-absl::StatusOr<const SassFunction *> FindSassFunction(const std::vector<SassFunction> &functions,
-                                                      const std::vector<std::string> &fragments,
-                                                      absl::string_view arch) {
-  const SassFunction *found = nullptr;
+absl::StatusOr<const SassFunction*> FindSassFunction(const std::vector<SassFunction>& functions,
+                                                     const std::vector<std::string>& fragments,
+                                                     absl::string_view arch) {
+  const SassFunction* found = nullptr;
   std::vector<std::string> matches;
-  for (const SassFunction &f : functions) {
+  for (const SassFunction& f : functions) {
     if (!arch.empty() && f.arch != arch) continue;
-    const bool all = std::all_of(fragments.begin(), fragments.end(), [&](const std::string &s) {
+    const bool all = std::all_of(fragments.begin(), fragments.end(), [&](const std::string& s) {
       return absl::StrContains(f.name, s);
     });
     if (!all) continue;
@@ -172,7 +172,7 @@ absl::StatusOr<const SassFunction *> FindSassFunction(const std::vector<SassFunc
   return found;
 }
 
-std::vector<SassLoop> FindLoops(const SassFunction &f) {
+std::vector<SassLoop> FindLoops(const SassFunction& f) {
   std::vector<SassLoop> loops;
   for (size_t i = 0; i < f.code.size(); ++i) {
     const std::optional<int64_t> target = f.code[i].BranchTarget();
@@ -184,13 +184,13 @@ std::vector<SassLoop> FindLoops(const SassFunction &f) {
       }
     }
   }
-  std::sort(loops.begin(), loops.end(), [](const SassLoop &a, const SassLoop &b) {
+  std::sort(loops.begin(), loops.end(), [](const SassLoop& a, const SassLoop& b) {
     return a.head != b.head ? a.head < b.head : a.branch > b.branch;
   });
   return loops;
 }
 
-std::vector<SassLoop> InnermostLoops(const SassFunction &f) {
+std::vector<SassLoop> InnermostLoops(const SassFunction& f) {
   const std::vector<SassLoop> all = FindLoops(f);
   std::vector<SassLoop> out;
   for (size_t i = 0; i < all.size(); ++i) {
@@ -206,7 +206,7 @@ std::vector<SassLoop> InnermostLoops(const SassFunction &f) {
   return out;
 }
 
-std::vector<size_t> ClockReads(const SassFunction &f) {
+std::vector<size_t> ClockReads(const SassFunction& f) {
   std::vector<size_t> out;
   for (size_t i = 0; i < f.code.size(); ++i) {
     if (f.code[i].ReadsClock()) out.push_back(i);
@@ -214,17 +214,38 @@ std::vector<size_t> ClockReads(const SassFunction &f) {
   return out;
 }
 
-std::vector<SassLoop> TimedLoops(const SassFunction &f) {
+std::vector<SassLoop> TimedLoops(const SassFunction& f) {
   const std::vector<size_t> clocks = ClockReads(f);
   if (clocks.size() < 2) return {};
   std::vector<SassLoop> out;
-  for (const SassLoop &loop : FindLoops(f)) {
+  for (const SassLoop& loop : FindLoops(f)) {
     if (loop.head > clocks.front() && loop.branch < clocks.back()) out.push_back(loop);
   }
   return out;
 }
 
-int CountOps(const SassFunction &f, size_t begin, size_t end, const std::vector<std::string> &ops) {
+absl::StatusOr<SassLoop> FindTimedLoop(const SassFunction& f, const std::vector<std::string>& ops) {
+  const std::vector<SassLoop> timed = TimedLoops(f);
+  std::optional<SassLoop> best;
+  int best_count = -1;
+  for (const SassLoop& loop : timed) {
+    const bool innermost = std::none_of(timed.begin(), timed.end(), [&](const SassLoop& other) {
+      return loop.Contains(other) && (other.head != loop.head || other.branch != loop.branch);
+    });
+    const int n = CountOps(f, loop, ops);
+    if (innermost && n > best_count) {
+      best = loop;
+      best_count = n;
+    }
+  }
+  if (!best.has_value()) {
+    return absl::NotFoundError(absl::StrCat(f.name, " (", f.arch, "): no loop between its ",
+                                            ClockReads(f).size(), " clock reads"));
+  }
+  return *best;
+}
+
+int CountOps(const SassFunction& f, size_t begin, size_t end, const std::vector<std::string>& ops) {
   int n = 0;
   end = std::min(end, f.code.size());
   for (size_t i = begin; i < end; ++i) {
@@ -233,14 +254,14 @@ int CountOps(const SassFunction &f, size_t begin, size_t end, const std::vector<
   return n;
 }
 
-std::string DestinationRegister(const SassInstruction &instruction) {
+std::string DestinationRegister(const SassInstruction& instruction) {
   if (instruction.operands.empty()) return "";
   return instruction.operands.front();
 }
 
-std::vector<std::string> AddressRegisters(const SassInstruction &instruction) {
+std::vector<std::string> AddressRegisters(const SassInstruction& instruction) {
   std::vector<std::string> out;
-  for (const std::string &operand : instruction.operands) {
+  for (const std::string& operand : instruction.operands) {
     // The address is the last [...] group ("desc[UR4][R2.64+0x4]",
     // "c[0x3][R4]"); c[0x0][0x210] holds no register.
     const size_t open = operand.rfind('[');

@@ -47,13 +47,13 @@ absl::StatusOr<std::vector<SassFunction>> ParseCuobjdumpSass(absl::string_view t
 // Runs `cuobjdump -sass PATH` (an object, archive or executable) and
 // returns its standard output; an error with the output's start if the
 // command fails.
-absl::StatusOr<std::string> RunCuobjdumpSass(const std::string &cuobjdump, const std::string &path);
+absl::StatusOr<std::string> RunCuobjdumpSass(const std::string& cuobjdump, const std::string& path);
 
 // The one function whose mangled name contains all of `fragments`, for
 // `arch` if not empty; NotFound if none, InvalidArgument if several.
-absl::StatusOr<const SassFunction *> FindSassFunction(const std::vector<SassFunction> &functions,
-                                                      const std::vector<std::string> &fragments,
-                                                      absl::string_view arch = "");
+absl::StatusOr<const SassFunction*> FindSassFunction(const std::vector<SassFunction>& functions,
+                                                     const std::vector<std::string>& fragments,
+                                                     absl::string_view arch = "");
 
 // A loop: a backward branch at `branch` to the instruction at `head`
 // (indices into SassFunction::code). The body is [head, branch].
@@ -61,40 +61,44 @@ struct SassLoop {
   size_t head = 0;
   size_t branch = 0;
   size_t size() const { return branch - head + 1; }
-  bool Contains(const SassLoop &other) const {
+  bool Contains(const SassLoop& other) const {
     return head <= other.head && other.branch <= branch;
   }
 };
 
 // Every loop of `f` (one per backward branch), ordered by head. A branch to
 // itself (the `BRA` ptxas puts after the last EXIT) is not a loop.
-std::vector<SassLoop> FindLoops(const SassFunction &f);
+std::vector<SassLoop> FindLoops(const SassFunction& f);
 
 // The loops of `f` that contain no other loop.
-std::vector<SassLoop> InnermostLoops(const SassFunction &f);
+std::vector<SassLoop> InnermostLoops(const SassFunction& f);
 
 // Indices of the instructions of `f` that read a clock.
-std::vector<size_t> ClockReads(const SassFunction &f);
+std::vector<size_t> ClockReads(const SassFunction& f);
 
 // The loops that lie wholly between the first and the last clock read of
 // `f` (the timed region); empty if `f` reads a clock fewer than twice.
-std::vector<SassLoop> TimedLoops(const SassFunction &f);
+std::vector<SassLoop> TimedLoops(const SassFunction& f);
+
+// The timed loop of `f`: among the innermost of its TimedLoops, the one that
+// holds the most instructions among `ops`. NotFound if `f` has none.
+absl::StatusOr<SassLoop> FindTimedLoop(const SassFunction& f, const std::vector<std::string>& ops);
 
 // How many instructions in code[begin, end) have an `op` among `ops`
 // (e.g. {"LDS"} or {"HMMA", "HGMMA"}).
-int CountOps(const SassFunction &f, size_t begin, size_t end, const std::vector<std::string> &ops);
-inline int CountOps(const SassFunction &f, const SassLoop &loop,
-                    const std::vector<std::string> &ops) {
+int CountOps(const SassFunction& f, size_t begin, size_t end, const std::vector<std::string>& ops);
+inline int CountOps(const SassFunction& f, const SassLoop& loop,
+                    const std::vector<std::string>& ops) {
   return CountOps(f, loop.head, loop.branch + 1, ops);
 }
 
 // The register an instruction writes first ("R5" of "LDS R5, [R4]"), or ""
 // for instructions without operands.
-std::string DestinationRegister(const SassInstruction &instruction);
+std::string DestinationRegister(const SassInstruction& instruction);
 
 // The general registers inside the memory operand ("[R4.64+0x10]" gives
 // {"R4"}; "[R2+UR4]" gives {"R2"}); empty if there is none.
-std::vector<std::string> AddressRegisters(const SassInstruction &instruction);
+std::vector<std::string> AddressRegisters(const SassInstruction& instruction);
 
 }  // namespace dissect
 

@@ -42,11 +42,11 @@ TEST(SassInspectTest, ParsesFunctionsInstructionsAndOperands) {
   absl::StatusOr<std::vector<SassFunction>> fs = ParseCuobjdumpSass(kExcerpt);
   ASSERT_TRUE(fs.ok()) << fs.status();
   ASSERT_EQ(fs->size(), 2u);
-  const SassFunction &f = (*fs)[0];
+  const SassFunction& f = (*fs)[0];
   EXPECT_EQ(f.name, "_Z5chasePKm");
   EXPECT_EQ(f.arch, "sm_90a");
   ASSERT_EQ(f.code.size(), 11u);
-  const SassInstruction &ldg = f.code[2];
+  const SassInstruction& ldg = f.code[2];
   EXPECT_EQ(ldg.address, 0x20);
   EXPECT_EQ(ldg.op, "LDG");
   EXPECT_EQ(ldg.opcode, "LDG.E.64.STRONG.GPU");
@@ -67,7 +67,7 @@ TEST(SassInspectTest, ParsesFunctionsInstructionsAndOperands) {
 TEST(SassInspectTest, FindsTheTimedLoopAndCountsItsLoads) {
   absl::StatusOr<std::vector<SassFunction>> fs = ParseCuobjdumpSass(kExcerpt);
   ASSERT_TRUE(fs.ok());
-  const SassFunction &f = (*fs)[0];
+  const SassFunction& f = (*fs)[0];
   const std::vector<SassLoop> loops = FindLoops(f);
   ASSERT_EQ(loops.size(), 1u) << "the self-branch after EXIT is not a loop";
   EXPECT_EQ(loops[0].head, 2u);
@@ -115,14 +115,14 @@ TEST(SassInspectTest, NestedLoopsHaveOneInnermost) {
 // which kept only integer adds. The loop-body check that every SASS test
 // uses must fail on it, while a PTX test could not see it.
 TEST(SassInspectTest, LoopBodyCheckFailsOnHoistedSharedLoads) {
-  const char *srcdir = std::getenv("TEST_SRCDIR");
+  const char* srcdir = std::getenv("TEST_SRCDIR");
   ASSERT_NE(srcdir, nullptr) << "run under bazel test";
   const std::string text =
       ReadTextFile(std::string(srcdir) + "/dissect/probes/testdata/shared_stream_hoisted.sass");
   absl::StatusOr<std::vector<SassFunction>> fs = ParseCuobjdumpSass(text);
   ASSERT_TRUE(fs.ok()) << fs.status();
   ASSERT_EQ(fs->size(), 1u);
-  const SassFunction &f = (*fs)[0];
+  const SassFunction& f = (*fs)[0];
   EXPECT_EQ(CountOps(f, 0, f.code.size(), {"LDS"}), 33) << "the loads are in the kernel";
   EXPECT_NONFATAL_FAILURE(ExpectTimedLoopCount(f, {"LDS"}, 16), "the timed loop holds 0 of {LDS}");
   EXPECT_NONFATAL_FAILURE(ExpectTimedLoopCount(f, {"LDS"}, 16, /*allow_multiple=*/true),

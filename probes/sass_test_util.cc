@@ -10,36 +10,36 @@
 
 namespace dissect {
 
-SassTestArgs &SassArgs() {
-  static auto *args = new SassTestArgs();
+SassTestArgs& SassArgs() {
+  static auto* args = new SassTestArgs();
   return *args;
 }
 
-const std::vector<SassFunction> &AllSassFunctions() {
-  static auto *functions = [] {
-    auto *out = new std::vector<SassFunction>();
-    for (const std::string &file : SassArgs().files) {
+const std::vector<SassFunction>& AllSassFunctions() {
+  static auto* functions = [] {
+    auto* out = new std::vector<SassFunction>();
+    for (const std::string& file : SassArgs().files) {
       absl::StatusOr<std::string> text = RunCuobjdumpSass(SassArgs().cuobjdump, file);
       EXPECT_TRUE(text.ok()) << text.status();
       if (!text.ok()) continue;
       absl::StatusOr<std::vector<SassFunction>> parsed = ParseCuobjdumpSass(*text);
       EXPECT_TRUE(parsed.ok()) << file << ": " << parsed.status();
       if (!parsed.ok()) continue;
-      for (SassFunction &f : *parsed) out->push_back(std::move(f));
+      for (SassFunction& f : *parsed) out->push_back(std::move(f));
     }
     return out;
   }();
   return *functions;
 }
 
-const SassFunction *SassFunctionNamed(const std::vector<std::string> &fragments,
-                                      const std::string &arch) {
-  absl::StatusOr<const SassFunction *> f = FindSassFunction(AllSassFunctions(), fragments, arch);
+const SassFunction* SassFunctionNamed(const std::vector<std::string>& fragments,
+                                      const std::string& arch) {
+  absl::StatusOr<const SassFunction*> f = FindSassFunction(AllSassFunctions(), fragments, arch);
   EXPECT_TRUE(f.ok()) << f.status();
   return f.ok() ? *f : nullptr;
 }
 
-std::string LoopListing(const SassFunction &f, const SassLoop &loop) {
+std::string LoopListing(const SassFunction& f, const SassLoop& loop) {
   std::string out;
   for (size_t i = loop.head; i <= loop.branch && i < f.code.size(); ++i) {
     absl::StrAppend(&out, absl::StrFormat("  /*%04x*/ %s\n", f.code[i].address, f.code[i].text));
@@ -47,30 +47,14 @@ std::string LoopListing(const SassFunction &f, const SassLoop &loop) {
   return out;
 }
 
-std::optional<SassLoop> TimedLoopWith(const SassFunction &f, const std::vector<std::string> &ops) {
-  std::optional<SassLoop> best;
-  int best_count = -1;
-  const std::vector<SassLoop> timed = TimedLoops(f);
-  for (const SassLoop &loop : timed) {
-    bool innermost = true;
-    for (const SassLoop &other : timed) {
-      if (loop.Contains(other) && (other.head != loop.head || other.branch != loop.branch)) {
-        innermost = false;
-      }
-    }
-    if (!innermost) continue;
-    const int n = CountOps(f, loop, ops);
-    if (n > best_count) {
-      best = loop;
-      best_count = n;
-    }
-  }
-  EXPECT_TRUE(best.has_value()) << f.name << " (" << f.arch << "): no loop between its "
-                                << ClockReads(f).size() << " clock reads";
-  return best;
+std::optional<SassLoop> TimedLoopWith(const SassFunction& f, const std::vector<std::string>& ops) {
+  absl::StatusOr<SassLoop> loop = FindTimedLoop(f, ops);
+  EXPECT_TRUE(loop.ok()) << loop.status();
+  if (!loop.ok()) return std::nullopt;
+  return *loop;
 }
 
-void ExpectTimedLoopCount(const SassFunction &f, const std::vector<std::string> &ops, int want,
+void ExpectTimedLoopCount(const SassFunction& f, const std::vector<std::string>& ops, int want,
                           bool allow_multiple) {
   const std::optional<SassLoop> loop = TimedLoopWith(f, ops);
   if (!loop.has_value()) return;
@@ -86,9 +70,9 @@ void SassTest::SetUp() {
   if (!SassArgs().skip.empty()) GTEST_SKIP() << "SKIPPED: " << SassArgs().skip;
 }
 
-int SassTestMain(int argc, char **argv) {
+int SassTestMain(int argc, char** argv) {
   testing::InitGoogleTest(&argc, argv);
-  SassTestArgs &args = SassArgs();
+  SassTestArgs& args = SassArgs();
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (absl::StartsWith(arg, "--cuobjdump=")) {
@@ -104,7 +88,7 @@ int SassTestMain(int argc, char **argv) {
     return 2;
   }
   if (!args.skip.empty()) {
-    const char *ci = std::getenv("CI");
+    const char* ci = std::getenv("CI");
     if (ci != nullptr && std::string(ci) == "true") {
       std::cerr << "FAIL: CI=true and no cuobjdump (" << args.skip
                 << "); ./bazelw installs it, so a SASS test may not skip in CI\n";

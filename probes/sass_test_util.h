@@ -20,30 +20,30 @@ struct SassTestArgs {
   std::vector<std::string> files;  // the archives to disassemble
 };
 
-SassTestArgs &SassArgs();
+SassTestArgs& SassArgs();
 
 // Every function of every file on the command line (parsed on first use; a
 // test failure where cuobjdump fails).
-const std::vector<SassFunction> &AllSassFunctions();
+const std::vector<SassFunction>& AllSassFunctions();
 
 // The one function whose name holds all `fragments` (for `arch` if given);
 // a test failure and null if there is not exactly one.
-const SassFunction *SassFunctionNamed(const std::vector<std::string> &fragments,
-                                      const std::string &arch = "");
+const SassFunction* SassFunctionNamed(const std::vector<std::string>& fragments,
+                                      const std::string& arch = "");
 
 // The timed loop of `f`: the innermost loop between its first and last
 // clock read that holds the most instructions among `ops`. A test failure
 // and nullopt if `f` has no such loop.
-std::optional<SassLoop> TimedLoopWith(const SassFunction &f, const std::vector<std::string> &ops);
+std::optional<SassLoop> TimedLoopWith(const SassFunction& f, const std::vector<std::string>& ops);
 
 // Expects that the timed loop of `f` holds exactly `want` instructions
 // among `ops` (a multiple of `want` is accepted when `allow_multiple`, for
 // loops ptxas unrolled further). The failure message prints the loop body.
-void ExpectTimedLoopCount(const SassFunction &f, const std::vector<std::string> &ops, int want,
+void ExpectTimedLoopCount(const SassFunction& f, const std::vector<std::string>& ops, int want,
                           bool allow_multiple = false);
 
 // The body of `loop` as text, one instruction a line (for failure messages).
-std::string LoopListing(const SassFunction &f, const SassLoop &loop);
+std::string LoopListing(const SassFunction& f, const SassLoop& loop);
 
 // Fixture: skips with the reason when cuobjdump is missing.
 class SassTest : public testing::Test {
@@ -53,7 +53,7 @@ class SassTest : public testing::Test {
 
 // main() of a SASS test: (--cuobjdump=PATH | --skip=REASON) FILE...; exit 2
 // on bad arguments; under CI=true --skip fails the test.
-int SassTestMain(int argc, char **argv);
+int SassTestMain(int argc, char** argv);
 
 }  // namespace dissect
 

@@ -9,7 +9,7 @@ class SassTestUtilTest : public SassTest {};
 
 TEST_F(SassTestUtilTest, FindsTheSpinKernelAndItsLoop) {
   ASSERT_FALSE(AllSassFunctions().empty());
-  const SassFunction *f = SassFunctionNamed({"Spin"}, "sm_90a");
+  const SassFunction* f = SassFunctionNamed({"Spin"}, "sm_90a");
   ASSERT_NE(f, nullptr);
   EXPECT_FALSE(FindLoops(*f).empty()) << f->name;
   EXPECT_GE(ClockReads(*f).size(), 2u) << f->name;

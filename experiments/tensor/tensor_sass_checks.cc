@@ -54,24 +54,7 @@ int CountOp(const SassFunction& f, const std::string& op) {
 }
 
 absl::StatusOr<SassLoop> TimedTensorLoop(const SassFunction& f) {
-  const std::vector<SassLoop> timed = TimedLoops(f);
-  std::optional<SassLoop> best;
-  int best_count = -1;
-  for (const SassLoop& loop : timed) {
-    const bool innermost = std::none_of(timed.begin(), timed.end(), [&](const SassLoop& other) {
-      return loop.Contains(other) && (other.head != loop.head || other.branch != loop.branch);
-    });
-    const int n = CountOps(f, loop, TensorOps());
-    if (innermost && n > best_count) {
-      best = loop;
-      best_count = n;
-    }
-  }
-  if (!best.has_value()) {
-    return absl::NotFoundError(absl::StrCat(f.name, " (", f.arch, "): no loop between its ",
-                                            ClockReads(f).size(), " clock reads"));
-  }
-  return *best;
+  return FindTimedLoop(f, TensorOps());
 }
 
 absl::Status CheckTimedTensorCount(const SassFunction& f, int want) {
