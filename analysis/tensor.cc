@@ -177,12 +177,15 @@ std::optional<Measurement> Measure(const ResultFile& file, const Row& row) {
   m.per_clk_sm = row.Counter("flops_per_clk_per_sm");
   m.tflops = row.Counter("tflops");
   m.gbps = row.Counter("gbps");
-  if (const std::optional<double> c = row.Counter("measured_sm_clock_mhz");
-      c && *c > 0) {
-    m.clock_mhz = c;
+  // measured_sm_clock_mhz is a lower bound (its event time also holds the
+  // launch overhead): the larger of it and NVML's reading is the better
+  // estimate.
+  const std::optional<double> c64 = row.Counter("measured_sm_clock_mhz");
+  const std::optional<double> nvml = NvmlClockMhz(row);
+  if (c64 && *c64 > 0 && (!nvml || *c64 >= *nvml)) {
+    m.clock_mhz = c64;
     m.clock_source = "clock64";
-  } else if (const std::optional<double> nvml = NvmlClockMhz(row);
-             nvml && *nvml > 0) {
+  } else if (nvml && *nvml > 0) {
     m.clock_mhz = nvml;
     m.clock_source = "NVML";
   }
@@ -450,12 +453,15 @@ std::string CeilingsBlock(const DeviceCeilings& d, const TensorPeaks& peaks,
   absl::StrAppend(
       &out, "\nSM clock measured during the runs: ",
       clocks.empty() ? "not recorded" : clocks,
-      ". Under sustained tensor load the SM clock drops below the maximum "
-      "boost clock; where a row's clock is more than 2% below it, its SM "
-      "clock cell says `droop`, and its % @ max boost is lower than its "
-      "% @ measured clock by that droop, not by efficiency. NVML: the median "
-      "of the reads polled while the samples ran (else the mean of the reads "
-      "before and after them); `moved`: it moved during the samples.\n");
+      ". A row's SM clock is the larger of two estimates: clock64 "
+      "(measured_sm_clock_mhz of probe rows: the longest per-SM clock64 "
+      "span over the event time, a lower bound) and NVML (the median of the "
+      "reads polled while the samples ran, else the mean of the reads before "
+      "and after them; `moved`: it moved during the samples). Under "
+      "sustained tensor load the SM clock drops below the maximum boost "
+      "clock; where a row's clock is more than 2% below it, its SM clock "
+      "cell says `droop`, and its % @ max boost is lower than its % @ "
+      "measured clock by that droop, not by efficiency.\n");
   return out;
 }
 

@@ -229,7 +229,7 @@ TEST(RenderTensorSectionsTest, ThreeCeilingsAndTheClockBehindEach) {
   EXPECT_THAT(out, HasSubstr("| fp32 | 256 | — | 66.91 | 66.9 (1980 MHz) [1] "
                              "|"));
   EXPECT_THAT(out, HasSubstr("SM clock measured during the runs: 1700–1980 MHz "
-                             "(NVML, 22 rows); 1755–1980 MHz (clock64, 13 "
+                             "(NVML, 23 rows); 1755–1980 MHz (clock64, 12 "
                              "rows)"));
   // 700 TFLOP/s: of 132 × 1755 MHz × 4096 = 948.9 (73.8%), of 132 × 1980 MHz
   // × 4096 = 1070.5 (65.4%), of the published 989.4 (70.7%); graded on the
@@ -285,7 +285,7 @@ TEST(RenderTensorSectionsTest, EmulatedRowsAreLabelledAndNeverTheBest) {
   // The fp8 best is cuBLASLt's 1550 TFLOP/s, not the emulated 1671.
   EXPECT_THAT(out, HasSubstr("| wgmma | e4m3_f32 n=256 a_source=shared | fp8 "
                              "| throughput | random | 170 | 6168 | 1429 | 1755 "
-                             "clock64 (droop −11.4%) | 75.3% | 66.7% | 72.2% | "
+                             "NVML (droop −11.4%) | 75.3% | 66.7% | 72.2% | "
                              "92.2% |  |"));
   EXPECT_THAT(out, HasSubstr("| good | fp8_fast_accum | 4096x4096x4096 | 1550 "
                              "| — | 756.8 | 1755 NVML (droop −11.4%) | 81.7% | "
