@@ -1,8 +1,11 @@
-// Bandwidth kernels: one grid-stride streaming kernel template over (what
-// each element does: read / write / copy) × (access width: uint32_t / uint2 /
-// uint4), and one shared-memory streaming kernel template over the width.
+// Bandwidth kernels: one tiled streaming kernel template over (what each
+// element does: read / write / copy) × (access width: uint32_t / uint2 /
+// uint4) × (bytes in flight per thread: 16 / 32 / 64 / 128), and one
+// shared-memory streaming kernel template over the width.
 #include <algorithm>
+#include <iterator>
 #include <type_traits>
+#include <utility>
 
 #include "kernels/bandwidth.h"
 #include "kernels/device_clock.cuh"
@@ -119,22 +122,25 @@ cudaError_t DispatchWidth(int width_bits, F&& f) {
   }
 }
 
-// Calls f(std::integral_constant<int, bytes>{}); cudaErrorInvalidValue if
-// `bytes` is not among kStreamBytesInFlight.
+// Calls f(std::integral_constant<int, v>{}) for the v among kValues that
+// equals `value`; cudaErrorInvalidValue if none does.
+template <int... kValues, typename F>
+cudaError_t DispatchInt(int value, F&& f) {
+  cudaError_t result = cudaErrorInvalidValue;
+  (void)((value == kValues && (result = f(std::integral_constant<int, kValues>{}), true)) || ...);
+  return result;
+}
+
+// Calls f(std::integral_constant<int, bytes>{}) for `bytes` among
+// kStreamBytesInFlight; cudaErrorInvalidValue for any other.
+template <typename F, size_t... kIndex>
+cudaError_t DispatchBytesInFlight(int bytes, F&& f, std::index_sequence<kIndex...>) {
+  return DispatchInt<kStreamBytesInFlight[kIndex]...>(bytes, f);
+}
 template <typename F>
 cudaError_t DispatchBytesInFlight(int bytes, F&& f) {
-  switch (bytes) {
-    case 16:
-      return f(std::integral_constant<int, 16>{});
-    case 32:
-      return f(std::integral_constant<int, 32>{});
-    case 64:
-      return f(std::integral_constant<int, 64>{});
-    case 128:
-      return f(std::integral_constant<int, 128>{});
-    default:
-      return cudaErrorInvalidValue;
-  }
+  return DispatchBytesInFlight(bytes, f,
+                               std::make_index_sequence<std::size(kStreamBytesInFlight)>{});
 }
 
 // Calls f(Op{}, T{}, std::integral_constant<int, kBatch>{}) for the op, the
