@@ -25,7 +25,7 @@
 //           of the L1 plateau the wide ones reach. At DRAM footprints, too
 //           few bytes in flight (16 B) may stop short of the DRAM plateau;
 //           the best over bytes_in_flight_per_thread is the device's
-//           (about 90% of device_dram_peak_gbps for copy on an H100 SXM).
+//           (copy: about 85-90% of device_dram_peak_gbps on an H100 SXM).
 #include <algorithm>
 #include <functional>
 #include <iterator>
