@@ -18,11 +18,11 @@
 // Expected: large squares near the dense peak for every type (FP32 near
 //           the FFMA peak), cold about as fast as hot; small M far below it
 //           (the tensor cores idle), and hot faster than cold there: at
-//           N = K = 4096 and M ≤ 1024, A, B and D fit in the 50 MiB L2 of
-//           an H100, so hot runs read them from L2 (GB/s can exceed the
-//           DRAM peak); fp8_fast_accum at least as fast as fp8; off-by-one
-//           shapes slower than their aligned neighbours, or skipped where
-//           cuBLASLt has no kernel (FP8, INT8).
+//           N = K = 4096 and M ≤ 1024, fp16's A, B and D (at most 48 MiB)
+//           fit in the 50 MiB L2 of an H100, so hot runs read them from L2
+//           (GB/s can exceed the DRAM peak); fp8_fast_accum at least as
+//           fast as fp8; off-by-one shapes slower than their aligned
+//           neighbours, or skipped where cuBLASLt has no kernel (FP8, INT8).
 #include <cuda_runtime_api.h>
 
 #include <string>
