@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -24,8 +25,16 @@ constexpr char kLatencyTrace[] = "latency_trace";
 constexpr char kMemoryBandwidth[] = "memory_bandwidth";
 constexpr char kSharedBandwidth[] = "shared_bandwidth";
 
-// Latency above the DRAM plateau by more than this share is a TLB effect.
+// Latency above the DRAM latency by more than this share is a TLB effect.
 constexpr double kTlbExcess = 0.10;
+// The DRAM point: memory_latency in page_local order (random within each
+// 2 MiB page, page by page: one TLB miss a page) over at least 1 GiB, 20x
+// the L2 of current GPUs, with slots at least a sector and at most 64 KiB
+// apart (32 or more loads a page).
+constexpr char kPageLocal[] = "page_local";
+constexpr double kDramMinFootprint = 1024.0 * 1024 * 1024;
+constexpr double kDramMinStride = 32;
+constexpr double kDramMaxStride = 64 * 1024;
 // Both latency_trace levels need at least this share of the accesses to
 // count as two L2 partitions.
 constexpr double kMinPartitionFraction = 0.10;
@@ -147,6 +156,7 @@ class Builder {
     }
     curves_ = BuildLatencyCurves(latency_files);
     if (absl::Status s = Latencies(); !s.ok()) return s;
+    PageLocalDram();
     Trace();
     Bandwidth();
     SharedBandwidth();
@@ -286,6 +296,81 @@ class Builder {
     return absl::OkStatus();
   }
 
+  // The DRAM latency from the page-local point (see kPageLocal), which
+  // replaces the last plateau of the random-order curve: that one mixes TLB
+  // misses into the latency once the footprint passes the TLB reach.
+  void PageLocalDram() {
+    for (const char* path : {"global_cg", "global_ca"}) {
+      std::vector<double> cycles, ns, footprints, strides;
+      for (const Row* row : RowsOf(kMemoryLatency)) {
+        const std::optional<double> c = Positive(*row, "cycles_per_load");
+        const std::optional<double> footprint =
+            AxisNumber(*row, "footprint_bytes");
+        const std::optional<double> stride = AxisNumber(*row, "stride_bytes");
+        if (row->Axis("path") != std::optional<std::string>(path) ||
+            row->Axis("order") != std::optional<std::string>(kPageLocal) ||
+            !c || !footprint || *footprint < kDramMinFootprint || !stride ||
+            *stride < kDramMinStride || *stride > kDramMaxStride) {
+          continue;
+        }
+        cycles.push_back(*c);
+        footprints.push_back(*footprint);
+        strides.push_back(*stride);
+        if (const std::optional<double> n = Positive(*row, "ns_per_load")) {
+          ns.push_back(*n);
+        }
+      }
+      if (cycles.empty()) continue;
+      HierarchyRow& dram = RowOf("DRAM");
+      const std::optional<double> plateau = dram.latency_cycles;
+      dram.latency_cycles = Median(cycles);
+      dram.latency_ns =
+          ns.empty() ? std::nullopt : std::optional<double>(Median(ns));
+      dram_source_ = "the page-local DRAM latency";
+      const auto [fmin, fmax] =
+          std::minmax_element(footprints.begin(), footprints.end());
+      const auto [smin, smax] =
+          std::minmax_element(strides.begin(), strides.end());
+      auto range = [](double lo, double hi) {
+        return lo == hi ? FormatBytes(lo)
+                        : absl::StrCat(FormatBytes(lo), " – ", FormatBytes(hi));
+      };
+      // In place of the plateau's line, if there was one.
+      const size_t lines = out_.basis.size();
+      Basis("DRAM latency",
+            absl::StrCat("memory_latency ", path,
+                         ", page_local order, footprint ", range(*fmin, *fmax),
+                         ", stride ", range(*smin, *smax)),
+            absl::StrCat(cycles.size(), " row(s), median ",
+                         FormatNumber(*dram.latency_cycles), " cycles"),
+            "random within each 2 MiB page, page by page: TLB misses "
+            "amortized over the page");
+      for (size_t k = 0; k < lines; ++k) {
+        if (absl::StartsWith(out_.basis[k], "DRAM latency: ")) {
+          out_.basis[k] = std::move(out_.basis.back());
+          out_.basis.pop_back();
+          break;
+        }
+      }
+      if (plateau && *plateau > *dram.latency_cycles * (1 + kTlbExcess)) {
+        Note(absl::StrCat("the random-order curve's last plateau (",
+                          FormatNumber(*plateau), " cycles) lies ",
+                          FormatPercent(*plateau / *dram.latency_cycles - 1),
+                          " above the page-local DRAM latency (",
+                          FormatNumber(*dram.latency_cycles),
+                          " cycles): its loads also miss the TLB"));
+      }
+      return;
+    }
+    for (std::string& line : out_.basis) {
+      if (absl::StartsWith(line, "DRAM latency: ")) {
+        absl::StrAppend(&line, "; it may include TLB misses (no page_local ",
+                        "row of at least ", FormatBytes(kDramMinFootprint),
+                        ")");
+      }
+    }
+  }
+
   std::vector<const Row*> RowsOf(std::string_view experiment) const {
     std::vector<const Row*> rows;
     for (const ResultFile* f : files_) {
@@ -304,14 +389,17 @@ class Builder {
     return !v || *v == value;
   }
 
-  // The most frequent positive miss_period_bytes of a cold stride-4 walk of
-  // `path` (ties to the smaller); nullopt if none.
+  // The most frequent positive miss_period_bytes of a cold stride-4 or
+  // stride-8 walk of `path` (ties to the smaller); nullopt if none. The
+  // global paths chase 8-byte pointers since issue 11; 4 B is older files.
   std::optional<double> MissPeriod(const std::vector<const Row*>& rows,
-                                   std::string_view path, int* count) const {
+                                   std::string_view path, int* count,
+                                   double* stride_used) const {
     std::map<double, int> histogram;
     for (const Row* row : rows) {
+      const std::optional<double> stride = AxisNumber(*row, "stride_bytes");
       if (row->Axis("path") != std::optional<std::string>(std::string(path)) ||
-          AxisNumber(*row, "stride_bytes") != std::optional<double>(4) ||
+          !stride || (*stride != 4 && *stride != 8) ||
           !AxisIsOrAbsent(*row, "state", "cold") ||
           !AxisIsOrAbsent(*row, "order", "strided")) {
         continue;
@@ -319,6 +407,7 @@ class Builder {
       if (const std::optional<double> period =
               Positive(*row, "miss_period_bytes")) {
         ++histogram[*period];
+        *stride_used = *stride;
       }
     }
     std::optional<double> best;
@@ -352,20 +441,23 @@ class Builder {
     const std::vector<const Row*> rows = RowsOf(kLatencyTrace);
     if (rows.empty()) return;
     int count = 0;
+    double stride = 0;
     if (const std::optional<double> line =
-            MissPeriod(rows, "global_ca", &count)) {
+            MissPeriod(rows, "global_ca", &count, &stride)) {
       RowOf("L1").line_bytes = *line;
       Basis("L1 line size",
-            "latency_trace global_ca, cold, strided, stride 4 B",
+            absl::StrCat("latency_trace global_ca, cold, strided, stride ",
+                         FormatBytes(stride)),
             absl::StrCat("miss_period_bytes ", FormatNumber(*line), " in ",
                          count, " row(s)"),
             "");
     }
     if (const std::optional<double> sector =
-            MissPeriod(rows, "global_cg", &count)) {
+            MissPeriod(rows, "global_cg", &count, &stride)) {
       RowOf("L2").sector_bytes = *sector;
       Basis("L2 sector size",
-            "latency_trace global_cg, cold, strided, stride 4 B",
+            absl::StrCat("latency_trace global_cg, cold, strided, stride ",
+                         FormatBytes(stride)),
             absl::StrCat("miss_period_bytes ", FormatNumber(*sector), " in ",
                          count, " row(s)"),
             "");
@@ -599,22 +691,28 @@ class Builder {
     if (!dram) return;
     const std::optional<double> l2_capacity = L2Capacity();
     for (const char* path : {"global_cg", "global_ca"}) {
-      // (order, footprint) -> stride -> cycles
+      // (order, footprint) -> stride -> cycles (and ns)
       std::map<std::pair<std::string, double>,
                std::map<double, std::vector<double>>>
-          groups;
+          groups, group_ns;
       for (const Row* row : RowsOf(kMemoryLatency)) {
         const std::optional<double> cycles = Positive(*row, "cycles_per_load");
         const std::optional<double> footprint =
             AxisNumber(*row, "footprint_bytes");
         const std::optional<double> stride = AxisNumber(*row, "stride_bytes");
+        // Page-local order avoids TLB misses by design: not a TLB sweep.
         if (row->Axis("path") != std::optional<std::string>(path) || !cycles ||
             !footprint || !stride ||
+            row->Axis("order") == std::optional<std::string>(kPageLocal) ||
             (l2_capacity && *footprint <= *l2_capacity)) {
           continue;
         }
-        groups[{row->Axis("order").value_or(""), *footprint}][*stride]
-            .push_back(*cycles);
+        const std::pair<std::string, double> key{
+            row->Axis("order").value_or(""), *footprint};
+        groups[key][*stride].push_back(*cycles);
+        if (const std::optional<double> ns = Positive(*row, "ns_per_load")) {
+          group_ns[key][*stride].push_back(*ns);
+        }
       }
       // The group with the most strides (ties: the larger footprint).
       const std::pair<std::string, double>* chosen = nullptr;
@@ -643,10 +741,14 @@ class Builder {
             absl::StrCat(sweep.size(), " strides from ",
                          FormatBytes(sweep.front().first), " to ",
                          FormatBytes(sweep.back().first)),
-            absl::StrCat("compared with the DRAM plateau + ",
+            absl::StrCat("compared with ", dram_source_, " + ",
                          FormatPercent(kTlbExcess), " (", FormatNumber(limit),
                          " cycles)"));
       if (first_high == sweep.size()) continue;
+      if (out_.Find("TLB miss") == nullptr) {
+        TlbMissRow(where, sweep.back().first, sweep.back().second,
+                   group_ns[*chosen][sweep.back().first], *dram);
+      }
       const std::string range = absl::StrCat(
           FormatNumber(sweep[first_high].second), " cycles at stride ",
           FormatBytes(sweep[first_high].first),
@@ -654,7 +756,7 @@ class Builder {
               ? absl::StrCat(" to ", FormatNumber(sweep.back().second),
                              " cycles at ", FormatBytes(sweep.back().first))
               : std::string(),
-          " vs the DRAM plateau of ", FormatNumber(*dram), " cycles (", where,
+          " vs ", dram_source_, " of ", FormatNumber(*dram), " cycles (", where,
           ")");
       if (first_high == 0) {
         Note(absl::StrCat("TLB misses at every measured stride: ", range));
@@ -664,6 +766,27 @@ class Builder {
                           range));
       }
     }
+  }
+
+  // The "TLB miss" row, after DRAM: the latency at the sweep's largest
+  // stride, where (nearly) every load misses the TLB.
+  void TlbMissRow(const std::string& where, double stride, double cycles,
+                  const std::vector<double>& ns, double dram) {
+    HierarchyRow row;
+    row.level = "TLB miss";
+    row.latency_cycles = cycles;
+    if (!ns.empty()) row.latency_ns = Median(ns);
+    const auto after_dram =
+        std::find_if(out_.rows.begin(), out_.rows.end(),
+                     [](const HierarchyRow& r) { return r.level == "DRAM"; });
+    out_.rows.insert(
+        after_dram == out_.rows.end() ? after_dram : after_dram + 1,
+        std::move(row));
+    Basis("TLB miss latency", absl::StrCat("memory_latency ", where),
+          absl::StrCat("the largest stride, ", FormatBytes(stride), ": ",
+                       FormatNumber(cycles), " cycles"),
+          absl::StrCat(FormatNumber(cycles - dram), " cycles above ",
+                       dram_source_, " (", FormatNumber(dram), " cycles)"));
   }
 
   void Basis(const std::string& what, const std::string& source,
@@ -681,6 +804,8 @@ class Builder {
   std::optional<double> device_l2_bytes_;
   std::optional<double> dram_peak_gbps_;
   std::optional<double> sm_count_;
+  // What the DRAM latency is, for the TLB lines.
+  std::string dram_source_ = "the DRAM plateau";
   DeviceHierarchy out_;
 };
 

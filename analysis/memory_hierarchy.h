@@ -21,7 +21,8 @@ namespace dissect::analysis {
 
 // One level of the table. Unset values are "no data".
 struct HierarchyRow {
-  std::string level;  // shared, L1, L2, L2 near, L2 far, DRAM, tex, ldg, const
+  // shared, L1, L2, L2 near, L2 far, DRAM, TLB miss, tex, ldg, const
+  std::string level;
   std::optional<double> latency_cycles;
   std::optional<double> latency_ns;
   std::optional<double> capacity_bytes;
@@ -41,7 +42,10 @@ struct DeviceHierarchy {
   std::string sm_count;
   std::vector<std::string> files;  // the files used, in input order
   // shared, L1, L2, [L2 near, L2 far when latency_trace shows them], DRAM,
-  // tex, ldg, const.
+  // [TLB miss when a stride sweep shows TLB misses], tex, ldg, const. The
+  // DRAM latency comes from memory_latency in page_local order at >= 1 GiB
+  // when there is such a row (TLB misses amortized), else from the last
+  // plateau of the random-order curve.
   std::vector<HierarchyRow> rows;
   std::vector<std::string> basis;  // how each value was obtained
   std::vector<std::string> notes;  // findings such as TLB misses

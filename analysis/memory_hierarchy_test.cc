@@ -18,10 +18,12 @@
 namespace dissect::analysis {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 using ::testing::Optional;
 
 constexpr double kKiB = 1024;
@@ -353,6 +355,128 @@ TEST(InferMemoryHierarchiesTest, NoTlbNoteWithinTenPercentOfDram) {
   for (const std::string& note : h.notes) {
     EXPECT_THAT(note, ::testing::Not(HasSubstr("TLB")));
   }
+  EXPECT_EQ(h.Find("TLB miss"), nullptr);
+}
+
+constexpr double kGiB = 1024 * kMiB;
+
+// The page-local DRAM point (issue 11): rows that must set the DRAM latency,
+// and rows that must not (too small a footprint, too large a stride).
+void AddPageLocal(ResultFile& f, const std::string& path, double cycles) {
+  AddCurve(f, path, 128, "page_local", {1 * kGiB, 2 * kGiB},
+           [&](double) { return cycles; });
+  AddCurve(f, path, 128, "page_local", {256 * kMiB},
+           [](double) { return 400.0; });
+  AddCurve(f, path, 4 * kMiB, "page_local", {1 * kGiB},
+           [](double) { return 900.0; });
+}
+
+TEST(InferMemoryHierarchiesTest, DramLatencyFromThePageLocalPoint) {
+  ResultFile f = File("memory_latency");
+  AddCurve(f, "global_cg", 128, "random", Footprints(), TwoLevels);
+  AddPageLocal(f, "global_cg", 520);
+  AddPageLocal(f, "global_ca", 530);  // global_cg comes first
+  const DeviceHierarchy h = InferOne({f});
+  EXPECT_THAT(RowOf(h, "DRAM").latency_cycles, Optional(520.0));
+  EXPECT_THAT(RowOf(h, "DRAM").latency_ns, Optional(260.0));
+  EXPECT_THAT(RowOf(h, "L2").latency_cycles, Optional(260.0));
+  EXPECT_THAT(h.basis, Contains(AllOf(
+                           HasSubstr("DRAM latency: memory_latency global_cg, "
+                                     "page_local order, footprint 1 GiB – 2 "
+                                     "GiB, stride 128 B: 2 row(s), median 520"),
+                           HasSubstr("TLB misses amortized"))));
+  EXPECT_THAT(h.basis, Not(Contains(HasSubstr("the last plateau"))));
+  EXPECT_THAT(h.notes, Contains(HasSubstr(
+                           "last plateau (600 cycles) lies 15.4% above the "
+                           "page-local DRAM latency (520 cycles)")));
+}
+
+TEST(InferMemoryHierarchiesTest, PageLocalGlobalCaWhenThereIsNoGlobalCg) {
+  ResultFile f = File("memory_latency");
+  AddCurve(f, "global_cg", 128, "random", Footprints(), TwoLevels);
+  AddPageLocal(f, "global_ca", 590);
+  const DeviceHierarchy h = InferOne({f});
+  EXPECT_THAT(RowOf(h, "DRAM").latency_cycles, Optional(590.0));
+  // Within 10% of the plateau: no finding.
+  EXPECT_THAT(h.notes, Not(Contains(HasSubstr("page-local DRAM latency"))));
+}
+
+TEST(InferMemoryHierarchiesTest, WithoutThePageLocalPointTheBasisSaysSo) {
+  ResultFile f = File("memory_latency");
+  AddCurve(f, "global_cg", 128, "random", Footprints(), TwoLevels);
+  const DeviceHierarchy h = InferOne({f});
+  EXPECT_THAT(RowOf(h, "DRAM").latency_cycles, Optional(600.0));
+  EXPECT_THAT(h.basis, Contains(AllOf(HasSubstr("DRAM latency: "),
+                                      HasSubstr("the last plateau; it may "
+                                                "include TLB misses (no "
+                                                "page_local row of at least "
+                                                "1 GiB)"))));
+}
+
+void AddTlbSweep(ResultFile& f) {
+  const std::vector<std::pair<double, double>> sweep = {
+      {4 * kKiB, 605}, {64 * kKiB, 640}, {1 * kMiB, 700}, {4 * kMiB, 900}};
+  for (const auto& [stride, cycles] : sweep) {
+    AddCurve(f, "global_cg", stride, "random", {2 * kGiB},
+             [&](double) { return cycles; });
+  }
+}
+
+TEST(InferMemoryHierarchiesTest, TlbMissLatencyIsARowOfItsOwn) {
+  ResultFile f = File("memory_latency");
+  AddCurve(f, "global_cg", 128, "random", Footprints(), TwoLevels);
+  AddTlbSweep(f);
+  const DeviceHierarchy h = InferOne({f});
+  EXPECT_THAT(Levels(h), ElementsAre("shared", "L1", "L2", "DRAM", "TLB miss",
+                                     "tex", "ldg", "const"));
+  EXPECT_THAT(RowOf(h, "TLB miss").latency_cycles, Optional(900.0));
+  EXPECT_THAT(RowOf(h, "TLB miss").latency_ns, Optional(450.0));
+  EXPECT_THAT(h.basis,
+              Contains(HasSubstr("TLB miss latency: memory_latency global_cg, "
+                                 "random, footprint 2 GiB: the largest stride, "
+                                 "4 MiB: 900 cycles; 300 cycles above the DRAM "
+                                 "plateau (600 cycles)")));
+}
+
+TEST(InferMemoryHierarchiesTest, TlbMissesMeasuredFromThePageLocalDram) {
+  ResultFile f = File("memory_latency");
+  AddCurve(f, "global_cg", 128, "random", Footprints(), TwoLevels);
+  AddTlbSweep(f);
+  AddPageLocal(f, "global_cg", 520);
+  const DeviceHierarchy h = InferOne({f});
+  EXPECT_THAT(RowOf(h, "TLB miss").latency_cycles, Optional(900.0));
+  EXPECT_THAT(h.basis, Contains(HasSubstr("380 cycles above the page-local "
+                                          "DRAM latency (520 cycles)")));
+  // Every stride (605 cycles at 4 KiB) is now more than 10% above DRAM.
+  EXPECT_THAT(h.notes, Contains(HasSubstr(
+                           "TLB misses at every measured stride: 605 "
+                           "cycles at stride 4 KiB to 900 cycles at 4 MiB "
+                           "vs the page-local DRAM latency of 520 "
+                           "cycles")));
+}
+
+TEST(InferMemoryHierarchiesTest, PageLocalRowsAreNoTlbSweep) {
+  ResultFile f = File("memory_latency");
+  AddCurve(f, "global_cg", 128, "random", Footprints(), TwoLevels);
+  for (double stride : {4 * kKiB, 1 * kMiB, 4 * kMiB}) {
+    AddCurve(f, "global_cg", stride, "page_local", {2 * kGiB},
+             [](double) { return 900.0; });
+  }
+  const DeviceHierarchy h = InferOne({f});
+  EXPECT_EQ(h.Find("TLB miss"), nullptr);
+  EXPECT_THAT(h.basis, Not(Contains(HasSubstr("TLB:"))));
+}
+
+TEST(InferMemoryHierarchiesTest, LineSizeFromEightByteStrideTraces) {
+  ResultFile trace = File("latency_trace");
+  AddTrace(trace, "global_ca", 4 * kMiB, 8, "strided", "cold",
+           {{35, 0.94}, {600, 0.06}}, 128);
+  AddTrace(trace, "global_cg", 4 * kMiB, 8, "strided", "cold",
+           {{260, 0.75}, {600, 0.25}}, 32);
+  const DeviceHierarchy h = InferOne({trace});
+  EXPECT_THAT(RowOf(h, "L1").line_bytes, Optional(128.0));
+  EXPECT_THAT(RowOf(h, "L2").sector_bytes, Optional(32.0));
+  EXPECT_THAT(h.basis, Contains(HasSubstr("cold, strided, stride 8 B")));
 }
 
 void AddBandwidth(ResultFile& f, const std::string& op, int width,

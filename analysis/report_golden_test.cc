@@ -56,8 +56,8 @@ std::vector<GoldenCase> Cases() {
       // section with near/far L2, TLB note and published values.
       {"synthetic_memory.golden.md",
        {"synthetic_memory_latency.json", "synthetic_memory_latency_tlb.json",
-        "synthetic_latency_trace.json", "synthetic_memory_bandwidth.json",
-        "synthetic_shared_bandwidth.json"}},
+        "synthetic_memory_latency_dram.json", "synthetic_latency_trace.json",
+        "synthetic_memory_bandwidth.json", "synthetic_shared_bandwidth.json"}},
       // Only shared_bandwidth (one failed row): a table of "—" but shared.
       {"synthetic_memory_partial.golden.md",
        {"synthetic_shared_bandwidth_a100.json"}},

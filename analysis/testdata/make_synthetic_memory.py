@@ -249,3 +249,14 @@ write("synthetic_shared_bandwidth_a100.json",
       SBW_AXES, SBW_METRICS,
       [((32,), shared(92.2, 108, 1410)), ((64,), shared(120.4, 108, 1410)),
        ((128,), "error: INTERNAL: synthetic failure (fixture)")])
+
+# --- memory_latency: the DRAM point (issue 11) ------------------------------
+# Page-local order (random within each 2 MiB page, page by page) at 1 and
+# 2 GiB: DRAM without TLB misses, below the random curve's last plateau.
+# Written last, so that the fixtures above keep their jitter.
+write("synthetic_memory_latency_dram.json",
+      context(H100_LIKE, "memory_latency", LAT_QUESTION, LAT_AXES, LAT_METRICS,
+              1980.0),
+      LAT_AXES, LAT_METRICS,
+      [(("global_cg", f, 128, "page_local", 4096), latency(548))
+       for f in (1 * GIB, 2 * GIB)])
