@@ -105,8 +105,6 @@ absl::StatusOr<DeviceChain> DeviceChain::Create(const DeviceInfo& device, ChaseP
     DISSECT_CUDA_RETURN_IF_ERROR(
         cudaCreateTextureObject(&chain.texture_, &resource, &texture, nullptr));
   }
-  // Once per point, before anything is timed: launches only launch.
-  DISSECT_CUDA_RETURN_IF_ERROR(PrepareChase(chain.Args()));
   // The copies read `pointers` or `offsets`, which die here.
   DISSECT_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
   return chain;
@@ -228,6 +226,8 @@ absl::Status MeasureChaseLatency(PointContext& ctx, ChasePath path, int64_t foot
   ChaseArgs args = chain.Args();
   args.warmup_loads = std::min(chain.slots(), kMaxWarmupLoads);
   args.timed_loads = timed_loads;
+  // Once per point, before anything is timed: the launches only launch.
+  DISSECT_CUDA_RETURN_IF_ERROR(PrepareChase(args));
   int launch = 0;
   DISSECT_RETURN_IF_ERROR(ctx.TimeKernel(
                                  [&](cudaStream_t stream) {

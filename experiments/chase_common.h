@@ -34,7 +34,8 @@ class DeviceChain {
   // Returns a Skipped status when the chain does not fit the path on this
   // device (shared memory, the 64 KiB constant bank, texture width).
   // `reserved_shared_bytes` is static shared memory the kernel also uses.
-  // Calls PrepareChase, so that the launches that follow only launch.
+  // The caller then calls PrepareChase or PrepareChaseTrace on Args(), once,
+  // so that the timed launches only launch.
   static absl::StatusOr<DeviceChain> Create(const DeviceInfo& device, ChasePath path,
                                             int64_t footprint_bytes, int64_t stride_bytes,
                                             ChainOrder order, size_t reserved_shared_bytes,

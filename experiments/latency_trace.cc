@@ -41,6 +41,8 @@ absl::Status Run(PointContext& ctx) {
     }
     args.warmup_loads = chain.slots();
   }
+  // Once per point, before anything is timed: the launches only launch.
+  DISSECT_CUDA_RETURN_IF_ERROR(PrepareChaseTrace(args));
   const int launches = ctx.timing().warmup + ctx.timing().samples;
   DISSECT_ASSIGN_OR_RETURN(
       auto d_trace,

@@ -224,9 +224,11 @@ cudaError_t CopyChainToConstant(const uint32_t* host_chain, size_t words, cudaSt
 }
 
 cudaError_t PrepareChase(const ChaseArgs& args) {
-  if (args.path != ChasePath::kShared) return cudaSuccess;
-  const cudaError_t e = AllowDynamicShared<TimedChase>(args);
-  return e != cudaSuccess ? e : AllowDynamicShared<TracedChase>(args);
+  return args.path == ChasePath::kShared ? AllowDynamicShared<TimedChase>(args) : cudaSuccess;
+}
+
+cudaError_t PrepareChaseTrace(const ChaseArgs& args) {
+  return args.path == ChasePath::kShared ? AllowDynamicShared<TracedChase>(args) : cudaSuccess;
 }
 
 cudaError_t LaunchChase(const ChaseArgs& args, cudaStream_t stream) {

@@ -94,10 +94,12 @@ struct ChaseArgs {
 // bank that ChasePath::kConst reads.
 cudaError_t CopyChainToConstant(const uint32_t* host_chain, size_t words, cudaStream_t stream);
 
-// Sets, once and before anything is timed, what the launches of args.path
-// need (the dynamic shared memory of the kShared kernels), so that
-// LaunchChase and LaunchChaseTrace only launch.
+// Set, once and before anything is timed, what the launches of args.path
+// need (the dynamic shared memory of the kShared kernel), so that
+// LaunchChase and LaunchChaseTrace only launch. Each kernel has its own,
+// as their static shared memory differs.
 cudaError_t PrepareChase(const ChaseArgs& args);
+cudaError_t PrepareChaseTrace(const ChaseArgs& args);
 
 // One block: for kShared all threads first copy the chain into dynamic shared
 // memory; then thread 0 chases: warm-up loads, then the kChaseSegments timed
