@@ -117,15 +117,6 @@ void AddFigure(const std::string& stem, const std::string& title,
   out.scripts.push_back(stem + ".gp");
 }
 
-std::optional<double> AxisNumber(const Row& row, std::string_view axis) {
-  const std::optional<std::string> value = row.Axis(axis);
-  double number = 0;
-  if (!value || !absl::SimpleAtod(*value, &number) || !std::isfinite(number)) {
-    return std::nullopt;
-  }
-  return number;
-}
-
 void LatencyFigure(const std::vector<const ResultFile*>& files,
                    const std::vector<std::string>& inputs,
                    const std::string& device, DeviceFigures& out) {
@@ -151,12 +142,13 @@ void LatencyFigure(const std::vector<const ResultFile*>& files,
 void BandwidthFigure(const std::vector<const ResultFile*>& files,
                      const std::vector<std::string>& inputs,
                      const std::string& device, DeviceFigures& out) {
-  // (op rank, op, width) -> footprint -> GB/s samples
   auto op_rank = [](const std::string& op) {
     return op == "read" ? 0 : op == "write" ? 1 : op == "copy" ? 2 : 3;
   };
+  // (op rank, op, width) -> footprint -> bytes_in_flight_per_thread (-1
+  // where the file has no such axis) -> GB/s samples
   std::map<std::tuple<int, std::string, double>,
-           std::map<double, std::vector<double>>>
+           std::map<double, std::map<double, std::vector<double>>>>
       grouped;
   std::optional<double> peak;
   for (const ResultFile* f : files) {
@@ -177,7 +169,8 @@ void BandwidthFigure(const std::vector<const ResultFile*>& files,
         continue;
       }
       const std::string op = row.Axis("op").value_or("?");
-      grouped[{op_rank(op), op, *width}][*footprint].push_back(*gbps);
+      const double in_flight = AxisNumber(row, "bytes_in_flight_per_thread").value_or(-1);
+      grouped[{op_rank(op), op, *width}][*footprint][in_flight].push_back(*gbps);
     }
   }
   if (grouped.empty()) return;
@@ -186,13 +179,8 @@ void BandwidthFigure(const std::vector<const ResultFile*>& files,
     Line line;
     line.title = absl::StrCat(std::get<1>(key), ", ",
                               FormatNumber(std::get<2>(key)), "-bit");
-    for (const auto& [footprint, values] : by_footprint) {
-      std::vector<double> v = values;
-      std::sort(v.begin(), v.end());
-      const size_t n = v.size();
-      const double median =
-          n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-      line.points.push_back({footprint, median});
+    for (const auto& [footprint, by_in_flight] : by_footprint) {
+      line.points.push_back({footprint, BestOfMedians(by_in_flight)});
     }
     lines.push_back(std::move(line));
   }

@@ -39,25 +39,12 @@ constexpr double kDramMaxStride = 64 * 1024;
 // count as two L2 partitions.
 constexpr double kMinPartitionFraction = 0.10;
 
-double Median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  if (n == 0) return 0;
-  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
 std::optional<double> ParseNumber(const std::string& text) {
   double value = 0;
   if (!absl::SimpleAtod(text, &value) || !std::isfinite(value)) {
     return std::nullopt;
   }
   return value;
-}
-
-std::optional<double> AxisNumber(const Row& row, std::string_view axis) {
-  const std::optional<std::string> value = row.Axis(axis);
-  if (!value) return std::nullopt;
-  return ParseNumber(*value);
 }
 
 // A counter that is finite and > 0.
@@ -555,7 +542,9 @@ class Builder {
     }
     if (best == nullptr || widest == 0) return;
     const int width = widest >= 128 ? 128 : widest;
-    std::map<double, std::vector<double>> by_footprint;
+    // footprint -> bytes_in_flight_per_thread (-1 where the file has no
+    // such axis) -> GB/s: the best setting of the knob is the device's.
+    std::map<double, std::map<double, std::vector<double>>> by_footprint;
     for (const Row* row : rows) {
       const std::optional<double> gbps = Positive(*row, "bandwidth_gbps");
       const std::optional<double> footprint =
@@ -565,11 +554,12 @@ class Builder {
           AxisNumber(*row, "width_bits") != std::optional<double>(width)) {
         continue;
       }
-      by_footprint[*footprint].push_back(*gbps);
+      by_footprint[*footprint][AxisNumber(*row, "bytes_in_flight_per_thread").value_or(-1)]
+          .push_back(*gbps);
     }
     std::vector<CurvePoint> points;
-    for (const auto& [footprint, values] : by_footprint) {
-      points.push_back({footprint, Median(values)});
+    for (const auto& [footprint, by_in_flight] : by_footprint) {
+      points.push_back({footprint, BestOfMedians(by_in_flight)});
     }
     const std::string curve =
         absl::StrCat("memory_bandwidth read, ", width, "-bit");

@@ -518,6 +518,30 @@ TEST(InferMemoryHierarchiesTest, BandwidthPlateausAfterTheRamp) {
   EXPECT_EQ(RowOf(h, "DRAM").ceiling, "DRAM peak");
 }
 
+// memory_bandwidth rows per bytes_in_flight_per_thread: the device's
+// bandwidth at a footprint is its best setting, not the median over them.
+TEST(InferMemoryHierarchiesTest, BandwidthIsTheBestBytesInFlight) {
+  ResultFile f = File("memory_bandwidth");
+  const std::vector<double> footprints = {256 * kKiB, 512 * kKiB, 1 * kMiB, 2 * kMiB,
+                                          4 * kMiB,   8 * kMiB,   16 * kMiB};
+  for (double footprint : footprints) {
+    const double best = footprint <= 1 * kMiB ? 10000 : footprint <= 4 * kMiB ? 6000 : 3000;
+    for (const auto& [in_flight, fraction] :
+         std::vector<std::pair<int, double>>{{16, 0.4}, {32, 0.6}, {64, 1.0}, {128, 0.9}}) {
+      AddRow(f,
+             {{"op", "read"},
+              {"width_bits", "128"},
+              {"bytes_in_flight_per_thread", absl::StrCat(in_flight)},
+              {"footprint_bytes", Str(footprint)}},
+             {{"bandwidth_gbps", best * fraction}});
+    }
+  }
+  const DeviceHierarchy h = InferOne({f});
+  EXPECT_THAT(RowOf(h, "L1").bandwidth, Optional(10000.0));
+  EXPECT_THAT(RowOf(h, "L2").bandwidth, Optional(6000.0));
+  EXPECT_THAT(RowOf(h, "DRAM").bandwidth, Optional(3000.0));
+}
+
 TEST(InferMemoryHierarchiesTest, TwoBandwidthPlateausUseTheL1Capacity) {
   // L1 holds 1 KiB per SM (100 SMs): a plateau reaching 4 MiB is L2.
   ResultFile latency = File("memory_latency");

@@ -20,6 +20,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
@@ -336,6 +337,28 @@ std::optional<double> Row::Counter(std::string_view counter) const {
   const auto it = counters.find(std::string(counter));
   if (it == counters.end()) return std::nullopt;
   return it->second;
+}
+
+std::optional<double> AxisNumber(const Row& row, std::string_view axis) {
+  const std::optional<std::string> value = row.Axis(axis);
+  double number = 0;
+  if (!value || !absl::SimpleAtod(*value, &number) || !std::isfinite(number)) {
+    return std::nullopt;
+  }
+  return number;
+}
+
+double Median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  if (n == 0) return 0;
+  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+double BestOfMedians(const std::map<double, std::vector<double>>& by_knob) {
+  double best = 0;
+  for (const auto& [knob, values] : by_knob) best = std::max(best, Median(values));
+  return best;
 }
 
 std::optional<std::string> Row::Axis(std::string_view axis) const {

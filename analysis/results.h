@@ -39,6 +39,17 @@ struct Row {
   std::optional<std::string> Axis(std::string_view axis) const;
 };
 
+// The value of `row`'s axis `axis` as a finite number, or nullopt.
+std::optional<double> AxisNumber(const Row& row, std::string_view axis);
+
+// The median of `values` (0 if empty).
+double Median(std::vector<double> values);
+
+// The device's figure where an axis is a tuning knob (memory_bandwidth's
+// bytes_in_flight_per_thread): the median of each knob setting's values,
+// then the largest of those medians. 0 if empty.
+double BestOfMedians(const std::map<double, std::vector<double>>& by_knob);
+
 // One parsed result file.
 struct ResultFile {
   std::string path;  // As given to the reader; used in messages and reports.

@@ -358,3 +358,24 @@ TEST_F(CollectResultPathsTest, MissingPathIsAnError) {
 
 }  // namespace
 }  // namespace dissect::analysis
+
+namespace dissect::analysis {
+namespace {
+
+TEST(ResultHelpersTest, AxisNumberMedianAndBestOfMedians) {
+  Row row;
+  row.axes = {{"footprint_bytes", "4096"}, {"op", "read"}, {"x", "inf"}};
+  EXPECT_EQ(AxisNumber(row, "footprint_bytes"), std::optional<double>(4096));
+  EXPECT_EQ(AxisNumber(row, "op"), std::nullopt);
+  EXPECT_EQ(AxisNumber(row, "x"), std::nullopt);
+  EXPECT_EQ(AxisNumber(row, "missing"), std::nullopt);
+  EXPECT_EQ(Median({3, 1, 2}), 2);
+  EXPECT_EQ(Median({4, 1, 2, 3}), 2.5);
+  EXPECT_EQ(Median({}), 0);
+  // The best knob setting's median, not the median over all settings.
+  EXPECT_EQ(BestOfMedians({{16, {1, 2, 100}}, {64, {5, 6, 7}}}), 6);
+  EXPECT_EQ(BestOfMedians({}), 0);
+}
+
+}  // namespace
+}  // namespace dissect::analysis
