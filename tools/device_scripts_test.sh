@@ -151,9 +151,9 @@ expect_line "${tmp}/unpacked/checks/GPU_TESTS.log" "FAIL fail_gpu_test"
 expect_line "${tmp}/unpacked/checks/MACHINE" "the bundle needs glibc 2.17"
 
 unpack "${OUT}/h100" h100 "${tmp}/unpacked"
-labels=(shared_latency relu_bandwidth memory_latency memory_latency_tlb latency_trace
-  memory_bandwidth shared_bandwidth l1_bypass l1_bypass_sweep l1_bypass_sweep_conv_gemv
-  l1_bypass_counters mma_sync wgmma cublaslt_gemm)
+labels=(shared_latency relu_bandwidth memory_latency memory_latency_tlb memory_latency_dram
+  latency_trace memory_bandwidth shared_bandwidth l1_bypass l1_bypass_sweep
+  l1_bypass_sweep_conv_gemv l1_bypass_counters l1_bypass_b32 mma_sync wgmma cublaslt_gemm)
 expect_files "${tmp}/unpacked/h100" MACHINE COMMANDS REPORT.md SUMMARY.txt "${labels[@]/%/.log}"
 for label in "${labels[@]}"; do
   [[ "${label}" == memory_bandwidth ]] || expect_files "${tmp}/unpacked/h100" "${label}.json"

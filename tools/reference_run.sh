@@ -4,7 +4,10 @@
 # exact commands into OUTDIR (commit it as analysis/reference/<device>/).
 # Usage: tools/reference_run.sh OUTDIR [--parts=LIST] [extra flags for every experiment]
 #   --parts: a comma-separated subset of memory (issues 2-4: latency,
-#   bandwidth, ReLU), l1_bypass (issue 5) and tensor (issue 6); default all.
+#   bandwidth, ReLU), l1_bypass (issue 5: every layer at batch 1 and 8, the
+#   working-set sweeps and the counters), l1_bypass_b32 (the layers at batch
+#   32: inputs up to 411 MB, most of the layer time) and tensor (issue 6);
+#   default all.
 #   The whole run is meant to fit one 10-minute call on an H100, but its
 #   length is an estimate until measured: where a call may be cut short, run
 #   one part per call, each into its own OUTDIR (the report reads them all).
@@ -18,16 +21,16 @@
 # Figures are drawn afterwards where gnuplot is (not on the GPU machine):
 #   ./bazelw run //analysis:figures -- --out=$PWD/OUTDIR/figures $PWD/OUTDIR
 set -uo pipefail
-usage="usage: tools/reference_run.sh OUTDIR [--parts=memory,l1_bypass,tensor] [flags]"
+usage="usage: tools/reference_run.sh OUTDIR [--parts=memory,l1_bypass,l1_bypass_b32,tensor] [flags]"
 outdir=${1:?${usage}}
 shift
-parts=memory,l1_bypass,tensor
+parts=memory,l1_bypass,l1_bypass_b32,tensor
 if [[ "${1:-}" == --parts=* ]]; then
   parts=${1#--parts=}
   shift
 fi
 for p in ${parts//,/ }; do
-  [[ "${p}" =~ ^(memory|l1_bypass|tensor)$ ]] || { echo "reference_run.sh: unknown part '${p}'; ${usage}" >&2; exit 2; }
+  [[ "${p}" =~ ^(memory|l1_bypass|l1_bypass_b32|tensor)$ ]] || { echo "reference_run.sh: unknown part '${p}'; ${usage}" >&2; exit 2; }
 done
 want() { [[ ",${parts}," == *",$1,"* ]]; }
 source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
@@ -52,15 +55,22 @@ if want memory; then
   # at large strides each load touches a new page.
   run memory_latency_tlb memory_latency --samples=5 --axis=path=global_cg --axis=order=random \
     --axis=footprint_bytes=2GiB --axis=stride_bytes=4KiB:4MiB:*2 "$@"
+  # DRAM without TLB misses (issue 11): random within each 2 MiB page, page
+  # by page, over 1 and 2 GiB (20x and 40x L2); the report takes DRAM
+  # latency from these rows.
+  run memory_latency_dram memory_latency --samples=5 --axis=path=global_cg,global_ca \
+    --axis=order=page_local --axis=footprint_bytes=1GiB,2GiB "$@"
   run latency_trace latency_trace --samples=5 "$@"
   run memory_bandwidth memory_bandwidth "$@"
   run shared_bandwidth shared_bandwidth "$@"
 fi
-# Issue 5: every cache variant on every configured layer (2520 points that
-# run, 1176 skipped as not fitting the layer), then the working set from
-# 16 KiB to 256 MiB (conv only to 4 MiB: its cost grows with it).
+# Issue 5: every cache variant on every configured layer at batch 1 and 8
+# (5040 points that run, the rest skipped as not fitting the layer), then the
+# working set from 16 KiB to 256 MiB (conv only to 4 MiB: its cost grows
+# with it). Batch 32 is a part of its own (2520 points; estimated at most of
+# the layer sweep's time, unmeasured), so that a 10-minute call holds it.
 if want l1_bypass; then
-  run l1_bypass l1_bypass --samples=10 "$@"
+  run l1_bypass l1_bypass --samples=10 --axis=batch=1,8 "$@"
   run l1_bypass_sweep l1_bypass --samples=10 --axis=kernel=stream,gather,stencil,softmax \
     --axis=layer=vgg16.conv3_1 --axis=working_set_bytes=16KiB:256MiB:*4 "$@"
   run l1_bypass_sweep_conv_gemv l1_bypass --samples=10 --axis=kernel=conv,gemv \
@@ -72,9 +82,14 @@ if want l1_bypass; then
     --axis=layer=vgg16.conv1_2,vgg16.pool1,vgg16.conv3_1,vgg16.fc6 \
     --metrics=l1_hit_rate,l2_sectors_read,dram_bytes_read "$@"
 fi
-# Tensor cores (issue 6): 48 mma.sync and 528 wgmma points (about a
-# minute); 174 cuBLASLt points with the tensor-pipe counter (a few replay
-# passes per point on top of the 13 timed launches; about two minutes).
+if want l1_bypass_b32; then
+  run l1_bypass_b32 l1_bypass --samples=10 --axis=batch=32 "$@"
+fi
+# Tensor cores (issue 6): 48 mma.sync points (the fp8 forms skipped on cc
+# 9.x, where ptxas emulates them) and 528 wgmma points; 406 cuBLASLt points
+# (hot and cold, fp8 with and without fast accumulation) with the
+# tensor-pipe counter (a few replay passes per point on top of the 13 timed
+# launches). Times estimated, unmeasured.
 if want tensor; then
   run mma_sync mma_sync --samples=10 "$@"
   run wgmma wgmma --samples=10 "$@"
