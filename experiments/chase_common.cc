@@ -143,6 +143,18 @@ uint64_t DeviceChain::ByteAddress(uint64_t value) const {
   return path_ == ChasePath::kTex ? value * sizeof(uint32_t) : value;
 }
 
+std::vector<MetricSpec> ChaseLatencyMetrics() {
+  return {
+      {"cycles_per_load", "cycles/load", "slope of %clock64 cycles over the two segments' loads"},
+      {"overhead_cycles", "cycles", "intercept of that fit: the fixed cost of one timed segment"},
+      {"ns_per_load", "ns/load", "cycles_per_load at clock_mhz"},
+      {"clock_mhz", "MHz", "SM clock: %clock64 / %globaltimer over the segments, else NVML"},
+      {"clock_source", "-",
+       "0: in-kernel timers; 1: NVML SM clock (the chase ran < 50 us); 2: the rated maximum "
+       "clock (no measurement)"},
+  };
+}
+
 absl::Status ValidateChasePoint(const Point& point) {
   const int64_t stride = point.Int("stride_bytes");
   DISSECT_RETURN_IF_ERROR(ValidateChainGeometry(point.Int("footprint_bytes"), stride));

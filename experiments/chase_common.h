@@ -70,6 +70,11 @@ class DeviceChain {
 // kChaseUnroll), for the axes the point has.
 absl::Status ValidateChasePoint(const Point& point);
 
+// The metrics of the timed chase (shared_latency, memory_latency):
+// cycles_per_load (slope over the two segments), overhead_cycles,
+// ns_per_load, clock_mhz and clock_source.
+std::vector<MetricSpec> ChaseLatencyMetrics();
+
 // The shortest %globaltimer span from which a launch's SM clock is taken:
 // the timer ticks in up to 1 us steps, so 50 us keeps its error under 2%.
 inline constexpr uint64_t kMinClockSpanNs = 50'000;

@@ -36,15 +36,7 @@ DISSECT_EXPERIMENT(shared_latency)
     .AddAxis(IntAxis("loads", "loads", {1 << 18},
                      "loads of the first timed segment (the second has twice as many); a "
                      "multiple of 16"))
-    .AddMetric("cycles_per_load", "cycles/load",
-               "slope of %clock64 cycles over the two segments' loads")
-    .AddMetric("overhead_cycles", "cycles",
-               "intercept of that fit: the fixed cost of one timed segment")
-    .AddMetric("ns_per_load", "ns/load", "cycles_per_load at clock_mhz")
-    .AddMetric("clock_mhz", "MHz", "SM clock: %clock64 / %globaltimer over the segments, else NVML")
-    .AddMetric("clock_source", "-",
-               "0: in-kernel timers; 1: NVML SM clock (the chase ran < 50 us); 2: the rated "
-               "maximum clock (no measurement)")
+    .AddMetrics(ChaseLatencyMetrics())
     .Validate(ValidateChasePoint)
     .Run(Run);
 

@@ -11,9 +11,7 @@
 #include "absl/strings/strip.h"
 
 namespace dissect {
-namespace {
 
-// Splits operands at top-level commas (not inside {} or []).
 std::vector<std::string> SplitOperands(absl::string_view text) {
   std::vector<std::string> out;
   int depth = 0;
@@ -33,6 +31,8 @@ std::vector<std::string> SplitOperands(absl::string_view text) {
   }
   return out;
 }
+
+namespace {
 
 bool WritesFirstOperand(const PtxInstruction& in) {
   return !absl::StartsWith(in.opcode, "st.") && !absl::StartsWith(in.opcode, "bra") &&

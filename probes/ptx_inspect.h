@@ -28,6 +28,10 @@ absl::StatusOr<std::string> ExtractEntry(absl::string_view ptx,
 // Instructions and labels of a function body, directives dropped.
 std::vector<PtxInstruction> ParseInstructions(absl::string_view body);
 
+// Splits an instruction's operand text at the commas outside [] and {}
+// ("%r1, [%r2+4], {%f1, %f2}" gives three). Shared by the SASS reader.
+std::vector<std::string> SplitOperands(absl::string_view text);
+
 // The %registers mentioned in one operand ("[%r30+4]" → {"%r30"}).
 std::vector<std::string> OperandRegisters(absl::string_view operand);
 

@@ -14,29 +14,10 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "probes/ptx_inspect.h"
 
 namespace dissect {
 namespace {
-
-// Splits "a, b, c[0x0][0x10], [R2.64+0x4]" at the commas outside brackets.
-std::vector<std::string> SplitOperands(absl::string_view text) {
-  std::vector<std::string> out;
-  int depth = 0;
-  std::string current;
-  for (char c : text) {
-    if (c == '[' || c == '{') ++depth;
-    if (c == ']' || c == '}') --depth;
-    if (c == ',' && depth == 0) {
-      out.emplace_back(absl::StripAsciiWhitespace(current));
-      current.clear();
-      continue;
-    }
-    current.push_back(c);
-  }
-  const absl::string_view last = absl::StripAsciiWhitespace(current);
-  if (!last.empty()) out.emplace_back(last);
-  return out;
-}
 
 // Parses "        /*0120*/   @!P1 BRA 0xe0 ;   /* 0xfffffffc00ec9947 */".
 std::optional<SassInstruction> ParseLine(absl::string_view line) {

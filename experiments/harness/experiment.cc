@@ -176,6 +176,11 @@ Experiment& Experiment::AddMetric(std::string name, std::string unit,
   return *this;
 }
 
+Experiment& Experiment::AddMetrics(const std::vector<MetricSpec>& metrics) {
+  metrics_.insert(metrics_.end(), metrics.begin(), metrics.end());
+  return *this;
+}
+
 Experiment& Experiment::Validate(ValidateFn fn) {
   validate_ = std::move(fn);
   return *this;

@@ -192,6 +192,9 @@ class Experiment {
   Experiment& AddAxis(AxisSpec axis);
   Experiment& AddMetric(std::string name, std::string unit,
                         std::string help = "");
+  // Adds each of `metrics` in order (for metric sets that several
+  // experiments share).
+  Experiment& AddMetrics(const std::vector<MetricSpec>& metrics);
   // Rejects bad axis combinations before anything runs (exit status 2).
   Experiment& Validate(ValidateFn fn);
   Experiment& Run(RunFn fn);
