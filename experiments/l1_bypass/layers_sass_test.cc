@@ -13,13 +13,10 @@
 // twins and variant_aliases_sass_test checks every pair of variants.
 //
 // The expectations are by variant name, so that a build that lost its flag
-// or operator fails. Arguments: --cuobjdump=PATH or --skip=REASON, the
-// variant manifest (for the names), then the variants' libraries
-// (liblayers_<variant>.a). Without cuobjdump (see
-// //tools/cuda:binutils_configure.bzl) every test reports SKIPPED with the
-// reason instead of passing silently.
-#include <stdio.h>
-
+// or operator fails. A sass_test (tools/cuda/sass_test.bzl): its files are
+// the variant manifest (for the names) and the variants' libraries
+// (liblayers_<variant>.a). Without cuobjdump every test reports SKIPPED
+// with the reason, and fails under CI=true.
 #include <algorithm>
 #include <fstream>
 #include <map>
@@ -34,20 +31,19 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "gtest/gtest.h"
+#include "probes/sass_inspect.h"
+#include "probes/sass_test_util.h"
 
 namespace dissect {
 namespace {
 
-struct Args {
-  std::string cuobjdump;
-  std::string skip;
-  std::string manifest;
-  std::vector<std::string> archives;
-};
-
-Args& TestArgs() {
-  static Args args;
-  return args;
+// The manifest (the one file that is not an archive) and the variants'
+// archives (liblayers_<variant>.a), from the sass_test command line.
+std::string ManifestPath() {
+  for (const std::string& f : SassArgs().files) {
+    if (!absl::EndsWith(f, ".a")) return f;
+  }
+  return "";
 }
 
 // Modifiers that say how a load caches; any other (.E, .64, .128, ...) is
@@ -85,7 +81,7 @@ struct Variant {
 };
 
 std::vector<Variant> Manifest() {
-  std::ifstream in(TestArgs().manifest);
+  std::ifstream in(ManifestPath());
   std::stringstream ss;
   ss << in.rdbuf();
   std::vector<Variant> out;
@@ -93,13 +89,13 @@ std::vector<Variant> Manifest() {
     std::vector<std::string> f = absl::StrSplit(line, '\t');
     if (f.size() == 3) out.push_back({f[0], f[1], f[2]});
   }
-  EXPECT_GE(out.size(), 10u) << "manifest " << TestArgs().manifest;
+  EXPECT_GE(out.size(), 10u) << "manifest " << ManifestPath();
   return out;
 }
 
 std::string ArchiveOf(const std::string& variant) {
   const std::string suffix = absl::StrCat("/liblayers_", variant, ".a");
-  for (const std::string& a : TestArgs().archives) {
+  for (const std::string& a : SassArgs().files) {
     if (absl::EndsWith(a, suffix)) return a;
   }
   return "";
@@ -111,41 +107,30 @@ using Loads = std::map<std::string, std::vector<std::vector<std::string>>>;
 
 Loads Disassemble(const std::string& archive) {
   Loads loads;
-  const std::string command = absl::StrCat(TestArgs().cuobjdump, " -sass '", archive, "' 2>&1");
-  FILE* pipe = popen(command.c_str(), "r");
-  EXPECT_NE(pipe, nullptr) << command;
-  if (pipe == nullptr) return loads;
-  std::string text;
-  char buffer[4096];
-  while (size_t n = fread(buffer, 1, sizeof(buffer), pipe)) text.append(buffer, n);
-  EXPECT_EQ(pclose(pipe), 0) << command << ":\n" << text.substr(0, 2000);
-  std::string function;
-  for (absl::string_view line : absl::StrSplit(text, '\n')) {
-    if (const size_t f = line.find("Function : "); f != absl::string_view::npos) {
-      function = std::string(absl::StripAsciiWhitespace(line.substr(f + 11)));
-      for (const char* kernel : {"StreamKernel", "GatherKernel", "StencilKernel", "ConvKernel",
-                                 "MaxPoolKernel", "GemvKernel", "SoftmaxKernel"}) {
-        if (absl::StrContains(function, kernel)) function = kernel;
-      }
-      continue;
+  absl::StatusOr<std::string> text = RunCuobjdumpSass(SassArgs().cuobjdump, archive);
+  EXPECT_TRUE(text.ok()) << text.status();
+  if (!text.ok()) return loads;
+  absl::StatusOr<std::vector<SassFunction>> functions = ParseCuobjdumpSass(*text);
+  EXPECT_TRUE(functions.ok()) << archive << ": " << functions.status();
+  if (!functions.ok()) return loads;
+  for (const SassFunction& f : *functions) {
+    std::string kernel = f.name;
+    for (const char* name : {"StreamKernel", "GatherKernel", "StencilKernel", "ConvKernel",
+                             "MaxPoolKernel", "GemvKernel", "SoftmaxKernel"}) {
+      if (absl::StrContains(f.name, name)) kernel = name;
     }
-    const size_t ldg = line.find("LDG.");
-    if (ldg == absl::string_view::npos || function.empty()) continue;
-    const absl::string_view opcode = line.substr(ldg, line.find(' ', ldg) - ldg);
-    std::vector<std::string> modifiers = absl::StrSplit(opcode, '.');
-    modifiers.erase(modifiers.begin());  // "LDG"
-    loads[function].push_back(modifiers);
+    for (const SassInstruction& in : f.code) {
+      if (in.op != "LDG") continue;
+      std::vector<std::string> modifiers = absl::StrSplit(in.opcode, '.');
+      modifiers.erase(modifiers.begin());  // "LDG"
+      loads[kernel].push_back(modifiers);
+    }
   }
-  EXPECT_EQ(loads.size(), 7u) << archive << ": kernels found in:\n" << text.substr(0, 2000);
+  EXPECT_EQ(loads.size(), 7u) << archive << ": kernels found in:\n" << text->substr(0, 2000);
   return loads;
 }
 
-class LayersSassTest : public testing::Test {
- protected:
-  void SetUp() override {
-    if (!TestArgs().skip.empty()) GTEST_SKIP() << "SKIPPED: " << TestArgs().skip;
-  }
-};
+class LayersSassTest : public SassTest {};
 
 TEST_F(LayersSassTest, EveryLoadCarriesTheVariantsCacheModifiers) {
   for (const Variant& v : Manifest()) {
@@ -189,26 +174,3 @@ TEST_F(LayersSassTest, DlcmCgChangesTheDefaultLoadsAndNothingElse) {
 
 }  // namespace
 }  // namespace dissect
-
-int main(int argc, char** argv) {
-  testing::InitGoogleTest(&argc, argv);
-  dissect::Args& args = dissect::TestArgs();
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (absl::StartsWith(arg, "--cuobjdump=")) {
-      args.cuobjdump = arg.substr(12);
-    } else if (absl::StartsWith(arg, "--skip=")) {
-      args.skip = arg.substr(7);
-    } else if (args.manifest.empty()) {
-      args.manifest = arg;
-    } else {
-      args.archives.push_back(arg);
-    }
-  }
-  if (args.manifest.empty() || (args.cuobjdump.empty() && args.skip.empty())) {
-    std::cerr << "usage: layers_sass_test (--cuobjdump=PATH | --skip=REASON) MANIFEST LIB...\n";
-    return 2;
-  }
-  if (!args.skip.empty()) std::cout << "SKIPPED: " << args.skip << "\n";
-  return RUN_ALL_TESTS();
-}
