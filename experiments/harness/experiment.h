@@ -109,6 +109,12 @@ class PointContext {
   // row's counters (median, min, max, spread).
   absl::Status AddSamples(absl::string_view metric, std::vector<double> samples);
 
+  // Adds a note to the row's label (after the harness's own: throttle
+  // reasons, clock moved, counter and activity notes), e.g.
+  // "same_code_as: cs". Notes must not contain ';', which separates them.
+  void AddNote(std::string note) { notes_.push_back(std::move(note)); }
+  const std::vector<std::string>& notes() const { return notes_; }
+
   // Records the duration samples (ms) behind the row's time. TimeKernel
   // calls this; experiments that time otherwise may call it themselves.
   void RecordTimeSamples(std::vector<double> ms) { time_ms_ = std::move(ms); }
@@ -168,6 +174,7 @@ class PointContext {
   std::optional<L2Flusher> flusher_;
   std::map<std::string, std::vector<double>> metrics_;
   std::vector<double> time_ms_;
+  std::vector<std::string> notes_;
   std::optional<ClockReading> before_;
   std::optional<ClockReading> after_;
   std::optional<ClockSpan> span_;

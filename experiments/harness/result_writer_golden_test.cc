@@ -32,11 +32,10 @@ std::string ReadFile(const std::string& path) {
 
 // Masks what legitimately differs between machines and builds.
 Json Normalize(Json doc) {
-  for (const char* key : {"date", "host_name", "executable", "num_cpus", "mhz_per_cpu",
-                          "cpu_scaling_enabled", "caches", "load_avg",
-                          "library_build_type", "git_commit", "git_dirty", "build_mode",
-                          "build_cuda_archs", "build_nvcc_version",
-                          "build_host_compiler"}) {
+  for (const char* key :
+       {"date", "host_name", "executable", "num_cpus", "mhz_per_cpu", "cpu_scaling_enabled",
+        "caches", "load_avg", "library_build_type", "git_commit", "git_dirty", "build_mode",
+        "build_cuda_archs", "build_nvcc_version", "build_host_compiler"}) {
     if (doc["context"].contains(key)) doc["context"][key] = "<volatile>";
   }
   for (Json& row : doc["benchmarks"]) {
@@ -81,6 +80,7 @@ TEST(ResultWriterGoldenTest, SyntheticExperimentMatchesGolden) {
         }
         if (footprint == 4096) return absl::InternalError("synthetic failure");
         ctx.RecordTimeSamples({1.0, 3.0, 2.0, 2.5});
+        ctx.AddNote("a note from the experiment");
         // The SM clock dropped under a power cap during the samples.
         absl::StatusOr<ClockSpan> clock = SummarizeClock(
             {{1980, 0}, {1755, kThrottleSwPowerCap}, {1830, kThrottleSwPowerCap}, {1980, 0}});
@@ -121,7 +121,8 @@ TEST(ResultWriterGoldenTest, SyntheticExperimentMatchesGolden) {
   EXPECT_EQ(parsed->rows[0].Counter("sm_clock_mhz.median"), 1905.0);
   EXPECT_EQ(parsed->rows[0].Counter("sm_clock_mhz.max"), 1980.0);
   EXPECT_EQ(parsed->rows[0].Counter("throttled"), 1.0);
-  EXPECT_EQ(parsed->rows[0].label, "sw_power_cap; clock moved 1755-1980 MHz");
+  EXPECT_EQ(parsed->rows[0].label,
+            "sw_power_cap; clock moved 1755-1980 MHz; a note from the experiment");
   EXPECT_TRUE(parsed->rows[1].error);
 
   const std::string actual = Normalize(Json::parse(ReadFile(out))).dump(2) + "\n";

@@ -447,6 +447,7 @@ void RunOnePoint(benchmark::State& state, const Experiment& experiment,
   if (ctx.launches_per_sample() != 1) {
     state.counters["launches_per_sample"] = ctx.launches_per_sample();
   }
+  labels.insert(labels.end(), ctx.notes().begin(), ctx.notes().end());
   if (!labels.empty()) state.SetLabel(absl::StrJoin(labels, "; "));
 }
 
