@@ -190,6 +190,7 @@ absl::StatusOr<std::vector<double>> TimeOnQueue(TimingQueue& queue, const Launch
     ++st.retried_samples;
     while (true) {
       const int64_t guard_used = guard;
+      ++st.retry_launches;
       DISSECT_ASSIGN_OR_RETURN(const bool e, enqueue(spare, per_sample));
       DISSECT_RETURN_IF_ERROR(queue.Synchronize());
       if (!e) break;

@@ -77,6 +77,7 @@ struct TimingOptions {
 struct TimingStats {
   int exposed_warmups = 0;  // warm-up launches the guard did not cover
   int retried_samples = 0;  // samples timed again because they were exposed
+  int retry_launches = 0;   // guarded re-timings of them (a retry may be exposed again)
   int64_t guard_ns = 0;     // the guard at the end
 };
 

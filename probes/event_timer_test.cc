@@ -146,7 +146,7 @@ TEST(EventTimerTest, GuardKeepsHostSleepOutOfTheSamples) {
   ExpectAllNear(*ms, kKernelMs);
   // The guard grew past the host's 2 ms.
   EXPECT_GE(stats.guard_ns, 2'000'000);
-  EXPECT_EQ(launcher.launches, 3 + 10 + stats.retried_samples);
+  EXPECT_EQ(launcher.launches, 3 + 10 + stats.retry_launches);
 }
 
 TEST(EventTimerTest, ExposedSamplesAreTimedAgain) {
@@ -159,7 +159,7 @@ TEST(EventTimerTest, ExposedSamplesAreTimedAgain) {
   ASSERT_TRUE(ms.ok()) << ms.status();
   ExpectAllNear(*ms, kKernelMs);
   EXPECT_GE(stats.retried_samples, 1);
-  EXPECT_EQ(launcher.launches, 4 + stats.retried_samples);
+  EXPECT_EQ(launcher.launches, 4 + stats.retry_launches);
 }
 
 TEST(EventTimerTest, OneSlowLaunchAmongFastOnesIsTimedAgain) {
@@ -183,7 +183,7 @@ TEST(EventTimerTest, LaunchesPerSampleReportsTimePerLaunch) {
   absl::StatusOr<std::vector<double>> ms = Time(launcher, options, &stats);
   ASSERT_TRUE(ms.ok()) << ms.status();
   ExpectAllNear(*ms, kKernelMs);
-  EXPECT_EQ(launcher.launches, 2 + 4 * (3 + stats.retried_samples));
+  EXPECT_EQ(launcher.launches, 2 + 4 * (3 + stats.retry_launches));
 }
 
 TEST(EventTimerTest, ColdFlushesBeforeEverySampleAndTimesOneLaunch) {
@@ -202,7 +202,7 @@ TEST(EventTimerTest, ColdFlushesBeforeEverySampleAndTimesOneLaunch) {
   absl::StatusOr<std::vector<double>> ms = Time(launcher, options, &stats, flush);
   ASSERT_TRUE(ms.ok()) << ms.status();
   ExpectAllNear(*ms, kKernelMs);
-  EXPECT_EQ(launcher.launches, 2 + 3 + stats.retried_samples);
+  EXPECT_EQ(launcher.launches, 2 + 3 + stats.retry_launches);
   EXPECT_EQ(flushes, launcher.launches);
 }
 
