@@ -57,64 +57,9 @@ bool HasWidth(const SassInstruction& in, int bits) {
   return bits == 32 ? !wide : in.HasModifier(WidthModifier(bits));
 }
 
-// The general registers named in `operand` ("R4", "[R2.64+0x10]" → R2);
-// RZ is not a register.
-std::vector<int> RegisterNumbers(const std::string& operand) {
-  std::vector<int> out;
-  for (size_t i = 0; i < operand.size(); ++i) {
-    if (operand[i] != 'R' || (i > 0 && std::isalnum(static_cast<unsigned char>(operand[i - 1])))) {
-      continue;
-    }
-    size_t j = i + 1;
-    while (j < operand.size() && std::isdigit(static_cast<unsigned char>(operand[j]))) ++j;
-    int r = 0;
-    if (j > i + 1 && absl::SimpleAtoi(operand.substr(i + 1, j - i - 1), &r)) out.push_back(r);
-  }
-  return out;
-}
-
-// How many 32-bit registers one access of `in` moves: 4 for .128, 2 for .64.
-int AccessWords(const SassInstruction& in) {
-  return in.HasModifier("128") ? 4 : in.HasModifier("64") ? 2 : 1;
-}
-
-bool IsStore(const SassInstruction& in) { return in.op == "STG" || in.op == "STS"; }
-
-// The registers a load writes: its destination and the next ones for a
-// 64- or 128-bit load.
-std::set<int> LoadedRegisters(const SassInstruction& load) {
-  std::set<int> out;
-  const std::vector<int> dst = RegisterNumbers(DestinationRegister(load));
-  if (dst.empty()) return out;
-  for (int k = 0; k < AccessWords(load); ++k) out.insert(dst[0] + k);
-  return out;
-}
-
-// Whether `in` reads one of `regs`: a store its address and its value (the
-// value's next registers too for a 64- or 128-bit store), other
-// instructions all operands but their first, the destination.
+// Whether `in` reads one of `regs`.
 bool Reads(const SassInstruction& in, const std::set<int>& regs) {
-  std::set<int> read;
-  for (size_t k = IsStore(in) ? 0 : 1; k < in.operands.size(); ++k) {
-    for (int r : RegisterNumbers(in.operands[k])) read.insert(r);
-  }
-  if (IsStore(in) && in.operands.size() == 2) {
-    const std::vector<int> value = RegisterNumbers(in.operands[1]);
-    for (int k = 1; k < AccessWords(in) && !value.empty(); ++k) read.insert(value[0] + k);
-  }
-  for (int r : read) {
-    if (regs.count(r) > 0) return true;
-  }
-  return false;
-}
-
-// The registers `in` writes: a load's LoadedRegisters, else the register
-// of its first operand (none for stores and branches).
-std::set<int> WrittenRegisters(const SassInstruction& in) {
-  if (in.op == "LDS" || in.op == "LDG") return LoadedRegisters(in);
-  if (IsStore(in) || in.op == "BRA" || in.operands.empty()) return {};
-  const std::vector<int> dst = RegisterNumbers(in.operands[0]);
-  return dst.empty() ? std::set<int>{} : std::set<int>{dst[0]};
+  return std::any_of(regs.begin(), regs.end(), [&](int r) { return ReadsRegister(in, r); });
 }
 
 // Expects that every value the loads at `at` bring into the loop is read
@@ -125,27 +70,19 @@ std::set<int> WrittenRegisters(const SassInstruction& in) {
 void ExpectEachLoadedValueReadOnce(const SassFunction& f, const SassLoop& loop,
                                    const std::vector<size_t>& at) {
   for (size_t i : at) {
-    for (int r : LoadedRegisters(f.code[i])) {
+    for (int r : WrittenRegisters(f.code[i])) {
       int reads = 0;
       for (size_t k = 1; k < loop.size(); ++k) {
         const SassInstruction& in = f.code[loop.head + (i - loop.head + k) % loop.size()];
-        if (Reads(in, {r})) ++reads;
-        if (WrittenRegisters(in).count(r) > 0) break;
+        if (ReadsRegister(in, r)) ++reads;
+        const std::vector<int> written = WrittenRegisters(in);
+        if (std::count(written.begin(), written.end(), r) > 0) break;
       }
       EXPECT_EQ(reads, 1) << "R" << r << " of " << f.code[i].text
                           << " is read that many times per trip; body:\n"
                           << LoopListing(f, loop);
     }
   }
-}
-
-// Indices in `loop` of the instructions whose op is `op`.
-std::vector<size_t> OpsIn(const SassFunction& f, const SassLoop& loop, const std::string& op) {
-  std::vector<size_t> out;
-  for (size_t i = loop.head; i <= loop.branch; ++i) {
-    if (f.code[i].op == op) out.push_back(i);
-  }
-  return out;
 }
 
 // Expects that the accesses at `at` all have `bits` and share one address
@@ -169,7 +106,7 @@ void ExpectSharedTimedLoop(const SassFunction& f, int rows, int bits) {
   ExpectTimedLoopCount(f, {"LDS"}, rows);
   const std::optional<SassLoop> loop = TimedLoopWith(f, {"LDS"});
   if (!loop.has_value()) return;
-  const std::vector<size_t> loads = OpsIn(f, *loop, "LDS");
+  const std::vector<size_t> loads = IndicesOfOps(f, *loop, {"LDS"});
   if (loads.empty()) return;  // ExpectTimedLoopCount reported it
   ExpectWidthAndOneAddress(f, *loop, loads, bits);
   ExpectEachLoadedValueReadOnce(f, *loop, loads);
@@ -200,8 +137,8 @@ std::vector<SassLoop> TileLoops(const SassFunction& f) {
 void ExpectTileLoops(const SassFunction& f, int loads, int stores, int bits) {
   SCOPED_TRACE(absl::StrCat(f.name, " (", f.arch, ")"));
   for (const SassLoop& loop : TileLoops(f)) {
-    const std::vector<size_t> ldg = OpsIn(f, loop, "LDG");
-    const std::vector<size_t> stg = OpsIn(f, loop, "STG");
+    const std::vector<size_t> ldg = IndicesOfOps(f, loop, {"LDG"});
+    const std::vector<size_t> stg = IndicesOfOps(f, loop, {"STG"});
     EXPECT_EQ(ldg.size(), static_cast<size_t>(loads)) << "LDG per tile; body:\n"
                                                       << LoopListing(f, loop);
     EXPECT_EQ(stg.size(), static_cast<size_t>(stores)) << "STG per tile; body:\n"
@@ -221,7 +158,7 @@ void ExpectTileLoops(const SassFunction& f, int loads, int stores, int bits) {
                       << LoopListing(f, loop);
         break;
       }
-      const std::set<int> written = WrittenRegisters(in);
+      const std::vector<int> written = WrittenRegisters(in);
       if (in.op == "LDG") {
         live.insert(written.begin(), written.end());
       } else {

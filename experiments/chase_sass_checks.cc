@@ -22,97 +22,52 @@ const std::vector<std::string>& LoadOps() {
   return *kOps;
 }
 
-// The general registers named in an operand: {"R2"} of "R2.64", "-R2",
-// "[R2.64+0x10]" or "R2.reuse".
-std::vector<std::string> RegistersIn(const std::string& operand) {
-  std::vector<std::string> out;
-  for (size_t i = 0; i < operand.size(); ++i) {
-    if (operand[i] != 'R' || (i > 0 && (std::isalnum(operand[i - 1]) || operand[i - 1] == '_'))) {
-      continue;
-    }
-    size_t j = i + 1;
-    while (j < operand.size() && std::isdigit(operand[j])) ++j;
-    if (j > i + 1) out.push_back(operand.substr(i, j - i));
-  }
-  return out;
-}
-
-// "R(n+1)" of "Rn": the upper half of a 64-bit register pair.
-std::string NextRegister(const std::string& reg) {
-  return absl::StrCat("R", std::atoi(reg.c_str() + 1) + 1);
-}
-
-bool IsStore(const SassInstruction& in) { return absl::StartsWith(in.op, "ST"); }
 bool IsTexture(const SassInstruction& in) { return in.op == "TLD" || in.op == "TEX"; }
 
-// Registers `in` writes: its destination (both destinations of a texture
-// fetch), with the upper half of a 64-bit result (.64, .WIDE).
-std::vector<std::string> Written(const SassInstruction& in) {
-  std::vector<std::string> out;
-  if (IsStore(in) || in.operands.empty()) return out;
-  const bool pair = in.HasModifier("64") || in.HasModifier("WIDE") || in.op == "CS2R";
-  const size_t n = IsTexture(in) ? 2 : 1;
-  for (size_t k = 0; k < n && k < in.operands.size(); ++k) {
-    for (const std::string& r : RegistersIn(in.operands[k])) {
-      out.push_back(r);
-      if (pair) out.push_back(NextRegister(r));
-    }
-  }
-  return out;
+bool Writes(const SassInstruction& in, int reg) {
+  const std::vector<int> written = WrittenRegisters(in);
+  return std::find(written.begin(), written.end(), reg) != written.end();
 }
 
 bool IsLoad(const SassInstruction& in) {
   return std::find(LoadOps().begin(), LoadOps().end(), in.op) != LoadOps().end();
 }
 
-// True if `in` reads `reg` (as a source operand or, for stores, anywhere).
-bool Reads(const SassInstruction& in, const std::string& reg) {
-  const size_t first = IsStore(in) ? 0 : (IsTexture(in) ? 2 : 1);
-  for (size_t k = first; k < in.operands.size(); ++k) {
-    for (const std::string& r : RegistersIn(in.operands[k])) {
-      if (r == reg) return true;
-    }
-  }
-  return false;
-}
-
 // One chase hop: the register the load writes and the one register that
 // addresses it ("" if not exactly one).
 struct Hop {
-  std::string destination;
-  std::string address;
+  int destination = -1;
+  int address = -1;
   bool wide = false;  // a 64-bit address (a register pair)
 };
+
+// The one register of `operand`, or -1 if it names none or several.
+int OneRegister(const std::string& operand) {
+  const std::vector<int> regs = RegisterNumbers(operand);
+  return regs.size() == 1 ? regs[0] : -1;
+}
 
 Hop HopOf(const SassInstruction& in) {
   Hop hop;
   if (IsTexture(in)) {
     // TLD.LZ RZ, R6, R0, UR4, 0x0, 1D, 0x1: results R6 (and RZ), coordinate R0.
     if (in.operands.size() >= 3) {
-      hop.destination = in.operands[0] == "RZ" ? in.operands[1] : in.operands[0];
-      const std::vector<std::string> regs = RegistersIn(in.operands[2]);
-      if (regs.size() == 1) hop.address = regs[0];
+      hop.destination = OneRegister(in.operands[0] == "RZ" ? in.operands[1] : in.operands[0]);
+      hop.address = OneRegister(in.operands[2]);
     }
     return hop;
   }
-  hop.destination = DestinationRegister(in);
+  hop.destination = OneRegister(DestinationRegister(in));
   const std::vector<std::string> regs = AddressRegisters(in);
-  if (regs.size() == 1) hop.address = regs[0];
-  hop.wide = absl::StrContains(in.text, hop.address + ".64");
+  if (regs.size() == 1) {
+    hop.address = OneRegister(regs[0]);
+    hop.wide = absl::StrContains(in.text, regs[0] + ".64");
+  }
   return hop;
 }
 
 std::string Line(const SassFunction& f, size_t i) {
   return absl::StrCat("/*", absl::Hex(f.code[i].address, absl::kZeroPad4), "*/ ", f.code[i].text);
-}
-
-// Indices of the instructions of `op` in code[begin, end].
-std::vector<size_t> OpsIn(const SassFunction& f, size_t begin, size_t end, const std::string& op) {
-  std::vector<size_t> out;
-  for (size_t i = begin; i <= end && i < f.code.size(); ++i) {
-    if (f.code[i].op == op) out.push_back(i);
-  }
-  return out;
 }
 
 // Problems with `loads` (in order) as a chase: each addressed by the
@@ -124,7 +79,7 @@ void CheckHops(const SassFunction& f, const std::vector<size_t>& loads, bool loo
     const size_t prev = i == 0 ? loads.back() : loads[i - 1];
     const Hop hop = HopOf(f.code[loads[i]]);
     const Hop from = HopOf(f.code[prev]);
-    if (hop.address.empty() || hop.address != from.destination) {
+    if (hop.address < 0 || hop.address != from.destination) {
       problems.push_back(absl::StrCat("load ", Line(f, loads[i]),
                                       " is not addressed by the previous load's result (",
                                       Line(f, prev), ")"));
@@ -137,11 +92,9 @@ void CheckHops(const SassFunction& f, const std::vector<size_t>& loads, bool loo
       for (size_t k = prev + 1; k < loads[i]; ++k) between.push_back(k);
     }
     for (size_t k : between) {
-      for (const std::string& w : Written(f.code[k])) {
-        if (w == hop.address || (hop.wide && w == NextRegister(hop.address))) {
-          problems.push_back(absl::StrCat(Line(f, k), " computes the address of ",
-                                          Line(f, loads[i]), " between two hops"));
-        }
+      if (Writes(f.code[k], hop.address) || (hop.wide && Writes(f.code[k], hop.address + 1))) {
+        problems.push_back(absl::StrCat(Line(f, k), " computes the address of ", Line(f, loads[i]),
+                                        " between two hops"));
       }
     }
   }
@@ -152,21 +105,19 @@ void CheckHops(const SassFunction& f, const std::vector<size_t>& loads, bool loo
 // that is a load (an ALU result arrives in fixed time).
 // A load reads its address before it writes its result, so an instruction
 // that writes `reg` is its producer even if it also reads it.
-void CheckWaitsBefore(const SassFunction& f, size_t clock, const std::string& reg,
-                      const std::string& what, std::vector<std::string>& problems) {
+void CheckWaitsBefore(const SassFunction& f, size_t clock, int reg, const std::string& what,
+                      std::vector<std::string>& problems) {
   for (size_t k = clock; k-- > 0;) {
     const SassInstruction& in = f.code[k];
-    bool writes = false;
-    for (const std::string& w : Written(in)) writes |= w == reg;
-    if (writes) {
+    if (Writes(in, reg)) {
       if (IsLoad(in)) {
         problems.push_back(absl::StrCat(what, ": the clock read ", Line(f, clock),
                                         " does not wait for the load ", Line(f, k),
-                                        " (nothing reads ", reg, " in between)"));
+                                        " (nothing reads R", reg, " in between)"));
       }
       return;
     }
-    if (Reads(in, reg)) return;
+    if (ReadsRegister(in, reg)) return;
   }
 }
 
@@ -181,12 +132,8 @@ std::vector<std::string> ChaseKernelProblems(const SassFunction& f, const std::s
   std::vector<std::string> problems;
   const std::vector<size_t> clocks = ClockReads(f);
   std::vector<SassLoop> timed;
-  for (const SassLoop& loop : TimedLoops(f)) {
-    bool innermost = true;
-    for (const SassLoop& other : TimedLoops(f)) {
-      innermost &= !(loop.Contains(other) && other.head != loop.head);
-    }
-    if (innermost && CountOps(f, loop, {op}) > 0) timed.push_back(loop);
+  for (const SassLoop& loop : InnermostTimedLoops(f)) {
+    if (CountOps(f, loop, {op}) > 0) timed.push_back(loop);
   }
   if (timed.size() != kChaseSegments) {
     problems.push_back(absl::StrCat(timed.size(), " timed loops hold ", op,
@@ -196,7 +143,7 @@ std::vector<std::string> ChaseKernelProblems(const SassFunction& f, const std::s
   }
   for (const SassLoop& loop : timed) {
     const std::string where = absl::StrCat("timed loop at ", Line(f, loop.head));
-    const std::vector<size_t> loads = OpsIn(f, loop.head, loop.branch, op);
+    const std::vector<size_t> loads = IndicesOfOps(f, loop, {op});
     if (loads.size() != static_cast<size_t>(kChaseUnroll)) {
       problems.push_back(absl::StrCat(where, ": ", loads.size(), " ", op, " a trip, want ",
                                       kChaseUnroll, "\n", LoopListing(f, loop)));
@@ -237,7 +184,7 @@ std::vector<std::string> TraceKernelProblems(const SassFunction& f, const std::s
   }
   std::vector<size_t> timed_loads;
   for (size_t k = 0; k < clocks.size(); k += 2) {
-    const std::vector<size_t> loads = OpsIn(f, clocks[k], clocks[k + 1], op);
+    const std::vector<size_t> loads = IndicesOfOps(f, clocks[k], clocks[k + 1] + 1, {op});
     const int all_loads = CountOps(f, clocks[k], clocks[k + 1], LoadOps());
     if (loads.size() != 1 || all_loads != 1) {
       problems.push_back(absl::StrCat(all_loads, " loads (", loads.size(), " ", op, ") between ",

@@ -205,16 +205,24 @@ std::vector<SassLoop> TimedLoops(const SassFunction& f) {
   return out;
 }
 
-absl::StatusOr<SassLoop> FindTimedLoop(const SassFunction& f, const std::vector<std::string>& ops) {
+std::vector<SassLoop> InnermostTimedLoops(const SassFunction& f) {
   const std::vector<SassLoop> timed = TimedLoops(f);
-  std::optional<SassLoop> best;
-  int best_count = -1;
+  std::vector<SassLoop> out;
   for (const SassLoop& loop : timed) {
     const bool innermost = std::none_of(timed.begin(), timed.end(), [&](const SassLoop& other) {
       return loop.Contains(other) && (other.head != loop.head || other.branch != loop.branch);
     });
+    if (innermost) out.push_back(loop);
+  }
+  return out;
+}
+
+absl::StatusOr<SassLoop> FindTimedLoop(const SassFunction& f, const std::vector<std::string>& ops) {
+  std::optional<SassLoop> best;
+  int best_count = -1;
+  for (const SassLoop& loop : InnermostTimedLoops(f)) {
     const int n = CountOps(f, loop, ops);
-    if (innermost && n > best_count) {
+    if (n > best_count) {
       best = loop;
       best_count = n;
     }
@@ -233,6 +241,78 @@ int CountOps(const SassFunction& f, size_t begin, size_t end, const std::vector<
     if (std::find(ops.begin(), ops.end(), f.code[i].op) != ops.end()) ++n;
   }
   return n;
+}
+
+std::vector<size_t> IndicesOfOps(const SassFunction& f, size_t begin, size_t end,
+                                 const std::vector<std::string>& ops) {
+  std::vector<size_t> out;
+  end = std::min(end, f.code.size());
+  for (size_t i = begin; i < end; ++i) {
+    if (std::find(ops.begin(), ops.end(), f.code[i].op) != ops.end()) out.push_back(i);
+  }
+  return out;
+}
+
+std::vector<int> RegisterNumbers(absl::string_view operand) {
+  std::vector<int> out;
+  for (size_t i = 0; i < operand.size(); ++i) {
+    if (operand[i] != 'R' ||
+        (i > 0 && (absl::ascii_isalnum(operand[i - 1]) || operand[i - 1] == '_'))) {
+      continue;
+    }
+    size_t j = i + 1;
+    while (j < operand.size() && absl::ascii_isdigit(operand[j])) ++j;
+    int r = 0;
+    if (j > i + 1 && absl::SimpleAtoi(operand.substr(i + 1, j - i - 1), &r)) out.push_back(r);
+  }
+  return out;
+}
+
+namespace {
+
+bool IsStore(const SassInstruction& in) { return absl::StartsWith(in.op, "ST"); }
+bool IsTexture(const SassInstruction& in) { return in.op == "TLD" || in.op == "TEX"; }
+bool IsBranch(const SassInstruction& in) {
+  return in.op == "BRA" || in.op == "BRX" || in.op == "JMP";
+}
+
+}  // namespace
+
+int ValueWidth(const SassInstruction& instruction) {
+  if (instruction.HasModifier("128")) return 4;
+  if (instruction.HasModifier("64") || instruction.HasModifier("WIDE") ||
+      instruction.op == "CS2R") {
+    return 2;
+  }
+  return 1;
+}
+
+std::vector<int> WrittenRegisters(const SassInstruction& instruction) {
+  std::vector<int> out;
+  if (IsStore(instruction) || IsBranch(instruction)) return out;
+  const size_t destinations =
+      std::min<size_t>(IsTexture(instruction) ? 2 : 1, instruction.operands.size());
+  for (size_t k = 0; k < destinations; ++k) {
+    for (int r : RegisterNumbers(instruction.operands[k])) {
+      for (int w = 0; w < ValueWidth(instruction); ++w) out.push_back(r + w);
+    }
+  }
+  return out;
+}
+
+bool ReadsRegister(const SassInstruction& instruction, int reg) {
+  const bool store = IsStore(instruction);
+  const size_t first = store ? 0 : IsTexture(instruction) ? 2 : 1;
+  for (size_t k = first; k < instruction.operands.size(); ++k) {
+    for (int r : RegisterNumbers(instruction.operands[k])) {
+      if (r == reg) return true;
+    }
+  }
+  if (store && instruction.operands.size() == 2) {
+    const std::vector<int> value = RegisterNumbers(instruction.operands[1]);
+    if (!value.empty() && reg > value[0] && reg < value[0] + ValueWidth(instruction)) return true;
+  }
+  return false;
 }
 
 std::string DestinationRegister(const SassInstruction& instruction) {

@@ -80,6 +80,9 @@ std::vector<size_t> ClockReads(const SassFunction& f);
 // `f` (the timed region); empty if `f` reads a clock fewer than twice.
 std::vector<SassLoop> TimedLoops(const SassFunction& f);
 
+// The innermost of `f`'s TimedLoops (those that contain no other loop).
+std::vector<SassLoop> InnermostTimedLoops(const SassFunction& f);
+
 // The timed loop of `f`: among the innermost of its TimedLoops, the one that
 // holds the most instructions among `ops`. NotFound if `f` has none.
 absl::StatusOr<SassLoop> FindTimedLoop(const SassFunction& f, const std::vector<std::string>& ops);
@@ -91,6 +94,33 @@ inline int CountOps(const SassFunction& f, const SassLoop& loop,
                     const std::vector<std::string>& ops) {
   return CountOps(f, loop.head, loop.branch + 1, ops);
 }
+
+// Indices of the instructions in code[begin, end) whose `op` is among `ops`.
+std::vector<size_t> IndicesOfOps(const SassFunction& f, size_t begin, size_t end,
+                                 const std::vector<std::string>& ops);
+inline std::vector<size_t> IndicesOfOps(const SassFunction& f, const SassLoop& loop,
+                                        const std::vector<std::string>& ops) {
+  return IndicesOfOps(f, loop.head, loop.branch + 1, ops);
+}
+
+// The numbers of the general registers named in `operand`: {2} of "R2",
+// "R2.64", "-R2", "R2.reuse" or "[R2.64+0x10]". RZ and uniform, predicate
+// and special registers (UR4, P0, SR_TID.X) are not general registers.
+std::vector<int> RegisterNumbers(absl::string_view operand);
+
+// How many consecutive registers one result or stored value of
+// `instruction` spans: 4 for .128; 2 for .64, .WIDE and CS2R; else 1.
+int ValueWidth(const SassInstruction& instruction);
+
+// The registers `instruction` writes: its destination (both destinations
+// of a texture fetch, TLD/TEX), ValueWidth registers from each; none for
+// stores, branches and instructions without operands.
+std::vector<int> WrittenRegisters(const SassInstruction& instruction);
+
+// Whether `instruction` reads register `reg`: as a source operand (all but
+// the destinations), or for a store anywhere, the stored value's further
+// registers included (ValueWidth).
+bool ReadsRegister(const SassInstruction& instruction, int reg);
 
 // The register an instruction writes first ("R5" of "LDS R5, [R4]"), or ""
 // for instructions without operands.

@@ -39,12 +39,16 @@ const SassFunction* SassFunctionNamed(const std::vector<std::string>& fragments,
   return f.ok() ? *f : nullptr;
 }
 
-std::string LoopListing(const SassFunction& f, const SassLoop& loop) {
+std::string Listing(const SassFunction& f, size_t begin, size_t end) {
   std::string out;
-  for (size_t i = loop.head; i <= loop.branch && i < f.code.size(); ++i) {
+  for (size_t i = begin; i < end && i < f.code.size(); ++i) {
     absl::StrAppend(&out, absl::StrFormat("  /*%04x*/ %s\n", f.code[i].address, f.code[i].text));
   }
   return out;
+}
+
+std::string LoopListing(const SassFunction& f, const SassLoop& loop) {
+  return Listing(f, loop.head, loop.branch + 1);
 }
 
 std::optional<SassLoop> TimedLoopWith(const SassFunction& f, const std::vector<std::string>& ops) {

@@ -42,6 +42,10 @@ std::optional<SassLoop> TimedLoopWith(const SassFunction& f, const std::vector<s
 void ExpectTimedLoopCount(const SassFunction& f, const std::vector<std::string>& ops, int want,
                           bool allow_multiple = false);
 
+// code[begin, end) of `f` as text, one instruction a line with its address
+// (for failure messages).
+std::string Listing(const SassFunction& f, size_t begin, size_t end);
+
 // The body of `loop` as text, one instruction a line (for failure messages).
 std::string LoopListing(const SassFunction& f, const SassLoop& loop);
 

@@ -14,31 +14,11 @@
 namespace dissect {
 namespace {
 
-// 12 for "R12"; nullopt for RZ, predicates, uniform registers and the rest.
+// The first general register of `operand` ("R12" of "R12"), if any.
 std::optional<int> RegisterNumber(const std::string& operand) {
-  if (operand.size() < 2 || operand[0] != 'R' || !absl::ascii_isdigit(operand[1])) {
-    return std::nullopt;
-  }
-  int n = 0;
-  const std::string digits = operand.substr(1, operand.find('.') - 1);
-  if (!absl::SimpleAtoi(digits, &n)) return std::nullopt;
-  return n;
-}
-
-// Registers an instruction writes: its destination and, for wide writes,
-// the ones after it.
-int WriteWidth(const SassInstruction& in) {
-  if (in.op == "CS2R" || in.HasModifier("64")) return 2;
-  if (in.HasModifier("128")) return 4;
-  return 1;
-}
-
-std::string Listing(const SassFunction& f, size_t begin, size_t end) {
-  std::string out;
-  for (size_t i = begin; i < end && i < f.code.size(); ++i) {
-    absl::StrAppend(&out, "  ", f.code[i].text, "\n");
-  }
-  return out;
+  const std::vector<int> regs = RegisterNumbers(operand);
+  if (regs.empty()) return std::nullopt;
+  return regs.front();
 }
 
 }  // namespace
@@ -100,7 +80,7 @@ absl::Status CheckTimedRegionStart(const SassFunction& f, int acc_regs) {
     const SassInstruction& in = f.code[i];
     if (kLoads.count(in.op) > 0) problems.push_back(absl::StrCat("load: ", in.text));
     if (const std::optional<int> d = RegisterNumber(DestinationRegister(in))) {
-      for (int r = *d; r < *d + WriteWidth(in); ++r) {
+      for (int r = *d; r < *d + ValueWidth(in); ++r) {
         if (accumulators.count(r) > 0) {
           problems.push_back(absl::StrCat("accumulator write: ", in.text));
           break;
