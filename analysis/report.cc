@@ -181,16 +181,8 @@ std::string Notes(const Row& row) {
 }
 
 std::string SmClock(const Row& row) {
-  // The median of the readings polled during the samples, where present.
-  if (const std::optional<double> median = row.Counter("sm_clock_mhz.median")) {
-    return absl::StrFormat("%.0f", *median);
-  }
-  const std::optional<double> before = row.Counter("sm_clock_mhz.before");
-  const std::optional<double> after = row.Counter("sm_clock_mhz.after");
-  if (before && after) return absl::StrFormat("%.0f", (*before + *after) / 2);
-  if (before) return absl::StrFormat("%.0f", *before);
-  if (after) return absl::StrFormat("%.0f", *after);
-  return "";
+  const std::optional<double> mhz = RowSmClockMhz(row);
+  return mhz ? absl::StrFormat("%.0f", *mhz) : "";
 }
 
 // One table over `files`, which all have the columns of files[0]. With

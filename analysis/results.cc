@@ -348,6 +348,14 @@ std::optional<double> AxisNumber(const Row& row, std::string_view axis) {
   return number;
 }
 
+std::optional<double> RowSmClockMhz(const Row& row) {
+  if (const std::optional<double> median = row.Counter("sm_clock_mhz.median")) return median;
+  const std::optional<double> before = row.Counter("sm_clock_mhz.before");
+  const std::optional<double> after = row.Counter("sm_clock_mhz.after");
+  if (before && after) return (*before + *after) / 2;
+  return before ? before : after;
+}
+
 double Median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   const size_t n = values.size();

@@ -42,6 +42,11 @@ struct Row {
 // The value of `row`'s axis `axis` as a finite number, or nullopt.
 std::optional<double> AxisNumber(const Row& row, std::string_view axis);
 
+// The SM clock (MHz) behind a row: the median NVML reading polled during
+// its samples (`sm_clock_mhz.median`), else the mean of the reads after the
+// warm-up and after the samples, else whichever of those exists.
+std::optional<double> RowSmClockMhz(const Row& row);
+
 // The median of `values` (0 if empty).
 double Median(std::vector<double> values);
 

@@ -122,17 +122,6 @@ std::string DeviceKey(const ResultFile& f) {
                       f.ContextOr("device_sm_count", ""));
 }
 
-// The NVML SM clock of a row: the median of the reads polled while its
-// samples ran, else the mean of the reads before and after them.
-std::optional<double> NvmlClockMhz(const Row& row) {
-  if (const std::optional<double> median = row.Counter("sm_clock_mhz.median"))
-    return median;
-  const std::optional<double> before = row.Counter("sm_clock_mhz.before");
-  const std::optional<double> after = row.Counter("sm_clock_mhz.after");
-  if (before && after) return (*before + *after) / 2;
-  return before ? before : after;
-}
-
 std::optional<Measurement> Measure(const ResultFile& file, const Row& row) {
   if (row.error) return std::nullopt;
   Measurement m;
@@ -181,7 +170,7 @@ std::optional<Measurement> Measure(const ResultFile& file, const Row& row) {
   // launch overhead): the larger of it and NVML's reading is the better
   // estimate.
   const std::optional<double> c64 = row.Counter("measured_sm_clock_mhz");
-  const std::optional<double> nvml = NvmlClockMhz(row);
+  const std::optional<double> nvml = RowSmClockMhz(row);
   if (c64 && *c64 > 0 && (!nvml || *c64 >= *nvml)) {
     m.clock_mhz = c64;
     m.clock_source = "clock64";
