@@ -24,6 +24,18 @@ constexpr char kSharedLatency[] = "shared_latency";
 constexpr char kLatencyTrace[] = "latency_trace";
 constexpr char kMemoryBandwidth[] = "memory_bandwidth";
 constexpr char kSharedBandwidth[] = "shared_bandwidth";
+// Summary values imported from another suite (analysis/import: mt4g).
+constexpr char kHierarchySummary[] = "hierarchy_summary";
+constexpr const char* kSummaryLevels[] = {"shared", "L1",  "L2",  "L2 near", "L2 far",
+                                          "DRAM",   "tex", "ldg", "const"};
+// A summary capacity with a lower confidence is left out.
+constexpr double kMinSummaryConfidence = 0.5;
+// bandwidth_footprint values (see Builder::Bandwidth).
+constexpr char kTotalSplit[] = "total_split";
+constexpr char kPerSmShared[] = "per_sm_shared";
+constexpr char kTotalRoaming[] = "total_roaming";
+// No current NVIDIA GPU has more L1 per SM (H100: 256 KiB L1/shared).
+constexpr double kLargestL1Bytes = 256 * 1024;
 
 // Latency above the DRAM latency by more than this share is a TLB effect.
 constexpr double kTlbExcess = 0.10;
@@ -54,40 +66,127 @@ std::optional<double> Positive(const Row& row, std::string_view counter) {
   return value;
 }
 
+// Files of one device and one source share a table.
 std::string DeviceKey(const ResultFile& file) {
-  return absl::StrCat(file.ContextOr("device_name", ""), "\n",
-                      file.ContextOr("device_compute_capability", ""), "\n",
-                      file.ContextOr("device_sm_count", ""));
+  return absl::StrCat(
+      file.ContextOr("device_name", ""), "\n", file.ContextOr("device_compute_capability", ""),
+      "\n", file.ContextOr("device_sm_count", ""), "\n", file.ContextOr("source", "dissect"));
 }
 
-// A curve and its segmentation.
+// A plateau is a level of the hierarchy only if it is wide in footprint:
+// at least this factor from its first to its last point, or at least
+// kMinLevelPoints points. A shorter run (on real curves, partial hits make
+// the L1->L2 and L2->DRAM steps gradual over several points, and a short run
+// on that slope can be flat enough to look like a plateau) is a transition.
+constexpr double kMinLevelWidth = 1.5;
+constexpr size_t kMinLevelPoints = 4;
+// DRAM latency comes from the first level that reaches beyond this multiple
+// of the L2 size, from its points up to twice that.
+constexpr double kDramBeyondL2 = 2;
+// Latency rising by more than this share along the DRAM level (TLB reach
+// running out) is reported as TLB creep.
+constexpr double kTlbCreep = 0.03;
+
+// Whether plateau `p` of `seg` over `points` is a level: wide in footprint,
+// or of at least kMinLevelPoints points that are flat (within half the
+// minimum step of each other): four points climbing a gradual transition
+// by a few % each are not a level.
+bool IsLevel(const Plateau& p, const std::vector<CurvePoint>& points, const Segmentation& seg,
+             const ChangepointOptions& options) {
+  if (p.x_last >= p.x_first * kMinLevelWidth) return true;
+  if (p.points < kMinLevelPoints) return false;
+  double lo = HUGE_VAL, hi = 0;
+  for (size_t i = p.first; i <= p.last; ++i) {
+    if (std::binary_search(seg.outliers.begin(), seg.outliers.end(), i)) continue;
+    lo = std::min(lo, points[i].y);
+    hi = std::max(hi, points[i].y);
+  }
+  return hi <= lo * (1 + options.min_relative_step / 2);
+}
+
+std::string Range(double first, double last) {
+  return first == last ? FormatBytes(first)
+                       : absl::StrCat(FormatBytes(first), " – ", FormatBytes(last));
+}
+
+// A curve, its segmentation and its levels.
 struct Segmented {
   const LatencyCurve* curve = nullptr;
   Segmentation seg;
+  // Indices into seg.plateaus of the plateaus that are levels (IsLevel).
+  std::vector<size_t> levels;
 
-  bool has_plateaus() const {
-    return curve != nullptr && !seg.plateaus.empty();
+  bool has_levels() const { return curve != nullptr && !levels.empty(); }
+  const Plateau& level(size_t k) const { return seg.plateaus[levels[k]]; }
+
+  bool IsOutlier(size_t i) const {
+    return std::binary_search(seg.outliers.begin(), seg.outliers.end(), i);
+  }
+
+  // Median cycles and ns over the points of `p` with footprint in [lo, hi]
+  // (outliers excluded), and the footprints of the first and last of them.
+  struct Stats {
+    std::optional<double> cycles, ns;
+    double x_first = 0, x_last = 0;
+    size_t points = 0;
+  };
+  Stats Over(size_t first, size_t last, double lo, double hi) const {
+    std::vector<double> cycles, ns;
+    Stats out;
+    for (size_t i = first; i <= last; ++i) {
+      const CurvePoint& pt = curve->points[i];
+      if (IsOutlier(i) || pt.x < lo || pt.x > hi) continue;
+      if (out.points == 0) out.x_first = pt.x;
+      out.x_last = pt.x;
+      ++out.points;
+      cycles.push_back(pt.y);
+      if (curve->ns[i]) ns.push_back(*curve->ns[i]);
+    }
+    if (!cycles.empty()) out.cycles = Median(cycles);
+    if (!ns.empty()) out.ns = Median(ns);
+    return out;
   }
 
   // Median ns over a plateau's points (outliers excluded).
   std::optional<double> Ns(const Plateau& p) const {
-    std::vector<double> values;
-    for (size_t i = p.first; i <= p.last; ++i) {
-      if (std::binary_search(seg.outliers.begin(), seg.outliers.end(), i)) {
-        continue;
-      }
-      if (curve->ns[i]) values.push_back(*curve->ns[i]);
-    }
-    if (values.empty()) return std::nullopt;
-    return Median(values);
+    return Over(p.first, p.last, -HUGE_VAL, HUGE_VAL).ns;
   }
 
-  std::string PlateauText(size_t k) const {
-    const Plateau& p = seg.plateaus[k];
-    return absl::StrCat("plateau ", k + 1, " of ", seg.plateaus.size(), " (",
-                        FormatBytes(p.x_first), " – ", FormatBytes(p.x_last),
-                        ", ", p.points, " points, ", FormatNumber(p.level),
-                        " cycles)");
+  // The last footprint of level k whose latency is still within half the
+  // minimum step of the level: the segmentation admits points up to a full
+  // step away, and the first points of a gradual rise are already leaving.
+  double LevelEnd(size_t k, const ChangepointOptions& options) const {
+    const Plateau& p = level(k);
+    const double tolerance = 1 + options.min_relative_step / 2;
+    for (size_t i = p.last + 1; i-- > p.first;) {
+      const double y = curve->points[i].y;
+      if (!IsOutlier(i) && y <= p.level * tolerance && y >= p.level / tolerance) {
+        return curve->points[i].x;
+      }
+    }
+    return p.x_last;
+  }
+
+  std::string LevelText(size_t k) const {
+    const Plateau& p = level(k);
+    return absl::StrCat("level ", k + 1, " of ", levels.size(), " (", Range(p.x_first, p.x_last),
+                        ", ", p.points, " points, ", FormatNumber(p.level), " cycles)");
+  }
+
+  // The points strictly between level k and level k + 1 (outliers
+  // excluded), as "N point(s), A – B (c1 – c2 cycles)"; "" if none.
+  std::string TransitionText(size_t k) const {
+    std::vector<size_t> points;
+    for (size_t i = level(k).last + 1; i < level(k + 1).first; ++i) {
+      if (!IsOutlier(i)) points.push_back(i);
+    }
+    if (points.empty()) return "";
+    const CurvePoint& a = curve->points[points.front()];
+    const CurvePoint& b = curve->points[points.back()];
+    return absl::StrCat(points.size(), " point(s) between the levels, ", Range(a.x, b.x), " (",
+                        FormatNumber(a.y),
+                        a.y == b.y ? std::string() : absl::StrCat(" – ", FormatNumber(b.y)),
+                        " cycles): a transition, not a level");
   }
 };
 
@@ -98,20 +197,22 @@ absl::StatusOr<Segmented> SegmentLatency(const LatencyCurve* curve,
   if (curve == nullptr) return s;
   absl::StatusOr<Segmentation> seg = SegmentCurve(curve->points, options);
   if (!seg.ok()) {
-    return absl::InternalError(
-        absl::StrCat(curve->Describe(), ": ", seg.status().message()));
+    return absl::InternalError(absl::StrCat(curve->Describe(), ": ", seg.status().message()));
   }
   s.seg = *std::move(seg);
+  for (size_t k = 0; k < s.seg.plateaus.size(); ++k) {
+    if (IsLevel(s.seg.plateaus[k], curve->points, s.seg, options)) s.levels.push_back(k);
+  }
   return s;
 }
 
 // Everything known about one device while its table is built.
 class Builder {
  public:
-  Builder(const std::vector<const ResultFile*>& files,
-          const ChangepointOptions& options)
+  Builder(const std::vector<const ResultFile*>& files, const ChangepointOptions& options)
       : files_(files), options_(options) {
     const ResultFile& first = *files.front();
+    out_.source = first.ContextOr("source", "dissect");
     out_.device_name = first.ContextOr("device_name", "unknown device");
     out_.compute_capability = first.ContextOr("device_compute_capability", "?");
     out_.sm_count = first.ContextOr("device_sm_count", "?");
@@ -120,14 +221,11 @@ class Builder {
         device_l2_bytes_ = ParseNumber(f->ContextOr("device_l2_bytes", ""));
       }
       if (!dram_peak_gbps_) {
-        dram_peak_gbps_ =
-            ParseNumber(f->ContextOr("device_dram_peak_gbps", ""));
+        dram_peak_gbps_ = ParseNumber(f->ContextOr("device_dram_peak_gbps", ""));
       }
-      if (!sm_count_)
-        sm_count_ = ParseNumber(f->ContextOr("device_sm_count", ""));
+      if (!sm_count_) sm_count_ = ParseNumber(f->ContextOr("device_sm_count", ""));
     }
-    for (const char* level :
-         {"shared", "L1", "L2", "DRAM", "tex", "ldg", "const"}) {
+    for (const char* level : {"shared", "L1", "L2", "DRAM", "tex", "ldg", "const"}) {
       HierarchyRow row;
       row.level = level;
       out_.rows.push_back(row);
@@ -148,6 +246,7 @@ class Builder {
     Bandwidth();
     SharedBandwidth();
     Tlb();
+    Summary();
     for (const ResultFile* f : files_) out_.files.push_back(f->path);
     return std::move(out_);
   }
@@ -160,89 +259,184 @@ class Builder {
     return out_.rows.front();  // not reached: every level is created above
   }
 
-  bool Close(double a, double b) const {
-    return std::fabs(std::log(a) - std::log(b)) <
-           std::log1p(options_.min_relative_step);
+  // Inserts a row for `level` after the row of `after` (at the end if there
+  // is none) unless it exists; returns it.
+  HierarchyRow& InsertRowAfter(std::string_view after, const std::string& level) {
+    for (HierarchyRow& row : out_.rows) {
+      if (row.level == level) return row;
+    }
+    auto it = std::find_if(out_.rows.begin(), out_.rows.end(),
+                           [&](const HierarchyRow& r) { return r.level == after; });
+    HierarchyRow row;
+    row.level = level;
+    return *out_.rows.insert(it == out_.rows.end() ? it : it + 1, std::move(row));
   }
 
-  // Latency, ns and capacity of `row` from plateau k of `s`.
-  void FromPlateau(HierarchyRow& row, const Segmented& s, size_t k,
-                   size_t capacity_plateau) {
-    const Plateau& p = s.seg.plateaus[k];
+  // How `experiment`'s rows were measured: an imported file's
+  // `source_method`, else dissect's own method.
+  std::string MethodFor(std::string_view experiment) const {
+    for (const ResultFile* f : files_) {
+      if (f->experiment != experiment) continue;
+      const std::string method = f->ContextOr("source_method", "");
+      if (!method.empty()) return method;
+    }
+    if (experiment == kMemoryLatency || experiment == kSharedLatency) {
+      return "dissect: in-kernel %clock64 around a dependent pointer chase by one thread; cycles "
+             "per load from the slope between two timed segments";
+    }
+    if (experiment == kMemoryBandwidth) {
+      return "dissect: CUDA events around tiled streaming reads, footprint split between the "
+             "SMs, best over bytes in flight";
+    }
+    if (experiment == kLatencyTrace) {
+      return "dissect: per-access %clock64 latencies of a pointer chase, clustered into levels";
+    }
+    if (experiment == kSharedBandwidth) {
+      return "dissect: in-kernel %clock64 around ld.volatile.shared streams on every SM";
+    }
+    return "";
+  }
+
+  bool Close(double a, double b) const {
+    return std::fabs(std::log(a) - std::log(b)) < std::log1p(options_.min_relative_step);
+  }
+
+  // Latency, ns and footprints of `row` from level k of `s`; its capacity
+  // from level `capacity_level` (where the curve leaves it).
+  void FromLevel(HierarchyRow& row, const Segmented& s, size_t k, size_t capacity_level) {
+    const Plateau& p = s.level(k);
     row.latency_cycles = p.level;
     row.latency_ns = s.Ns(p);
-    const Plateau& cap = s.seg.plateaus[capacity_plateau];
-    row.capacity_bytes = cap.x_last;
-    row.capacity_is_lower_bound = capacity_plateau + 1 == s.seg.plateaus.size();
+    row.footprint_first = p.x_first;
+    row.footprint_last = p.x_last;
+    row.method = MethodFor(s.curve->experiment);
+    row.capacity_bytes = s.LevelEnd(capacity_level, options_);
+    row.capacity_is_lower_bound = capacity_level + 1 == s.levels.size();
   }
 
   std::string CapacityText(const HierarchyRow& row, const Segmented& s,
-                           size_t capacity_plateau) const {
+                           size_t capacity_level) const {
     if (row.capacity_is_lower_bound) {
-      return absl::StrCat("no step after it: capacity at least ",
+      return absl::StrCat("no level after it: capacity at least ",
                           FormatBytes(*row.capacity_bytes));
     }
-    const Step& step = s.seg.steps[capacity_plateau];
-    return absl::StrCat(
-        "step to ", FormatNumber(s.seg.plateaus[capacity_plateau + 1].level),
-        " cycles between ", FormatBytes(step.x_before), " and ",
-        FormatBytes(step.x_after));
+    const Plateau& next = s.level(capacity_level + 1);
+    return absl::StrCat("the curve leaves it for good after ", FormatBytes(*row.capacity_bytes),
+                        " (next level: ", FormatNumber(next.level), " cycles from ",
+                        FormatBytes(next.x_first), ")");
   }
 
-  // L2 and DRAM from the plateaus of `s` from index `from` on.
+  // Notes the transitions between the levels of `s` and the plateaus too
+  // narrow to be levels.
+  void Transitions(const Segmented& s) {
+    const std::string curve = s.curve->Describe();
+    for (size_t k = 0; k + 1 < s.levels.size(); ++k) {
+      const std::string text = s.TransitionText(k);
+      if (!text.empty()) {
+        Basis("transition", curve,
+              absl::StrCat(FormatNumber(s.level(k).level), " -> ",
+                           FormatNumber(s.level(k + 1).level), " cycles"),
+              text);
+      }
+    }
+  }
+
+  // L2 (near and far where there are two L2 levels) and DRAM from the
+  // levels of `s` from index `from` on.
   void L2AndDram(const Segmented& s, size_t from) {
-    const size_t n = s.seg.plateaus.size();
+    const size_t n = s.levels.size();
     if (from >= n) return;
     const std::string curve = s.curve->Describe();
-    if (n - from == 1) {
-      const Plateau& p = s.seg.plateaus[from];
-      if (device_l2_bytes_ && p.x_first > *device_l2_bytes_) {
-        HierarchyRow& dram = RowOf("DRAM");
-        dram.latency_cycles = p.level;
-        dram.latency_ns = s.Ns(p);
-        Basis("DRAM latency", curve, s.PlateauText(from),
-              absl::StrCat("it starts above device_l2_bytes (",
-                           FormatBytes(*device_l2_bytes_), ")"));
-        return;
-      }
-      HierarchyRow& l2 = RowOf("L2");
-      FromPlateau(l2, s, from, from);
-      Basis("L2 latency and capacity", curve, s.PlateauText(from),
-            CapacityText(l2, s, from));
-      return;
-    }
-    HierarchyRow& l2 = RowOf("L2");
-    FromPlateau(l2, s, from, n - 2);
-    Basis("L2 latency and capacity", curve, s.PlateauText(from),
-          CapacityText(l2, s, n - 2));
-    if (n - from > 2) {
-      std::vector<std::string> levels;
-      for (size_t k = from; k + 1 < n; ++k) {
-        levels.push_back(FormatNumber(s.seg.plateaus[k].level));
-      }
-      Note(absl::StrCat(curve, " has ", n - from - 1, " plateaus below DRAM (",
-                        absl::StrJoin(levels, ", "),
-                        " cycles): L2 latency rises with the footprint; the L2 "
-                        "row gives the first"));
-    }
-    const Plateau& last = s.seg.plateaus[n - 1];
-    HierarchyRow& dram = RowOf("DRAM");
-    dram.latency_cycles = last.level;
-    dram.latency_ns = s.Ns(last);
-    Basis("DRAM latency", curve, s.PlateauText(n - 1), "the last plateau");
+    // DRAM: the first level reaching beyond 2x the driver's L2 size; without
+    // that size, the last of two or more levels.
+    std::optional<size_t> dram;
     if (device_l2_bytes_) {
-      Note(absl::StrCat(
-          "L2 capacity from the curve: ", FormatBytes(*l2.capacity_bytes),
-          " (last footprint before the step); the driver reports ",
-          FormatBytes(*device_l2_bytes_), " (device_l2_bytes)"));
+      for (size_t k = from; k < n; ++k) {
+        if (s.level(k).x_last > kDramBeyondL2 * *device_l2_bytes_) {
+          dram = k;
+          break;
+        }
+      }
+      if (!dram && s.level(n - 1).x_first > *device_l2_bytes_) dram = n - 1;
+    } else if (n - from >= 2) {
+      dram = n - 1;
+    }
+    const size_t l2_end = dram.value_or(n);  // L2 levels: [from, l2_end)
+    if (l2_end > from) {
+      const size_t last_l2 = l2_end - 1;
+      HierarchyRow& l2 = RowOf("L2");
+      FromLevel(l2, s, from, last_l2);
+      Basis("L2 latency", curve, s.LevelText(from), "");
+      Basis("L2 capacity", curve, s.LevelText(last_l2), CapacityText(l2, s, last_l2));
+      if (last_l2 > from) {
+        HierarchyRow& near = InsertRowAfter("L2", "L2 near");
+        FromLevel(near, s, from, from);
+        HierarchyRow& far = InsertRowAfter("L2 near", "L2 far");
+        FromLevel(far, s, last_l2, last_l2);
+        near_far_from_curve_ = true;
+        Basis("L2 near/far latency", curve,
+              absl::StrCat("two L2 levels: ", s.LevelText(from), " and ", s.LevelText(last_l2)),
+              "near: the partition of the SM's own L2 half; far: lines held in the other "
+              "partition");
+        if (last_l2 > from + 1) {
+          std::vector<std::string> middle;
+          for (size_t k = from + 1; k < last_l2; ++k) {
+            middle.push_back(FormatNumber(s.level(k).level));
+          }
+          Note(absl::StrCat(curve, " has ", last_l2 - from + 1, " L2 levels; the rows give the ",
+                            "first and the last, the others are at ", absl::StrJoin(middle, ", "),
+                            " cycles"));
+        }
+      }
+      if (device_l2_bytes_ && !l2.capacity_is_lower_bound) {
+        Note(absl::StrCat("L2 capacity from the curve: ", FormatBytes(*l2.capacity_bytes),
+                          " (the last footprint of the last L2 level); the driver reports ",
+                          FormatBytes(*device_l2_bytes_), " (device_l2_bytes)"));
+      }
+    }
+    if (!dram) return;
+    const Plateau& p = s.level(*dram);
+    HierarchyRow& row = RowOf("DRAM");
+    row.method = MethodFor(s.curve->experiment);
+    Segmented::Stats start;
+    std::string where;
+    if (device_l2_bytes_) {
+      const double lo = kDramBeyondL2 * *device_l2_bytes_;
+      start = s.Over(p.first, p.last, lo, 2 * lo);
+      if (start.points == 0) start = s.Over(p.first, p.last, lo, HUGE_VAL);
+      where = absl::StrCat("its points from ", FormatNumber(kDramBeyondL2), "x device_l2_bytes (",
+                           FormatBytes(lo), ")");
+    }
+    if (start.points == 0) {
+      // No L2 size (or no point beyond 2x of it): the level's first points.
+      start = s.Over(p.first, std::min(p.last, p.first + kMinLevelPoints - 1), -HUGE_VAL, HUGE_VAL);
+      where = "its first points";
+    }
+    row.latency_cycles = start.cycles;
+    row.latency_ns = start.ns;
+    row.footprint_first = start.x_first;
+    row.footprint_last = start.x_last;
+    Basis("DRAM latency", curve, s.LevelText(*dram),
+          absl::StrCat("median of ", where, ": ", start.points, " point(s), ",
+                       Range(start.x_first, start.x_last)));
+    // TLB creep: the latency at the curve's largest footprints.
+    const size_t last = s.curve->points.size() - 1;
+    const Segmented::Stats end = s.Over(last >= 2 ? last - 2 : 0, last, start.x_last, HUGE_VAL);
+    if (start.cycles && end.cycles && end.x_last > start.x_last &&
+        *end.cycles > *start.cycles * (1 + kTlbCreep)) {
+      Note(absl::StrCat("TLB creep: ", curve, " rises from the DRAM latency of ",
+                        FormatNumber(*start.cycles), " cycles (",
+                        Range(start.x_first, start.x_last), ") to ", FormatNumber(*end.cycles),
+                        " cycles at ", Range(end.x_first, end.x_last), " (+",
+                        FormatPercent(*end.cycles / *start.cycles - 1),
+                        "): pages beyond the TLB's reach add a miss to more loads"));
     }
   }
 
   absl::Status Latencies() {
     std::map<std::string, Segmented> by_path;
     for (const std::string& path : LatencyPaths()) {
-      absl::StatusOr<Segmented> s =
-          SegmentLatency(ChooseLatencyCurve(curves_, path), options_);
+      absl::StatusOr<Segmented> s = SegmentLatency(ChooseLatencyCurve(curves_, path), options_);
       if (!s.ok()) return s.status();
       by_path[path] = *std::move(s);
     }
@@ -250,35 +444,35 @@ class Builder {
     const Segmented& cg = by_path["global_cg"];
 
     bool l1_seen = false;
-    if (ca.has_plateaus()) {
-      const Plateau& first = ca.seg.plateaus[0];
-      if (cg.has_plateaus() && Close(first.level, cg.seg.plateaus[0].level)) {
-        Note(absl::StrCat(
-            "global_ca's first plateau (", FormatNumber(first.level),
-            " cycles) matches global_cg's (",
-            FormatNumber(cg.seg.plateaus[0].level),
-            " cycles): these ld.global.ca loads were not cached in L1"));
+    if (ca.has_levels()) {
+      const Plateau& first = ca.level(0);
+      if (cg.has_levels() && Close(first.level, cg.level(0).level)) {
+        Note(absl::StrCat("global_ca's first level (", FormatNumber(first.level),
+                          " cycles) matches global_cg's (", FormatNumber(cg.level(0).level),
+                          " cycles): these ld.global.ca loads were not cached in L1"));
       } else {
         l1_seen = true;
         HierarchyRow& l1 = RowOf("L1");
-        FromPlateau(l1, ca, 0, 0);
-        Basis("L1 latency and capacity", ca.curve->Describe(),
-              ca.PlateauText(0), CapacityText(l1, ca, 0));
+        FromLevel(l1, ca, 0, 0);
+        Basis("L1 latency and capacity", ca.curve->Describe(), ca.LevelText(0),
+              CapacityText(l1, ca, 0));
       }
+      Transitions(ca);
     }
-    if (cg.has_plateaus()) {
+    if (cg.has_levels()) {
       L2AndDram(cg, 0);
-    } else if (ca.has_plateaus() && l1_seen) {
+      Transitions(cg);
+    } else if (ca.has_levels() && l1_seen) {
       L2AndDram(ca, 1);
     }
 
     for (const char* path : {"shared", "tex", "ldg", "const"}) {
       const Segmented& s = by_path[path];
-      if (!s.has_plateaus()) continue;
+      if (!s.has_levels()) continue;
       HierarchyRow& row = RowOf(path);
-      FromPlateau(row, s, 0, 0);
-      Basis(absl::StrCat(path, " latency and capacity"), s.curve->Describe(),
-            s.PlateauText(0), CapacityText(row, s, 0));
+      FromLevel(row, s, 0, 0);
+      Basis(absl::StrCat(path, " latency and capacity"), s.curve->Describe(), s.LevelText(0),
+            CapacityText(row, s, 0));
     }
     return absl::OkStatus();
   }
@@ -291,13 +485,12 @@ class Builder {
       std::vector<double> cycles, ns, footprints, strides;
       for (const Row* row : RowsOf(kMemoryLatency)) {
         const std::optional<double> c = Positive(*row, "cycles_per_load");
-        const std::optional<double> footprint =
-            AxisNumber(*row, "footprint_bytes");
+        const std::optional<double> footprint = AxisNumber(*row, "footprint_bytes");
         const std::optional<double> stride = AxisNumber(*row, "stride_bytes");
         if (row->Axis("path") != std::optional<std::string>(path) ||
-            row->Axis("order") != std::optional<std::string>(kPageLocal) ||
-            !c || !footprint || *footprint < kDramMinFootprint || !stride ||
-            *stride < kDramMinStride || *stride > kDramMaxStride) {
+            row->Axis("order") != std::optional<std::string>(kPageLocal) || !c || !footprint ||
+            *footprint < kDramMinFootprint || !stride || *stride < kDramMinStride ||
+            *stride > kDramMaxStride) {
           continue;
         }
         cycles.push_back(*c);
@@ -311,25 +504,20 @@ class Builder {
       HierarchyRow& dram = RowOf("DRAM");
       const std::optional<double> plateau = dram.latency_cycles;
       dram.latency_cycles = Median(cycles);
-      dram.latency_ns =
-          ns.empty() ? std::nullopt : std::optional<double>(Median(ns));
+      dram.latency_ns = ns.empty() ? std::nullopt : std::optional<double>(Median(ns));
       dram_source_ = "the page-local DRAM latency";
-      const auto [fmin, fmax] =
-          std::minmax_element(footprints.begin(), footprints.end());
-      const auto [smin, smax] =
-          std::minmax_element(strides.begin(), strides.end());
+      const auto [fmin, fmax] = std::minmax_element(footprints.begin(), footprints.end());
+      const auto [smin, smax] = std::minmax_element(strides.begin(), strides.end());
       auto range = [](double lo, double hi) {
-        return lo == hi ? FormatBytes(lo)
-                        : absl::StrCat(FormatBytes(lo), " – ", FormatBytes(hi));
+        return lo == hi ? FormatBytes(lo) : absl::StrCat(FormatBytes(lo), " – ", FormatBytes(hi));
       };
       // In place of the plateau's line, if there was one.
       const size_t lines = out_.basis.size();
       Basis("DRAM latency",
-            absl::StrCat("memory_latency ", path,
-                         ", page_local order, footprint ", range(*fmin, *fmax),
-                         ", stride ", range(*smin, *smax)),
-            absl::StrCat(cycles.size(), " row(s), median ",
-                         FormatNumber(*dram.latency_cycles), " cycles"),
+            absl::StrCat("memory_latency ", path, ", page_local order, footprint ",
+                         range(*fmin, *fmax), ", stride ", range(*smin, *smax)),
+            absl::StrCat(cycles.size(), " row(s), median ", FormatNumber(*dram.latency_cycles),
+                         " cycles"),
             "random within each 2 MiB page, page by page: TLB misses "
             "amortized over the page");
       for (size_t k = 0; k < lines; ++k) {
@@ -340,9 +528,8 @@ class Builder {
         }
       }
       if (plateau && *plateau > *dram.latency_cycles * (1 + kTlbExcess)) {
-        Note(absl::StrCat("the random-order curve's last plateau (",
-                          FormatNumber(*plateau), " cycles) lies ",
-                          FormatPercent(*plateau / *dram.latency_cycles - 1),
+        Note(absl::StrCat("the random-order curve's last plateau (", FormatNumber(*plateau),
+                          " cycles) lies ", FormatPercent(*plateau / *dram.latency_cycles - 1),
                           " above the page-local DRAM latency (",
                           FormatNumber(*dram.latency_cycles),
                           " cycles): its loads also miss the TLB"));
@@ -351,9 +538,8 @@ class Builder {
     }
     for (std::string& line : out_.basis) {
       if (absl::StartsWith(line, "DRAM latency: ")) {
-        absl::StrAppend(&line, "; it may include TLB misses (no page_local ",
-                        "row of at least ", FormatBytes(kDramMinFootprint),
-                        ")");
+        absl::StrAppend(&line, "; it may include TLB misses (no page_local ", "row of at least ",
+                        FormatBytes(kDramMinFootprint), ")");
       }
     }
   }
@@ -370,8 +556,7 @@ class Builder {
   }
 
   // Rows whose `axis` is `value`, or all rows if they lack the axis.
-  static bool AxisIsOrAbsent(const Row& row, std::string_view axis,
-                             std::string_view value) {
+  static bool AxisIsOrAbsent(const Row& row, std::string_view axis, std::string_view value) {
     const std::optional<std::string> v = row.Axis(axis);
     return !v || *v == value;
   }
@@ -379,20 +564,17 @@ class Builder {
   // The most frequent positive miss_period_bytes of a cold stride-4 or
   // stride-8 walk of `path` (ties to the smaller); nullopt if none. The
   // global paths chase 8-byte pointers since issue 11; 4 B is older files.
-  std::optional<double> MissPeriod(const std::vector<const Row*>& rows,
-                                   std::string_view path, int* count,
-                                   double* stride_used) const {
+  std::optional<double> MissPeriod(const std::vector<const Row*>& rows, std::string_view path,
+                                   int* count, double* stride_used) const {
     std::map<double, int> histogram;
     for (const Row* row : rows) {
       const std::optional<double> stride = AxisNumber(*row, "stride_bytes");
-      if (row->Axis("path") != std::optional<std::string>(std::string(path)) ||
-          !stride || (*stride != 4 && *stride != 8) ||
-          !AxisIsOrAbsent(*row, "state", "cold") ||
+      if (row->Axis("path") != std::optional<std::string>(std::string(path)) || !stride ||
+          (*stride != 4 && *stride != 8) || !AxisIsOrAbsent(*row, "state", "cold") ||
           !AxisIsOrAbsent(*row, "order", "strided")) {
         continue;
       }
-      if (const std::optional<double> period =
-              Positive(*row, "miss_period_bytes")) {
+      if (const std::optional<double> period = Positive(*row, "miss_period_bytes")) {
         ++histogram[*period];
         *stride_used = *stride;
       }
@@ -429,24 +611,17 @@ class Builder {
     if (rows.empty()) return;
     int count = 0;
     double stride = 0;
-    if (const std::optional<double> line =
-            MissPeriod(rows, "global_ca", &count, &stride)) {
+    if (const std::optional<double> line = MissPeriod(rows, "global_ca", &count, &stride)) {
       RowOf("L1").line_bytes = *line;
       Basis("L1 line size",
-            absl::StrCat("latency_trace global_ca, cold, strided, stride ",
-                         FormatBytes(stride)),
-            absl::StrCat("miss_period_bytes ", FormatNumber(*line), " in ",
-                         count, " row(s)"),
-            "");
+            absl::StrCat("latency_trace global_ca, cold, strided, stride ", FormatBytes(stride)),
+            absl::StrCat("miss_period_bytes ", FormatNumber(*line), " in ", count, " row(s)"), "");
     }
-    if (const std::optional<double> sector =
-            MissPeriod(rows, "global_cg", &count, &stride)) {
+    if (const std::optional<double> sector = MissPeriod(rows, "global_cg", &count, &stride)) {
       RowOf("L2").sector_bytes = *sector;
       Basis("L2 sector size",
-            absl::StrCat("latency_trace global_cg, cold, strided, stride ",
-                         FormatBytes(stride)),
-            absl::StrCat("miss_period_bytes ", FormatNumber(*sector), " in ",
-                         count, " row(s)"),
+            absl::StrCat("latency_trace global_cg, cold, strided, stride ", FormatBytes(stride)),
+            absl::StrCat("miss_period_bytes ", FormatNumber(*sector), " in ", count, " row(s)"),
             "");
     }
 
@@ -457,12 +632,10 @@ class Builder {
     std::vector<double> near, far, near_fraction, far_fraction, clocks;
     int examined = 0;
     for (const Row* row : rows) {
-      const std::optional<double> footprint =
-          AxisNumber(*row, "footprint_bytes");
+      const std::optional<double> footprint = AxisNumber(*row, "footprint_bytes");
       if (row->Axis("path") != std::optional<std::string>("global_cg") ||
-          !AxisIsOrAbsent(*row, "state", "warm") ||
-          !AxisIsOrAbsent(*row, "order", "random") || !footprint ||
-          *footprint <= low || (high && *footprint > *high)) {
+          !AxisIsOrAbsent(*row, "state", "warm") || !AxisIsOrAbsent(*row, "order", "random") ||
+          !footprint || *footprint <= low || (high && *footprint > *high)) {
         continue;
       }
       ++examined;
@@ -470,8 +643,7 @@ class Builder {
       const std::optional<double> f1 = Positive(*row, "level1_fraction");
       const std::optional<double> c2 = Positive(*row, "level2_cycles");
       const std::optional<double> f2 = Positive(*row, "level2_fraction");
-      if (!c1 || !f1 || !c2 || !f2 || *f1 < kMinPartitionFraction ||
-          *f2 < kMinPartitionFraction) {
+      if (!c1 || !f1 || !c2 || !f2 || *f1 < kMinPartitionFraction || *f2 < kMinPartitionFraction) {
         continue;
       }
       if (dram && !(*c2 * (1 + options_.min_relative_step) < *dram)) continue;
@@ -479,19 +651,25 @@ class Builder {
       far.push_back(*c2);
       near_fraction.push_back(*f1);
       far_fraction.push_back(*f2);
-      const std::optional<double> before =
-          Positive(*row, "sm_clock_mhz.before");
-      const std::optional<double> after = Positive(*row, "sm_clock_mhz.after");
-      if (before && after) clocks.push_back((*before + *after) / 2);
+      if (const std::optional<double> clock = RowSmClockMhz(*row); clock && *clock > 0) {
+        clocks.push_back(*clock);
+      }
     }
-    const std::string where = absl::StrCat(
-        "latency_trace global_cg, warm, random, footprints above ",
-        FormatBytes(low),
-        high ? absl::StrCat(" up to ", FormatBytes(*high)) : std::string());
+    const std::string where =
+        absl::StrCat("latency_trace global_cg, warm, random, footprints above ", FormatBytes(low),
+                     high ? absl::StrCat(" up to ", FormatBytes(*high)) : std::string());
+    if (near_far_from_curve_) {
+      if (!near.empty()) {
+        Basis("L2 near/far (trace)", where,
+              absl::StrCat(near.size(), " row(s) with two L2 levels: ", FormatNumber(Median(near)),
+                           " and ", FormatNumber(Median(far)), " cycles"),
+              "the rows come from the latency curve's two L2 levels");
+      }
+      return;
+    }
     if (near.empty()) {
       if (examined > 0) {
-        Basis("L2 partitions", where,
-              absl::StrCat(examined, " row(s), none with two L2 levels"),
+        Basis("L2 partitions", where, absl::StrCat(examined, " row(s), none with two L2 levels"),
               "no near/far split shown");
       }
       return;
@@ -502,28 +680,49 @@ class Builder {
       row.level = level;
       row.latency_cycles = cycles;
       if (clock > 0) row.latency_ns = cycles / clock * 1e3;
+      row.method = MethodFor(kLatencyTrace);
       return row;
     };
-    const size_t l2 = static_cast<size_t>(
-        std::find_if(out_.rows.begin(), out_.rows.end(),
-                     [](const HierarchyRow& r) { return r.level == "L2"; }) -
-        out_.rows.begin());
-    out_.rows.insert(
-        out_.rows.begin() + static_cast<long>(l2) + 1,
-        {make("L2 near", Median(near)), make("L2 far", Median(far))});
+    const size_t l2 =
+        static_cast<size_t>(std::find_if(out_.rows.begin(), out_.rows.end(),
+                                         [](const HierarchyRow& r) { return r.level == "L2"; }) -
+                            out_.rows.begin());
+    out_.rows.insert(out_.rows.begin() + static_cast<long>(l2) + 1,
+                     {make("L2 near", Median(near)), make("L2 far", Median(far))});
     Basis("L2 near/far latency", where,
-          absl::StrCat(near.size(), " row(s): level 1 (",
-                       FormatPercent(Median(near_fraction)),
-                       " of accesses) and level 2 (",
-                       FormatPercent(Median(far_fraction)), ")"),
-          clock > 0 ? absl::StrCat("ns at the rows' SM clock, ",
-                                   FormatNumber(clock), " MHz")
+          absl::StrCat(near.size(), " row(s): level 1 (", FormatPercent(Median(near_fraction)),
+                       " of accesses) and level 2 (", FormatPercent(Median(far_fraction)), ")"),
+          clock > 0 ? absl::StrCat("ns at the rows' SM clock, ", FormatNumber(clock), " MHz")
                     : "no SM clock in the rows: no ns");
   }
 
+  // memory_bandwidth curves, one per way of counting the footprint (context
+  // `bandwidth_footprint`): dissect's own split the footprint between the
+  // SMs (`total_split`, also when the key is absent); gpu-benches' gpu-cache
+  // has every SM read the same data set (`per_sm_shared`: per-SM bytes, and
+  // beyond L2 the SMs still share the data, so there is no DRAM level), its
+  // gpu-l2-cache has blocks roam the whole footprint (`total_roaming`).
   void Bandwidth() {
-    const std::vector<const Row*> rows = RowsOf(kMemoryBandwidth);
-    if (rows.empty()) return;
+    std::vector<std::string> kinds;
+    for (const ResultFile* f : files_) {
+      if (f->experiment != kMemoryBandwidth) continue;
+      const std::string kind = f->ContextOr("bandwidth_footprint", kTotalSplit);
+      if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) kinds.push_back(kind);
+    }
+    for (const std::string& kind : kinds) BandwidthCurve(kind);
+  }
+
+  void BandwidthCurve(const std::string& kind) {
+    std::vector<const Row*> rows;
+    for (const ResultFile* f : files_) {
+      if (f->experiment != kMemoryBandwidth ||
+          f->ContextOr("bandwidth_footprint", kTotalSplit) != kind) {
+        continue;
+      }
+      for (const Row& row : f->rows) {
+        if (!row.error) rows.push_back(&row);
+      }
+    }
     // The best measured point over every op, width and footprint.
     const Row* best = nullptr;
     double best_gbps = 0;
@@ -547,10 +746,8 @@ class Builder {
     std::map<double, std::map<double, std::vector<double>>> by_footprint;
     for (const Row* row : rows) {
       const std::optional<double> gbps = Positive(*row, "bandwidth_gbps");
-      const std::optional<double> footprint =
-          AxisNumber(*row, "footprint_bytes");
-      if (!gbps || !footprint ||
-          row->Axis("op") != std::optional<std::string>("read") ||
+      const std::optional<double> footprint = AxisNumber(*row, "footprint_bytes");
+      if (!gbps || !footprint || row->Axis("op") != std::optional<std::string>("read") ||
           AxisNumber(*row, "width_bits") != std::optional<double>(width)) {
         continue;
       }
@@ -561,23 +758,70 @@ class Builder {
     for (const auto& [footprint, by_in_flight] : by_footprint) {
       points.push_back({footprint, BestOfMedians(by_in_flight)});
     }
-    const std::string curve =
-        absl::StrCat("memory_bandwidth read, ", width, "-bit");
+    std::string curve = absl::StrCat("memory_bandwidth read, ", width, "-bit");
+    if (kind != kTotalSplit) absl::StrAppend(&curve, ", footprint ", kind);
     absl::StatusOr<Segmentation> seg = SegmentCurve(points, options_);
     if (!seg.ok() || seg->plateaus.empty()) {
       Basis("bandwidth", curve, "no plateau", "");
       return;
     }
-    const std::vector<Plateau>& p = seg->plateaus;
+    // The plateaus wide enough to be levels (IsLevel); narrower ones are
+    // transitions.
+    std::vector<Plateau> p;
+    for (const Plateau& plateau : seg->plateaus) {
+      if (IsLevel(plateau, points, *seg, options_)) p.push_back(plateau);
+    }
+    if (p.size() < seg->plateaus.size()) {
+      Basis("bandwidth", curve,
+            absl::StrCat(seg->plateaus.size() - p.size(), " plateau(s) narrower than ",
+                         FormatNumber(kMinLevelWidth), "x in footprint and not ", kMinLevelPoints,
+                         " or more flat points"),
+            "transitions, not levels");
+    }
+    if (p.empty()) {
+      Basis("bandwidth", curve, "no plateau wide enough to be a level", "");
+      return;
+    }
     // Plateaus before the highest one are the ramp of small footprints that
     // leave SMs idle.
     size_t top = 0;
     for (size_t k = 1; k < p.size(); ++k) {
       if (p[k].level > p[top].level) top = k;
     }
+    // Each SM's share of a footprint, where known.
+    auto share = [&](double footprint) -> std::optional<double> {
+      if (kind != kTotalSplit) return footprint;
+      if (!sm_count_ || *sm_count_ <= 0) return std::nullopt;
+      return footprint / *sm_count_;
+    };
+    // Fits L1: within the measured L1 capacity, else within the largest L1
+    // of current GPUs (256 KiB) when the footprint is per SM.
+    auto fits_l1 = [&](const Plateau& plateau) -> std::optional<bool> {
+      const std::optional<double> per_sm = share(plateau.x_last);
+      if (!per_sm) return std::nullopt;
+      if (const std::optional<double> l1 = L1Capacity()) return *per_sm <= *l1;
+      if (kind != kTotalSplit) return *per_sm <= kLargestL1Bytes;
+      return std::nullopt;
+    };
     std::optional<size_t> l1, l2, dram;
     const size_t left = p.size() - top;
-    if (left >= 3) {
+    if (kind == kPerSmShared) {
+      // L1 (if the highest plateau fits it), then L2; nothing is DRAM.
+      const std::optional<bool> in_l1 = fits_l1(p[top]);
+      if (in_l1 != std::optional<bool>(false)) {
+        l1 = top;
+        if (left >= 2) l2 = top + 1;
+      } else {
+        l2 = top;
+      }
+      const size_t used = (l2 ? *l2 : *l1) + 1;
+      if (used < p.size()) {
+        Basis("bandwidth", curve,
+              absl::StrCat(p.size() - used, " plateau(s) after ", l2 ? "L2" : "L1"),
+              "not DRAM: every SM reads the same data set, so the SMs keep sharing lines in L2 "
+              "beyond its capacity");
+      }
+    } else if (left >= 3) {
       l1 = top;
       dram = p.size() - 1;
       l2 = top + 1;
@@ -586,59 +830,69 @@ class Builder {
       }
     } else if (left == 2) {
       dram = p.size() - 1;
-      const std::optional<double> l1_capacity = L1Capacity();
-      if (l1_capacity && sm_count_ &&
-          p[top].x_last / *sm_count_ > *l1_capacity) {
+      if (fits_l1(p[top]) == std::optional<bool>(false)) {
         l2 = top;
       } else {
         l1 = top;
       }
     } else {
       const std::optional<double> l2_capacity = L2Capacity();
-      const std::optional<double> l1_capacity = L1Capacity();
       if (l2_capacity && p[top].x_first > *l2_capacity) {
         dram = top;
-      } else if (l1_capacity && sm_count_ &&
-                 p[top].x_last / *sm_count_ <= *l1_capacity) {
+      } else if (fits_l1(p[top]) == std::optional<bool>(true)) {
         l1 = top;
+      } else if (kind == kTotalRoaming) {
+        l2 = top;
       } else {
         Basis("bandwidth", curve, "one plateau", "cannot tell which level");
         return;
       }
     }
     auto text = [&](size_t k) {
-      return absl::StrCat("plateau ", k + 1, " of ", p.size(), " (",
-                          FormatBytes(p[k].x_first), " – ",
-                          FormatBytes(p[k].x_last), ", ",
-                          FormatNumber(p[k].level), " GB/s)");
+      return absl::StrCat("plateau ", k + 1, " of ", p.size(), " (", FormatBytes(p[k].x_first),
+                          " – ", FormatBytes(p[k].x_last), ", ", FormatNumber(p[k].level),
+                          " GB/s)");
     };
-    const std::string best_text = absl::StrCat(
-        FormatNumber(best_gbps), " GB/s: ", best->Axis("op").value_or("?"),
-        ", ", best->Axis("width_bits").value_or("?"), "-bit, ",
-        FormatBytes(AxisNumber(*best, "footprint_bytes").value_or(0)));
+    const std::string best_text =
+        absl::StrCat(FormatNumber(best_gbps), " GB/s: ", best->Axis("op").value_or("?"), ", ",
+                     best->Axis("width_bits").value_or("?"), "-bit, ",
+                     FormatBytes(AxisNumber(*best, "footprint_bytes").value_or(0)));
+    const std::string method = MethodFor(kMemoryBandwidth);
     using Labeled = std::pair<std::optional<size_t>, const char*>;
     for (auto [index, level] : {Labeled{l1, "L1"}, Labeled{l2, "L2"}}) {
       if (!index) continue;
       HierarchyRow& row = RowOf(level);
+      if (row.bandwidth) {
+        Basis(absl::StrCat(level, " bandwidth"), curve, text(*index),
+              absl::StrCat("not used: the ", level, " row has one from an earlier curve"));
+        continue;
+      }
       row.bandwidth = p[*index].level;
       row.bandwidth_unit = "GB/s";
       row.ceiling_fraction = p[*index].level / best_gbps;
       row.ceiling = "best measured";
+      if (row.method.empty()) row.method = method;
       Basis(absl::StrCat(level, " bandwidth"), curve, text(*index),
             absl::StrCat("% of the best measured point (", best_text, ")"));
     }
     if (dram) {
       HierarchyRow& row = RowOf("DRAM");
-      row.bandwidth = p[*dram].level;
-      row.bandwidth_unit = "GB/s";
-      std::string ceiling = "no device_dram_peak_gbps: no %";
-      if (dram_peak_gbps_ && *dram_peak_gbps_ > 0) {
-        row.ceiling_fraction = p[*dram].level / *dram_peak_gbps_;
-        row.ceiling = "DRAM peak";
-        ceiling = absl::StrCat("% of device_dram_peak_gbps (",
-                               FormatNumber(*dram_peak_gbps_), " GB/s)");
+      if (row.bandwidth) {
+        Basis("DRAM bandwidth", curve, text(*dram),
+              "not used: the DRAM row has one from an earlier curve");
+      } else {
+        row.bandwidth = p[*dram].level;
+        row.bandwidth_unit = "GB/s";
+        if (row.method.empty()) row.method = method;
+        std::string ceiling = "no device_dram_peak_gbps: no %";
+        if (dram_peak_gbps_ && *dram_peak_gbps_ > 0) {
+          row.ceiling_fraction = p[*dram].level / *dram_peak_gbps_;
+          row.ceiling = "DRAM peak";
+          ceiling = absl::StrCat("% of device_dram_peak_gbps (", FormatNumber(*dram_peak_gbps_),
+                                 " GB/s)");
+        }
+        Basis("DRAM bandwidth", curve, text(*dram), ceiling);
       }
-      Basis("DRAM bandwidth", curve, text(*dram), ceiling);
     }
     if (top > 0) {
       Basis("bandwidth", curve,
@@ -646,6 +900,70 @@ class Builder {
                          " plateau(s) below the highest one at the "
                          "smallest footprints"),
             "ignored as the ramp of too few threads to fill the SMs");
+    }
+  }
+
+  // Values of an imported summary (experiment hierarchy_summary, from
+  // mt4g): one row per level with latency_cycles (mt4g's mean),
+  // capacity_bytes (with capacity_confidence), line_bytes and
+  // read_bandwidth_gbps. They fill the rows that no curve filled.
+  void Summary() {
+    for (const Row* row : RowsOf(kHierarchySummary)) {
+      const std::optional<std::string> level = row->Axis("level");
+      if (!level || level->empty()) continue;
+      const bool known = std::find(std::begin(kSummaryLevels), std::end(kSummaryLevels), *level) !=
+                         std::end(kSummaryLevels);
+      if (!known) {
+        Basis(absl::StrCat(*level, " (summary)"), kHierarchySummary,
+              "a level the table has no row for", "left out");
+        continue;
+      }
+      HierarchyRow& out = RowOf(*level);
+      const std::string method = MethodFor(kHierarchySummary);
+      std::vector<std::string> taken;
+      if (const std::optional<double> c = Positive(*row, "latency_cycles");
+          c && !out.latency_cycles) {
+        out.latency_cycles = c;
+        std::string detail = absl::StrCat("latency ", FormatNumber(*c), " cycles (mean");
+        if (const std::optional<double> p50 = Positive(*row, "latency_cycles.p50")) {
+          absl::StrAppend(&detail, "; p50 ", FormatNumber(*p50));
+        }
+        if (const std::optional<double> p95 = Positive(*row, "latency_cycles.p95")) {
+          absl::StrAppend(&detail, "; p95 ", FormatNumber(*p95));
+        }
+        taken.push_back(absl::StrCat(detail, ")"));
+      }
+      if (const std::optional<double> bytes = Positive(*row, "capacity_bytes");
+          bytes && !out.capacity_bytes) {
+        const std::optional<double> confidence = row->Counter("capacity_confidence");
+        if (confidence && *confidence < kMinSummaryConfidence) {
+          taken.push_back(absl::StrCat("capacity ", FormatBytes(*bytes), " left out (confidence ",
+                                       FormatNumber(*confidence), ")"));
+        } else {
+          out.capacity_bytes = bytes;
+          taken.push_back(absl::StrCat("capacity ", FormatBytes(*bytes)));
+        }
+      }
+      if (const std::optional<double> line = Positive(*row, "line_bytes");
+          line && !out.line_bytes) {
+        out.line_bytes = line;
+        taken.push_back(absl::StrCat("line ", FormatBytes(*line)));
+      }
+      if (const std::optional<double> gbps = Positive(*row, "read_bandwidth_gbps");
+          gbps && !out.bandwidth) {
+        out.bandwidth = gbps;
+        out.bandwidth_unit = "GB/s";
+        if (*level == "DRAM" && dram_peak_gbps_ && *dram_peak_gbps_ > 0) {
+          out.ceiling_fraction = *gbps / *dram_peak_gbps_;
+          out.ceiling = "DRAM peak";
+        }
+        taken.push_back(absl::StrCat("read bandwidth ", FormatNumber(*gbps), " GB/s"));
+      }
+      if (taken.empty()) continue;
+      if (out.method.empty()) out.method = method;
+      Basis(absl::StrCat(*level, " (summary)"), absl::StrCat(kHierarchySummary, " level ", *level),
+            absl::StrJoin(taken, ", "),
+            method.empty() ? std::string() : absl::StrCat("as reported: ", method));
     }
   }
 
@@ -666,13 +984,12 @@ class Builder {
     std::string ceiling = "no shared_peak_pct: no %";
     if (const std::optional<double> pct = Positive(*best, "shared_peak_pct")) {
       row.ceiling_fraction = *pct / 100;
-      row.ceiling =
-          absl::StrCat(FormatNumber(best_bpc * 100 / *pct), " B/clk/SM");
+      row.ceiling = absl::StrCat(FormatNumber(best_bpc * 100 / *pct), " B/clk/SM");
       ceiling = absl::StrCat("% of the experiment's ceiling, ", row.ceiling);
     }
     Basis("shared bandwidth", "shared_bandwidth",
-          absl::StrCat("best width: ", best->Axis("width_bits").value_or("?"),
-                       "-bit, ", FormatNumber(best_bpc), " B/clk/SM"),
+          absl::StrCat("best width: ", best->Axis("width_bits").value_or("?"), "-bit, ",
+                       FormatNumber(best_bpc), " B/clk/SM"),
           ceiling);
   }
 
@@ -682,23 +999,19 @@ class Builder {
     const std::optional<double> l2_capacity = L2Capacity();
     for (const char* path : {"global_cg", "global_ca"}) {
       // (order, footprint) -> stride -> cycles (and ns)
-      std::map<std::pair<std::string, double>,
-               std::map<double, std::vector<double>>>
-          groups, group_ns;
+      std::map<std::pair<std::string, double>, std::map<double, std::vector<double>>> groups,
+          group_ns;
       for (const Row* row : RowsOf(kMemoryLatency)) {
         const std::optional<double> cycles = Positive(*row, "cycles_per_load");
-        const std::optional<double> footprint =
-            AxisNumber(*row, "footprint_bytes");
+        const std::optional<double> footprint = AxisNumber(*row, "footprint_bytes");
         const std::optional<double> stride = AxisNumber(*row, "stride_bytes");
         // Page-local order avoids TLB misses by design: not a TLB sweep.
-        if (row->Axis("path") != std::optional<std::string>(path) || !cycles ||
-            !footprint || !stride ||
-            row->Axis("order") == std::optional<std::string>(kPageLocal) ||
+        if (row->Axis("path") != std::optional<std::string>(path) || !cycles || !footprint ||
+            !stride || row->Axis("order") == std::optional<std::string>(kPageLocal) ||
             (l2_capacity && *footprint <= *l2_capacity)) {
           continue;
         }
-        const std::pair<std::string, double> key{
-            row->Axis("order").value_or(""), *footprint};
+        const std::pair<std::string, double> key{row->Axis("order").value_or(""), *footprint};
         groups[key][*stride].push_back(*cycles);
         if (const std::optional<double> ns = Positive(*row, "ns_per_load")) {
           group_ns[key][*stride].push_back(*ns);
@@ -709,8 +1022,7 @@ class Builder {
       for (const auto& [key, strides] : groups) {
         if (strides.size() < 2) continue;
         if (chosen == nullptr || strides.size() > groups[*chosen].size() ||
-            (strides.size() == groups[*chosen].size() &&
-             key.second > chosen->second)) {
+            (strides.size() == groups[*chosen].size() && key.second > chosen->second)) {
           chosen = &key;
         }
       }
@@ -724,36 +1036,32 @@ class Builder {
       while (first_high > 0 && sweep[first_high - 1].second > limit) {
         --first_high;
       }
-      const std::string where = absl::StrCat(
-          path, chosen->first.empty() ? "" : absl::StrCat(", ", chosen->first),
-          ", footprint ", FormatBytes(chosen->second));
+      const std::string where =
+          absl::StrCat(path, chosen->first.empty() ? "" : absl::StrCat(", ", chosen->first),
+                       ", footprint ", FormatBytes(chosen->second));
       Basis("TLB", absl::StrCat("memory_latency ", where),
-            absl::StrCat(sweep.size(), " strides from ",
-                         FormatBytes(sweep.front().first), " to ",
+            absl::StrCat(sweep.size(), " strides from ", FormatBytes(sweep.front().first), " to ",
                          FormatBytes(sweep.back().first)),
-            absl::StrCat("compared with ", dram_source_, " + ",
-                         FormatPercent(kTlbExcess), " (", FormatNumber(limit),
-                         " cycles)"));
+            absl::StrCat("compared with ", dram_source_, " + ", FormatPercent(kTlbExcess), " (",
+                         FormatNumber(limit), " cycles)"));
       if (first_high == sweep.size()) continue;
       if (out_.Find("TLB miss") == nullptr) {
         TlbMissRow(where, sweep.back().first, sweep.back().second,
                    group_ns[*chosen][sweep.back().first], *dram);
       }
-      const std::string range = absl::StrCat(
-          FormatNumber(sweep[first_high].second), " cycles at stride ",
-          FormatBytes(sweep[first_high].first),
-          first_high + 1 < sweep.size()
-              ? absl::StrCat(" to ", FormatNumber(sweep.back().second),
-                             " cycles at ", FormatBytes(sweep.back().first))
-              : std::string(),
-          " vs ", dram_source_, " of ", FormatNumber(*dram), " cycles (", where,
-          ")");
+      const std::string range =
+          absl::StrCat(FormatNumber(sweep[first_high].second), " cycles at stride ",
+                       FormatBytes(sweep[first_high].first),
+                       first_high + 1 < sweep.size()
+                           ? absl::StrCat(" to ", FormatNumber(sweep.back().second), " cycles at ",
+                                          FormatBytes(sweep.back().first))
+                           : std::string(),
+                       " vs ", dram_source_, " of ", FormatNumber(*dram), " cycles (", where, ")");
       if (first_high == 0) {
         Note(absl::StrCat("TLB misses at every measured stride: ", range));
       } else {
-        Note(absl::StrCat("TLB misses beyond stride ",
-                          FormatBytes(sweep[first_high - 1].first), ": ",
-                          range));
+        Note(absl::StrCat("TLB misses beyond stride ", FormatBytes(sweep[first_high - 1].first),
+                          ": ", range));
       }
     }
   }
@@ -766,21 +1074,18 @@ class Builder {
     row.level = "TLB miss";
     row.latency_cycles = cycles;
     if (!ns.empty()) row.latency_ns = Median(ns);
-    const auto after_dram =
-        std::find_if(out_.rows.begin(), out_.rows.end(),
-                     [](const HierarchyRow& r) { return r.level == "DRAM"; });
-    out_.rows.insert(
-        after_dram == out_.rows.end() ? after_dram : after_dram + 1,
-        std::move(row));
+    const auto after_dram = std::find_if(out_.rows.begin(), out_.rows.end(),
+                                         [](const HierarchyRow& r) { return r.level == "DRAM"; });
+    out_.rows.insert(after_dram == out_.rows.end() ? after_dram : after_dram + 1, std::move(row));
     Basis("TLB miss latency", absl::StrCat("memory_latency ", where),
-          absl::StrCat("the largest stride, ", FormatBytes(stride), ": ",
-                       FormatNumber(cycles), " cycles"),
-          absl::StrCat(FormatNumber(cycles - dram), " cycles above ",
-                       dram_source_, " (", FormatNumber(dram), " cycles)"));
+          absl::StrCat("the largest stride, ", FormatBytes(stride), ": ", FormatNumber(cycles),
+                       " cycles"),
+          absl::StrCat(FormatNumber(cycles - dram), " cycles above ", dram_source_, " (",
+                       FormatNumber(dram), " cycles)"));
   }
 
-  void Basis(const std::string& what, const std::string& source,
-             const std::string& detail, const std::string& conclusion) {
+  void Basis(const std::string& what, const std::string& source, const std::string& detail,
+             const std::string& conclusion) {
     std::string line = absl::StrCat(what, ": ", source, ": ", detail);
     if (!conclusion.empty()) absl::StrAppend(&line, "; ", conclusion);
     out_.basis.push_back(line);
@@ -794,6 +1099,8 @@ class Builder {
   std::optional<double> device_l2_bytes_;
   std::optional<double> dram_peak_gbps_;
   std::optional<double> sm_count_;
+  // The latency curve showed two L2 levels (rows L2 near and L2 far).
+  bool near_far_from_curve_ = false;
   // What the DRAM latency is, for the TLB lines.
   std::string dram_source_ = "the DRAM plateau";
   DeviceHierarchy out_;
@@ -808,8 +1115,7 @@ std::string LatencyCurve::Describe() const {
   return text;
 }
 
-std::vector<LatencyCurve> BuildLatencyCurves(
-    const std::vector<const ResultFile*>& files) {
+std::vector<LatencyCurve> BuildLatencyCurves(const std::vector<const ResultFile*>& files) {
   struct Samples {
     std::vector<double> cycles;
     std::vector<double> ns;
@@ -817,15 +1123,13 @@ std::vector<LatencyCurve> BuildLatencyCurves(
   using Key = std::tuple<std::string, std::string, std::string, double>;
   std::map<Key, std::map<double, Samples>> grouped;
   for (const ResultFile* file : files) {
-    if (file->experiment != kMemoryLatency &&
-        file->experiment != kSharedLatency) {
+    if (file->experiment != kMemoryLatency && file->experiment != kSharedLatency) {
       continue;
     }
     for (const Row& row : file->rows) {
       if (row.error) continue;
       const std::optional<double> cycles = Positive(row, "cycles_per_load");
-      const std::optional<double> footprint =
-          AxisNumber(row, "footprint_bytes");
+      const std::optional<double> footprint = AxisNumber(row, "footprint_bytes");
       const std::optional<double> stride = AxisNumber(row, "stride_bytes");
       if (!cycles || !footprint || !stride || *footprint <= 0) continue;
       const Key key{file->experiment, row.Axis("path").value_or("shared"),
@@ -843,9 +1147,8 @@ std::vector<LatencyCurve> BuildLatencyCurves(
     std::tie(curve.experiment, curve.path, curve.order, curve.stride) = key;
     for (const auto& [footprint, samples] : by_footprint) {
       curve.points.push_back({footprint, Median(samples.cycles)});
-      curve.ns.push_back(samples.ns.empty()
-                             ? std::nullopt
-                             : std::optional<double>(Median(samples.ns)));
+      curve.ns.push_back(samples.ns.empty() ? std::nullopt
+                                            : std::optional<double>(Median(samples.ns)));
     }
     curves.push_back(std::move(curve));
   }
@@ -856,8 +1159,7 @@ const LatencyCurve* ChooseLatencyCurve(const std::vector<LatencyCurve>& curves,
                                        std::string_view path) {
   const LatencyCurve* best = nullptr;
   auto rank = [](const LatencyCurve& c) {
-    return std::make_tuple(c.experiment != kMemoryLatency, c.order != "random",
-                           c.stride < 32,
+    return std::make_tuple(c.experiment != kMemoryLatency, c.order != "random", c.stride < 32,
                            c.stride >= 32 ? c.stride : -c.stride);
   };
   for (const LatencyCurve& c : curves) {
@@ -868,8 +1170,8 @@ const LatencyCurve* ChooseLatencyCurve(const std::vector<LatencyCurve>& curves,
 }
 
 const std::vector<std::string>& LatencyPaths() {
-  static const auto* const kPaths = new std::vector<std::string>{
-      "shared", "global_ca", "global_cg", "ldg", "tex", "const"};
+  static const auto* const kPaths =
+      new std::vector<std::string>{"shared", "global_ca", "global_cg", "ldg", "tex", "const"};
   return *kPaths;
 }
 
@@ -882,7 +1184,8 @@ const HierarchyRow* DeviceHierarchy::Find(std::string_view level) const {
 
 bool IsMemoryExperiment(std::string_view experiment) {
   return experiment == kMemoryLatency || experiment == kLatencyTrace ||
-         experiment == kMemoryBandwidth || experiment == kSharedBandwidth;
+         experiment == kMemoryBandwidth || experiment == kSharedBandwidth ||
+         experiment == kHierarchySummary;
 }
 
 absl::StatusOr<std::vector<DeviceHierarchy>> InferMemoryHierarchies(
@@ -902,8 +1205,7 @@ absl::StatusOr<std::vector<DeviceHierarchy>> InferMemoryHierarchies(
   std::vector<DeviceHierarchy> tables;
   for (const std::string& key : order) {
     if (!has_memory[key]) continue;
-    absl::StatusOr<DeviceHierarchy> table =
-        Builder(by_device[key], options).Build();
+    absl::StatusOr<DeviceHierarchy> table = Builder(by_device[key], options).Build();
     if (!table.ok()) return table.status();
     tables.push_back(*std::move(table));
   }

@@ -33,10 +33,23 @@ struct HierarchyRow {
   std::optional<double> bandwidth;
   std::string bandwidth_unit;              // "GB/s", or "B/clk/SM" for shared
   std::optional<double> ceiling_fraction;  // bandwidth / ceiling
-  std::string ceiling;  // what that is a fraction of, e.g. "DRAM peak"
+  std::string ceiling;                     // what that is a fraction of, e.g. "DRAM peak"
+  // The footprints of the plateau the latency comes from (first and last
+  // point), where it comes from a latency curve.
+  std::optional<double> footprint_first;
+  std::optional<double> footprint_last;
+  // How the latency (and bandwidth) of this row were measured, in a few
+  // words: for dissect's own results the experiment's method, for imported
+  // peer results the peer's (context `source_method`).
+  std::string method;
 };
 
 struct DeviceHierarchy {
+  // Whose measurements these are: "dissect" for our own result files, else
+  // the context key `source` of imported peer results, e.g.
+  // "gpu-benches@1038c5d0d0f4" (analysis/import). Files of one device but
+  // different sources get separate tables.
+  std::string source = "dissect";
   std::string device_name;
   std::string compute_capability;
   std::string sm_count;
@@ -73,8 +86,7 @@ struct LatencyCurve {
 
 // The latency curves of the memory_latency and shared_latency rows of
 // `files` (skipped, failed and non-positive rows left out).
-std::vector<LatencyCurve> BuildLatencyCurves(
-    const std::vector<const ResultFile*>& files);
+std::vector<LatencyCurve> BuildLatencyCurves(const std::vector<const ResultFile*>& files);
 
 // The curve the table reads `path` from: at least two footprints; random
 // order first, then the smallest stride >= 32 B, else the largest smaller
@@ -92,8 +104,7 @@ const std::vector<std::string>& LatencyPaths();
 // shared path when that is missing. Fails only if a curve cannot be
 // segmented (which valid result files do not cause).
 absl::StatusOr<std::vector<DeviceHierarchy>> InferMemoryHierarchies(
-    const std::vector<ResultFile>& files,
-    const ChangepointOptions& options = {});
+    const std::vector<ResultFile>& files, const ChangepointOptions& options = {});
 
 }  // namespace dissect::analysis
 

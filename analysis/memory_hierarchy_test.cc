@@ -29,8 +29,7 @@ using ::testing::Optional;
 constexpr double kKiB = 1024;
 constexpr double kMiB = 1024 * kKiB;
 
-ResultFile File(const std::string& experiment,
-                const std::string& device = "Test GPU (fixture)",
+ResultFile File(const std::string& experiment, const std::string& device = "Test GPU (fixture)",
                 const std::string& cc = "9.0") {
   ResultFile f;
   f.path = absl::StrCat(experiment, ".json");
@@ -43,12 +42,9 @@ ResultFile File(const std::string& experiment,
   return f;
 }
 
-std::string Str(double value) {
-  return absl::StrCat(static_cast<long long>(value));
-}
+std::string Str(double value) { return absl::StrCat(static_cast<long long>(value)); }
 
-void AddRow(ResultFile& f,
-            std::vector<std::pair<std::string, std::string>> axes,
+void AddRow(ResultFile& f, std::vector<std::pair<std::string, std::string>> axes,
             std::map<std::string, double> counters) {
   Row row;
   row.name = f.experiment;
@@ -68,9 +64,8 @@ std::vector<double> Footprints() {
 }
 
 // A memory_latency curve; ns = cycles / 2 (a 2 GHz clock).
-void AddCurve(ResultFile& f, const std::string& path, double stride,
-              const std::string& order, const std::vector<double>& footprints,
-              const std::function<double(double)>& cycles) {
+void AddCurve(ResultFile& f, const std::string& path, double stride, const std::string& order,
+              const std::vector<double>& footprints, const std::function<double(double)>& cycles) {
   for (double x : footprints) {
     AddRow(f,
            {{"path", path},
@@ -92,8 +87,7 @@ double ThreeLevels(double x) {
 double TwoLevels(double x) { return x <= 32 * kMiB ? 260 : 600; }
 
 DeviceHierarchy InferOne(const std::vector<ResultFile>& files) {
-  absl::StatusOr<std::vector<DeviceHierarchy>> tables =
-      InferMemoryHierarchies(files);
+  absl::StatusOr<std::vector<DeviceHierarchy>> tables = InferMemoryHierarchies(files);
   EXPECT_TRUE(tables.ok()) << tables.status();
   EXPECT_EQ(tables.ok() ? tables->size() : 0u, 1u);
   if (!tables.ok() || tables->empty()) return {};
@@ -118,8 +112,7 @@ TEST(InferMemoryHierarchiesTest, LevelsFromGlobalCaAndCgCurves) {
   AddCurve(f, "global_ca", 128, "random", Footprints(), ThreeLevels);
   AddCurve(f, "global_cg", 128, "random", Footprints(), TwoLevels);
   const DeviceHierarchy h = InferOne({f});
-  EXPECT_THAT(Levels(h),
-              ElementsAre("shared", "L1", "L2", "DRAM", "tex", "ldg", "const"));
+  EXPECT_THAT(Levels(h), ElementsAre("shared", "L1", "L2", "DRAM", "tex", "ldg", "const"));
   const HierarchyRow& l1 = RowOf(h, "L1");
   EXPECT_THAT(l1.latency_cycles, Optional(33.0));
   EXPECT_THAT(l1.latency_ns, Optional(16.5));
@@ -157,8 +150,8 @@ TEST(InferMemoryHierarchiesTest, GlobalCaLikeGlobalCgMeansNoL1) {
   const DeviceHierarchy h = InferOne({f});
   EXPECT_EQ(RowOf(h, "L1").latency_cycles, std::nullopt);
   EXPECT_THAT(RowOf(h, "L2").latency_cycles, Optional(260.0));
-  EXPECT_THAT(h.notes, ElementsAre(HasSubstr("not cached in L1"),
-                                   HasSubstr("L2 capacity from the curve")));
+  EXPECT_THAT(h.notes,
+              ElementsAre(HasSubstr("not cached in L1"), HasSubstr("L2 capacity from the curve")));
 }
 
 TEST(InferMemoryHierarchiesTest, PrefersRandomOrderAndSmallestStrideFrom32) {
@@ -188,8 +181,7 @@ TEST(InferMemoryHierarchiesTest, SmallStrideCurveWhenThatIsAllThereIs) {
 
 TEST(InferMemoryHierarchiesTest, SkippedAndBrokenRowsAreIgnored) {
   ResultFile f = File("memory_latency");
-  AddCurve(f, "shared", 128, "random", {1 * kKiB, 2 * kKiB, 4 * kKiB},
-           [](double) { return 29.0; });
+  AddCurve(f, "shared", 128, "random", {1 * kKiB, 2 * kKiB, 4 * kKiB}, [](double) { return 29.0; });
   AddRow(f,
          {{"path", "shared"},
           {"footprint_bytes", "8192"},
@@ -221,14 +213,12 @@ TEST(InferMemoryHierarchiesTest, SharedLatencyStandsInForTheSharedPath) {
          {{"bytes_per_clk_per_sm", 120}, {"shared_peak_pct", 93.75}});
   const DeviceHierarchy h = InferOne({shared, bandwidth});
   EXPECT_THAT(RowOf(h, "shared").latency_cycles, Optional(29.5));
-  EXPECT_THAT(h.files,
-              ElementsAre("shared_latency.json", "shared_bandwidth.json"));
+  EXPECT_THAT(h.files, ElementsAre("shared_latency.json", "shared_bandwidth.json"));
 }
 
 TEST(InferMemoryHierarchiesTest, NoTableWithoutMemoryExperiments) {
   ResultFile shared = File("shared_latency");
-  AddRow(shared, {{"footprint_bytes", "4096"}, {"stride_bytes", "4"}},
-         {{"cycles_per_load", 29.5}});
+  AddRow(shared, {{"footprint_bytes", "4096"}, {"stride_bytes", "4"}}, {{"cycles_per_load", 29.5}});
   absl::StatusOr<std::vector<DeviceHierarchy>> tables =
       InferMemoryHierarchies({shared, File("relu")});
   ASSERT_TRUE(tables.ok()) << tables.status();
@@ -240,8 +230,7 @@ TEST(InferMemoryHierarchiesTest, OneTablePerDeviceInFirstSeenOrder) {
   AddRow(b, {{"width_bits", "64"}}, {{"bytes_per_clk_per_sm", 100}});
   ResultFile a = File("shared_bandwidth", "GPU A");
   AddRow(a, {{"width_bits", "64"}}, {{"bytes_per_clk_per_sm", 110}});
-  absl::StatusOr<std::vector<DeviceHierarchy>> tables =
-      InferMemoryHierarchies({b, a});
+  absl::StatusOr<std::vector<DeviceHierarchy>> tables = InferMemoryHierarchies({b, a});
   ASSERT_TRUE(tables.ok()) << tables.status();
   ASSERT_EQ(tables->size(), 2u);
   EXPECT_EQ((*tables)[0].device_name, "GPU B");
@@ -252,12 +241,9 @@ TEST(InferMemoryHierarchiesTest, OneTablePerDeviceInFirstSeenOrder) {
 
 TEST(InferMemoryHierarchiesTest, SharedBandwidthTakesTheBestWidth) {
   ResultFile f = File("shared_bandwidth");
-  AddRow(f, {{"width_bits", "32"}},
-         {{"bytes_per_clk_per_sm", 96}, {"shared_peak_pct", 75}});
-  AddRow(f, {{"width_bits", "128"}},
-         {{"bytes_per_clk_per_sm", 124}, {"shared_peak_pct", 96.875}});
-  AddRow(f, {{"width_bits", "64"}},
-         {{"bytes_per_clk_per_sm", 120}, {"shared_peak_pct", 93.75}});
+  AddRow(f, {{"width_bits", "32"}}, {{"bytes_per_clk_per_sm", 96}, {"shared_peak_pct", 75}});
+  AddRow(f, {{"width_bits", "128"}}, {{"bytes_per_clk_per_sm", 124}, {"shared_peak_pct", 96.875}});
+  AddRow(f, {{"width_bits", "64"}}, {{"bytes_per_clk_per_sm", 120}, {"shared_peak_pct", 93.75}});
   const DeviceHierarchy h = InferOne({f});
   const HierarchyRow& shared = RowOf(h, "shared");
   EXPECT_THAT(shared.bandwidth, Optional(124.0));
@@ -267,18 +253,15 @@ TEST(InferMemoryHierarchiesTest, SharedBandwidthTakesTheBestWidth) {
   EXPECT_EQ(RowOf(h, "L1").latency_cycles, std::nullopt);
 }
 
-void AddTrace(ResultFile& f, const std::string& path, double footprint,
-              double stride, const std::string& order, const std::string& state,
+void AddTrace(ResultFile& f, const std::string& path, double footprint, double stride,
+              const std::string& order, const std::string& state,
               std::vector<std::pair<double, double>> levels, double miss) {
-  std::map<std::string, double> counters = {{"miss_period_bytes", miss},
-                                            {"sm_clock_mhz.before", 2000},
-                                            {"sm_clock_mhz.after", 2000}};
+  std::map<std::string, double> counters = {
+      {"miss_period_bytes", miss}, {"sm_clock_mhz.before", 2000}, {"sm_clock_mhz.after", 2000}};
   for (size_t k = 0; k < 3; ++k) {
     const bool present = k < levels.size();
-    counters[absl::StrCat("level", k + 1, "_cycles")] =
-        present ? levels[k].first : 0;
-    counters[absl::StrCat("level", k + 1, "_fraction")] =
-        present ? levels[k].second : 0;
+    counters[absl::StrCat("level", k + 1, "_cycles")] = present ? levels[k].first : 0;
+    counters[absl::StrCat("level", k + 1, "_fraction")] = present ? levels[k].second : 0;
   }
   AddRow(f,
          {{"path", path},
@@ -294,23 +277,17 @@ TEST(InferMemoryHierarchiesTest, LineSectorAndL2PartitionsFromTheTrace) {
   AddCurve(latency, "global_ca", 128, "random", Footprints(), ThreeLevels);
   AddCurve(latency, "global_cg", 128, "random", Footprints(), TwoLevels);
   ResultFile trace = File("latency_trace");
-  AddTrace(trace, "global_ca", 4 * kMiB, 4, "strided", "cold",
-           {{35, 0.97}, {600, 0.03}}, 128);
+  AddTrace(trace, "global_ca", 4 * kMiB, 4, "strided", "cold", {{35, 0.97}, {600, 0.03}}, 128);
   // Warm rows do not give the line size.
-  AddTrace(trace, "global_ca", 4 * kMiB, 4, "strided", "warm",
-           {{35, 0.97}, {260, 0.03}}, 64);
-  AddTrace(trace, "global_cg", 4 * kMiB, 4, "strided", "cold",
-           {{260, 0.875}, {600, 0.125}}, 32);
-  AddTrace(trace, "global_cg", 4 * kMiB, 128, "random", "warm",
-           {{240, 0.5}, {320, 0.5}}, 0);
-  AddTrace(trace, "global_cg", 8 * kMiB, 128, "random", "warm",
-           {{250, 0.6}, {330, 0.4}}, 0);
+  AddTrace(trace, "global_ca", 4 * kMiB, 4, "strided", "warm", {{35, 0.97}, {260, 0.03}}, 64);
+  AddTrace(trace, "global_cg", 4 * kMiB, 4, "strided", "cold", {{260, 0.875}, {600, 0.125}}, 32);
+  AddTrace(trace, "global_cg", 4 * kMiB, 128, "random", "warm", {{240, 0.5}, {320, 0.5}}, 0);
+  AddTrace(trace, "global_cg", 8 * kMiB, 128, "random", "warm", {{250, 0.6}, {330, 0.4}}, 0);
   // Outside (L1, L2]: ignored.
-  AddTrace(trace, "global_cg", 128 * kMiB, 128, "random", "warm",
-           {{250, 0.5}, {600, 0.5}}, 0);
+  AddTrace(trace, "global_cg", 128 * kMiB, 128, "random", "warm", {{250, 0.5}, {600, 0.5}}, 0);
   const DeviceHierarchy h = InferOne({latency, trace});
-  EXPECT_THAT(Levels(h), ElementsAre("shared", "L1", "L2", "L2 near", "L2 far",
-                                     "DRAM", "tex", "ldg", "const"));
+  EXPECT_THAT(Levels(h), ElementsAre("shared", "L1", "L2", "L2 near", "L2 far", "DRAM", "tex",
+                                     "ldg", "const"));
   EXPECT_THAT(RowOf(h, "L1").line_bytes, Optional(128.0));
   EXPECT_THAT(RowOf(h, "L2").sector_bytes, Optional(32.0));
   EXPECT_THAT(RowOf(h, "L2 near").latency_cycles, Optional(245.0));
@@ -320,8 +297,7 @@ TEST(InferMemoryHierarchiesTest, LineSectorAndL2PartitionsFromTheTrace) {
 
 TEST(InferMemoryHierarchiesTest, NoPartitionsWhenTheSecondLevelIsRare) {
   ResultFile trace = File("latency_trace");
-  AddTrace(trace, "global_cg", 4 * kMiB, 128, "random", "warm",
-           {{240, 0.97}, {320, 0.03}}, 0);
+  AddTrace(trace, "global_cg", 4 * kMiB, 128, "random", "warm", {{240, 0.97}, {320, 0.03}}, 0);
   const DeviceHierarchy h = InferOne({trace});
   EXPECT_EQ(h.Find("L2 near"), nullptr);
   EXPECT_THAT(h.basis, ElementsAre(HasSubstr("none with two L2 levels")));
@@ -333,13 +309,11 @@ TEST(InferMemoryHierarchiesTest, TlbNoteNamesTheLastStrideWithoutMisses) {
   const std::vector<std::pair<double, double>> sweep = {
       {4 * kKiB, 605}, {64 * kKiB, 640}, {1 * kMiB, 700}, {4 * kMiB, 900}};
   for (const auto& [stride, cycles] : sweep) {
-    AddCurve(f, "global_cg", stride, "random", {256 * kMiB},
-             [&](double) { return cycles; });
+    AddCurve(f, "global_cg", stride, "random", {256 * kMiB}, [&](double) { return cycles; });
   }
   const DeviceHierarchy h = InferOne({f});
   ASSERT_THAT(h.notes,
-              ElementsAre(HasSubstr("L2 capacity"),
-                          HasSubstr("TLB misses beyond stride 64 KiB")));
+              ElementsAre(HasSubstr("L2 capacity"), HasSubstr("TLB misses beyond stride 64 KiB")));
   EXPECT_THAT(h.notes[1], HasSubstr("700 cycles at stride 1 MiB to 900 cycles "
                                     "at 4 MiB vs the DRAM plateau of 600"));
 }
@@ -348,8 +322,7 @@ TEST(InferMemoryHierarchiesTest, NoTlbNoteWithinTenPercentOfDram) {
   ResultFile f = File("memory_latency");
   AddCurve(f, "global_cg", 128, "random", Footprints(), TwoLevels);
   for (double stride : {4 * kKiB, 64 * kKiB, 1 * kMiB}) {
-    AddCurve(f, "global_cg", stride, "random", {256 * kMiB},
-             [](double) { return 655.0; });
+    AddCurve(f, "global_cg", stride, "random", {256 * kMiB}, [](double) { return 655.0; });
   }
   const DeviceHierarchy h = InferOne({f});
   for (const std::string& note : h.notes) {
@@ -363,12 +336,9 @@ constexpr double kGiB = 1024 * kMiB;
 // The page-local DRAM point (issue 11): rows that must set the DRAM latency,
 // and rows that must not (too small a footprint, too large a stride).
 void AddPageLocal(ResultFile& f, const std::string& path, double cycles) {
-  AddCurve(f, path, 128, "page_local", {1 * kGiB, 2 * kGiB},
-           [&](double) { return cycles; });
-  AddCurve(f, path, 128, "page_local", {256 * kMiB},
-           [](double) { return 400.0; });
-  AddCurve(f, path, 4 * kMiB, "page_local", {1 * kGiB},
-           [](double) { return 900.0; });
+  AddCurve(f, path, 128, "page_local", {1 * kGiB, 2 * kGiB}, [&](double) { return cycles; });
+  AddCurve(f, path, 128, "page_local", {256 * kMiB}, [](double) { return 400.0; });
+  AddCurve(f, path, 4 * kMiB, "page_local", {1 * kGiB}, [](double) { return 900.0; });
 }
 
 TEST(InferMemoryHierarchiesTest, DramLatencyFromThePageLocalPoint) {
@@ -380,15 +350,13 @@ TEST(InferMemoryHierarchiesTest, DramLatencyFromThePageLocalPoint) {
   EXPECT_THAT(RowOf(h, "DRAM").latency_cycles, Optional(520.0));
   EXPECT_THAT(RowOf(h, "DRAM").latency_ns, Optional(260.0));
   EXPECT_THAT(RowOf(h, "L2").latency_cycles, Optional(260.0));
-  EXPECT_THAT(h.basis, Contains(AllOf(
-                           HasSubstr("DRAM latency: memory_latency global_cg, "
-                                     "page_local order, footprint 1 GiB – 2 "
-                                     "GiB, stride 128 B: 2 row(s), median 520"),
-                           HasSubstr("TLB misses amortized"))));
+  EXPECT_THAT(h.basis, Contains(AllOf(HasSubstr("DRAM latency: memory_latency global_cg, "
+                                                "page_local order, footprint 1 GiB – 2 "
+                                                "GiB, stride 128 B: 2 row(s), median 520"),
+                                      HasSubstr("TLB misses amortized"))));
   EXPECT_THAT(h.basis, Not(Contains(HasSubstr("the last plateau"))));
-  EXPECT_THAT(h.notes, Contains(HasSubstr(
-                           "last plateau (600 cycles) lies 15.4% above the "
-                           "page-local DRAM latency (520 cycles)")));
+  EXPECT_THAT(h.notes, Contains(HasSubstr("last plateau (600 cycles) lies 15.4% above the "
+                                          "page-local DRAM latency (520 cycles)")));
 }
 
 TEST(InferMemoryHierarchiesTest, PageLocalGlobalCaWhenThereIsNoGlobalCg) {
@@ -407,8 +375,7 @@ TEST(InferMemoryHierarchiesTest, WithoutThePageLocalPointTheBasisSaysSo) {
   const DeviceHierarchy h = InferOne({f});
   EXPECT_THAT(RowOf(h, "DRAM").latency_cycles, Optional(600.0));
   EXPECT_THAT(h.basis, Contains(AllOf(HasSubstr("DRAM latency: "),
-                                      HasSubstr("the last plateau; it may "
-                                                "include TLB misses (no "
+                                      HasSubstr("; it may include TLB misses (no "
                                                 "page_local row of at least "
                                                 "1 GiB)"))));
 }
@@ -417,8 +384,7 @@ void AddTlbSweep(ResultFile& f) {
   const std::vector<std::pair<double, double>> sweep = {
       {4 * kKiB, 605}, {64 * kKiB, 640}, {1 * kMiB, 700}, {4 * kMiB, 900}};
   for (const auto& [stride, cycles] : sweep) {
-    AddCurve(f, "global_cg", stride, "random", {2 * kGiB},
-             [&](double) { return cycles; });
+    AddCurve(f, "global_cg", stride, "random", {2 * kGiB}, [&](double) { return cycles; });
   }
 }
 
@@ -427,15 +393,14 @@ TEST(InferMemoryHierarchiesTest, TlbMissLatencyIsARowOfItsOwn) {
   AddCurve(f, "global_cg", 128, "random", Footprints(), TwoLevels);
   AddTlbSweep(f);
   const DeviceHierarchy h = InferOne({f});
-  EXPECT_THAT(Levels(h), ElementsAre("shared", "L1", "L2", "DRAM", "TLB miss",
-                                     "tex", "ldg", "const"));
+  EXPECT_THAT(Levels(h),
+              ElementsAre("shared", "L1", "L2", "DRAM", "TLB miss", "tex", "ldg", "const"));
   EXPECT_THAT(RowOf(h, "TLB miss").latency_cycles, Optional(900.0));
   EXPECT_THAT(RowOf(h, "TLB miss").latency_ns, Optional(450.0));
-  EXPECT_THAT(h.basis,
-              Contains(HasSubstr("TLB miss latency: memory_latency global_cg, "
-                                 "random, footprint 2 GiB: the largest stride, "
-                                 "4 MiB: 900 cycles; 300 cycles above the DRAM "
-                                 "plateau (600 cycles)")));
+  EXPECT_THAT(h.basis, Contains(HasSubstr("TLB miss latency: memory_latency global_cg, "
+                                          "random, footprint 2 GiB: the largest stride, "
+                                          "4 MiB: 900 cycles; 300 cycles above the DRAM "
+                                          "plateau (600 cycles)")));
 }
 
 TEST(InferMemoryHierarchiesTest, TlbMissesMeasuredFromThePageLocalDram) {
@@ -448,19 +413,17 @@ TEST(InferMemoryHierarchiesTest, TlbMissesMeasuredFromThePageLocalDram) {
   EXPECT_THAT(h.basis, Contains(HasSubstr("380 cycles above the page-local "
                                           "DRAM latency (520 cycles)")));
   // Every stride (605 cycles at 4 KiB) is now more than 10% above DRAM.
-  EXPECT_THAT(h.notes, Contains(HasSubstr(
-                           "TLB misses at every measured stride: 605 "
-                           "cycles at stride 4 KiB to 900 cycles at 4 MiB "
-                           "vs the page-local DRAM latency of 520 "
-                           "cycles")));
+  EXPECT_THAT(h.notes, Contains(HasSubstr("TLB misses at every measured stride: 605 "
+                                          "cycles at stride 4 KiB to 900 cycles at 4 MiB "
+                                          "vs the page-local DRAM latency of 520 "
+                                          "cycles")));
 }
 
 TEST(InferMemoryHierarchiesTest, PageLocalRowsAreNoTlbSweep) {
   ResultFile f = File("memory_latency");
   AddCurve(f, "global_cg", 128, "random", Footprints(), TwoLevels);
   for (double stride : {4 * kKiB, 1 * kMiB, 4 * kMiB}) {
-    AddCurve(f, "global_cg", stride, "page_local", {2 * kGiB},
-             [](double) { return 900.0; });
+    AddCurve(f, "global_cg", stride, "page_local", {2 * kGiB}, [](double) { return 900.0; });
   }
   const DeviceHierarchy h = InferOne({f});
   EXPECT_EQ(h.Find("TLB miss"), nullptr);
@@ -469,10 +432,8 @@ TEST(InferMemoryHierarchiesTest, PageLocalRowsAreNoTlbSweep) {
 
 TEST(InferMemoryHierarchiesTest, LineSizeFromEightByteStrideTraces) {
   ResultFile trace = File("latency_trace");
-  AddTrace(trace, "global_ca", 4 * kMiB, 8, "strided", "cold",
-           {{35, 0.94}, {600, 0.06}}, 128);
-  AddTrace(trace, "global_cg", 4 * kMiB, 8, "strided", "cold",
-           {{260, 0.75}, {600, 0.25}}, 32);
+  AddTrace(trace, "global_ca", 4 * kMiB, 8, "strided", "cold", {{35, 0.94}, {600, 0.06}}, 128);
+  AddTrace(trace, "global_cg", 4 * kMiB, 8, "strided", "cold", {{260, 0.75}, {600, 0.25}}, 32);
   const DeviceHierarchy h = InferOne({trace});
   EXPECT_THAT(RowOf(h, "L1").line_bytes, Optional(128.0));
   EXPECT_THAT(RowOf(h, "L2").sector_bytes, Optional(32.0));
@@ -483,9 +444,7 @@ void AddBandwidth(ResultFile& f, const std::string& op, int width,
                   const std::vector<std::pair<double, double>>& curve) {
   for (const auto& [footprint, gbps] : curve) {
     AddRow(f,
-           {{"op", op},
-            {"width_bits", absl::StrCat(width)},
-            {"footprint_bytes", Str(footprint)}},
+           {{"op", op}, {"width_bits", absl::StrCat(width)}, {"footprint_bytes", Str(footprint)}},
            {{"bandwidth_gbps", gbps}});
   }
 }
@@ -568,19 +527,237 @@ TEST(InferMemoryHierarchiesTest, TwoBandwidthPlateausUseTheL1Capacity) {
 TEST(InferMemoryHierarchiesTest, NarrowerReadsWhenThereIsNo128Bit) {
   ResultFile f = File("memory_bandwidth");
   AddBandwidth(f, "read", 32,
-               {{1 * kMiB, 5000},
-                {2 * kMiB, 5000},
-                {64 * kMiB, 2000},
-                {128 * kMiB, 2000}});
+               {{1 * kMiB, 5000}, {2 * kMiB, 5000}, {64 * kMiB, 2000}, {128 * kMiB, 2000}});
   AddBandwidth(f, "read", 64,
-               {{1 * kMiB, 7000},
-                {2 * kMiB, 7000},
-                {64 * kMiB, 2400},
-                {128 * kMiB, 2400}});
+               {{1 * kMiB, 7000}, {2 * kMiB, 7000}, {64 * kMiB, 2400}, {128 * kMiB, 2400}});
   const DeviceHierarchy h = InferOne({f});
   EXPECT_THAT(RowOf(h, "L1").bandwidth, Optional(7000.0));
   EXPECT_THAT(RowOf(h, "DRAM").bandwidth, Optional(2400.0));
   EXPECT_THAT(h.basis, Contains(HasSubstr("memory_bandwidth read, 64-bit")));
+}
+
+// --- Curves shaped like real GPUs' (issue 12) --------------------------
+// A fine footprint grid (x1.04 a point, as gpu-benches sweeps) with the
+// features of measured curves: gradual L1->L2 and L2->DRAM transitions (with
+// a short flat run on the slope), two L2 levels (near and far partition) and
+// DRAM latency creeping up as pages outrun the TLB. The numbers are made up
+// to resemble the GH200 curve of gpu-benches; they are not measurements.
+
+std::vector<double> FineFootprints() {
+  std::vector<double> xs;
+  for (double x = 2 * kKiB; x <= 2048 * kMiB; x *= 1.04) xs.push_back(std::round(x));
+  return xs;
+}
+
+// Log-linear from (x0, y0) to (x1, y1).
+double Ramp(double x, double x0, double y0, double x1, double y1) {
+  const double t = std::log(x / x0) / std::log(x1 / x0);
+  return y0 * std::pow(y1 / y0, t);
+}
+
+// L1 33 cycles to 200 KiB; a transition to 300 KiB with a flat pair of
+// points at 105 cycles halfway up; L2 near 280 to 25 MiB; a transition to
+// 34 MiB; L2 far 500 (+-4 %) to 58 MiB; a transition to 64 MiB; DRAM 620 at
+// 64 MiB creeping to 690 at 2 GiB.
+double RealLike(double x) {
+  if (x <= 200 * kKiB) return 33 + 0.5 * (x / (200 * kKiB));
+  if (x <= 230 * kKiB) return Ramp(x, 200 * kKiB, 34, 230 * kKiB, 100);
+  if (x <= 240 * kKiB) return 105;
+  if (x <= 300 * kKiB) return Ramp(x, 240 * kKiB, 110, 300 * kKiB, 278);
+  if (x <= 25 * kMiB) return 280;
+  if (x <= 34 * kMiB) return Ramp(x, 25 * kMiB, 285, 34 * kMiB, 480);
+  if (x <= 58 * kMiB) return 500 * (1 + 0.04 * std::sin(x / kMiB));
+  if (x <= 64 * kMiB) return Ramp(x, 58 * kMiB, 520, 64 * kMiB, 615);
+  return Ramp(x, 64 * kMiB, 620, 2048 * kMiB, 690);
+}
+
+TEST(RealLikeCurvesTest, ShortFlatRunOnASlopeIsATransitionNotL2) {
+  ResultFile f = File("memory_latency");
+  f.context["device_l2_bytes"] = Str(50 * kMiB);
+  AddCurve(f, "global_ca", 128, "random", FineFootprints(), RealLike);
+  const DeviceHierarchy h = InferOne({f});
+  const HierarchyRow& l1 = RowOf(h, "L1");
+  EXPECT_THAT(l1.latency_cycles, Optional(testing::DoubleNear(33.25, 0.5)));
+  ASSERT_TRUE(l1.capacity_bytes.has_value());
+  EXPECT_GE(*l1.capacity_bytes, 190 * kKiB);
+  EXPECT_LE(*l1.capacity_bytes, 200 * kKiB);
+  // Not the flat pair at 105 cycles on the slope.
+  EXPECT_THAT(RowOf(h, "L2").latency_cycles, Optional(280.0));
+  EXPECT_THAT(h.basis, Contains(AllOf(HasSubstr("transition"), HasSubstr("not a level"))));
+}
+
+TEST(RealLikeCurvesTest, TwoL2LevelsAreNearAndFarWithTheirRanges) {
+  ResultFile f = File("memory_latency");
+  f.context["device_l2_bytes"] = Str(50 * kMiB);
+  AddCurve(f, "global_ca", 128, "random", FineFootprints(), RealLike);
+  const DeviceHierarchy h = InferOne({f});
+  EXPECT_THAT(Levels(h), ElementsAre("shared", "L1", "L2", "L2 near", "L2 far", "DRAM", "tex",
+                                     "ldg", "const"));
+  const HierarchyRow& near = RowOf(h, "L2 near");
+  const HierarchyRow& far = RowOf(h, "L2 far");
+  EXPECT_THAT(near.latency_cycles, Optional(280.0));
+  ASSERT_TRUE(far.latency_cycles.has_value());
+  EXPECT_NEAR(*far.latency_cycles, 500, 20);
+  ASSERT_TRUE(near.footprint_first && near.footprint_last && far.footprint_first &&
+              far.footprint_last);
+  EXPECT_GE(*near.footprint_first, 240 * kKiB);
+  EXPECT_LE(*near.footprint_first, 320 * kKiB);
+  EXPECT_GE(*near.footprint_last, 24 * kMiB);
+  EXPECT_LE(*near.footprint_last, 27 * kMiB);  // 285 at 25 MiB: still within 15 %
+  EXPECT_GE(*far.footprint_first, 30 * kMiB);
+  EXPECT_LE(*far.footprint_first, 35 * kMiB);
+  // L2 capacity: where the curve leaves the last L2 level for good (the
+  // far one), beside the driver's value.
+  ASSERT_TRUE(RowOf(h, "L2").capacity_bytes.has_value());
+  EXPECT_GE(*RowOf(h, "L2").capacity_bytes, 56 * kMiB);
+  EXPECT_LE(*RowOf(h, "L2").capacity_bytes, 60.5 * kMiB);
+  EXPECT_EQ(RowOf(h, "L2").capacity_bytes, far.capacity_bytes);
+  EXPECT_THAT(h.notes, Contains(AllOf(HasSubstr("L2 capacity from the curve"),
+                                      HasSubstr("the driver reports 50 MiB"))));
+}
+
+TEST(RealLikeCurvesTest, DramFromBeyondTwiceL2AndTheCreepApart) {
+  ResultFile f = File("memory_latency");
+  f.context["device_l2_bytes"] = Str(50 * kMiB);
+  AddCurve(f, "global_ca", 128, "random", FineFootprints(), RealLike);
+  const DeviceHierarchy h = InferOne({f});
+  const HierarchyRow& dram = RowOf(h, "DRAM");
+  // The points from 100 to 200 MiB: 620 * (690/620)^t for t in about
+  // [0.13, 0.33], not the 690 at 2 GiB.
+  ASSERT_TRUE(dram.latency_cycles.has_value());
+  EXPECT_GT(*dram.latency_cycles, 625);
+  EXPECT_LT(*dram.latency_cycles, 640);
+  ASSERT_TRUE(dram.footprint_first.has_value());
+  EXPECT_GE(*dram.footprint_first, 100 * kMiB);
+  EXPECT_LE(*dram.footprint_last, 200 * kMiB);
+  EXPECT_THAT(h.notes, Contains(AllOf(HasSubstr("TLB creep"), HasSubstr("1.9"))));
+}
+
+TEST(RealLikeCurvesTest, AFourPointRunClimbingASlopeIsNoLevel) {
+  // 30 points at 200, then four points at 280, 298, 291, 332 (within 15 %
+  // of their median, but not flat), then 30 points at 400.
+  ResultFile f = File("memory_latency");
+  std::vector<double> xs;
+  for (double x = 1 * kMiB; xs.size() < 64; x *= 1.04) xs.push_back(std::round(x));
+  const std::vector<double> slope = {280, 298, 291, 332};
+  std::map<double, double> y;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    y[xs[i]] = i < 30 ? 200 : i < 34 ? slope[i - 30] : 400;
+  }
+  f.context["device_l2_bytes"] = Str(xs.back() * 2);  // no DRAM on this curve
+  AddCurve(f, "global_cg", 128, "random", xs, [&](double x) { return y[x]; });
+  const DeviceHierarchy h = InferOne({f});
+  EXPECT_THAT(RowOf(h, "L2 near").latency_cycles, Optional(200.0));
+  EXPECT_THAT(RowOf(h, "L2 far").latency_cycles, Optional(400.0));
+  EXPECT_THAT(h.notes, Not(Contains(HasSubstr("L2 levels"))));
+}
+
+TEST(RealLikeCurvesTest, EveryRowSaysItsSourceAndMethod) {
+  ResultFile f = File("memory_latency");
+  f.context["source"] = "gpu-benches@test";
+  f.context["source_method"] = "host wall clock over 1e6 loads";
+  AddCurve(f, "global_ca", 128, "random", Footprints(), ThreeLevels);
+  ResultFile ours = File("memory_latency");
+  AddCurve(ours, "global_ca", 128, "random", Footprints(), ThreeLevels);
+  absl::StatusOr<std::vector<DeviceHierarchy>> tables = InferMemoryHierarchies({f, ours});
+  ASSERT_TRUE(tables.ok()) << tables.status();
+  ASSERT_EQ(tables->size(), 2u);  // one device, two sources: two tables
+  EXPECT_EQ((*tables)[0].source, "gpu-benches@test");
+  EXPECT_EQ(RowOf((*tables)[0], "L2").method, "host wall clock over 1e6 loads");
+  EXPECT_EQ((*tables)[1].source, "dissect");
+  EXPECT_THAT(RowOf((*tables)[1], "L2").method, HasSubstr("dissect: in-kernel %clock64"));
+}
+
+// gpu-benches gpu-cache: every SM reads the same data set (per-SM
+// footprint), so the plateau after L2 is still L2, not DRAM.
+TEST(RealLikeCurvesTest, PerSmSharedBandwidthHasL1AndL2ButNoDram) {
+  ResultFile f = File("memory_bandwidth");
+  f.context["bandwidth_footprint"] = "per_sm_shared";
+  std::vector<std::pair<double, double>> curve;
+  for (double x = 1 * kKiB; x <= 280 * kMiB; x *= 1.17) {
+    double gbps = x < 16 * kKiB    ? Ramp(x, 1 * kKiB, 8400, 16 * kKiB, 18400)
+                  : x < 150 * kKiB ? 19000
+                  : x < 320 * kKiB ? Ramp(x, 150 * kKiB, 18000, 320 * kKiB, 5500)
+                  : x < 20 * kMiB  ? 5400
+                                   : 3000;  // where DRAM would be: still L2
+    curve.push_back({std::round(x), gbps});
+  }
+  AddBandwidth(f, "read", 32, curve);
+  const DeviceHierarchy h = InferOne({f});
+  EXPECT_THAT(RowOf(h, "L1").bandwidth, Optional(19000.0));
+  EXPECT_THAT(RowOf(h, "L2").bandwidth, Optional(5400.0));
+  EXPECT_EQ(RowOf(h, "DRAM").bandwidth, std::nullopt);
+  EXPECT_THAT(h.basis, Contains(HasSubstr("not DRAM: every SM reads the same data set")));
+}
+
+// gpu-benches gpu-l2-cache: blocks roam the whole footprint, so a 1 MiB
+// footprint is no L1 hit even on 100 SMs.
+TEST(RealLikeCurvesTest, TotalRoamingBandwidthIsL2ThenDram) {
+  ResultFile f = File("memory_bandwidth");
+  f.context["bandwidth_footprint"] = "total_roaming";
+  std::vector<std::pair<double, double>> curve;
+  for (double x = 1 * kMiB; x <= 4096 * kMiB; x *= 1.1) {
+    const double gbps = x < 36 * kMiB   ? 7000
+                        : x < 70 * kMiB ? Ramp(x, 36 * kMiB, 6800, 70 * kMiB, 2100)
+                                        : 1990;
+    curve.push_back({std::round(x), gbps});
+  }
+  AddBandwidth(f, "read", 64, curve);
+  const DeviceHierarchy h = InferOne({f});
+  EXPECT_EQ(RowOf(h, "L1").bandwidth, std::nullopt);
+  EXPECT_THAT(RowOf(h, "L2").bandwidth, Optional(7000.0));
+  EXPECT_THAT(RowOf(h, "DRAM").bandwidth, Optional(1990.0));
+}
+
+TEST(RealLikeCurvesTest, ANarrowBandwidthPlateauIsATransition) {
+  ResultFile f = File("memory_bandwidth");
+  // dissect's own (split) footprints: L1, a flat pair at 9000 on the way
+  // down (narrow: x1.1), L2, DRAM.
+  AddBandwidth(f, "read", 128,
+               {{1 * kMiB, 10000},
+                {2 * kMiB, 10000},
+                {4 * kMiB, 10000},
+                {4.4 * kMiB, 8000},
+                {4.84 * kMiB, 8000},
+                {8 * kMiB, 6000},
+                {16 * kMiB, 6000},
+                {256 * kMiB, 2700},
+                {512 * kMiB, 2700}});
+  const DeviceHierarchy h = InferOne({f});
+  EXPECT_THAT(RowOf(h, "L1").bandwidth, Optional(10000.0));
+  EXPECT_THAT(RowOf(h, "L2").bandwidth, Optional(6000.0));
+  EXPECT_THAT(RowOf(h, "DRAM").bandwidth, Optional(2700.0));
+  EXPECT_THAT(h.basis, Contains(HasSubstr("transitions, not levels")));
+}
+
+// mt4g's summary values (analysis/import: experiment hierarchy_summary).
+TEST(RealLikeCurvesTest, SummaryRowsFillTheTable) {
+  ResultFile f = File("hierarchy_summary");
+  f.context["source"] = "mt4g@test";
+  f.context["source_method"] = "p-chase, mean of 256 loads";
+  AddRow(f, {{"level", "L1"}},
+         {{"latency_cycles", 38},
+          {"latency_cycles.p50", 38},
+          {"capacity_bytes", 238848},
+          {"capacity_confidence", 0.97},
+          {"line_bytes", 128}});
+  AddRow(f, {{"level", "L2"}},
+         {{"latency_cycles", 219.3}, {"capacity_bytes", 52428800}, {"read_bandwidth_gbps", 4863}});
+  AddRow(f, {{"level", "DRAM"}}, {{"latency_cycles", 834.5}, {"read_bandwidth_gbps", 2750}});
+  AddRow(f, {{"level", "const"}},
+         {{"latency_cycles", 20.7}, {"capacity_bytes", 65537}, {"capacity_confidence", 0}});
+  AddRow(f, {{"level", "const_l1.5"}}, {{"latency_cycles", 104.9}});
+  const DeviceHierarchy h = InferOne({f});
+  EXPECT_EQ(h.source, "mt4g@test");
+  EXPECT_THAT(RowOf(h, "L1").latency_cycles, Optional(38.0));
+  EXPECT_THAT(RowOf(h, "L1").capacity_bytes, Optional(238848.0));
+  EXPECT_THAT(RowOf(h, "L1").line_bytes, Optional(128.0));
+  EXPECT_EQ(RowOf(h, "L1").method, "p-chase, mean of 256 loads");
+  EXPECT_THAT(RowOf(h, "L2").bandwidth, Optional(4863.0));
+  EXPECT_THAT(RowOf(h, "DRAM").ceiling_fraction, Optional(2750.0 / 3000));
+  EXPECT_THAT(RowOf(h, "const").latency_cycles, Optional(20.7));
+  EXPECT_EQ(RowOf(h, "const").capacity_bytes, std::nullopt);  // confidence 0
+  EXPECT_THAT(h.basis, Contains(AllOf(HasSubstr("const_l1.5"), HasSubstr("left out"))));
 }
 
 }  // namespace
