@@ -1,7 +1,8 @@
-// Number formatting (see format.h).
+// Number formatting and markdown tables (see format.h).
 
 #include "analysis/format.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
@@ -43,6 +44,67 @@ std::string FormatBytes(double bytes) {
     }
   }
   return absl::StrCat(FormatNumber(bytes), " B");
+}
+
+size_t DisplayWidth(const std::string& s) {
+  return std::count_if(s.begin(), s.end(),
+                       [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; });
+}
+
+std::string CellText(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') {
+      out += "\\|";
+    } else if (c == '\n' || c == '\r') {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+namespace {
+
+std::string Pad(const std::string& s, size_t width, bool right_aligned) {
+  const std::string fill(width - std::min(width, DisplayWidth(s)), ' ');
+  return right_aligned ? fill + s : s + fill;
+}
+
+}  // namespace
+
+std::string RenderMarkdownTable(const MarkdownTable& table) {
+  if (table.rows.empty()) return "_no rows_\n";
+  std::vector<size_t> widths;
+  for (const MarkdownColumn& column : table.columns) {
+    widths.push_back(std::max<size_t>(3, DisplayWidth(column.header)));
+  }
+  for (const auto& row : table.rows) {
+    for (size_t i = 0; i < row.size(); ++i) {
+      widths[i] = std::max(widths[i], DisplayWidth(row[i]));
+    }
+  }
+  std::string out = "|";
+  for (size_t i = 0; i < table.columns.size(); ++i) {
+    absl::StrAppend(&out, " ", Pad(table.columns[i].header, widths[i], false), " |");
+  }
+  out += "\n|";
+  for (size_t i = 0; i < table.columns.size(); ++i) {
+    const std::string rule = table.columns[i].right_aligned
+                                 ? std::string(widths[i] - 1, '-') + ":"
+                                 : std::string(widths[i], '-');
+    absl::StrAppend(&out, " ", rule, " |");
+  }
+  out += "\n";
+  for (const auto& row : table.rows) {
+    out += "|";
+    for (size_t i = 0; i < row.size(); ++i) {
+      absl::StrAppend(&out, " ", Pad(row[i], widths[i], table.columns[i].right_aligned), " |");
+    }
+    out += "\n";
+  }
+  return out;
 }
 
 }  // namespace dissect::analysis

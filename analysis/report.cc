@@ -9,94 +9,19 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "analysis/compare.h"
 #include "analysis/l1_bypass.h"
 #include "analysis/published.h"
 #include "analysis/stalls.h"
 
 namespace dissect::analysis {
 namespace {
-
-// Placeholder for values an error row does not have.
-constexpr char kNoValue[] = "—";
-
-struct Column {
-  std::string header;
-  bool right_aligned = false;
-};
-
-struct Table {
-  std::vector<Column> columns;
-  std::vector<std::vector<std::string>> rows;
-};
-
-// Width in characters of UTF-8 text (counts code points; enough for the
-// em dash and similar characters used here).
-size_t DisplayWidth(const std::string& s) {
-  return std::count_if(s.begin(), s.end(), [](char c) {
-    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-  });
-}
-
-// Makes arbitrary text safe inside a markdown table cell.
-std::string CellText(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '|') {
-      out += "\\|";
-    } else if (c == '\n' || c == '\r') {
-      out += ' ';
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
-std::string Pad(const std::string& s, size_t width, bool right_aligned) {
-  const std::string fill(width - std::min(width, DisplayWidth(s)), ' ');
-  return right_aligned ? fill + s : s + fill;
-}
-
-std::string RenderTable(const Table& table) {
-  if (table.rows.empty()) return "_no rows_\n";
-  std::vector<size_t> widths;
-  for (const Column& column : table.columns) {
-    widths.push_back(std::max<size_t>(3, DisplayWidth(column.header)));
-  }
-  for (const auto& row : table.rows) {
-    for (size_t i = 0; i < row.size(); ++i) {
-      widths[i] = std::max(widths[i], DisplayWidth(row[i]));
-    }
-  }
-  std::string out = "|";
-  for (size_t i = 0; i < table.columns.size(); ++i) {
-    absl::StrAppend(&out, " ", Pad(table.columns[i].header, widths[i], false),
-                    " |");
-  }
-  out += "\n|";
-  for (size_t i = 0; i < table.columns.size(); ++i) {
-    const std::string rule = table.columns[i].right_aligned
-                                 ? std::string(widths[i] - 1, '-') + ":"
-                                 : std::string(widths[i], '-');
-    absl::StrAppend(&out, " ", rule, " |");
-  }
-  out += "\n";
-  for (const auto& row : table.rows) {
-    out += "|";
-    for (size_t i = 0; i < row.size(); ++i) {
-      absl::StrAppend(&out, " ",
-                      Pad(row[i], widths[i], table.columns[i].right_aligned),
-                      " |");
-    }
-    out += "\n";
-  }
-  return out;
-}
 
 // `name (unit)`, or just `name` when the unit is unknown or `-`.
 std::string Header(const std::string& name, const std::string& unit) {
@@ -187,10 +112,10 @@ std::string SmClock(const Row& row) {
 
 // One table over `files`, which all have the columns of files[0]. With
 // `file_column`, a leading column gives the 1-based index of each row's file.
-Table BuildTable(const std::vector<const ResultFile*>& files,
+MarkdownTable BuildTable(const std::vector<const ResultFile*>& files,
                  bool file_column) {
   const ResultFile& shape = *files.front();
-  Table table;
+  MarkdownTable table;
   if (file_column) table.columns.push_back({"file", false});
   for (const std::string& axis : shape.axis_names) {
     const bool numeric =
@@ -215,14 +140,14 @@ Table BuildTable(const std::vector<const ResultFile*>& files,
       }
       for (const std::string& metric : values) {
         const std::optional<double> value = row.Counter(metric);
-        cells.push_back(row.error ? kNoValue
+        cells.push_back(row.error ? kEmptyCell
                         : value   ? FormatNumber(*value)
                                   : "");
       }
       if (has_spread) {
         const std::optional<double> spread =
             row.Counter(absl::StrCat(shape.metric_names.front(), ".spread"));
-        cells.push_back(row.error ? kNoValue
+        cells.push_back(row.error ? kEmptyCell
                         : spread  ? FormatPercent(*spread)
                                   : "");
       }
@@ -250,7 +175,7 @@ std::vector<std::string> SectionBlocks(
   if (!one_table) {
     for (const ResultFile* file : files) {
       blocks.push_back(absl::StrCat(DeviceLine(*file), "\n"));
-      blocks.push_back(RenderTable(BuildTable({file}, false)));
+      blocks.push_back(RenderMarkdownTable(BuildTable({file}, false)));
     }
     return blocks;
   }
@@ -263,7 +188,7 @@ std::vector<std::string> SectionBlocks(
     }
     blocks.push_back(list);
   }
-  blocks.push_back(RenderTable(BuildTable(files, files.size() > 1)));
+  blocks.push_back(RenderMarkdownTable(BuildTable(files, files.size() > 1)));
   return blocks;
 }
 
@@ -284,26 +209,31 @@ std::string ActivityUnavailableBlock(
 
 // The cells of one memory-hierarchy row.
 std::string Cell(const std::optional<double>& value) {
-  return value ? FormatNumber(*value) : kNoValue;
+  return value ? FormatNumber(*value) : kEmptyCell;
 }
 
 std::string BytesCell(const std::optional<double>& bytes) {
-  return bytes ? FormatBytes(*bytes) : kNoValue;
+  return bytes ? FormatBytes(*bytes) : kEmptyCell;
 }
 
 std::string CapacityCell(const HierarchyRow& row) {
-  if (!row.capacity_bytes) return kNoValue;
+  if (!row.capacity_bytes) return kEmptyCell;
   return absl::StrCat(row.capacity_is_lower_bound ? "≥ " : "",
                       FormatBytes(*row.capacity_bytes));
 }
 
+std::string FootprintsCell(const HierarchyRow& row) {
+  const std::string range = FootprintRange(row);
+  return range.empty() ? kEmptyCell : range;
+}
+
 std::string BandwidthCell(const HierarchyRow& row) {
-  if (!row.bandwidth) return kNoValue;
+  if (!row.bandwidth) return kEmptyCell;
   return absl::StrCat(FormatNumber(*row.bandwidth), " ", row.bandwidth_unit);
 }
 
 std::string CeilingCell(const HierarchyRow& row) {
-  if (!row.ceiling_fraction) return kNoValue;
+  if (!row.ceiling_fraction) return kEmptyCell;
   return absl::StrCat(FormatPercent(*row.ceiling_fraction), " of ",
                       row.ceiling);
 }
@@ -330,7 +260,7 @@ std::optional<double> MeasuredNumber(const DeviceHierarchy& h,
 // ratio measured / published for a value, "—" without a measurement.
 std::string CheckCell(const DeviceHierarchy& h, const PublishedValue& v) {
   const std::optional<double> measured = MeasuredNumber(h, v);
-  if (!measured) return kNoValue;
+  if (!measured) return kEmptyCell;
   if (IsRange(v)) return InRange(v, *measured) ? "in range" : "**outside**";
   return absl::StrFormat("×%.2f", *measured / v.value);
 }
@@ -338,9 +268,9 @@ std::string CheckCell(const DeviceHierarchy& h, const PublishedValue& v) {
 // What we measured for a published quantity, or "—".
 std::string MeasuredCell(const DeviceHierarchy& h, const PublishedValue& v) {
   const HierarchyRow* row = h.Find(v.level);
-  if (row == nullptr) return kNoValue;
+  if (row == nullptr) return kEmptyCell;
   auto with_unit = [&](const std::optional<double>& value) -> std::string {
-    if (!value) return kNoValue;
+    if (!value) return kEmptyCell;
     return absl::StrCat(FormatNumber(*value), " ", v.unit);
   };
   if (v.quantity == "latency_cycles") return with_unit(row->latency_cycles);
@@ -349,7 +279,7 @@ std::string MeasuredCell(const DeviceHierarchy& h, const PublishedValue& v) {
   if (v.quantity == "line_bytes") return BytesCell(row->line_bytes);
   if (v.quantity == "sector_bytes") return BytesCell(row->sector_bytes);
   if (row->bandwidth_unit == v.unit) return with_unit(row->bandwidth);
-  return kNoValue;
+  return kEmptyCell;
 }
 
 std::string PublishedCell(const PublishedValue& v) {
@@ -398,7 +328,7 @@ std::string PublishedBlock(const DeviceHierarchy& h,
       "(\"published for\"), with other methods and clocks. `check` is "
       "measured / published for a value, and whether the measurement lies "
       "in an acceptance range.\n\n");
-  Table table;
+  MarkdownTable table;
   table.columns = {{"level", false},        {"quantity", false},
                    {"published", true},     {"published for", false},
                    {"measured here", true}, {"check", false},
@@ -426,7 +356,7 @@ std::string PublishedBlock(const DeviceHierarchy& h,
           absl::StrCat(v->level, " ", QuantityName(v->quantity)));
     }
   }
-  absl::StrAppend(&out, RenderTable(table), "\n");
+  absl::StrAppend(&out, RenderMarkdownTable(table), "\n");
   for (size_t i = 0; i < sources.size(); ++i) {
     const PublishedSource& s = *sources[i];
     absl::StrAppend(&out, "[", i + 1, "] ", s.authors, ": \"", s.title, "\", ",
@@ -444,7 +374,7 @@ std::string PublishedBlock(const DeviceHierarchy& h,
 
 std::string FractionCell(const StallBreakdown& b, const std::string& reason) {
   auto it = b.fractions.find(reason);
-  if (it == b.fractions.end()) return kNoValue;
+  if (it == b.fractions.end()) return kEmptyCell;
   return absl::StrFormat("%.3f", it->second);
 }
 
@@ -476,7 +406,7 @@ std::string RenderStalls(const std::vector<ResultFile>& files) {
     const bool notes = std::any_of(
         stalls.rows.begin(), stalls.rows.end(),
         [](const StallRow& row) { return !row.breakdown.problem.empty(); });
-    Table table;
+    MarkdownTable table;
     if (file_column) table.columns.push_back({"file", false});
     table.columns.push_back({"benchmark", false});
     for (const std::string& reason : stalls.reasons) {
@@ -492,12 +422,12 @@ std::string RenderStalls(const std::vector<ResultFile>& files) {
         cells.push_back(FractionCell(row.breakdown, reason));
       }
       cells.push_back(row.breakdown.dominant.empty()
-                          ? kNoValue
+                          ? kEmptyCell
                           : CellText(row.breakdown.dominant));
       if (notes) cells.push_back(CellText(row.breakdown.problem));
       table.rows.push_back(std::move(cells));
     }
-    blocks.push_back(RenderTable(table));
+    blocks.push_back(RenderMarkdownTable(table));
   }
   if (!stalls.unavailable.empty()) {
     std::string list = "Counters were not collected for:\n\n";
@@ -535,26 +465,40 @@ std::string RenderMarkdown(const std::vector<ResultFile>& files) {
 std::string RenderHierarchy(const DeviceHierarchy& h,
                             const ReportOptions& options) {
   std::vector<std::string> blocks;
-  blocks.push_back(absl::StrCat("## memory hierarchy: ", h.device_name, "\n"));
+  const bool imported = h.source != "dissect";
+  blocks.push_back(absl::StrCat("## memory hierarchy: ", h.device_name,
+                                imported ? absl::StrCat(" (", h.source, ")")
+                                         : std::string(),
+                                "\n"));
   std::vector<std::string> files;
   for (const std::string& f : h.files)
     files.push_back(absl::StrCat("`", f, "`"));
-  blocks.push_back(absl::StrCat(
-      h.device_name, " · cc ", h.compute_capability, " · ", h.sm_count,
-      " SMs · inferred from the curves of ", absl::StrJoin(files, ", "),
-      " (rules: analysis/README.md)\n"));
-  Table table;
-  table.columns = {{"level", false},       {"latency (cycles)", true},
-                   {"latency (ns)", true}, {"capacity", true},
-                   {"line size", true},    {"sector size", true},
-                   {"bandwidth", true},    {"% of ceiling", false}};
-  for (const HierarchyRow& row : h.rows) {
-    table.rows.push_back(
-        {row.level, Cell(row.latency_cycles), Cell(row.latency_ns),
-         CapacityCell(row), BytesCell(row.line_bytes),
-         BytesCell(row.sector_bytes), BandwidthCell(row), CeilingCell(row)});
+  const std::string device = absl::StrCat(
+      h.device_name, " · cc ", h.compute_capability, " · ", h.sm_count, " SMs");
+  if (imported) {
+    blocks.push_back(absl::StrCat(
+        device, " · the values of ", h.source,
+        ", imported (analysis/import) from ", absl::StrJoin(files, ", "),
+        "; measured by that suite with its own method, not by dissect\n"));
+  } else {
+    blocks.push_back(absl::StrCat(device, " · inferred from the curves of ",
+                                  absl::StrJoin(files, ", "),
+                                  " (rules: analysis/README.md)\n"));
   }
-  blocks.push_back(RenderTable(table));
+  MarkdownTable table;
+  table.columns = {{"level", false},       {"latency (cycles)", true},
+                   {"latency (ns)", true}, {"footprints", true},
+                   {"capacity", true},     {"line size", true},
+                   {"sector size", true},  {"bandwidth", true},
+                   {"% of ceiling", false}};
+  for (const HierarchyRow& row : h.rows) {
+    table.rows.push_back({row.level, Cell(row.latency_cycles),
+                          Cell(row.latency_ns), FootprintsCell(row),
+                          CapacityCell(row), BytesCell(row.line_bytes),
+                          BytesCell(row.sector_bytes), BandwidthCell(row),
+                          CeilingCell(row)});
+  }
+  blocks.push_back(RenderMarkdownTable(table));
   if (!h.notes.empty()) {
     std::string list = "Findings:\n\n";
     for (const std::string& note : h.notes)
@@ -589,6 +533,29 @@ absl::StatusOr<std::string> RenderReport(const std::vector<ResultFile>& files,
   const std::string tensor = RenderTensorSections(files, options.tensor_peaks);
   if (!tensor.empty()) absl::StrAppend(&out, out.empty() ? "" : "\n", tensor);
   return out;
+}
+
+absl::StatusOr<std::string> RenderCompareReport(
+    const std::vector<ResultFile>& files) {
+  absl::StatusOr<std::vector<DeviceHierarchy>> hierarchies =
+      InferMemoryHierarchies(files);
+  if (!hierarchies.ok()) return hierarchies.status();
+  if (!HasComparison(*hierarchies)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "--compare: nothing to compare: found ",
+        DescribeDevicesAndSources(*hierarchies),
+        "; it needs one device with results from two sources (dissect and "
+        "an import of analysis/import) or two devices"));
+  }
+  std::string inputs = "Inputs:\n\n";
+  for (const ResultFile& file : files) {
+    absl::StrAppend(&inputs, "- `", file.path, "` · ", file.experiment, " · ",
+                    file.ContextOr("device_name", "unknown device"), " · ",
+                    file.ContextOr("source", "dissect"), "\n");
+  }
+  return absl::StrCat(
+      "# memory hierarchy compared across sources and devices\n\n", inputs,
+      "\n", RenderComparison(*hierarchies));
 }
 
 }  // namespace dissect::analysis

@@ -58,9 +58,19 @@ absl::StatusOr<std::string> RenderReport(const std::vector<ResultFile>& files,
 std::string RenderStalls(const std::vector<ResultFile>& files);
 
 // The memory-hierarchy section of one device, as RenderReport writes it
-// (ends with a newline).
+// (ends with a newline). A hierarchy of imported peer results (source other
+// than "dissect") is headed "## memory hierarchy: <device> (<source>)" and
+// said to hold that peer's values.
 std::string RenderHierarchy(const DeviceHierarchy& hierarchy,
                             const ReportOptions& options);
+
+// `report --compare`: a title line, the input files (experiment, device,
+// source), then RenderComparison over the hierarchies inferred from `files`
+// (compare.h). FailedPreconditionError naming the devices and sources found
+// when there is nothing to compare (one device from one source, or no
+// memory experiments); the inference's error if it fails.
+absl::StatusOr<std::string> RenderCompareReport(
+    const std::vector<ResultFile>& files);
 
 }  // namespace dissect::analysis
 

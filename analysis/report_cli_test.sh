@@ -6,6 +6,8 @@
 # missing, unknown flag, bad --published file, no arguments) exits 2 with
 # one `report: ...` line naming the problem; a bad result file among good
 # ones is named on stderr and the rest reported, with exit status 1.
+# --compare prints the comparison of a device's hierarchies from dissect and
+# an imported peer, and exits 2 when there is nothing to compare.
 
 set -u
 
@@ -133,6 +135,30 @@ expect_error "--stalls_csv: no row has cupti/stall_<reason> counters; " \
 expect_error "no/such/dir/s.csv: cannot write" --stalls_csv=no/such/dir/s.csv \
   "${data}/synthetic_stalls_relu.json"
 
+# --compare: one device from one source is nothing to compare (exit 2, one
+# line naming what was found); the same device from dissect and an imported
+# peer (context `source`) gives a "## compare:" section and exit 0.
+expect_error "--compare: nothing to compare: found Synthetic H100-like GPU (fixture) (dissect)" \
+  --compare "${data}/synthetic_memory_latency.json"
+peer="${tmp}/peer"
+rm -rf "${peer}"
+mkdir -p "${peer}"
+sed 's/"dissect_experiment": "memory_latency",/"dissect_experiment": "memory_latency",\n    "source": "mt4g@test",/' \
+  "${data}/synthetic_memory_latency.json" >"${peer}/memory_latency_mt4g.json"
+grep -q '"source": "mt4g@test"' "${peer}/memory_latency_mt4g.json" ||
+  fail "--compare: could not add a source to the copy of synthetic_memory_latency.json"
+run --compare "${data}/synthetic_memory_latency.json" "${peer}/"
+[[ ${rc} -eq 0 ]] || fail "--compare with two sources: exit ${rc}, want 0 (stderr: ${err})"
+[[ "${out}" == "# memory hierarchy compared across sources and devices"* ]] ||
+  fail "--compare: no title line: ${out}"
+[[ "${out}" == *"## compare: Synthetic H100-like GPU (fixture)"* ]] ||
+  fail "--compare: no compare section: ${out}"
+[[ "${out}" == *"| mt4g@test "* ]] || fail "--compare: no mt4g@test row: ${out}"
+[[ "${out}" != *"## memory_latency"* ]] || fail "--compare: the full report was printed too"
+[[ -z "${err}" ]] || fail "--compare: unexpected stderr: ${err}"
+expect_error "--compare prints only the comparison" --compare --stalls_csv="${tmp}/c.csv" \
+  "${data}/synthetic_memory_latency.json" "${peer}/"
+
 # No arguments: usage on stderr, exit 2.
 run
 [[ ${rc} -eq 2 ]] || fail "no args: exit ${rc}, want 2"
@@ -142,6 +168,8 @@ run
 run --help
 [[ ${rc} -eq 0 ]] || fail "--help: exit ${rc}, want 0"
 [[ "${out}" == "usage: report"* ]] || fail "--help: stdout lacks usage: ${out}"
+[[ "${out}" == *"--compare"*"//analysis:import -- --from=mt4g"* ]] ||
+  fail "--help: no --compare flag or peer-import example: ${out}"
 [[ -z "${err}" ]] || fail "--help: unexpected stderr: ${err}"
 
 # Relative paths resolve against BUILD_WORKING_DIRECTORY (set by bazel run)

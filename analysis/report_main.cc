@@ -23,8 +23,8 @@
 namespace {
 
 constexpr char kUsage[] =
-    R"(usage: report [--help] [--published=FILE] [--stalls_csv=FILE] [--]
-              <result.json | folder>...
+    R"(usage: report [--help] [--published=FILE] [--stalls_csv=FILE] [--compare]
+              [--] <result.json | folder>...
 
 Reads dissect result files (Google Benchmark JSON with dissect context keys,
 see analysis/SCHEMA.md) and prints a markdown report to stdout: one section
@@ -51,6 +51,15 @@ dominant reason; files whose counters could not be collected
                     file, device, name, total, one column per reason,
                     dominant, problem), e.g. for a stall-breakdown figure;
                     an error if no row has stall counters
+  --compare         print only a comparison of the memory hierarchies instead
+                    of the report: per device measured by two or more sources
+                    (dissect and peer results imported with //analysis:import,
+                    context `source`), one table per level with latency,
+                    capacity and bandwidth and their ratio to dissect's, and a
+                    note on the methods for every ratio outside [0.9, 1.1];
+                    with two or more devices, a table per level with the
+                    devices in columns. Nothing to compare (one device from
+                    one source): exit status 2
 
 An unreadable, malformed or foreign result file is named on stderr (one line
 each) and left out; the others are reported, and the exit status is 1 at the
@@ -61,6 +70,9 @@ Examples:
   bazel run //analysis:report -- results/
   bazel run //analysis:report -- results/h100/shared_latency.json > report.md
   bazel run //analysis:report -- --stalls_csv=/tmp/stalls.csv results/
+  bazel run //analysis:import -- --from=mt4g \
+      ../shared/data/peers/mt4g/NVIDIA_H100_80GB_HBM3.json --out=/tmp/peers &&
+    bazel run //analysis:report -- --compare results/h100/ /tmp/peers/
 )";
 
 int Fail(const std::string& message, int status = 2) {
@@ -74,6 +86,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> args;
   std::string published_path;
   std::string stalls_csv_path;
+  bool compare = false;
   bool flags_done = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -82,6 +95,8 @@ int main(int argc, char** argv) {
     } else if (!flags_done && (arg == "--help" || arg == "-h")) {
       std::cout << kUsage;
       return 0;
+    } else if (!flags_done && arg == "--compare") {
+      compare = true;
     } else if (!flags_done && arg.rfind("--published=", 0) == 0) {
       published_path = arg.substr(std::string("--published=").size());
       if (published_path.empty()) return Fail("--published needs a file");
@@ -98,6 +113,10 @@ int main(int argc, char** argv) {
     std::cerr << kUsage;
     return 2;
   }
+  if (compare && (!published_path.empty() || !stalls_csv_path.empty())) {
+    return Fail("--compare prints only the comparison: it takes neither "
+                "--published nor --stalls_csv");
+  }
 
   if (absl::Status entered = dissect::analysis::EnterBuildWorkingDirectory();
       !entered.ok()) {
@@ -111,6 +130,24 @@ int main(int argc, char** argv) {
   }
   if (read->files.empty()) return 2;
   std::vector<dissect::analysis::ResultFile>& files = read->files;
+  if (compare) {
+    absl::StatusOr<std::string> comparison =
+        dissect::analysis::RenderCompareReport(files);
+    if (!comparison.ok()) {
+      return Fail(std::string(comparison.status().message()));
+    }
+    std::cout << *comparison;
+    std::cout.flush();
+    if (!std::cout) return Fail("cannot write to stdout");
+    if (!read->bad.empty()) {
+      return Fail(std::to_string(read->bad.size()) + " of " +
+                      std::to_string(read->bad.size() + files.size()) +
+                      " result file(s) unreadable and left out of the "
+                      "comparison (named above)",
+                  1);
+    }
+    return 0;
+  }
   dissect::analysis::ReportOptions options;
   std::string published_text = dissect::analysis::kEmbeddedPublishedJson;
   options.published_origin = dissect::analysis::kEmbeddedPublishedOrigin;

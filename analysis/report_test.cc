@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -233,8 +234,9 @@ TEST(RenderReportTest, HierarchySectionWithMatchingPublishedValuesOnly) {
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_THAT(*report, HasSubstr("\n## memory hierarchy: GPU Z\n"));
   EXPECT_THAT(*report, HasSubstr("| shared |                — |            — |"
-                                 "        — |         — |           — | "
-                                 "120 B/clk/SM | 93.8% of 128 B/clk/SM |"));
+                                 "          — |        — |         — |"
+                                 "           — | 120 B/clk/SM | "
+                                 "93.8% of 128 B/clk/SM |"));
   EXPECT_THAT(*report, HasSubstr("### published values: GPU Z"));
   EXPECT_THAT(*report, HasSubstr("| shared | bandwidth | 128 B/clk/SM | "
                                  "Other GPU     |  120 B/clk/SM | ×0.94 | "
@@ -260,6 +262,101 @@ TEST(RenderReportTest, SaysWhenNoPublishedValueMatches) {
       RenderReport({SharedBandwidthFile("GPU Z", "9.0")}, options);
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_THAT(*report, HasSubstr("_no entry of `p.json` matches this device"));
+}
+
+DeviceHierarchy L2Hierarchy(const std::string& source) {
+  DeviceHierarchy h;
+  h.source = source;
+  h.device_name = "GPU Z";
+  h.compute_capability = "9.0";
+  h.sm_count = "132";
+  h.files = {"p.json"};
+  HierarchyRow l2;
+  l2.level = "L2";
+  l2.latency_cycles = 260;
+  l2.footprint_first = 310 * 1024;
+  l2.footprint_last = 26 * 1024 * 1024;
+  HierarchyRow dram;
+  dram.level = "DRAM";
+  dram.latency_cycles = 600;
+  h.rows = {l2, dram};
+  return h;
+}
+
+TEST(RenderHierarchyTest, DissectHeadingAndFootprintsColumn) {
+  const std::string md = RenderHierarchy(L2Hierarchy("dissect"), {});
+  EXPECT_THAT(md, HasSubstr("## memory hierarchy: GPU Z\n"));
+  EXPECT_THAT(md, HasSubstr("inferred from the curves of `p.json`"));
+  EXPECT_THAT(md, HasSubstr("| level | latency (cycles) | latency (ns) | "
+                            "footprints       | capacity |"));
+  EXPECT_THAT(md, HasSubstr("| L2    |              260 |            — | "
+                            "310 KiB – 26 MiB |        — |"));
+  EXPECT_THAT(md, HasSubstr("| DRAM  |              600 |            — | "
+                            "               — |        — |"));
+  EXPECT_THAT(md, Not(HasSubstr("imported")));
+}
+
+TEST(RenderHierarchyTest, ImportedPeerResultsAreSaidToBeThePeers) {
+  const std::string md = RenderHierarchy(L2Hierarchy("mt4g@4cc55662a954"), {});
+  EXPECT_THAT(md,
+              HasSubstr("## memory hierarchy: GPU Z (mt4g@4cc55662a954)\n"));
+  EXPECT_THAT(md, HasSubstr("GPU Z · cc 9.0 · 132 SMs · the values of "
+                            "mt4g@4cc55662a954, imported (analysis/import) "
+                            "from `p.json`; measured by that suite"));
+  EXPECT_THAT(md, Not(HasSubstr("inferred from the curves")));
+}
+
+// A memory_latency file of `device` whose context has `source` (none when
+// empty), with a 3-point L1-like plateau.
+ResultFile LatencyFile(const std::string& device, const std::string& source,
+                       const std::string& path) {
+  ResultFile file;
+  file.path = path;
+  file.experiment = "memory_latency";
+  file.context = {{"device_name", device},
+                  {"device_compute_capability", "9.0"},
+                  {"device_sm_count", "132"}};
+  if (!source.empty()) file.context["source"] = source;
+  file.axis_names = {"path", "footprint_bytes", "stride_bytes", "order"};
+  file.metric_names = {"cycles_per_load"};
+  for (double footprint : {4096.0, 8192.0, 16384.0}) {
+    Row row;
+    row.name = "memory_latency";
+    row.axes = {{"path", "global_ca"},
+                {"footprint_bytes", absl::StrCat(footprint)},
+                {"stride_bytes", "128"},
+                {"order", "random"}};
+    row.counters = {{"cycles_per_load", 40}};
+    file.rows.push_back(row);
+  }
+  return file;
+}
+
+TEST(RenderCompareReportTest, NothingToCompareNamesDevicesAndSources) {
+  absl::StatusOr<std::string> report =
+      RenderCompareReport({LatencyFile("GPU Z", "", "a.json")});
+  ASSERT_FALSE(report.ok());
+  EXPECT_EQ(report.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(report.status().message(),
+              HasSubstr("nothing to compare: found GPU Z (dissect);"));
+  report = RenderCompareReport({MakeFile("relu", "GPU", "r.json")});
+  ASSERT_FALSE(report.ok());
+  EXPECT_THAT(report.status().message(), HasSubstr("no memory hierarchy"));
+}
+
+TEST(RenderCompareReportTest, TitleInputsAndComparison) {
+  absl::StatusOr<std::string> report =
+      RenderCompareReport({LatencyFile("GPU Z", "", "a.json"),
+                           LatencyFile("GPU Z", "mt4g@test", "b.json")});
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_THAT(*report,
+              HasSubstr("# memory hierarchy compared across sources and "
+                        "devices\n\nInputs:\n\n"
+                        "- `a.json` · memory_latency · GPU Z · dissect\n"
+                        "- `b.json` · memory_latency · GPU Z · mt4g@test\n"
+                        "\n## compare: GPU Z\n"));
+  EXPECT_THAT(*report, Not(HasSubstr("## memory_latency")));
+  EXPECT_EQ(report->back(), '\n');
 }
 
 TEST(RenderStallsTest, NoStallCountersNoSection) {
