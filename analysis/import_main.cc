@@ -202,15 +202,15 @@ int main(int argc, char** argv) {
       status = Fail(std::string(imported.status().message()));
       continue;
     }
-    for (const std::string& warning : imported->warnings) {
-      std::cerr << "import: " << warning << "\n";
-    }
     std::string out_path = out_dir;
     if (!absl::EndsWith(out_path, "/")) out_path += "/";
     out_path += dissect::analysis::ImportedFileName(file);
     if (!force && Exists(out_path)) {
       status = Fail(out_path + " exists (from " + file + "; pass --force to overwrite)");
       continue;
+    }
+    for (const std::string& warning : imported->warnings) {
+      std::cerr << "import: " << warning << "\n";
     }
     if (absl::Status written = dissect::WriteFileAtomically(out_path, imported->json);
         !written.ok()) {
