@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -42,7 +43,7 @@ import_date), so that no one mistakes a peer's number for ours.
                       --device_name is required.
   --from=mt4g         caps-tum/mt4g JSON results -> hierarchy_summary (one
                       row per memory level); device facts from the file
-  --out=DIR           output folder (created if missing, one level)
+  --out=DIR           output folder (created with its parents if missing)
   --force             overwrite existing output files (default: refuse)
   --source_version=V  the suite's commit or version, written as
                       source = <suite>@V (default: unknown, with a warning)
@@ -185,8 +186,8 @@ int main(int argc, char** argv) {
   if (absl::Status entered = dissect::analysis::EnterBuildWorkingDirectory(); !entered.ok()) {
     return Fail(std::string(entered.message()));
   }
-  if (!Exists(out_dir) && mkdir(out_dir.c_str(), 0777) != 0) {
-    return Fail(out_dir + ": cannot create: " + std::strerror(errno));
+  if (std::error_code error; !std::filesystem::create_directories(out_dir, error) && error) {
+    return Fail(out_dir + ": cannot create: " + error.message());
   }
 
   int status = 0;

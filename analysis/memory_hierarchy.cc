@@ -794,10 +794,13 @@ class Builder {
       if (!sm_count_ || *sm_count_ <= 0) return std::nullopt;
       return footprint / *sm_count_;
     };
-    // Fits L1: within the measured L1 capacity, else within the largest L1
-    // of current GPUs (256 KiB) when the footprint is per SM.
+    // Fits L1: the level starts within the measured L1 capacity, else
+    // within the largest L1 of current GPUs (256 KiB) when the footprint is
+    // per SM. Its start, not its end: a bandwidth level runs on into the
+    // transition (points within 15 %), past the capacity the latency curve
+    // shows.
     auto fits_l1 = [&](const Plateau& plateau) -> std::optional<bool> {
-      const std::optional<double> per_sm = share(plateau.x_last);
+      const std::optional<double> per_sm = share(plateau.x_first);
       if (!per_sm) return std::nullopt;
       if (const std::optional<double> l1 = L1Capacity()) return *per_sm <= *l1;
       if (kind != kTotalSplit) return *per_sm <= kLargestL1Bytes;

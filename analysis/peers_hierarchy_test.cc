@@ -128,6 +128,21 @@ TEST_F(PeersHierarchyTest, A100CacheBandwidthHasL1AndL2) {
   EXPECT_EQ(h.Find("DRAM")->bandwidth, std::nullopt);
 }
 
+// All three A100 logs together, as `import` of the three files and one
+// `report` give them: the latency curve's L1 capacity (~152 KiB) is less
+// than where gpu-cache's L1 bandwidth level ends (~172 KiB), which must not
+// make that level L2.
+TEST_F(PeersHierarchyTest, A100LatencyAndBothBandwidthLogsTogether) {
+  const ImportOptions options = GpuBenches("NVIDIA A100-SXM4-80GB", "8.0", 108, 40 * kMiB);
+  const DeviceHierarchy h = InferOne({Import("gpu-benches/gpu-latency_a100_80.txt", options),
+                                      Import("gpu-benches/gpu-cache_a100_80.txt", options),
+                                      Import("gpu-benches/gpu-l2-cache_a100_80.txt", options)});
+  EXPECT_IN(Value(h, "L1", &HierarchyRow::bandwidth), 18000, 19500);
+  EXPECT_IN(Value(h, "L2", &HierarchyRow::bandwidth), 4500, 5600);
+  EXPECT_IN(Value(h, "DRAM", &HierarchyRow::bandwidth), 1700, 1900);
+  EXPECT_IN(Value(h, "L2 far", &HierarchyRow::latency_cycles), 380, 420);
+}
+
 TEST_F(PeersHierarchyTest, L2CacheBandwidthIsL2ThenDram) {
   struct Case {
     const char* file;
