@@ -272,29 +272,52 @@ class Builder {
     return *out_.rows.insert(it == out_.rows.end() ? it : it + 1, std::move(row));
   }
 
-  // How `experiment`'s rows were measured: an imported file's
-  // `source_method`, else dissect's own method.
+  // How `experiment`'s rows were measured, in a few words: for imported
+  // files the method their rows' labels give (`source: ...; method: ...`),
+  // else the file's `source_method`; for ours, dissect's own method.
   std::string MethodFor(std::string_view experiment) const {
     for (const ResultFile* f : files_) {
-      if (f->experiment != experiment) continue;
-      const std::string method = f->ContextOr("source_method", "");
-      if (!method.empty()) return method;
+      if (f->experiment != experiment || f->ContextOr("source", "").empty()) continue;
+      for (const Row& row : f->rows) {
+        if (const std::string method = LabelMethod(row); !method.empty()) return method;
+      }
+      return f->ContextOr("source_method", "");
     }
     if (experiment == kMemoryLatency || experiment == kSharedLatency) {
-      return "dissect: in-kernel %clock64 around a dependent pointer chase by one thread; cycles "
-             "per load from the slope between two timed segments";
+      return "in-kernel %clock64, dependent pointer chase by one thread, slope of two timed "
+             "segments";
     }
     if (experiment == kMemoryBandwidth) {
-      return "dissect: CUDA events around tiled streaming reads, footprint split between the "
-             "SMs, best over bytes in flight";
+      return "CUDA events around tiled streaming reads, footprint split between the SMs, best "
+             "over bytes in flight";
     }
     if (experiment == kLatencyTrace) {
-      return "dissect: per-access %clock64 latencies of a pointer chase, clustered into levels";
+      return "per-access %clock64 latencies of a pointer chase, clustered into levels";
     }
     if (experiment == kSharedBandwidth) {
-      return "dissect: in-kernel %clock64 around ld.volatile.shared streams on every SM";
+      return "in-kernel %clock64 around ld.volatile.shared streams on every SM";
     }
     return "";
+  }
+
+  // The `source_method` of the first imported file of `experiment`.
+  std::string SourceMethod(std::string_view experiment) const {
+    for (const ResultFile* f : files_) {
+      if (f->experiment == experiment) {
+        if (std::string method = f->ContextOr("source_method", ""); !method.empty()) {
+          return method;
+        }
+      }
+    }
+    return "";
+  }
+
+  // The `method: ...` part of an imported row's label, "" if none.
+  static std::string LabelMethod(const Row& row) {
+    constexpr std::string_view kMethod = "method: ";
+    const size_t at = row.label.find(kMethod);
+    if (at == std::string::npos) return "";
+    return row.label.substr(at + kMethod.size());
   }
 
   bool Close(double a, double b) const {
@@ -963,7 +986,10 @@ class Builder {
         taken.push_back(absl::StrCat("read bandwidth ", FormatNumber(*gbps), " GB/s"));
       }
       if (taken.empty()) continue;
-      if (out.method.empty()) out.method = method;
+      if (out.method.empty()) {
+        const std::string own = LabelMethod(*row);
+        out.method = own.empty() ? SourceMethod(kHierarchySummary) : own;
+      }
       Basis(absl::StrCat(*level, " (summary)"), absl::StrCat(kHierarchySummary, " level ", *level),
             absl::StrJoin(taken, ", "),
             method.empty() ? std::string() : absl::StrCat("as reported: ", method));

@@ -665,7 +665,7 @@ TEST(RealLikeCurvesTest, EveryRowSaysItsSourceAndMethod) {
   EXPECT_EQ((*tables)[0].source, "gpu-benches@test");
   EXPECT_EQ(RowOf((*tables)[0], "L2").method, "host wall clock over 1e6 loads");
   EXPECT_EQ((*tables)[1].source, "dissect");
-  EXPECT_THAT(RowOf((*tables)[1], "L2").method, HasSubstr("dissect: in-kernel %clock64"));
+  EXPECT_THAT(RowOf((*tables)[1], "L2").method, HasSubstr("in-kernel %clock64"));
 }
 
 // gpu-benches gpu-cache: every SM reads the same data set (per-SM
@@ -744,6 +744,7 @@ TEST(RealLikeCurvesTest, SummaryRowsFillTheTable) {
   AddRow(f, {{"level", "L2"}},
          {{"latency_cycles", 219.3}, {"capacity_bytes", 52428800}, {"read_bandwidth_gbps", 4863}});
   AddRow(f, {{"level", "DRAM"}}, {{"latency_cycles", 834.5}, {"read_bandwidth_gbps", 2750}});
+  f.rows.back().label = "source: mt4g@test; method: p-chase, randomized: false";
   AddRow(f, {{"level", "const"}},
          {{"latency_cycles", 20.7}, {"capacity_bytes", 65537}, {"capacity_confidence", 0}});
   AddRow(f, {{"level", "const_l1.5"}}, {{"latency_cycles", 104.9}});
@@ -755,6 +756,8 @@ TEST(RealLikeCurvesTest, SummaryRowsFillTheTable) {
   EXPECT_EQ(RowOf(h, "L1").method, "p-chase, mean of 256 loads");
   EXPECT_THAT(RowOf(h, "L2").bandwidth, Optional(4863.0));
   EXPECT_THAT(RowOf(h, "DRAM").ceiling_fraction, Optional(2750.0 / 3000));
+  // A row's own label method before the file's source_method.
+  EXPECT_EQ(RowOf(h, "DRAM").method, "p-chase, randomized: false");
   EXPECT_THAT(RowOf(h, "const").latency_cycles, Optional(20.7));
   EXPECT_EQ(RowOf(h, "const").capacity_bytes, std::nullopt);  // confidence 0
   EXPECT_THAT(h.basis, Contains(AllOf(HasSubstr("const_l1.5"), HasSubstr("left out"))));
