@@ -298,10 +298,13 @@ bool HasStallRows(const ResultFile& file) {
   return false;
 }
 
+// Files of one device and one source (our own, or an imported suite's
+// `source`) share figures: curves of different suites are never merged.
 std::string DeviceKey(const ResultFile& file) {
   return absl::StrCat(file.ContextOr("device_name", ""), "\n",
                       file.ContextOr("device_compute_capability", ""), "\n",
-                      file.ContextOr("device_sm_count", ""));
+                      file.ContextOr("device_sm_count", ""), "\n",
+                      file.ContextOr("source", ""));
 }
 
 }  // namespace
@@ -342,6 +345,10 @@ absl::StatusOr<std::vector<DeviceFigures>> BuildFigures(
     DeviceFigures device;
     device.device_name =
         group.front()->ContextOr("device_name", "unknown device");
+    if (const std::string source = group.front()->ContextOr("source", ""); !source.empty()) {
+      // An imported peer's results: its figures say whose they are.
+      absl::StrAppend(&device.device_name, " (", source, ")");
+    }
     const std::string base = DeviceFolder(device.device_name);
     device.folder = base;
     for (int n = 2; folders.count(device.folder) > 0; ++n) {

@@ -17,8 +17,7 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 TEST(DeviceFolderTest, LowerCaseWithUnderscores) {
-  EXPECT_EQ(DeviceFolder("Synthetic H100-like GPU (fixture)"),
-            "synthetic_h100_like_gpu_fixture");
+  EXPECT_EQ(DeviceFolder("Synthetic H100-like GPU (fixture)"), "synthetic_h100_like_gpu_fixture");
   EXPECT_EQ(DeviceFolder("NVIDIA H100 80GB HBM3"), "nvidia_h100_80gb_hbm3");
   EXPECT_EQ(DeviceFolder("  ../x//y  "), "x_y");
   EXPECT_EQ(DeviceFolder("Grüße"), "gr_e");
@@ -36,8 +35,7 @@ ResultFile LatencyFile(const std::string& device, const std::string& cc) {
                 {"footprint_bytes", absl::StrCat(footprint)},
                 {"stride_bytes", "128"},
                 {"order", "random"}};
-    row.counters = {
-        {"cycles_per_load", footprint < (64 << 20) ? 260.0 : 600.0}};
+    row.counters = {{"cycles_per_load", footprint < (64 << 20) ? 260.0 : 600.0}};
     f.rows.push_back(row);
   }
   return f;
@@ -61,16 +59,13 @@ TEST(BuildFiguresTest, LatencyFigureOnly) {
   const FigureFile* script = FileNamed(d, "latency_vs_footprint.gp");
   ASSERT_NE(script, nullptr);
   // Single quotes in gnuplot strings are doubled.
-  EXPECT_THAT(script->contents,
-              HasSubstr("set title 'GPU ''A'': load latency vs footprint'"));
+  EXPECT_THAT(script->contents, HasSubstr("set title 'GPU ''A'': load latency vs footprint'"));
   EXPECT_THAT(script->contents, HasSubstr("set logscale x 2\n"));
   // 1 KiB .. 1 GiB is 21 powers of two: every fourth one is labelled.
-  EXPECT_THAT(script->contents,
-              HasSubstr("set xtics ('1 KiB' 1024, '16 KiB' 16384, '256 KiB' "
-                        "262144, '4 MiB' 4194304"));
+  EXPECT_THAT(script->contents, HasSubstr("set xtics ('1 KiB' 1024, '16 KiB' 16384, '256 KiB' "
+                                          "262144, '4 MiB' 4194304"));
   EXPECT_THAT(script->contents, HasSubstr("'1 GiB' 1073741824)"));
-  EXPECT_THAT(script->contents,
-              HasSubstr("title 'global_cg (random, stride 128 B)'"));
+  EXPECT_THAT(script->contents, HasSubstr("title 'global_cg (random, stride 128 B)'"));
   const FigureFile* data = FileNamed(d, "latency_vs_footprint.dat");
   ASSERT_NE(data, nullptr);
   EXPECT_THAT(data->contents, HasSubstr("\n1024 260\n2048 260\n"));
@@ -85,6 +80,29 @@ TEST(BuildFiguresTest, SameNameOnTwoDevicesGetsTwoFolders) {
   ASSERT_EQ(figures->size(), 2u);
   EXPECT_EQ((*figures)[0].folder, "gpu");
   EXPECT_EQ((*figures)[1].folder, "gpu_2");
+}
+
+// Imported peer results (context `source`) of the same device are drawn
+// apart from ours, never merged into our curves, and say whose they are.
+TEST(BuildFiguresTest, PeerResultsOfTheSameDeviceGetTheirOwnFigures) {
+  ResultFile peer = LatencyFile("GPU", "9.0");
+  peer.context["source"] = "gpu-benches@abc";
+  for (Row& row : peer.rows) row.counters["cycles_per_load"] *= 2;
+  absl::StatusOr<std::vector<DeviceFigures>> figures =
+      BuildFigures({LatencyFile("GPU", "9.0"), peer});
+  ASSERT_TRUE(figures.ok()) << figures.status();
+  ASSERT_EQ(figures->size(), 2u);
+  EXPECT_EQ((*figures)[0].folder, "gpu");
+  EXPECT_EQ((*figures)[1].folder, "gpu_gpu_benches_abc");
+  const FigureFile* ours = FileNamed((*figures)[0], "latency_vs_footprint.dat");
+  const FigureFile* theirs = FileNamed((*figures)[1], "latency_vs_footprint.dat");
+  ASSERT_NE(ours, nullptr);
+  ASSERT_NE(theirs, nullptr);
+  EXPECT_THAT(ours->contents, HasSubstr("\n1024 260\n"));
+  EXPECT_THAT(theirs->contents, HasSubstr("\n1024 520\n"));
+  const FigureFile* script = FileNamed((*figures)[1], "latency_vs_footprint.gp");
+  ASSERT_NE(script, nullptr);
+  EXPECT_THAT(script->contents, HasSubstr("set title 'GPU (gpu-benches@abc): load latency"));
 }
 
 TEST(BuildFiguresTest, FailsWithoutMemoryResults) {
@@ -104,9 +122,7 @@ TEST(BuildFiguresTest, BandwidthFigureWithThePeak) {
   for (const char* op : {"copy", "read"}) {
     for (long long footprint : {16384LL, 65536LL}) {
       Row row;
-      row.axes = {{"op", op},
-                  {"width_bits", "128"},
-                  {"footprint_bytes", absl::StrCat(footprint)}};
+      row.axes = {{"op", op}, {"width_bits", "128"}, {"footprint_bytes", absl::StrCat(footprint)}};
       row.counters = {{"bandwidth_gbps", 1000.0 + footprint / 1024}};
       f.rows.push_back(row);
     }
@@ -118,15 +134,12 @@ TEST(BuildFiguresTest, BandwidthFigureWithThePeak) {
   const FigureFile* script = FileNamed(d, "bandwidth_vs_footprint.gp");
   ASSERT_NE(script, nullptr);
   // read before copy; the peak as a dashed line.
-  EXPECT_THAT(script->contents,
-              HasSubstr("index 0 using 1:2 with linespoints title 'read, "
-                        "128-bit'"));
-  EXPECT_THAT(script->contents,
-              HasSubstr("index 1 using 1:2 with linespoints title 'copy, "
-                        "128-bit'"));
-  EXPECT_THAT(script->contents,
-              HasSubstr("3352.3 with lines dashtype 2 lc rgb 'black' title "
-                        "'DRAM peak (device_dram_peak_gbps, 3352 GB/s)'"));
+  EXPECT_THAT(script->contents, HasSubstr("index 0 using 1:2 with linespoints title 'read, "
+                                          "128-bit'"));
+  EXPECT_THAT(script->contents, HasSubstr("index 1 using 1:2 with linespoints title 'copy, "
+                                          "128-bit'"));
+  EXPECT_THAT(script->contents, HasSubstr("3352.3 with lines dashtype 2 lc rgb 'black' title "
+                                          "'DRAM peak (device_dram_peak_gbps, 3352 GB/s)'"));
   EXPECT_THAT(script->contents, Not(HasSubstr("\"")));
 }
 
@@ -137,9 +150,8 @@ TEST(BuildFiguresTest, StallBreakdownOnly) {
   f.context = {{"device_name", "GPU"}};
   Row row;
   row.axes = {{"bytes", "1024"}};
-  row.counters = {{"cupti/stall_long_scoreboard", 3},
-                  {"cupti/stall_barrier", 1},
-                  {"bandwidth_gbps", 10}};
+  row.counters = {
+      {"cupti/stall_long_scoreboard", 3}, {"cupti/stall_barrier", 1}, {"bandwidth_gbps", 10}};
   f.rows.push_back(row);
   row.axes = {{"bytes", "2048"}};
   row.counters = {{"cupti/stall_barrier", 2}};  // no long_scoreboard
@@ -154,16 +166,14 @@ TEST(BuildFiguresTest, StallBreakdownOnly) {
   // barrier has the larger total share (0.25 + 1): it comes first. One file:
   // no [n] before the labels.
   EXPECT_THAT(data->contents, HasSubstr("#  barrier long_scoreboard\n"));
-  EXPECT_THAT(data->contents,
-              HasSubstr("\n\"relu_bandwidth/bytes:1024\" 0.25 0.75\n"
-                        "\"relu_bandwidth/bytes:2048\" 1 0\n"));
+  EXPECT_THAT(data->contents, HasSubstr("\n\"relu_bandwidth/bytes:1024\" 0.25 0.75\n"
+                                        "\"relu_bandwidth/bytes:2048\" 1 0\n"));
   const FigureFile* script = FileNamed(d, "stall_breakdown.gp");
   ASSERT_NE(script, nullptr);
   EXPECT_THAT(script->contents, HasSubstr("set style histogram rowstacked\n"));
-  EXPECT_THAT(script->contents,
-              HasSubstr("plot 'stall_breakdown.dat' using 2:xtic(1) title "
-                        "'barrier' lc rgb '#1f77b4', \\\n     '' using 3 "
-                        "title 'long_scoreboard' lc rgb '#ff7f0e'\n"));
+  EXPECT_THAT(script->contents, HasSubstr("plot 'stall_breakdown.dat' using 2:xtic(1) title "
+                                          "'barrier' lc rgb '#1f77b4', \\\n     '' using 3 "
+                                          "title 'long_scoreboard' lc rgb '#ff7f0e'\n"));
   EXPECT_THAT(script->contents, HasSubstr("#   relu.json\n"));
 }
 
@@ -177,13 +187,10 @@ TEST(BuildFiguresTest, StallRowsBesideMemoryResults) {
   ASSERT_TRUE(figures.ok()) << figures.status();
   ASSERT_EQ(figures->size(), 1u);
   const DeviceFigures& d = figures->front();
-  EXPECT_EQ(d.scripts, (std::vector<std::string>{"latency_vs_footprint.gp",
-                                                 "stall_breakdown.gp"}));
+  EXPECT_EQ(d.scripts, (std::vector<std::string>{"latency_vs_footprint.gp", "stall_breakdown.gp"}));
   // Each script names only the files it draws.
-  EXPECT_THAT(FileNamed(d, "latency_vs_footprint.gp")->contents,
-              Not(HasSubstr("stalls.json")));
-  EXPECT_THAT(FileNamed(d, "stall_breakdown.gp")->contents,
-              Not(HasSubstr("lat.json")));
+  EXPECT_THAT(FileNamed(d, "latency_vs_footprint.gp")->contents, Not(HasSubstr("stalls.json")));
+  EXPECT_THAT(FileNamed(d, "stall_breakdown.gp")->contents, Not(HasSubstr("lat.json")));
 }
 
 }  // namespace
