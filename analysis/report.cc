@@ -30,19 +30,28 @@ std::string Header(const std::string& name, const std::string& unit) {
 }
 
 std::string DeviceLine(const ResultFile& file) {
-  std::string commit = file.ContextOr("git_commit", "").substr(0, 12);
-  if (commit.empty()) commit = "unknown";
-  if (file.ContextOr("git_dirty", "") == "true") commit += "+dirty";
+  // Imported peer results (analysis/import) carry `source` and no commit of
+  // ours: say whose numbers they are.
+  std::string origin;
+  if (const std::string source = file.ContextOr("source", ""); !source.empty()) {
+    origin = absl::StrCat("imported from ", source, " (not measured by dissect)");
+  } else {
+    std::string commit = file.ContextOr("git_commit", "").substr(0, 12);
+    if (commit.empty()) commit = "unknown";
+    if (file.ContextOr("git_dirty", "") == "true") commit += "+dirty";
+    origin = absl::StrCat("commit ", commit);
+  }
   return absl::StrCat(file.ContextOr("device_name", "unknown device"), " · cc ",
                       file.ContextOr("device_compute_capability", "?"), " · ",
-                      file.ContextOr("device_sm_count", "?"), " SMs · commit ",
-                      commit, " · `", file.path, "`");
+                      file.ContextOr("device_sm_count", "?"), " SMs · ", origin, " · `",
+                      file.path, "`");
 }
 
+// Files of one device and one source share tables.
 std::string DeviceKey(const ResultFile& file) {
   return absl::StrCat(file.ContextOr("device_name", ""), "\n",
                       file.ContextOr("device_compute_capability", ""), "\n",
-                      file.ContextOr("device_sm_count", ""));
+                      file.ContextOr("device_sm_count", ""), "\n", file.ContextOr("source", ""));
 }
 
 // The value columns of a file's table: its declared metrics, then the row

@@ -101,9 +101,9 @@ TEST(RenderMarkdownTest, ClockMovedNoteAndPolledClock) {
 }
 
 TEST(RenderMarkdownTest, SectionsInFirstSeenOrder) {
-  const std::string md = RenderMarkdown({MakeFile("zeta", "GPU", "z1.json"),
-                                         MakeFile("alpha", "GPU", "a.json"),
-                                         MakeFile("zeta", "GPU", "z2.json")});
+  const std::string md =
+      RenderMarkdown({MakeFile("zeta", "GPU", "z1.json"), MakeFile("alpha", "GPU", "a.json"),
+                      MakeFile("zeta", "GPU", "z2.json")});
   const size_t zeta = md.find("## zeta\n");
   const size_t alpha = md.find("## alpha\n");
   ASSERT_NE(zeta, std::string::npos);
@@ -119,13 +119,25 @@ TEST(RenderMarkdownTest, SectionsInFirstSeenOrder) {
 }
 
 TEST(RenderMarkdownTest, OneTablePerFileForDifferentDevices) {
-  const std::string md = RenderMarkdown(
-      {MakeFile("e", "GPU A", "a.json"), MakeFile("e", "GPU B", "b.json")});
+  const std::string md =
+      RenderMarkdown({MakeFile("e", "GPU A", "a.json"), MakeFile("e", "GPU B", "b.json")});
   EXPECT_THAT(md, Not(HasSubstr("| file |")));
   EXPECT_THAT(md, HasSubstr("GPU A · cc ? · ? SMs · commit unknown · `a.json`"
                             "\n\n| n (B) |"));
   EXPECT_THAT(md, HasSubstr("GPU B · cc ? · ? SMs · commit unknown · `b.json`"
                             "\n\n| n (B) |"));
+}
+
+// An imported peer file of the same device is not mixed into our table,
+// and its device line says whose numbers they are.
+TEST(RenderMarkdownTest, ImportedFilesGetTheirOwnTableAndSayTheirSource) {
+  ResultFile peer = MakeFile("e", "GPU A", "peer.json");
+  peer.context["source"] = "mt4g@abc";
+  const std::string md = RenderMarkdown({MakeFile("e", "GPU A", "a.json"), peer});
+  EXPECT_THAT(md, Not(HasSubstr("| file |")));
+  EXPECT_THAT(md, HasSubstr("GPU A · cc ? · ? SMs · commit unknown · `a.json`"));
+  EXPECT_THAT(md, HasSubstr("GPU A · cc ? · ? SMs · imported from mt4g@abc (not measured by "
+                            "dissect) · `peer.json`"));
 }
 
 TEST(RenderMarkdownTest, EscapesPipesInCells) {
@@ -138,8 +150,7 @@ TEST(RenderMarkdownTest, EscapesPipesInCells) {
                             "error: a\\|b c |\n"));
 }
 
-ResultFile SharedBandwidthFile(const std::string& device,
-                               const std::string& cc) {
+ResultFile SharedBandwidthFile(const std::string& device, const std::string& cc) {
   ResultFile file;
   file.path = "sb.json";
   file.experiment = "shared_bandwidth";
@@ -154,8 +165,7 @@ ResultFile SharedBandwidthFile(const std::string& device,
   return file;
 }
 
-PublishedValue Published(const std::string& cc, const std::string& level,
-                         double value) {
+PublishedValue Published(const std::string& cc, const std::string& level, double value) {
   PublishedValue v;
   v.device.compute_capability = cc;
   v.measured_on = "Other GPU";
@@ -163,15 +173,13 @@ PublishedValue Published(const std::string& cc, const std::string& level,
   v.quantity = "bandwidth_bytes_per_clk_per_sm";
   v.unit = "B/clk/SM";
   v.value = value;
-  v.source = {
-      "Ann Author, Bo Author", "Title", "Venue 2020", 2020, "Table 9", ""};
+  v.source = {"Ann Author, Bo Author", "Title", "Venue 2020", 2020, "Table 9", ""};
   return v;
 }
 
 // MakeFile run with --kernel_activity: its row carries activity/* counters.
 ResultFile WithActivity(ResultFile file) {
-  file.context["dissect_activity"] =
-      "activity/kernel_ms,activity/vs_events_pct";
+  file.context["dissect_activity"] = "activity/kernel_ms,activity/vs_events_pct";
   file.context["metric.activity/kernel_ms.unit"] = "ms";
   file.context["metric.activity/vs_events_pct.unit"] = "%";
   file.rows[0].counters["activity/kernel_ms"] = 0.001234;
@@ -180,22 +188,19 @@ ResultFile WithActivity(ResultFile file) {
 }
 
 TEST(RenderMarkdownTest, ActivityCountersAreColumnsWithUnits) {
-  const std::string md =
-      RenderMarkdown({WithActivity(MakeFile("relu", "GPU", "a.json"))});
+  const std::string md = RenderMarkdown({WithActivity(MakeFile("relu", "GPU", "a.json"))});
   EXPECT_THAT(md, HasSubstr("| m (ns) | activity/kernel_ms (ms) | "
                             "activity/vs_events_pct (%) | spread |"));
   EXPECT_THAT(md, ContainsRegex(" +1\\.25 \\| +0\\.001234 \\| +-1\\.25 \\| "
                                 " +2\\.0% \\|"));
   EXPECT_THAT(md, Not(HasSubstr("not recorded")));
   // Without --kernel_activity there are no such columns.
-  EXPECT_THAT(RenderMarkdown({MakeFile("relu", "GPU", "b.json")}),
-              Not(HasSubstr("activity/")));
+  EXPECT_THAT(RenderMarkdown({MakeFile("relu", "GPU", "b.json")}), Not(HasSubstr("activity/")));
 }
 
 TEST(RenderMarkdownTest, FilesWithAndWithoutActivityGetTheirOwnTables) {
-  const std::string md =
-      RenderMarkdown({WithActivity(MakeFile("relu", "GPU", "a.json")),
-                      MakeFile("relu", "GPU", "b.json")});
+  const std::string md = RenderMarkdown(
+      {WithActivity(MakeFile("relu", "GPU", "a.json")), MakeFile("relu", "GPU", "b.json")});
   EXPECT_THAT(md, Not(HasSubstr("| file |")));
   EXPECT_THAT(md, HasSubstr("`a.json`"));
   EXPECT_THAT(md, HasSubstr("`b.json`"));
@@ -203,15 +208,13 @@ TEST(RenderMarkdownTest, FilesWithAndWithoutActivityGetTheirOwnTables) {
 
 TEST(RenderMarkdownTest, UnavailableActivityIsSaidWithItsReason) {
   ResultFile file = MakeFile("relu", "GPU", "a.json");
-  file.context["dissect_activity"] =
-      "activity/kernel_ms,activity/vs_events_pct";
+  file.context["dissect_activity"] = "activity/kernel_ms,activity/vs_events_pct";
   file.context["activity_unavailable"] = "no_cupti: cannot | load CUPTI";
   const std::string md = RenderMarkdown({file});
   EXPECT_THAT(md, HasSubstr("activity/kernel_ms |"));
-  EXPECT_THAT(md,
-              HasSubstr("Kernel activity (`--kernel_activity`) was not "
-                        "recorded for:\n\n- `a.json`: no_cupti: cannot \\| "
-                        "load CUPTI\n"));
+  EXPECT_THAT(md, HasSubstr("Kernel activity (`--kernel_activity`) was not "
+                            "recorded for:\n\n- `a.json`: no_cupti: cannot \\| "
+                            "load CUPTI\n"));
 }
 
 TEST(RenderReportTest, WithoutMemoryExperimentsItIsRenderMarkdown) {
@@ -226,11 +229,9 @@ TEST(RenderReportTest, WithoutMemoryExperimentsItIsRenderMarkdown) {
 
 TEST(RenderReportTest, HierarchySectionWithMatchingPublishedValuesOnly) {
   ReportOptions options;
-  options.published = {Published("9.0", "shared", 128),
-                       Published("8.0", "shared", 64)};
+  options.published = {Published("9.0", "shared", 128), Published("8.0", "shared", 64)};
   options.published_origin = "p.json";
-  absl::StatusOr<std::string> report =
-      RenderReport({SharedBandwidthFile("GPU Z", "9.0")}, options);
+  absl::StatusOr<std::string> report = RenderReport({SharedBandwidthFile("GPU Z", "9.0")}, options);
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_THAT(*report, HasSubstr("\n## memory hierarchy: GPU Z\n"));
   EXPECT_THAT(*report, HasSubstr("| shared |                — |            — |"
@@ -258,8 +259,7 @@ TEST(RenderReportTest, SaysWhenNoPublishedValueMatches) {
   ReportOptions options;
   options.published = {Published("8.0", "shared", 64)};
   options.published_origin = "p.json";
-  absl::StatusOr<std::string> report =
-      RenderReport({SharedBandwidthFile("GPU Z", "9.0")}, options);
+  absl::StatusOr<std::string> report = RenderReport({SharedBandwidthFile("GPU Z", "9.0")}, options);
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_THAT(*report, HasSubstr("_no entry of `p.json` matches this device"));
 }
@@ -298,8 +298,7 @@ TEST(RenderHierarchyTest, DissectHeadingAndFootprintsColumn) {
 
 TEST(RenderHierarchyTest, ImportedPeerResultsAreSaidToBeThePeers) {
   const std::string md = RenderHierarchy(L2Hierarchy("mt4g@4cc55662a954"), {});
-  EXPECT_THAT(md,
-              HasSubstr("## memory hierarchy: GPU Z (mt4g@4cc55662a954)\n"));
+  EXPECT_THAT(md, HasSubstr("## memory hierarchy: GPU Z (mt4g@4cc55662a954)\n"));
   EXPECT_THAT(md, HasSubstr("GPU Z · cc 9.0 · 132 SMs · the values of "
                             "mt4g@4cc55662a954, imported (analysis/import) "
                             "from `p.json`; measured by that suite"));
@@ -313,9 +312,8 @@ ResultFile LatencyFile(const std::string& device, const std::string& source,
   ResultFile file;
   file.path = path;
   file.experiment = "memory_latency";
-  file.context = {{"device_name", device},
-                  {"device_compute_capability", "9.0"},
-                  {"device_sm_count", "132"}};
+  file.context = {
+      {"device_name", device}, {"device_compute_capability", "9.0"}, {"device_sm_count", "132"}};
   if (!source.empty()) file.context["source"] = source;
   file.axis_names = {"path", "footprint_bytes", "stride_bytes", "order"};
   file.metric_names = {"cycles_per_load"};
@@ -333,28 +331,24 @@ ResultFile LatencyFile(const std::string& device, const std::string& source,
 }
 
 TEST(RenderCompareReportTest, NothingToCompareNamesDevicesAndSources) {
-  absl::StatusOr<std::string> report =
-      RenderCompareReport({LatencyFile("GPU Z", "", "a.json")});
+  absl::StatusOr<std::string> report = RenderCompareReport({LatencyFile("GPU Z", "", "a.json")});
   ASSERT_FALSE(report.ok());
   EXPECT_EQ(report.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(report.status().message(),
-              HasSubstr("nothing to compare: found GPU Z (dissect);"));
+  EXPECT_THAT(report.status().message(), HasSubstr("nothing to compare: found GPU Z (dissect);"));
   report = RenderCompareReport({MakeFile("relu", "GPU", "r.json")});
   ASSERT_FALSE(report.ok());
   EXPECT_THAT(report.status().message(), HasSubstr("no memory hierarchy"));
 }
 
 TEST(RenderCompareReportTest, TitleInputsAndComparison) {
-  absl::StatusOr<std::string> report =
-      RenderCompareReport({LatencyFile("GPU Z", "", "a.json"),
-                           LatencyFile("GPU Z", "mt4g@test", "b.json")});
+  absl::StatusOr<std::string> report = RenderCompareReport(
+      {LatencyFile("GPU Z", "", "a.json"), LatencyFile("GPU Z", "mt4g@test", "b.json")});
   ASSERT_TRUE(report.ok()) << report.status();
-  EXPECT_THAT(*report,
-              HasSubstr("# memory hierarchy compared across sources and "
-                        "devices\n\nInputs:\n\n"
-                        "- `a.json` · memory_latency · GPU Z · dissect\n"
-                        "- `b.json` · memory_latency · GPU Z · mt4g@test\n"
-                        "\n## compare: GPU Z\n"));
+  EXPECT_THAT(*report, HasSubstr("# memory hierarchy compared across sources and "
+                                 "devices\n\nInputs:\n\n"
+                                 "- `a.json` · memory_latency · GPU Z · dissect\n"
+                                 "- `b.json` · memory_latency · GPU Z · mt4g@test\n"
+                                 "\n## compare: GPU Z\n"));
   EXPECT_THAT(*report, Not(HasSubstr("## memory_latency")));
   EXPECT_EQ(report->back(), '\n');
 }
@@ -389,8 +383,7 @@ TEST(RenderStallsTest, OneFileFractionsAndDominant) {
   const std::string md = RenderStalls({file});
   // One file: a device line, no file column; a notes column for the
   // all-zero row.
-  EXPECT_THAT(md,
-              HasSubstr("\nGPU · cc ? · ? SMs · commit unknown · `a.json`\n"));
+  EXPECT_THAT(md, HasSubstr("\nGPU · cc ? · ? SMs · commit unknown · `a.json`\n"));
   EXPECT_THAT(md, HasSubstr("| benchmark | long_scoreboard | barrier | "
                             "dominant        | notes                    |\n"));
   EXPECT_THAT(md, HasSubstr("| relu/n:8  |           0.750 |   0.250 | "
