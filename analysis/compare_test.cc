@@ -327,22 +327,13 @@ TEST(RenderComparisonTest, OneTrailingNewlineNoTrailingSpaces) {
 TEST(RenderComparisonTest, MatchesGolden) {
   const std::string actual = RenderComparison(GoldenInput());
   const std::string golden_path = "analysis/testdata/compare/compare.golden.md";
-  const char* update = std::getenv("DISSECT_UPDATE_GOLDEN");
-  if (update != nullptr && std::string(update) == "1") {
-    const char* workspace = std::getenv("BUILD_WORKSPACE_DIRECTORY");
-    ASSERT_TRUE(workspace != nullptr && *workspace != '\0')
-        << "DISSECT_UPDATE_GOLDEN=1 needs `bazel run //analysis:compare_test`";
-    const std::string out_path = std::string(workspace) + "/" + golden_path;
-    std::ofstream out(out_path, std::ios::binary | std::ios::trunc);
-    out << actual;
-    out.close();
-    ASSERT_TRUE(out.good()) << "cannot write " << out_path;
-    std::cerr << "updated " << out_path << "\n";
+  if (const std::optional<std::string> updated =
+          testing::UpdateGolden(actual, golden_path, "//analysis:compare_test")) {
+    EXPECT_EQ(*updated, "");
     return;
   }
   EXPECT_EQ(actual, ReadText(Runfile(golden_path)))
-      << golden_path << " is stale; if the change is intended, regenerate with "
-      << "DISSECT_UPDATE_GOLDEN=1 bazel run //analysis:compare_test";
+      << testing::StaleGolden(golden_path, "//analysis:compare_test");
 }
 
 }  // namespace

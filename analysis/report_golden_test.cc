@@ -70,11 +70,6 @@ std::vector<GoldenCase> Cases() {
   };
 }
 
-bool UpdateRequested() {
-  const char* update = std::getenv("DISSECT_UPDATE_GOLDEN");
-  return update != nullptr && std::string(update) == "1";
-}
-
 class ReportGoldenTest : public ::testing::TestWithParam<GoldenCase> {};
 
 TEST_P(ReportGoldenTest, MatchesGolden) {
@@ -100,22 +95,13 @@ TEST_P(ReportGoldenTest, MatchesGolden) {
   const std::string actual = *std::move(report);
   const std::string golden_path = kTestdata + GetParam().golden;
 
-  if (UpdateRequested()) {
-    const char* workspace = std::getenv("BUILD_WORKSPACE_DIRECTORY");
-    ASSERT_TRUE(workspace != nullptr && *workspace != '\0')
-        << "DISSECT_UPDATE_GOLDEN=1 needs `bazel run "
-           "//analysis:report_golden_test` (BUILD_WORKSPACE_DIRECTORY unset)";
-    const std::string out_path = std::string(workspace) + "/" + golden_path;
-    std::ofstream out(out_path, std::ios::binary | std::ios::trunc);
-    out << actual;
-    out.close();
-    ASSERT_TRUE(out.good()) << "cannot write " << out_path;
-    std::cerr << "updated " << out_path << "\n";
+  if (const std::optional<std::string> updated =
+          testing::UpdateGolden(actual, golden_path, "//analysis:report_golden_test")) {
+    EXPECT_EQ(*updated, "");
     return;
   }
   EXPECT_EQ(actual, ReadText(Runfile(golden_path)))
-      << golden_path << " is stale; if the change is intended, regenerate "
-      << "with DISSECT_UPDATE_GOLDEN=1 bazel run //analysis:report_golden_test";
+      << testing::StaleGolden(golden_path, "//analysis:report_golden_test");
 }
 
 INSTANTIATE_TEST_SUITE_P(

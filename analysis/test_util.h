@@ -5,6 +5,8 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -15,8 +17,7 @@ namespace dissect::analysis::testing {
 // and `bazel run` (RUNFILES_DIR, or the runfiles tree as working directory).
 inline std::string Runfile(const std::string& workspace_path) {
   const char* workspace = std::getenv("TEST_WORKSPACE");
-  const std::string name =
-      workspace != nullptr && *workspace != '\0' ? workspace : "dissect";
+  const std::string name = workspace != nullptr && *workspace != '\0' ? workspace : "dissect";
   for (const char* var : {"TEST_SRCDIR", "RUNFILES_DIR"}) {
     const char* dir = std::getenv(var);
     if (dir != nullptr && *dir != '\0') {
@@ -32,6 +33,38 @@ inline std::string ReadText(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+// Golden files. Under DISSECT_UPDATE_GOLDEN=1 and `bazel run <target>`,
+// writes `actual` to the source tree's `golden_path` (workspace-relative) and
+// returns "" (or why it could not); otherwise returns nullopt and the test
+// compares with the golden:
+//
+//   if (auto updated = UpdateGolden(actual, path, target)) { EXPECT_EQ(*updated, ""); return; }
+//   EXPECT_EQ(actual, ReadText(Runfile(path))) << StaleGolden(path, target);
+inline std::optional<std::string> UpdateGolden(const std::string& actual,
+                                               const std::string& golden_path,
+                                               const std::string& target) {
+  const char* update = std::getenv("DISSECT_UPDATE_GOLDEN");
+  if (update == nullptr || std::string(update) != "1") return std::nullopt;
+  const char* workspace = std::getenv("BUILD_WORKSPACE_DIRECTORY");
+  if (workspace == nullptr || *workspace == '\0') {
+    return "DISSECT_UPDATE_GOLDEN=1 needs `bazel run " + target +
+           "` (BUILD_WORKSPACE_DIRECTORY unset)";
+  }
+  const std::string out_path = std::string(workspace) + "/" + golden_path;
+  std::ofstream out(out_path, std::ios::binary | std::ios::trunc);
+  out << actual;
+  out.close();
+  if (!out.good()) return "cannot write " + out_path;
+  std::cerr << "updated " << out_path << "\n";
+  return std::string();
+}
+
+// The message for a golden that no longer matches.
+inline std::string StaleGolden(const std::string& golden_path, const std::string& target) {
+  return golden_path + " is stale; if the change is intended, regenerate with " +
+         "DISSECT_UPDATE_GOLDEN=1 bazel run " + target;
 }
 
 }  // namespace dissect::analysis::testing
