@@ -43,8 +43,8 @@ std::string DeviceLine(const ResultFile& file) {
   }
   return absl::StrCat(file.ContextOr("device_name", "unknown device"), " · cc ",
                       file.ContextOr("device_compute_capability", "?"), " · ",
-                      file.ContextOr("device_sm_count", "?"), " SMs · ", origin, " · `",
-                      file.path, "`");
+                      file.ContextOr("device_sm_count", "?"), " SMs · ", origin, " · `", file.path,
+                      "`");
 }
 
 // Files of one device and one source share tables.
@@ -60,8 +60,7 @@ std::string DeviceKey(const ResultFile& file) {
 std::vector<std::string> ValueColumns(const ResultFile& file) {
   std::vector<std::string> columns = file.metric_names;
   for (absl::string_view name :
-       absl::StrSplit(file.ContextOr("dissect_activity", ""), ',',
-                      absl::SkipEmpty())) {
+       absl::StrSplit(file.ContextOr("dissect_activity", ""), ',', absl::SkipEmpty())) {
     columns.emplace_back(name);
   }
   return columns;
@@ -97,8 +96,7 @@ std::string Notes(const Row& row) {
   const std::optional<double> throttled = row.Counter("throttled");
   const bool was_throttled = throttled.has_value() && *throttled != 0;
   if (was_throttled) {
-    notes.push_back(row.label.empty() ? "throttled"
-                                      : absl::StrCat("throttled: ", row.label));
+    notes.push_back(row.label.empty() ? "throttled" : absl::StrCat("throttled: ", row.label));
   }
   // The SM clock moved while the samples ran (polled readings). A throttled
   // row's label names it already ("clock moved A-B MHz").
@@ -107,8 +105,7 @@ std::string Notes(const Row& row) {
   const std::optional<double> high = row.Counter("sm_clock_mhz.max");
   if (moved.has_value() && *moved != 0 &&
       !(was_throttled && absl::StrContains(row.label, "clock moved"))) {
-    notes.push_back(low && high ? absl::StrFormat("clock moved %.0f-%.0f MHz",
-                                                  *low, *high)
+    notes.push_back(low && high ? absl::StrFormat("clock moved %.0f-%.0f MHz", *low, *high)
                                 : std::string("clock moved"));
   }
   return absl::StrJoin(notes, "; ");
@@ -121,14 +118,12 @@ std::string SmClock(const Row& row) {
 
 // One table over `files`, which all have the columns of files[0]. With
 // `file_column`, a leading column gives the 1-based index of each row's file.
-MarkdownTable BuildTable(const std::vector<const ResultFile*>& files,
-                 bool file_column) {
+MarkdownTable BuildTable(const std::vector<const ResultFile*>& files, bool file_column) {
   const ResultFile& shape = *files.front();
   MarkdownTable table;
   if (file_column) table.columns.push_back({"file", false});
   for (const std::string& axis : shape.axis_names) {
-    const bool numeric =
-        shape.ContextOr(absl::StrCat("axis.", axis, ".type"), "") == "int64";
+    const bool numeric = shape.ContextOr(absl::StrCat("axis.", axis, ".type"), "") == "int64";
     table.columns.push_back({Header(axis, shape.AxisUnit(axis)), numeric});
   }
   const std::vector<std::string> values = ValueColumns(shape);
@@ -149,16 +144,12 @@ MarkdownTable BuildTable(const std::vector<const ResultFile*>& files,
       }
       for (const std::string& metric : values) {
         const std::optional<double> value = row.Counter(metric);
-        cells.push_back(row.error ? kEmptyCell
-                        : value   ? FormatNumber(*value)
-                                  : "");
+        cells.push_back(row.error ? kEmptyCell : value ? FormatNumber(*value) : "");
       }
       if (has_spread) {
         const std::optional<double> spread =
             row.Counter(absl::StrCat(shape.metric_names.front(), ".spread"));
-        cells.push_back(row.error ? kEmptyCell
-                        : spread  ? FormatPercent(*spread)
-                                  : "");
+        cells.push_back(row.error ? kEmptyCell : spread ? FormatPercent(*spread) : "");
       }
       cells.push_back(SmClock(row));
       cells.push_back(CellText(Notes(row)));
@@ -169,18 +160,16 @@ MarkdownTable BuildTable(const std::vector<const ResultFile*>& files,
 }
 
 // The blocks (paragraphs, lists, tables) of one experiment's section.
-std::vector<std::string> SectionBlocks(
-    const std::vector<const ResultFile*>& files) {
+std::vector<std::string> SectionBlocks(const std::vector<const ResultFile*>& files) {
   std::vector<std::string> blocks;
   const ResultFile& first = *files.front();
   blocks.push_back(absl::StrCat("## ", first.experiment, "\n"));
   const std::string question = first.ContextOr("dissect_question", "");
   if (!question.empty()) blocks.push_back(absl::StrCat(question, "\n"));
 
-  const bool one_table =
-      std::all_of(files.begin(), files.end(), [&](const ResultFile* f) {
-        return DeviceKey(*f) == DeviceKey(first) && SameColumns(*f, first);
-      });
+  const bool one_table = std::all_of(files.begin(), files.end(), [&](const ResultFile* f) {
+    return DeviceKey(*f) == DeviceKey(first) && SameColumns(*f, first);
+  });
   if (!one_table) {
     for (const ResultFile* file : files) {
       blocks.push_back(absl::StrCat(DeviceLine(*file), "\n"));
@@ -203,8 +192,7 @@ std::vector<std::string> SectionBlocks(
 
 // "Kernel activity was not recorded for:" and a line per file of `files`
 // with activity_unavailable; "" when there is none.
-std::string ActivityUnavailableBlock(
-    const std::vector<const ResultFile*>& files) {
+std::string ActivityUnavailableBlock(const std::vector<const ResultFile*>& files) {
   std::string list;
   for (const ResultFile* file : files) {
     const std::string why = file->ContextOr("activity_unavailable", "");
@@ -212,8 +200,7 @@ std::string ActivityUnavailableBlock(
     absl::StrAppend(&list, "- `", file->path, "`: ", CellText(why), "\n");
   }
   if (list.empty()) return "";
-  return absl::StrCat(
-      "Kernel activity (`--kernel_activity`) was not recorded for:\n\n", list);
+  return absl::StrCat("Kernel activity (`--kernel_activity`) was not recorded for:\n\n", list);
 }
 
 // The cells of one memory-hierarchy row.
@@ -227,8 +214,7 @@ std::string BytesCell(const std::optional<double>& bytes) {
 
 std::string CapacityCell(const HierarchyRow& row) {
   if (!row.capacity_bytes) return kEmptyCell;
-  return absl::StrCat(row.capacity_is_lower_bound ? "≥ " : "",
-                      FormatBytes(*row.capacity_bytes));
+  return absl::StrCat(row.capacity_is_lower_bound ? "≥ " : "", FormatBytes(*row.capacity_bytes));
 }
 
 std::string FootprintsCell(const HierarchyRow& row) {
@@ -243,14 +229,12 @@ std::string BandwidthCell(const HierarchyRow& row) {
 
 std::string CeilingCell(const HierarchyRow& row) {
   if (!row.ceiling_fraction) return kEmptyCell;
-  return absl::StrCat(FormatPercent(*row.ceiling_fraction), " of ",
-                      row.ceiling);
+  return absl::StrCat(FormatPercent(*row.ceiling_fraction), " of ", row.ceiling);
 }
 
 // What we measured for a published quantity (capacities that are only a
 // lower bound excluded), if anything.
-std::optional<double> MeasuredNumber(const DeviceHierarchy& h,
-                                     const PublishedValue& v) {
+std::optional<double> MeasuredNumber(const DeviceHierarchy& h, const PublishedValue& v) {
   const HierarchyRow* row = h.Find(v.level);
   if (row == nullptr) return std::nullopt;
   if (v.quantity == "latency_cycles") return row->latency_cycles;
@@ -292,9 +276,7 @@ std::string MeasuredCell(const DeviceHierarchy& h, const PublishedValue& v) {
 }
 
 std::string PublishedCell(const PublishedValue& v) {
-  auto number = [&](double x) {
-    return v.unit == "B" ? FormatBytes(x) : FormatNumber(x);
-  };
+  auto number = [&](double x) { return v.unit == "B" ? FormatBytes(x) : FormatNumber(x); };
   const std::string unit = v.unit == "B" ? "" : absl::StrCat(" ", v.unit);
   if (!IsRange(v)) return absl::StrCat(number(v.value), unit);
   if (!v.range_high) return absl::StrCat("≥ ", number(*v.range_low), unit);
@@ -312,65 +294,59 @@ std::string QuantityName(const std::string& quantity) {
   return "bandwidth";
 }
 
-std::string PublishedBlock(const DeviceHierarchy& h,
-                           const ReportOptions& options) {
+std::string PublishedBlock(const DeviceHierarchy& h, const ReportOptions& options) {
   std::vector<const PublishedValue*> matching;
   for (const std::string& level : HierarchyLevels()) {
     for (const PublishedValue& v : options.published) {
-      if (v.level == level &&
-          DeviceMatches(v.device, h.device_name, h.compute_capability)) {
+      if (v.level == level && DeviceMatches(v.device, h.device_name, h.compute_capability)) {
         matching.push_back(&v);
       }
     }
   }
-  std::string out =
-      absl::StrCat("### published values: ", h.device_name, "\n\n");
+  std::string out = absl::StrCat("### published values: ", h.device_name, "\n\n");
   if (matching.empty()) {
     absl::StrAppend(&out, "_no entry of `", options.published_origin,
                     "` matches this device (name or compute capability)_\n");
     return out;
   }
-  absl::StrAppend(
-      &out, "Entries of `", options.published_origin,
-      "` that match this device by name and/or compute capability. They were "
-      "measured elsewhere, often on another model of the same architecture "
-      "(\"published for\"), with other methods and clocks. `check` is "
-      "measured / published for a value, and whether the measurement lies "
-      "in an acceptance range.\n\n");
+  absl::StrAppend(&out, "Entries of `", options.published_origin,
+                  "` that match this device by name and/or compute capability. They were "
+                  "measured elsewhere, often on another model of the same architecture "
+                  "(\"published for\"), with other methods and clocks. `check` is "
+                  "measured / published for a value, and whether the measurement lies "
+                  "in an acceptance range.\n\n");
   MarkdownTable table;
-  table.columns = {{"level", false},        {"quantity", false},
-                   {"published", true},     {"published for", false},
-                   {"measured here", true}, {"check", false},
+  // An imported peer's table compares the peer's values, not ours.
+  const std::string measured =
+      h.source == "dissect" ? "measured here" : absl::StrCat("measured by ", h.source);
+  table.columns = {{"level", false},         {"quantity", false}, {"published", true},
+                   {"published for", false}, {measured, true},    {"check", false},
                    {"source", false}};
   std::vector<const PublishedSource*> sources;
   // Each distinct note once, with the rows it belongs to.
   std::vector<std::pair<std::string, std::vector<std::string>>> notes;
   for (const PublishedValue* v : matching) {
     size_t index = 0;
-    while (index < sources.size() &&
-           !(sources[index]->title == v->source.title &&
-             sources[index]->venue == v->source.venue)) {
+    while (index < sources.size() && !(sources[index]->title == v->source.title &&
+                                       sources[index]->venue == v->source.venue)) {
       ++index;
     }
     if (index == sources.size()) sources.push_back(&v->source);
-    table.rows.push_back(
-        {v->level, QuantityName(v->quantity), PublishedCell(*v),
-         CellText(v->measured_on), MeasuredCell(h, *v), CheckCell(h, *v),
-         CellText(absl::StrCat("[", index + 1, "] ", v->source.where))});
+    table.rows.push_back({v->level, QuantityName(v->quantity), PublishedCell(*v),
+                          CellText(v->measured_on), MeasuredCell(h, *v), CheckCell(h, *v),
+                          CellText(absl::StrCat("[", index + 1, "] ", v->source.where))});
     if (!v->note.empty()) {
       auto it = std::find_if(notes.begin(), notes.end(),
                              [&](const auto& n) { return n.first == v->note; });
       if (it == notes.end()) it = notes.insert(notes.end(), {v->note, {}});
-      it->second.push_back(
-          absl::StrCat(v->level, " ", QuantityName(v->quantity)));
+      it->second.push_back(absl::StrCat(v->level, " ", QuantityName(v->quantity)));
     }
   }
   absl::StrAppend(&out, RenderMarkdownTable(table), "\n");
   for (size_t i = 0; i < sources.size(); ++i) {
     const PublishedSource& s = *sources[i];
-    absl::StrAppend(&out, "[", i + 1, "] ", s.authors, ": \"", s.title, "\", ",
-                    s.venue, ", ", s.year, ".",
-                    s.url.empty() ? "" : absl::StrCat(" ", s.url), "\n");
+    absl::StrAppend(&out, "[", i + 1, "] ", s.authors, ": \"", s.title, "\", ", s.venue, ", ",
+                    s.year, ".", s.url.empty() ? "" : absl::StrCat(" ", s.url), "\n");
   }
   if (!notes.empty()) {
     absl::StrAppend(&out, "\nNotes on these values:\n\n");
@@ -406,15 +382,14 @@ std::string RenderStalls(const std::vector<ResultFile>& files) {
     } else {
       std::string list;
       for (size_t i = 0; i < stalls.files.size(); ++i) {
-        absl::StrAppend(&list, "- [", i + 1, "] ", DeviceLine(*stalls.files[i]),
-                        "\n");
+        absl::StrAppend(&list, "- [", i + 1, "] ", DeviceLine(*stalls.files[i]), "\n");
       }
       blocks.push_back(list);
     }
     const bool file_column = stalls.files.size() > 1;
-    const bool notes = std::any_of(
-        stalls.rows.begin(), stalls.rows.end(),
-        [](const StallRow& row) { return !row.breakdown.problem.empty(); });
+    const bool notes = std::any_of(stalls.rows.begin(), stalls.rows.end(), [](const StallRow& row) {
+      return !row.breakdown.problem.empty();
+    });
     MarkdownTable table;
     if (file_column) table.columns.push_back({"file", false});
     table.columns.push_back({"benchmark", false});
@@ -430,9 +405,8 @@ std::string RenderStalls(const std::vector<ResultFile>& files) {
       for (const std::string& reason : stalls.reasons) {
         cells.push_back(FractionCell(row.breakdown, reason));
       }
-      cells.push_back(row.breakdown.dominant.empty()
-                          ? kEmptyCell
-                          : CellText(row.breakdown.dominant));
+      cells.push_back(row.breakdown.dominant.empty() ? kEmptyCell
+                                                     : CellText(row.breakdown.dominant));
       if (notes) cells.push_back(CellText(row.breakdown.problem));
       table.rows.push_back(std::move(cells));
     }
@@ -442,8 +416,8 @@ std::string RenderStalls(const std::vector<ResultFile>& files) {
     std::string list = "Counters were not collected for:\n\n";
     for (const auto& [file, reason] : stalls.unavailable) {
       absl::StrAppend(&list, "- `", file->path, "` (", file->experiment, " on ",
-                      file->ContextOr("device_name", "unknown device"),
-                      "): ", CellText(reason), "\n");
+                      file->ContextOr("device_name", "unknown device"), "): ", CellText(reason),
+                      "\n");
     }
     blocks.push_back(list);
   }
@@ -471,53 +445,43 @@ std::string RenderMarkdown(const std::vector<ResultFile>& files) {
   return absl::StrJoin(blocks, "\n");
 }
 
-std::string RenderHierarchy(const DeviceHierarchy& h,
-                            const ReportOptions& options) {
+std::string RenderHierarchy(const DeviceHierarchy& h, const ReportOptions& options) {
   std::vector<std::string> blocks;
   const bool imported = h.source != "dissect";
   blocks.push_back(absl::StrCat("## memory hierarchy: ", h.device_name,
-                                imported ? absl::StrCat(" (", h.source, ")")
-                                         : std::string(),
+                                imported ? absl::StrCat(" (", h.source, ")") : std::string(),
                                 "\n"));
   std::vector<std::string> files;
-  for (const std::string& f : h.files)
-    files.push_back(absl::StrCat("`", f, "`"));
-  const std::string device = absl::StrCat(
-      h.device_name, " · cc ", h.compute_capability, " · ", h.sm_count, " SMs");
+  for (const std::string& f : h.files) files.push_back(absl::StrCat("`", f, "`"));
+  const std::string device =
+      absl::StrCat(h.device_name, " · cc ", h.compute_capability, " · ", h.sm_count, " SMs");
   if (imported) {
-    blocks.push_back(absl::StrCat(
-        device, " · the values of ", h.source,
-        ", imported (analysis/import) from ", absl::StrJoin(files, ", "),
-        "; measured by that suite with its own method, not by dissect\n"));
+    blocks.push_back(
+        absl::StrCat(device, " · the values of ", h.source, ", imported (analysis/import) from ",
+                     absl::StrJoin(files, ", "),
+                     "; measured by that suite with its own method, not by dissect\n"));
   } else {
     blocks.push_back(absl::StrCat(device, " · inferred from the curves of ",
-                                  absl::StrJoin(files, ", "),
-                                  " (rules: analysis/README.md)\n"));
+                                  absl::StrJoin(files, ", "), " (rules: analysis/README.md)\n"));
   }
   MarkdownTable table;
-  table.columns = {{"level", false},       {"latency (cycles)", true},
-                   {"latency (ns)", true}, {"footprints", true},
-                   {"capacity", true},     {"line size", true},
-                   {"sector size", true},  {"bandwidth", true},
-                   {"% of ceiling", false}};
+  table.columns = {{"level", false},      {"latency (cycles)", true}, {"latency (ns)", true},
+                   {"footprints", true},  {"capacity", true},         {"line size", true},
+                   {"sector size", true}, {"bandwidth", true},        {"% of ceiling", false}};
   for (const HierarchyRow& row : h.rows) {
-    table.rows.push_back({row.level, Cell(row.latency_cycles),
-                          Cell(row.latency_ns), FootprintsCell(row),
-                          CapacityCell(row), BytesCell(row.line_bytes),
-                          BytesCell(row.sector_bytes), BandwidthCell(row),
-                          CeilingCell(row)});
+    table.rows.push_back({row.level, Cell(row.latency_cycles), Cell(row.latency_ns),
+                          FootprintsCell(row), CapacityCell(row), BytesCell(row.line_bytes),
+                          BytesCell(row.sector_bytes), BandwidthCell(row), CeilingCell(row)});
   }
   blocks.push_back(RenderMarkdownTable(table));
   if (!h.notes.empty()) {
     std::string list = "Findings:\n\n";
-    for (const std::string& note : h.notes)
-      absl::StrAppend(&list, "- ", note, "\n");
+    for (const std::string& note : h.notes) absl::StrAppend(&list, "- ", note, "\n");
     blocks.push_back(list);
   }
   if (!h.basis.empty()) {
     std::string list = "How each value was obtained:\n\n";
-    for (const std::string& line : h.basis)
-      absl::StrAppend(&list, "- ", line, "\n");
+    for (const std::string& line : h.basis) absl::StrAppend(&list, "- ", line, "\n");
     blocks.push_back(list);
   }
   if (!options.published_origin.empty()) {
@@ -529,8 +493,7 @@ std::string RenderHierarchy(const DeviceHierarchy& h,
 absl::StatusOr<std::string> RenderReport(const std::vector<ResultFile>& files,
                                          const ReportOptions& options) {
   std::string out = RenderMarkdown(files);
-  absl::StatusOr<std::vector<DeviceHierarchy>> tables =
-      InferMemoryHierarchies(files);
+  absl::StatusOr<std::vector<DeviceHierarchy>> tables = InferMemoryHierarchies(files);
   if (!tables.ok()) return tables.status();
   for (const DeviceHierarchy& h : *tables) {
     absl::StrAppend(&out, out.empty() ? "" : "\n", RenderHierarchy(h, options));
@@ -544,15 +507,12 @@ absl::StatusOr<std::string> RenderReport(const std::vector<ResultFile>& files,
   return out;
 }
 
-absl::StatusOr<std::string> RenderCompareReport(
-    const std::vector<ResultFile>& files) {
-  absl::StatusOr<std::vector<DeviceHierarchy>> hierarchies =
-      InferMemoryHierarchies(files);
+absl::StatusOr<std::string> RenderCompareReport(const std::vector<ResultFile>& files) {
+  absl::StatusOr<std::vector<DeviceHierarchy>> hierarchies = InferMemoryHierarchies(files);
   if (!hierarchies.ok()) return hierarchies.status();
   if (!HasComparison(*hierarchies)) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "--compare: nothing to compare: found ",
-        DescribeDevicesAndSources(*hierarchies),
+        "--compare: nothing to compare: found ", DescribeDevicesAndSources(*hierarchies),
         "; it needs one device with results from two sources (dissect and "
         "an import of analysis/import) or two devices"));
   }
@@ -562,9 +522,8 @@ absl::StatusOr<std::string> RenderCompareReport(
                     file.ContextOr("device_name", "unknown device"), " · ",
                     file.ContextOr("source", "dissect"), "\n");
   }
-  return absl::StrCat(
-      "# memory hierarchy compared across sources and devices\n\n", inputs,
-      "\n", RenderComparison(*hierarchies));
+  return absl::StrCat("# memory hierarchy compared across sources and devices\n\n", inputs, "\n",
+                      RenderComparison(*hierarchies));
 }
 
 }  // namespace dissect::analysis

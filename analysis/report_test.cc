@@ -305,6 +305,22 @@ TEST(RenderHierarchyTest, ImportedPeerResultsAreSaidToBeThePeers) {
   EXPECT_THAT(md, Not(HasSubstr("inferred from the curves")));
 }
 
+TEST(RenderHierarchyTest, PublishedValuesBesideAPeersTableSayWhoseValueItIs) {
+  ReportOptions options;
+  options.published_origin = "refs.json";
+  PublishedValue v;
+  v.device.name_contains = {"GPU Z"};
+  v.level = "L2";
+  v.quantity = "latency_cycles";
+  v.value = 250;
+  v.unit = "cycles";
+  v.source.title = "T";
+  options.published = {v};
+  EXPECT_THAT(RenderHierarchy(L2Hierarchy("mt4g@4cc55662a954"), options),
+              HasSubstr("| measured by mt4g@4cc55662a954 |"));
+  EXPECT_THAT(RenderHierarchy(L2Hierarchy("dissect"), options), HasSubstr("| measured here |"));
+}
+
 // A memory_latency file of `device` whose context has `source` (none when
 // empty), with a 3-point L1-like plateau.
 ResultFile LatencyFile(const std::string& device, const std::string& source,
