@@ -1,0 +1,72 @@
+// One night's run of one device, as the history tools see it: the run's
+// identity (from the sweep runner's manifest.json) and every measured point
+// with its metrics. Read from a run folder (manifest.json + result files)
+// or from the history database (analysis/history_db.h); consumed by the
+// regression and fleet-outlier checks and the dashboard.
+
+#ifndef DISSECT_ANALYSIS_RUN_DATA_H_
+#define DISSECT_ANALYSIS_RUN_DATA_H_
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace dissect::analysis {
+
+// A metric of one point: its median and, where the file has it, its spread
+// ((max - min) / median over the samples, a fraction).
+struct MetricValue {
+  double value = 0;
+  std::optional<double> spread;
+  std::string unit;
+};
+
+// One measured point (one result row that is neither skipped nor failed).
+struct RunPoint {
+  std::string experiment;
+  // The row name without Google Benchmark's own segments, e.g.
+  // "memory_latency/path:global_cg/footprint_bytes:1024/stride_bytes:128/order:random/loads:4096".
+  // The key that matches a point across runs.
+  std::string point;
+  std::map<std::string, std::string> axes;
+  std::map<std::string, MetricValue> metrics;
+  bool throttled = false;  // counter throttled == 1
+  // 1 for the first measurement; 2 for a re-measurement after a cool-down
+  // (the sweep runner re-measures throttled points).
+  int attempt = 1;
+};
+
+// Who, what and when. Empty strings where the manifest or the result files
+// do not say.
+struct RunInfo {
+  std::string run_id;   // manifest run_id; unique per (host, device, start)
+  std::string sweep;    // sweep name, e.g. "nightly"
+  std::string started;  // UTC ISO 8601
+  std::string host;
+  std::string git_commit;      // the suite's commit (result files' git_commit)
+  std::string driver_version;  // NVML driver version, else the result files'
+  std::string device_name;
+  std::string device_uuid;
+  std::string device_serial;
+  std::string vbios;
+};
+
+struct RunData {
+  RunInfo info;
+  std::vector<RunPoint> points;
+};
+
+// Reads a run folder written by the sweep runner: DIR/manifest.json and the
+// result files it names (or, without a manifest, every *.json result file in
+// DIR, with the identity taken from their context). Fails on an unreadable
+// or corrupt manifest; a corrupt result file is skipped and named in
+// `bad` when given.
+absl::StatusOr<RunData> ReadRunFolder(const std::string& dir,
+                                      std::vector<std::string>* bad = nullptr);
+
+}  // namespace dissect::analysis
+
+#endif  // DISSECT_ANALYSIS_RUN_DATA_H_
