@@ -1,0 +1,251 @@
+#include "analysis/run_data.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/time.h"
+#include "analysis/result_points.h"
+#include "analysis/results.h"
+#include "nlohmann/json.hpp"
+
+namespace dissect::analysis {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+
+constexpr std::string_view kManifestFormat = "dissect.manifest.v1";
+
+absl::string_view Sv(std::string_view s) { return absl::string_view(s.data(), s.size()); }
+
+absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) {
+    return absl::NotFoundError(absl::StrCat(path, ": no such file or directory"));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::PermissionDeniedError(absl::StrCat(path, ": cannot open: ", std::strerror(errno)));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return absl::DataLossError(absl::StrCat(path, ": read failed"));
+  return text.str();
+}
+
+// The string member `key` of `object`, or "" when absent or not a string.
+std::string StringMember(const Json& object, const char* key) {
+  const auto it = object.find(key);
+  if (it == object.end() || !it->is_string()) return "";
+  return it->get<std::string>();
+}
+
+void FillFromContext(const ResultFile& file, RunInfo& info) {
+  auto fill = [&](std::string& field, const char* key) {
+    if (field.empty()) field = file.ContextOr(key, "");
+  };
+  fill(info.git_commit, "git_commit");
+  fill(info.driver_version, "driver_version");
+  fill(info.device_name, "device_name");
+  fill(info.host, "host_name");
+  if (info.started.empty()) info.started = NormalizeUtc(file.ContextOr("date", ""));
+}
+
+// Reads the result file of one manifest entry into `run`; a corrupt one is
+// named in `bad`. Entries that never wrote their file (failed, skipped,
+// pending) are passed over.
+void ReadEntry(const std::string& dir, const Json& entry, bool& context_used, RunData& run,
+               std::vector<std::string>* bad) {
+  if (!entry.is_object()) return;
+  const std::string result_file = StringMember(entry, "result_file");
+  if (result_file.empty()) return;
+  const std::string path = (fs::path(dir) / result_file).string();
+  std::error_code ec;
+  if (!fs::exists(path, ec)) {
+    if (StringMember(entry, "status") == "ok" && bad != nullptr) {
+      bad->push_back(absl::StrCat(path, ": no such file (its manifest entry \"",
+                                  StringMember(entry, "id"), "\" has status ok)"));
+    }
+    return;
+  }
+  absl::StatusOr<ResultFile> file = ReadResultFile(path);
+  if (!file.ok()) {
+    if (bad != nullptr) bad->emplace_back(file.status().message());
+    return;
+  }
+  if (!context_used) {
+    FillFromContext(*file, run.info);
+    context_used = true;
+  }
+  std::vector<RunPoint> points = PointsOfResultFile(*file);
+  std::move(points.begin(), points.end(), std::back_inserter(run.points));
+}
+
+absl::StatusOr<RunData> ReadWithManifest(const std::string& dir, const std::string& manifest_path,
+                                         std::vector<std::string>* bad) {
+  absl::StatusOr<std::string> text = ReadWholeFile(manifest_path);
+  if (!text.ok()) return text.status();
+  Json manifest = Json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (manifest.is_discarded()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(manifest_path, ": not a dissect manifest (not valid JSON)"));
+  }
+  if (!manifest.is_object() || StringMember(manifest, "format") != kManifestFormat) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        manifest_path, ": not a dissect manifest (format is not \"", Sv(kManifestFormat), "\")"));
+  }
+  RunData run;
+  RunInfo& info = run.info;
+  info.run_id = StringMember(manifest, "run_id");
+  if (info.run_id.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(manifest_path, ": manifest has no run_id"));
+  }
+  info.sweep = StringMember(manifest, "sweep");
+  info.started = NormalizeUtc(StringMember(manifest, "started"));
+  info.host = StringMember(manifest, "host");
+  info.git_commit = StringMember(manifest, "git_commit");
+  if (const auto device = manifest.find("device");
+      device != manifest.end() && device->is_object()) {
+    info.driver_version = StringMember(*device, "driver_version");
+    info.device_name = StringMember(*device, "name");
+    info.device_uuid = StringMember(*device, "uuid");
+    info.device_serial = StringMember(*device, "serial");
+    info.vbios = StringMember(*device, "vbios");
+  }
+  bool context_used = false;
+  if (const auto entries = manifest.find("entries");
+      entries != manifest.end() && entries->is_array()) {
+    for (const Json& entry : *entries) ReadEntry(dir, entry, context_used, run, bad);
+  }
+  return run;
+}
+
+absl::StatusOr<RunData> ReadWithoutManifest(const std::string& dir, std::vector<std::string>* bad) {
+  std::vector<std::string> paths;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec); !ec && it != fs::directory_iterator();
+       it.increment(ec)) {
+    std::error_code file_ec;
+    if (it->path().extension() == ".json" && it->is_regular_file(file_ec)) {
+      paths.push_back(it->path().string());
+    }
+  }
+  if (ec) return absl::PermissionDeniedError(absl::StrCat(dir, ": cannot list: ", ec.message()));
+  std::sort(paths.begin(), paths.end());
+  RunData run;
+  std::string earliest;
+  for (const std::string& path : paths) {
+    absl::StatusOr<std::string> text = ReadWholeFile(path);
+    absl::StatusOr<ResultFile> file =
+        text.ok() ? ParseResultJson(*text, path) : absl::StatusOr<ResultFile>(text.status());
+    if (!file.ok()) {
+      if (bad != nullptr) bad->emplace_back(file.status().message());
+      continue;
+    }
+    const RunInfo info = LooseRunInfo(*file, *text);
+    if (run.info.run_id.empty() || (!info.started.empty() && info.started < earliest)) {
+      run.info = info;
+      earliest = info.started;
+    }
+    std::vector<RunPoint> points = PointsOfResultFile(*file);
+    std::move(points.begin(), points.end(), std::back_inserter(run.points));
+  }
+  if (run.info.run_id.empty()) {
+    return absl::NotFoundError(absl::StrCat(dir, ": no manifest.json and no readable result file"));
+  }
+  return run;
+}
+
+}  // namespace
+
+std::string PointKey(const ResultFile& file, const Row& row) {
+  std::string key = file.experiment;
+  for (const auto& [axis, value] : row.axes) absl::StrAppend(&key, "/", axis, ":", value);
+  return key;
+}
+
+std::vector<RunPoint> PointsOfResultFile(const ResultFile& file) {
+  std::vector<RunPoint> points;
+  points.reserve(file.rows.size());
+  for (const Row& row : file.rows) {
+    if (row.error) continue;
+    RunPoint point;
+    point.experiment = file.experiment;
+    point.point = PointKey(file, row);
+    for (const auto& [axis, value] : row.axes) point.axes.emplace(axis, value);
+    for (const std::string& name : file.metric_names) {
+      const std::optional<double> value = row.Counter(name);
+      if (!value.has_value() || !std::isfinite(*value)) continue;
+      MetricValue& metric = point.metrics[name];
+      metric.value = *value;
+      if (const auto spread = row.Counter(name + ".spread");
+          spread.has_value() && std::isfinite(*spread)) {
+        metric.spread = *spread;
+      }
+      metric.unit = file.MetricUnit(name);
+    }
+    point.throttled = row.Counter("throttled").value_or(0) == 1;
+    const double attempt = row.Counter("attempt").value_or(1);
+    point.attempt = std::isfinite(attempt) && attempt >= 1 ? static_cast<int>(attempt) : 1;
+    points.push_back(std::move(point));
+  }
+  return points;
+}
+
+std::string NormalizeUtc(std::string_view time) {
+  absl::Time parsed;
+  std::string error;
+  if (!absl::ParseTime(absl::RFC3339_full, Sv(time), &parsed, &error)) return std::string(time);
+  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", parsed, absl::UTCTimeZone());
+}
+
+std::string ContentHash(std::string_view content) {
+  uint64_t hash = 14695981039346656037ull;
+  for (const char c : content) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 1099511628211ull;
+  }
+  return absl::StrFormat("%016x", hash);
+}
+
+RunInfo LooseRunInfo(const ResultFile& file, std::string_view content) {
+  RunInfo info;
+  FillFromContext(file, info);
+  const std::string date = file.ContextOr("date", "");
+  absl::Time parsed;
+  std::string error;
+  if (!info.host.empty() && absl::ParseTime(absl::RFC3339_full, Sv(date), &parsed, &error)) {
+    info.run_id = absl::StrCat(info.host, "-", file.ContextOr("device_index", "0"), "-",
+                               absl::FormatTime("%Y%m%dT%H%M%SZ", parsed, absl::UTCTimeZone()));
+  } else {
+    info.run_id = absl::StrCat("loose-", ContentHash(content));
+  }
+  return info;
+}
+
+absl::StatusOr<RunData> ReadRunFolder(const std::string& dir, std::vector<std::string>* bad) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    return absl::NotFoundError(absl::StrCat(dir, ": not a folder"));
+  }
+  const std::string manifest = (fs::path(dir) / "manifest.json").string();
+  if (fs::exists(manifest, ec)) return ReadWithManifest(dir, manifest, bad);
+  return ReadWithoutManifest(dir, bad);
+}
+
+}  // namespace dissect::analysis
