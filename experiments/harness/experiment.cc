@@ -191,6 +191,16 @@ Experiment& Experiment::Run(RunFn fn) {
   return *this;
 }
 
+Experiment& Experiment::RequiresGpu(bool requires_gpu) {
+  requires_gpu_ = requires_gpu;
+  return *this;
+}
+
+Experiment& Experiment::AddFlag(std::string gflags_name) {
+  flags_.push_back(std::move(gflags_name));
+  return *this;
+}
+
 const MetricSpec* Experiment::FindMetric(absl::string_view name) const {
   for (const MetricSpec& m : metrics_) {
     if (m.name == name) return &m;

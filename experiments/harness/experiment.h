@@ -115,6 +115,18 @@ class PointContext {
   void AddNote(std::string note) { notes_.push_back(std::move(note)); }
   const std::vector<std::string>& notes() const { return notes_; }
 
+  // Marks the row throttled (counter `throttled` 1, `reason` first in its
+  // label) for a slowdown the body saw by its own means; NVML's throttle
+  // reasons are recorded by the harness itself. A throttled row is
+  // measured once more after --cooldown_s.
+  void MarkThrottled(std::string reason) { throttle_reason_ = std::move(reason); }
+  const std::string& throttle_reason() const { return throttle_reason_; }
+
+  // 1 for a point's first measurement, 2 for its re-measure after a
+  // throttled first one.
+  int attempt() const { return attempt_; }
+  void set_attempt(int attempt) { attempt_ = attempt; }
+
   // Records the duration samples (ms) behind the row's time. TimeKernel
   // calls this; experiments that time otherwise may call it themselves.
   void RecordTimeSamples(std::vector<double> ms) { time_ms_ = std::move(ms); }
@@ -185,6 +197,8 @@ class PointContext {
   std::string counters_error_;
   std::vector<double> activity_ms_;
   std::string activity_error_;
+  std::string throttle_reason_;
+  int attempt_ = 1;
 };
 
 using ValidateFn = std::function<absl::Status(const Point&)>;
@@ -205,6 +219,16 @@ class Experiment {
   // Rejects bad axis combinations before anything runs (exit status 2).
   Experiment& Validate(ValidateFn fn);
   Experiment& Run(RunFn fn);
+  // An experiment that needs no GPU (the harness's own self-test): no CUDA
+  // device query, NVML, counters or stream; the body times itself on the
+  // host and calls RecordTimeSamples / AddSamples. PointContext::device()
+  // has only its name ("cpu (<experiment>, no GPU)") and stream() is null.
+  Experiment& RequiresGpu(bool requires_gpu);
+  // Accepts --NAME=VALUE (booleans also --NAME / --noNAME) on this
+  // experiment's command line for a gflags flag its own source file
+  // defines (DEFINE_*), e.g. selftest's fault injection flags; other
+  // experiments' command lines reject it. Listed in --help.
+  Experiment& AddFlag(std::string gflags_name);
 
   const std::string& name() const { return name_; }
   const std::string& question() const { return question_; }
@@ -213,6 +237,8 @@ class Experiment {
   const ValidateFn& validate() const { return validate_; }
   const RunFn& run() const { return run_; }
   const MetricSpec* FindMetric(absl::string_view name) const;
+  bool requires_gpu() const { return requires_gpu_; }
+  const std::vector<std::string>& flags() const { return flags_; }
 
  private:
   std::string name_;
@@ -221,6 +247,8 @@ class Experiment {
   std::vector<MetricSpec> metrics_;
   ValidateFn validate_;
   RunFn run_;
+  bool requires_gpu_ = true;
+  std::vector<std::string> flags_;
 };
 
 // The experiment of this binary (exactly one is registered per binary).

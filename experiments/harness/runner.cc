@@ -45,8 +45,6 @@ namespace {
 
 constexpr const char* kOurFlags[] = {"device", "samples", "warmup", "list",
                                      "kernel_activity"};
-// Those of kOurFlags that are booleans: --name means true, --noname false.
-constexpr const char* kOurBoolFlags[] = {"list", "kernel_activity"};
 
 struct Args {
   bool help = false;
@@ -56,18 +54,22 @@ struct Args {
   std::vector<std::string> benchmark_args;  // forwarded to Google Benchmark
 };
 
-bool IsOurFlag(absl::string_view name) {
+// One of the harness's flags or of the experiment's own (Experiment::AddFlag).
+bool IsOurFlag(absl::string_view name, const Experiment& experiment) {
   for (const char* f : kOurFlags) {
+    if (name == f) return true;
+  }
+  for (const std::string& f : experiment.flags()) {
     if (name == f) return true;
   }
   return false;
 }
 
-bool IsOurBoolFlag(absl::string_view name) {
-  for (const char* f : kOurBoolFlags) {
-    if (name == f) return true;
-  }
-  return false;
+// Boolean flags: --name means true, --noname false.
+bool IsOurBoolFlag(absl::string_view name, const Experiment& experiment) {
+  gflags::CommandLineFlagInfo info;
+  return IsOurFlag(name, experiment) &&
+         gflags::GetCommandLineFlagInfo(std::string(name).c_str(), &info) && info.type == "bool";
 }
 
 // Sets one of our gflags from its text, reporting a bad value as a Status.
@@ -81,7 +83,7 @@ absl::Status SetOurFlag(absl::string_view name, absl::string_view value) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<Args> ParseArgs(int argc, char** argv) {
+absl::StatusOr<Args> ParseArgs(int argc, char** argv, const Experiment& experiment) {
   Args args;
   for (int i = 1; i < argc; ++i) {
     absl::string_view arg = argv[i];
@@ -142,9 +144,9 @@ absl::StatusOr<Args> ParseArgs(int argc, char** argv) {
       name = arg.substr(0, eq);
       value = arg.substr(eq + 1);
     }
-    if (IsOurFlag(name)) {
+    if (IsOurFlag(name, experiment)) {
       if (!value.has_value()) {
-        if (IsOurBoolFlag(name)) {
+        if (IsOurBoolFlag(name, experiment)) {
           value = "true";
         } else if (i + 1 < argc) {
           value = argv[++i];
@@ -156,7 +158,7 @@ absl::StatusOr<Args> ParseArgs(int argc, char** argv) {
       continue;
     }
     if (absl::string_view negated = name;
-        absl::ConsumePrefix(&negated, "no") && IsOurBoolFlag(negated) &&
+        absl::ConsumePrefix(&negated, "no") && IsOurBoolFlag(negated, experiment) &&
         !value.has_value()) {
       if (absl::Status s = SetOurFlag(negated, "false"); !s.ok()) return s;
       continue;
@@ -180,10 +182,15 @@ absl::StatusOr<Args> ParseArgs(int argc, char** argv) {
 // not know.
 absl::Status InitializeBenchmark(const std::string& argv0,
                                  const std::vector<std::string>& flags) {
-  std::vector<std::string> storage = {argv0};
+  // Google Benchmark keeps argv[0] (the context's "executable"): it must
+  // outlive the run.
+  static auto* const executable = new std::string();
+  *executable = argv0;
+  std::vector<std::string> storage = {*executable};
   storage.insert(storage.end(), flags.begin(), flags.end());
   std::vector<char*> ptrs;
   for (std::string& s : storage) ptrs.push_back(s.data());
+  ptrs[0] = executable->data();
   ptrs.push_back(nullptr);
   int argc = static_cast<int>(storage.size());
   benchmark::Initialize(&argc, ptrs.data());
@@ -350,7 +357,7 @@ void ReportClock(benchmark::State& state, const PointContext& ctx,
   const std::optional<ClockReading>& after = ctx.clock_after();
   const std::optional<ClockSpan>& span = ctx.clock_span();
   uint64_t reasons = 0;
-  bool known = false;
+  bool known = !ctx.throttle_reason().empty();
   if (before.has_value() && after.has_value()) {
     state.counters["sm_clock_mhz.before"] = before->sm_clock_mhz;
     state.counters["sm_clock_mhz.after"] = after->sm_clock_mhz;
@@ -372,8 +379,9 @@ void ReportClock(benchmark::State& state, const PointContext& ctx,
   }
   if (!known) return;
   const bool throttled = (reasons & kThrottleSlowdownMask) != 0;
-  state.counters["throttled"] = throttled ? 1 : 0;
+  state.counters["throttled"] = throttled || !ctx.throttle_reason().empty() ? 1 : 0;
   if (throttled) labels.insert(labels.begin(), DescribeThrottleReasons(reasons));
+  if (!ctx.throttle_reason().empty()) labels.insert(labels.begin(), ctx.throttle_reason());
 }
 
 // Measures one point inside a Google Benchmark run.
@@ -470,9 +478,13 @@ std::vector<std::pair<std::string, std::string>> ResultContext(
       {"clocks_source", env.clocks_source},
       {"timing_samples", absl::StrCat(env.timing.samples)},
       {"timing_warmup", absl::StrCat(env.timing.warmup)},
-      {"timing_method", kTimingMethod},
+      {"timing_method", experiment.requires_gpu() ? kTimingMethod : kHostTimingMethod},
   };
-  for (auto& kv : env.device.ContextEntries()) ctx.push_back(std::move(kv));
+  if (experiment.requires_gpu()) {
+    for (auto& kv : env.device.ContextEntries()) ctx.push_back(std::move(kv));
+  } else {
+    ctx.emplace_back("device_name", env.device.name);
+  }
   std::vector<std::string> axis_names;
   for (const AxisSpec& a : axes) {
     axis_names.push_back(a.name);
@@ -624,6 +636,64 @@ std::unique_ptr<CuptiCounters> SetUpCounters(RunEnv& env, const std::string& pre
   return *std::move(counters);
 }
 
+// What a GPU run holds until its points are measured.
+struct GpuResources {
+  std::unique_ptr<NvmlClock> clock;
+  Stream stream;
+  std::unique_ptr<CuptiCounters> counters;
+  std::unique_ptr<KernelTimer> activity;
+};
+
+// Selects --device and fills `env` with it: device properties, SM clocks,
+// the stream, --metrics counters and --kernel_activity. Returns an exit
+// status (kExitOk when the points can run).
+int SetUpGpu(RunEnv& env, GpuResources& gpu, const std::vector<const CatalogMetric*>& metrics,
+             const std::string& prefix) {
+  absl::StatusOr<int> count = VisibleDeviceCount();
+  if (!count.ok()) {
+    std::cerr << prefix << count.status().message() << "\n";
+    return kExitBadInput;
+  }
+  if (FLAGS_device >= *count) {
+    std::cerr << prefix << "--device=" << FLAGS_device << " but only " << *count
+              << " CUDA device(s) are visible\n";
+    return kExitBadInput;
+  }
+  if (absl::Status s = CudaStatus(cudaSetDevice(FLAGS_device), "cudaSetDevice",
+                                  __FILE__, __LINE__);
+      !s.ok()) {
+    std::cerr << prefix << s.message() << "\n";
+    return kExitBadInput;
+  }
+  absl::StatusOr<DeviceInfo> device = QueryDevice(FLAGS_device);
+  if (!device.ok()) {
+    std::cerr << prefix << device.status().message() << "\n";
+    return kExitPointFailed;
+  }
+  env.device = *std::move(device);
+  absl::StatusOr<std::unique_ptr<NvmlClock>> clock =
+      NvmlClock::Open(env.device.pci_bus_id);
+  if (clock.ok()) {
+    gpu.clock = *std::move(clock);
+    env.clock = gpu.clock.get();
+    env.clocks_source = "nvml";
+  } else {
+    env.clocks_source = absl::StrCat("unavailable: ", clock.status().message());
+    std::cerr << prefix << "SM clocks will not be recorded: "
+              << clock.status().message() << "\n";
+  }
+  if (absl::Status s = gpu.stream.Create(); !s.ok()) {
+    std::cerr << prefix << s.message() << "\n";
+    return kExitPointFailed;
+  }
+  env.stream = gpu.stream.get();
+  env.counters.metrics = metrics;
+  if (!metrics.empty()) gpu.counters = SetUpCounters(env, prefix);
+  env.activity.requested = FLAGS_kernel_activity;
+  if (FLAGS_kernel_activity) gpu.activity = SetUpActivity(env, prefix);
+  return kExitOk;
+}
+
 }  // namespace
 
 std::string HelpText(const Experiment& experiment, const std::string& argv0) {
@@ -680,6 +750,21 @@ std::string HelpText(const Experiment& experiment, const std::string& argv0) {
       "Summarize: bazel run //analysis:report -- <files or folders>\n"
       "Exit status: 0 ok (skipped points included), 1 a point failed, "
       "2 bad input or no GPU.\n");
+  if (!experiment.flags().empty()) {
+    absl::StrAppend(&text, "\n", experiment.name(), "'s own flags:\n");
+    for (const std::string& name : experiment.flags()) {
+      gflags::CommandLineFlagInfo info;
+      if (!gflags::GetCommandLineFlagInfo(name.c_str(), &info)) continue;
+      absl::StrAppendFormat(&text, "  --%s=%s (default %s)\n      %s\n", name,
+                            info.type == "bool" ? "true|false" : "V", info.default_value,
+                            info.description);
+    }
+  }
+  if (!experiment.requires_gpu()) {
+    absl::StrAppend(&text, "\n", experiment.name(),
+                    " needs no GPU: --device, --metrics and --kernel_activity do not apply.\n");
+    return text;
+  }
   const MetricCatalog& catalog = MetricCatalog::Embedded();
   absl::StrAppend(&text, "\nHardware counters (--metrics):\n",
                   WrapList("  groups:  ", catalog.GroupNames()),
@@ -690,7 +775,7 @@ std::string HelpText(const Experiment& experiment, const std::string& argv0) {
 int RunMain(const Experiment& experiment, int argc, char** argv) {
   const std::string argv0 = argc > 0 ? argv[0] : experiment.name();
   const std::string prefix = experiment.name() + ": ";
-  absl::StatusOr<Args> args = ParseArgs(argc, argv);
+  absl::StatusOr<Args> args = ParseArgs(argc, argv, experiment);
   if (!args.ok()) {
     std::cerr << prefix << args.status().message() << "\n";
     return kExitBadInput;
@@ -712,6 +797,11 @@ int RunMain(const Experiment& experiment, int argc, char** argv) {
       return kExitBadInput;
     }
     metrics = *std::move(resolved);
+  }
+  if (!experiment.requires_gpu() && (!metrics.empty() || FLAGS_kernel_activity)) {
+    std::cerr << prefix << (metrics.empty() ? "--kernel_activity" : "--metrics")
+              << " needs a GPU; " << experiment.name() << " runs on the CPU only\n";
+    return kExitBadInput;
   }
   if (absl::Status s = InitializeBenchmark(argv0, args->benchmark_args); !s.ok()) {
     std::cerr << prefix << s.message() << "\n";
@@ -753,53 +843,18 @@ int RunMain(const Experiment& experiment, int argc, char** argv) {
     return kExitBadInput;
   }
 
-  absl::StatusOr<int> count = VisibleDeviceCount();
-  if (!count.ok()) {
-    std::cerr << prefix << count.status().message() << "\n";
-    return kExitBadInput;
-  }
-  if (FLAGS_device >= *count) {
-    std::cerr << prefix << "--device=" << FLAGS_device << " but only " << *count
-              << " CUDA device(s) are visible\n";
-    return kExitBadInput;
-  }
-  if (absl::Status s = CudaStatus(cudaSetDevice(FLAGS_device), "cudaSetDevice",
-                                  __FILE__, __LINE__);
-      !s.ok()) {
-    std::cerr << prefix << s.message() << "\n";
-    return kExitBadInput;
-  }
   RunEnv env;
-  absl::StatusOr<DeviceInfo> device = QueryDevice(FLAGS_device);
-  if (!device.ok()) {
-    std::cerr << prefix << device.status().message() << "\n";
-    return kExitPointFailed;
-  }
-  env.device = *std::move(device);
   env.timing.samples = FLAGS_samples;
   env.timing.warmup = FLAGS_warmup;
-  absl::StatusOr<std::unique_ptr<NvmlClock>> clock =
-      NvmlClock::Open(env.device.pci_bus_id);
-  if (clock.ok()) {
-    env.clock = clock->get();
-    env.clocks_source = "nvml";
+  GpuResources gpu;
+  if (experiment.requires_gpu()) {
+    if (const int status = SetUpGpu(env, gpu, metrics, prefix); status != kExitOk) {
+      return status;
+    }
   } else {
-    env.clocks_source = absl::StrCat("unavailable: ", clock.status().message());
-    std::cerr << prefix << "SM clocks will not be recorded: "
-              << clock.status().message() << "\n";
+    env.device.name = absl::StrCat("cpu (", experiment.name(), ", no GPU)");
+    env.clocks_source = "unavailable: no GPU";
   }
-  Stream stream;
-  if (absl::Status s = stream.Create(); !s.ok()) {
-    std::cerr << prefix << s.message() << "\n";
-    return kExitPointFailed;
-  }
-  env.stream = stream.get();
-  env.counters.metrics = metrics;
-  std::unique_ptr<CuptiCounters> counters;
-  if (!metrics.empty()) counters = SetUpCounters(env, prefix);
-  env.activity.requested = FLAGS_kernel_activity;
-  std::unique_ptr<KernelTimer> activity;
-  if (FLAGS_kernel_activity) activity = SetUpActivity(env, prefix);
 
   if (args->out_path.empty()) {
     if (absl::Status s = CreateDefaultFolder(out_path); !s.ok()) {

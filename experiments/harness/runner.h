@@ -31,6 +31,12 @@ inline constexpr char kTimingMethod[] =
     "(start event not reached when the end event was queued; exposed samples "
     "timed again); SM clock polled every 2 ms during the samples";
 
+// The timing_method of an experiment that needs no GPU
+// (Experiment::RequiresGpu(false)).
+inline constexpr char kHostTimingMethod[] =
+    "host clock (std::chrono::steady_clock) around each sample, taken by the "
+    "experiment itself; no GPU";
+
 // Exit statuses of every experiment binary.
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitPointFailed = 1;  // a point hit a runtime error
