@@ -1,0 +1,723 @@
+// The sweep runner; see runner.h.
+#include "experiments/sweep/runner.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+#include <tuple>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "experiments/harness/result_writer.h"
+
+namespace dissect::sweep {
+namespace {
+
+namespace fs = std::filesystem;
+
+volatile std::sig_atomic_t g_stop_signal = 0;
+
+extern "C" void OnStopSignal(int signal) { g_stop_signal = signal; }
+
+std::string Iso8601(absl::Time t) {
+  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", t, absl::UTCTimeZone());
+}
+
+std::string Compact(absl::Time t) {
+  return absl::FormatTime("%Y%m%dT%H%M%SZ", t, absl::UTCTimeZone());
+}
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::string SignalName(int signal) {
+  const char* abbrev = sigabbrev_np(signal);
+  return abbrev != nullptr ? absl::StrCat("SIG", abbrev) : absl::StrCat("signal ", signal);
+}
+
+// A file descriptor closed on destruction.
+class UniqueFd {
+ public:
+  explicit UniqueFd(int fd = -1) : fd_(fd) {}
+  ~UniqueFd() { Reset(); }
+  UniqueFd(const UniqueFd&) = delete;
+  UniqueFd& operator=(const UniqueFd&) = delete;
+  int get() const { return fd_; }
+  void Reset() {
+    if (fd_ >= 0) close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_;
+};
+
+// A child process leading its own group. The destructor leaves nothing of
+// the group running and reaps the child, whatever happened before.
+class ChildGroup {
+ public:
+  explicit ChildGroup(pid_t pid) : pid_(pid) {}
+  ~ChildGroup() {
+    if (pid_ <= 0) return;
+    kill(-pid_, SIGKILL);
+    int status = 0;
+    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  ChildGroup(const ChildGroup&) = delete;
+  ChildGroup& operator=(const ChildGroup&) = delete;
+
+  void Signal(int signal) const { kill(-pid_, signal); }
+
+  // True once the leader has exited; it is not reaped yet, so the group id
+  // cannot be reused while the rest of the group is killed.
+  bool Exited() const {
+    siginfo_t info = {};
+    if (waitid(P_PID, pid_, &info, WEXITED | WNOHANG | WNOWAIT) < 0) return errno == ECHILD;
+    return info.si_pid == pid_;
+  }
+
+  // After Exited(): kills what is left of the group, reaps the leader and
+  // returns its wait status.
+  int Reap() {
+    kill(-pid_, SIGKILL);
+    int status = 0;
+    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+    pid_ = -1;
+    return status;
+  }
+
+ private:
+  pid_t pid_;
+};
+
+// The last non-empty line of a file (at most its last 64 KiB are read).
+std::string LastLine(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "";
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  const std::streamoff start = size > 65536 ? size - 65536 : 0;
+  in.seekg(start);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string last;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    absl::string_view stripped = absl::StripAsciiWhitespace(line);
+    if (!stripped.empty()) last = std::string(stripped);
+  }
+  return last;
+}
+
+bool IsExecutableFile(const std::string& path) {
+  std::error_code ec;
+  return fs::is_regular_file(path, ec) && access(path.c_str(), X_OK) == 0;
+}
+
+std::string ShellQuote(const std::string& s) {
+  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                        "0123456789_-+=/.,:@%") == std::string::npos) {
+    return s;
+  }
+  std::string quoted = "'";
+  for (char c : s) {
+    if (c == '\'') {
+      quoted += "'\\''";
+    } else {
+      quoted += c;
+    }
+  }
+  return quoted + "'";
+}
+
+std::string CommandLine(const std::string& binary, const std::vector<std::string>& args) {
+  std::string line = ShellQuote(binary);
+  for (const std::string& a : args) absl::StrAppend(&line, " ", ShellQuote(a));
+  return line;
+}
+
+template <typename T>
+absl::Status Get(const nlohmann::ordered_json& j, const char* key, T* value,
+                 const std::string& path, bool required) {
+  auto it = j.find(key);
+  if (it == j.end()) {
+    if (!required) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrCat(path, ": key '", key, "' is missing"));
+  }
+  try {
+    *value = it->get<T>();
+  } catch (const nlohmann::json::exception&) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": key '", key, "' has the wrong type"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::string_view EntryStatusName(EntryStatus status) {
+  switch (status) {
+    case EntryStatus::kPending:
+      return "pending";
+    case EntryStatus::kOk:
+      return "ok";
+    case EntryStatus::kFailed:
+      return "failed";
+    case EntryStatus::kTimeout:
+      return "timeout";
+    case EntryStatus::kSkipped:
+      return "skipped";
+  }
+  return "pending";
+}
+
+std::optional<EntryStatus> ParseEntryStatus(std::string_view name) {
+  for (EntryStatus s : {EntryStatus::kPending, EntryStatus::kOk, EntryStatus::kFailed,
+                        EntryStatus::kTimeout, EntryStatus::kSkipped}) {
+    if (EntryStatusName(s) == name) return s;
+  }
+  return std::nullopt;
+}
+
+EntryRecord* Manifest::Find(std::string_view id) {
+  for (EntryRecord& e : entries) {
+    if (e.id == id) return &e;
+  }
+  return nullptr;
+}
+
+nlohmann::ordered_json ManifestToJson(const Manifest& m) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  j["format"] = kManifestFormat;
+  j["run_id"] = m.run_id;
+  j["sweep"] = m.sweep;
+  j["sweep_file"] = m.sweep_file;
+  j["host"] = m.host;
+  j["started"] = m.started;
+  if (!m.finished.empty()) j["finished"] = m.finished;
+  j["git_commit"] = m.git_commit;
+  j["device"] = m.device;
+  nlohmann::ordered_json entries = nlohmann::ordered_json::array();
+  for (const EntryRecord& e : m.entries) {
+    nlohmann::ordered_json r = nlohmann::ordered_json::object();
+    r["id"] = e.id;
+    r["experiment"] = e.experiment;
+    r["status"] = std::string(EntryStatusName(e.status));
+    r["exit_code"] = e.exit_code;
+    r["signal"] = e.signal;
+    r["result_file"] = e.result_file;
+    r["log_file"] = e.log_file;
+    if (!e.started.empty()) r["started"] = e.started;
+    r["seconds"] = std::round(e.seconds * 1000) / 1000;
+    r["attempts"] = e.attempts;
+    if (!e.reason.empty()) r["reason"] = e.reason;
+    entries.push_back(std::move(r));
+  }
+  j["entries"] = std::move(entries);
+  return j;
+}
+
+absl::StatusOr<Manifest> ParseManifest(std::string_view text, std::string_view path_view) {
+  const std::string path(path_view);
+  nlohmann::ordered_json j;
+  try {
+    j = nlohmann::ordered_json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": not JSON: ", e.what()));
+  }
+  if (!j.is_object() || j.value("format", "") != kManifestFormat) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": not a sweep manifest (format is not ", kManifestFormat, ")"));
+  }
+  Manifest m;
+  for (auto [key, field, required] :
+       {std::tuple{"run_id", &m.run_id, true}, std::tuple{"sweep", &m.sweep, true},
+        std::tuple{"sweep_file", &m.sweep_file, false}, std::tuple{"host", &m.host, false},
+        std::tuple{"started", &m.started, true}, std::tuple{"finished", &m.finished, false},
+        std::tuple{"git_commit", &m.git_commit, false}}) {
+    if (absl::Status s = Get(j, key, field, path, required); !s.ok()) return s;
+  }
+  if (auto it = j.find("device"); it != j.end() && it->is_object()) m.device = *it;
+  auto entries = j.find("entries");
+  if (entries == j.end() || !entries->is_array()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": 'entries' is not an array"));
+  }
+  for (const nlohmann::ordered_json& r : *entries) {
+    if (!r.is_object()) {
+      return absl::InvalidArgumentError(absl::StrCat(path, ": an entry is not an object"));
+    }
+    EntryRecord e;
+    std::string status;
+    absl::Status s = Get(r, "id", &e.id, path, true);
+    if (s.ok()) s = Get(r, "experiment", &e.experiment, path, false);
+    if (s.ok()) s = Get(r, "status", &status, path, true);
+    if (s.ok()) s = Get(r, "exit_code", &e.exit_code, path, false);
+    if (s.ok()) s = Get(r, "signal", &e.signal, path, false);
+    if (s.ok()) s = Get(r, "result_file", &e.result_file, path, false);
+    if (s.ok()) s = Get(r, "log_file", &e.log_file, path, false);
+    if (s.ok()) s = Get(r, "started", &e.started, path, false);
+    if (s.ok()) s = Get(r, "seconds", &e.seconds, path, false);
+    if (s.ok()) s = Get(r, "attempts", &e.attempts, path, false);
+    if (s.ok()) s = Get(r, "reason", &e.reason, path, false);
+    if (!s.ok()) return s;
+    std::optional<EntryStatus> parsed = ParseEntryStatus(status);
+    if (!parsed.has_value()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": entry '", e.id, "' has unknown status '", status, "'"));
+    }
+    e.status = *parsed;
+    m.entries.push_back(std::move(e));
+  }
+  return m;
+}
+
+absl::StatusOr<std::optional<Manifest>> ReadManifest(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    if (errno == ENOENT) return std::optional<Manifest>();
+    return absl::UnavailableError(absl::StrCat(path, ": cannot read: ", std::strerror(errno)));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  absl::StatusOr<Manifest> m = ParseManifest(text.str(), path);
+  if (!m.ok()) return m.status();
+  return std::optional<Manifest>(*std::move(m));
+}
+
+absl::Status WriteManifest(const Manifest& manifest, const std::string& path) {
+  return WriteFileAtomically(path, ManifestToJson(manifest).dump(2) + "\n");
+}
+
+void InstallStopHandlers() {
+  struct sigaction action = {};
+  action.sa_handler = OnStopSignal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGTERM, &action, nullptr);
+  sigaction(SIGINT, &action, nullptr);
+}
+
+int StopSignal() { return g_stop_signal; }
+
+void SetStopSignalForTest(int signal) { g_stop_signal = signal; }
+
+absl::StatusOr<ChildOutcome> RunChild(const ChildSpec& spec) {
+  UniqueFd log(open(spec.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
+  if (log.get() < 0) {
+    return absl::UnavailableError(
+        absl::StrCat(spec.log_path, ": cannot open: ", std::strerror(errno)));
+  }
+  if (!spec.log_header.empty()) {
+    struct stat info = {};
+    const bool fresh = fstat(log.get(), &info) == 0 && info.st_size == 0;
+    const std::string header = absl::StrCat(fresh ? "" : "\n", spec.log_header, "\n");
+    if (write(log.get(), header.data(), header.size()) < 0) {
+      return absl::UnavailableError(
+          absl::StrCat(spec.log_path, ": cannot write: ", std::strerror(errno)));
+    }
+  }
+  UniqueFd null_in(open("/dev/null", O_RDONLY | O_CLOEXEC));
+  // The child reports a failed exec through this pipe (closed on exec).
+  int pipe_fds[2];
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
+    return absl::UnavailableError(absl::StrCat("pipe2: ", std::strerror(errno)));
+  }
+  UniqueFd exec_error_read(pipe_fds[0]);
+  UniqueFd exec_error_write(pipe_fds[1]);
+
+  // Everything the child needs, prepared before fork.
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(spec.binary.c_str()));
+  for (const std::string& a : spec.args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  const pid_t parent = getpid();
+
+  const auto start = std::chrono::steady_clock::now();
+  const pid_t pid = fork();
+  if (pid < 0) return absl::UnavailableError(absl::StrCat("fork: ", std::strerror(errno)));
+  if (pid == 0) {
+    // Only async-signal-safe calls from here to exec.
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGPIPE, SIG_DFL);
+    if (null_in.get() >= 0) dup2(null_in.get(), STDIN_FILENO);
+    dup2(log.get(), STDOUT_FILENO);
+    dup2(log.get(), STDERR_FILENO);
+    execv(argv[0], argv.data());
+    const int error = errno;
+    ssize_t ignored = write(exec_error_write.get(), &error, sizeof(error));
+    (void)ignored;
+    _exit(127);
+  }
+  setpgid(pid, pid);  // also here, so that the group exists before any kill
+  ChildGroup group(pid);
+  exec_error_write.Reset();
+  log.Reset();
+  int exec_errno = 0;
+  ssize_t n;
+  while ((n = read(exec_error_read.get(), &exec_errno, sizeof(exec_errno))) < 0 && errno == EINTR) {
+  }
+  if (n == sizeof(exec_errno)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot execute ", spec.binary, ": ", std::strerror(exec_errno)));
+  }
+
+  ChildOutcome outcome;
+  std::optional<std::chrono::steady_clock::time_point> term_sent;
+  while (!group.Exited()) {
+    const double elapsed = SecondsSince(start);
+    if (!term_sent.has_value()) {
+      const int stop = StopSignal();
+      if (stop != 0 || elapsed >= spec.time_limit_s) {
+        outcome.kind = stop != 0 ? ChildOutcome::Kind::kInterrupted : ChildOutcome::Kind::kTimedOut;
+        outcome.signal = SIGTERM;
+        group.Signal(SIGTERM);
+        term_sent = std::chrono::steady_clock::now();
+      }
+    } else if (!outcome.sigkilled && SecondsSince(*term_sent) >= spec.kill_grace_s) {
+      outcome.signal = SIGKILL;
+      outcome.sigkilled = true;
+      group.Signal(SIGKILL);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  const int status = group.Reap();
+  outcome.seconds = SecondsSince(start);
+  if (term_sent.has_value()) return outcome;
+  if (WIFEXITED(status)) {
+    outcome.kind = ChildOutcome::Kind::kExited;
+    outcome.exit_code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    outcome.kind = ChildOutcome::Kind::kSignaled;
+    outcome.signal = WTERMSIG(status);
+  }
+  return outcome;
+}
+
+void EtaEstimator::Record(double time_limit_s, double seconds) {
+  limits_s_ += time_limit_s;
+  taken_s_ += seconds;
+}
+
+double EtaEstimator::Remaining(double remaining_limits_s) const {
+  const double ratio = limits_s_ > 0 ? taken_s_ / limits_s_ : 1.0;
+  return remaining_limits_s * ratio;
+}
+
+std::string FormatSeconds(double seconds) { return absl::StrFormat("%.1f s", seconds); }
+
+std::string FormatEta(double seconds) {
+  if (seconds < 60) return absl::StrFormat("%d s", static_cast<int>(std::ceil(seconds)));
+  const int minutes = static_cast<int>(std::ceil(seconds / 60));
+  if (minutes < 60) return absl::StrFormat("%d min", minutes);
+  return absl::StrFormat("%d h %02d min", minutes / 60, minutes % 60);
+}
+
+absl::StatusOr<std::string> FindBinary(const SweepEntry& entry, const RunnerOptions& options) {
+  std::vector<std::string> tried;
+  if (!options.bin_dir.empty()) {
+    tried.push_back((fs::path(options.bin_dir) / fs::path(entry.binary).filename()).string());
+  } else {
+    for (const std::string& root : options.search_roots) {
+      tried.push_back((fs::path(root) / entry.binary).string());
+    }
+  }
+  for (const std::string& path : tried) {
+    if (IsExecutableFile(path)) return path;
+  }
+  return absl::NotFoundError(absl::StrCat("binary ", entry.binary, " not found (looked for ",
+                                          absl::StrJoin(tried, ", "), ")"));
+}
+
+namespace {
+
+// One run of the sweep: the manifest and how it is kept on disk.
+class SweepRun {
+ public:
+  SweepRun(const Sweep& sweep, const RunnerOptions& options)
+      : sweep_(sweep),
+        options_(options),
+        manifest_path_((fs::path(options.out_dir) / kManifestName).string()) {}
+
+  absl::StatusOr<int> Run();
+
+ private:
+  absl::Status Prepare();
+  absl::Status Save() {
+    if (options_.dry_run) return absl::OkStatus();
+    return WriteManifest(manifest_, manifest_path_);
+  }
+  std::ostream& progress() { return *options_.progress; }
+  std::vector<std::string> Arguments(const SweepEntry& entry, bool resume) const;
+  // Runs one entry; returns false when the runner was stopped.
+  absl::StatusOr<bool> RunEntry(const SweepEntry& entry, EntryRecord& record);
+
+  const Sweep& sweep_;
+  const RunnerOptions& options_;
+  const std::string manifest_path_;
+  Manifest manifest_;
+  EtaEstimator eta_;
+};
+
+std::vector<std::string> SweepRun::Arguments(const SweepEntry& entry, bool resume) const {
+  const std::string out_file = (fs::path(options_.out_dir) / (entry.id + ".json")).string();
+  std::vector<std::string> args = EntryArguments(entry, sweep_.cooldown_s, out_file, resume);
+  if (options_.device.has_value()) args.push_back(absl::StrCat("--device=", *options_.device));
+  return args;
+}
+
+absl::Status SweepRun::Prepare() {
+  absl::StatusOr<std::optional<Manifest>> existing = ReadManifest(manifest_path_);
+  if (!existing.ok()) return existing.status();
+  const int index = options_.device.value_or(0);
+  DeviceIdentity device =
+      options_.query_device != nullptr ? options_.query_device(index) : DeviceIdentity{index};
+  if (existing->has_value()) {
+    manifest_ = **std::move(existing);
+    if (manifest_.sweep != sweep_.name) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          manifest_path_, " is a run of sweep '", manifest_.sweep, "', not '", sweep_.name,
+          "': resume it with --sweep=", manifest_.sweep, " or choose another --out"));
+    }
+    const std::string had = manifest_.device.value("uuid", "");
+    if (!had.empty() && device.uuid.has_value() && had != *device.uuid) {
+      return absl::FailedPreconditionError(absl::StrCat(manifest_path_, " is a run on device ", had,
+                                                        ", this is ", *device.uuid,
+                                                        ": choose another --out"));
+    }
+    if (had.empty()) manifest_.device = DeviceIdentityToJson(device);
+    if (!manifest_.git_commit.empty() && manifest_.git_commit != options_.git_commit) {
+      progress() << "sweep: note: resuming a run started at commit " << manifest_.git_commit
+                 << " with commit " << options_.git_commit
+                 << " (each result row records its own build)\n";
+    }
+    manifest_.finished.clear();
+  } else {
+    const absl::Time now = absl::Now();
+    manifest_.run_id = absl::StrCat(options_.host, "-", device.uuid.value_or(absl::StrCat(index)),
+                                    "-", Compact(now));
+    manifest_.sweep = sweep_.name;
+    manifest_.sweep_file = sweep_.path;
+    manifest_.host = options_.host;
+    manifest_.started = Iso8601(now);
+    manifest_.git_commit = options_.git_commit;
+    manifest_.device = DeviceIdentityToJson(device);
+  }
+  for (const SweepEntry& entry : sweep_.entries) {
+    if (manifest_.Find(entry.id) != nullptr) continue;
+    EntryRecord record;
+    record.id = entry.id;
+    record.experiment = entry.experiment;
+    record.result_file = entry.id + ".json";
+    record.log_file = entry.id + ".log";
+    manifest_.entries.push_back(std::move(record));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> SweepRun::RunEntry(const SweepEntry& entry, EntryRecord& record) {
+  absl::StatusOr<std::string> binary = FindBinary(entry, options_);
+  if (!binary.ok()) {
+    record.status = EntryStatus::kSkipped;
+    record.exit_code = -1;
+    record.signal = 0;
+    record.seconds = 0;
+    record.reason = std::string(binary.status().message());
+    if (absl::Status s = Save(); !s.ok()) return s;
+    return true;
+  }
+  const std::string result_path = (fs::path(options_.out_dir) / record.result_file).string();
+  std::error_code ec;
+  const bool resume = fs::exists(result_path, ec);
+  const std::vector<std::string> args = Arguments(entry, resume);
+  const std::string command = CommandLine(*binary, args);
+  if (options_.dry_run) {
+    *options_.out << command << "\n";
+    return true;
+  }
+  const absl::Time started = absl::Now();
+  record.attempts += 1;
+  record.started = Iso8601(started);
+  record.status = EntryStatus::kPending;
+  record.reason = resume ? "running (resuming its result file)" : "running";
+  if (absl::Status s = Save(); !s.ok()) return s;
+
+  ChildSpec spec;
+  spec.binary = *binary;
+  spec.args = args;
+  spec.log_path = (fs::path(options_.out_dir) / record.log_file).string();
+  spec.log_header =
+      absl::StrCat("=== dissect sweep ", sweep_.name, ", entry ", entry.id, ", attempt ",
+                   record.attempts, ", ", record.started, ": ", command);
+  spec.time_limit_s = entry.time_limit_s;
+  spec.kill_grace_s = options_.kill_grace_s;
+  absl::StatusOr<ChildOutcome> outcome = RunChild(spec);
+  record.exit_code = -1;
+  record.signal = 0;
+  if (!outcome.ok()) {
+    record.status = EntryStatus::kFailed;
+    record.seconds = 0;
+    record.reason = std::string(outcome.status().message());
+  } else {
+    record.seconds = outcome->seconds;
+    const std::string killed = outcome->sigkilled ? absl::StrCat("SIGTERM, then SIGKILL after ",
+                                                                 options_.kill_grace_s, " s")
+                                                  : "SIGTERM";
+    switch (outcome->kind) {
+      case ChildOutcome::Kind::kExited:
+        record.exit_code = outcome->exit_code;
+        if (outcome->exit_code == 0) {
+          record.status = EntryStatus::kOk;
+          record.reason.clear();
+        } else {
+          record.status = EntryStatus::kFailed;
+          if (outcome->exit_code == 1) {
+            record.reason = "exit 1: a point failed (its rows are kept)";
+          } else {
+            const std::string last = LastLine(spec.log_path);
+            record.reason =
+                absl::StrCat("exit ", outcome->exit_code, last.empty() ? "" : ": ", last);
+          }
+        }
+        break;
+      case ChildOutcome::Kind::kSignaled:
+        record.status = EntryStatus::kFailed;
+        record.signal = outcome->signal;
+        record.reason = absl::StrCat("killed by ", SignalName(outcome->signal));
+        break;
+      case ChildOutcome::Kind::kTimedOut:
+        record.status = EntryStatus::kTimeout;
+        record.signal = outcome->signal;
+        record.reason = absl::StrCat("time limit of ", entry.time_limit_s,
+                                     " s reached; process group stopped with ", killed);
+        break;
+      case ChildOutcome::Kind::kInterrupted:
+        record.status = EntryStatus::kPending;
+        record.signal = outcome->signal;
+        record.reason = absl::StrCat("runner stopped by ", SignalName(StopSignal()),
+                                     "; process group stopped with ", killed);
+        break;
+    }
+  }
+  if (absl::Status s = Save(); !s.ok()) return s;
+  if (outcome.ok() && outcome->kind == ChildOutcome::Kind::kInterrupted) return false;
+  eta_.Record(entry.time_limit_s, record.seconds);
+  return true;
+}
+
+absl::StatusOr<int> SweepRun::Run() {
+  std::vector<const SweepEntry*> selected;
+  for (const std::string& id : options_.only) {
+    bool found = false;
+    for (const SweepEntry& e : sweep_.entries) found = found || e.id == id;
+    if (!found) {
+      std::vector<std::string> ids;
+      for (const SweepEntry& e : sweep_.entries) ids.push_back(e.id);
+      return absl::InvalidArgumentError(absl::StrCat("--only: sweep ", sweep_.name,
+                                                     " has no entry '", id,
+                                                     "' (entries: ", absl::StrJoin(ids, ","), ")"));
+    }
+  }
+  for (const SweepEntry& e : sweep_.entries) {
+    if (options_.only.empty() ||
+        std::find(options_.only.begin(), options_.only.end(), e.id) != options_.only.end()) {
+      selected.push_back(&e);
+    }
+  }
+  if (absl::Status s = Prepare(); !s.ok()) return s;
+  if (absl::Status s = Save(); !s.ok()) return s;
+
+  double remaining_limits = 0;
+  for (const SweepEntry* e : selected) {
+    if (manifest_.Find(e->id)->status != EntryStatus::kOk) remaining_limits += e->time_limit_s;
+  }
+  if (!options_.dry_run) {
+    progress() << "sweep " << sweep_.name << ": " << selected.size() << " entries into "
+               << options_.out_dir << " (run " << manifest_.run_id << "); longest "
+               << FormatEta(remaining_limits) << "\n";
+  }
+  const int n = static_cast<int>(selected.size());
+  for (int i = 0; i < n; ++i) {
+    const SweepEntry& entry = *selected[i];
+    EntryRecord& record = *manifest_.Find(entry.id);
+    const std::string tag = absl::StrCat("[", i + 1, "/", n, "] ", entry.id, ": ");
+    if (StopSignal() != 0) break;
+    if (record.status == EntryStatus::kOk) {
+      if (options_.dry_run) {
+        *options_.out << "# " << entry.id << ": done (ok in an earlier run)\n";
+      } else {
+        progress() << tag << "done (ok in an earlier run)\n";
+      }
+      continue;
+    }
+    if (!options_.dry_run) {
+      progress() << tag << "running (attempt " << record.attempts + 1 << ", limit "
+                 << entry.time_limit_s << " s)\n";
+    }
+    absl::StatusOr<bool> go_on = RunEntry(entry, record);
+    if (!go_on.ok()) return go_on.status();
+    remaining_limits -= entry.time_limit_s;
+    if (!*go_on) break;
+    if (options_.dry_run) continue;
+    progress() << tag << EntryStatusName(record.status);
+    if (record.status == EntryStatus::kSkipped) {
+      progress() << ": " << record.reason;
+    } else {
+      progress() << " in " << FormatSeconds(record.seconds);
+      if (!record.reason.empty()) progress() << " (" << record.reason << ")";
+    }
+    if (i + 1 < n) progress() << "; ETA " << FormatEta(eta_.Remaining(remaining_limits));
+    progress() << "\n";
+  }
+  if (options_.dry_run) return 0;
+  if (const int stop = StopSignal(); stop != 0) {
+    if (absl::Status s = Save(); !s.ok()) return s;
+    progress() << "sweep " << sweep_.name << ": stopped by " << SignalName(stop)
+               << "; rerun with the same --out to resume\n";
+    return 128 + stop;
+  }
+  manifest_.finished = Iso8601(absl::Now());
+  if (absl::Status s = Save(); !s.ok()) return s;
+  int counts[5] = {};
+  for (const SweepEntry* e : selected) {
+    counts[static_cast<int>(manifest_.Find(e->id)->status)] += 1;
+  }
+  progress() << "sweep " << sweep_.name << ": " << counts[static_cast<int>(EntryStatus::kOk)]
+             << " ok, " << counts[static_cast<int>(EntryStatus::kFailed)] << " failed, "
+             << counts[static_cast<int>(EntryStatus::kTimeout)] << " timeout, "
+             << counts[static_cast<int>(EntryStatus::kSkipped)] << " skipped; " << manifest_path_
+             << "\n";
+  return counts[static_cast<int>(EntryStatus::kOk)] == n ? 0 : 1;
+}
+
+}  // namespace
+
+absl::StatusOr<int> RunSweep(const Sweep& sweep, const RunnerOptions& options) {
+  return SweepRun(sweep, options).Run();
+}
+
+}  // namespace dissect::sweep

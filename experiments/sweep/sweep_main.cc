@@ -1,0 +1,221 @@
+// `sweep`: runs a sweep file's entries, each as a child process with its
+// time limit, into a resumable run folder. See experiments/sweep/runner.h.
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "experiments/harness/build_info.h"
+#include "experiments/sweep/device_identity.h"
+#include "experiments/sweep/runner.h"
+#include "experiments/sweep/sweep_config.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char kUsage[] =
+    R"(usage: sweep --sweep=NAME|PATH.json --out=DIR [flags]
+
+Runs every entry of a sweep file (configs/sweeps/NAME.json) as a child
+process in its own process group, one after another, into the run folder DIR:
+DIR/manifest.json (the run's identity and each entry's status, rewritten
+atomically after every change), DIR/<id>.json (the entry's result file) and
+DIR/<id>.log (its stdout and stderr). One crash, hang or GPU fault ends only
+its own entry. An entry past its time limit has its process group stopped
+(SIGTERM, then SIGKILL after --kill_grace_s) and is recorded as timeout.
+
+Resumable: run again with the same --out and entries already ok are skipped;
+the others (pending, failed, timeout, skipped) run again with the harness's
+--resume, which keeps the points already in their result file and measures
+only the missing ones. SIGTERM or SIGINT stops the running entry's process
+group, leaves it pending in the manifest, and exits 128 + the signal.
+
+  --sweep=NAME|PATH   a sweep name (configs/sweeps/NAME.json) or a .json path
+  --out=DIR           the run folder (created with its parents if missing)
+  --bin_dir=DIR       take the binaries from DIR/<name> (a bundle's dist/bin)
+                      instead of the runfiles of //experiments:sweep
+  --device=N          CUDA device for the children (--device=N); default 0
+  --only=ID,ID        run only these entries (the others stay as they are)
+  --dry_run           print the commands that would run, write nothing
+  --kill_grace_s=S    seconds between SIGTERM and SIGKILL (default 5)
+  --help              this text
+
+Progress on stderr, one line per entry:
+  [3/14] memory_latency_l2: ok in 12.3 s; ETA 4 min
+The ETA is the remaining entries' time limits scaled by the ratio of time
+taken to time limits over the entries run so far.
+
+Exit status: 0 every selected entry ok; 1 some entry failed, timed out or
+was skipped (the others still ran); 2 bad usage (unknown sweep, bad flag,
+unwritable --out, a run folder of another sweep or device, or in use by
+another runner); 130/143 stopped by SIGINT/SIGTERM.
+
+Example:
+  ./bazelw run -c opt //experiments:sweep -- --sweep=nightly --out=/data/dissect/2026-11-23
+)";
+
+int Fail(const std::string& message) {
+  std::cerr << "sweep: " << message << "\n";
+  return dissect::sweep::kExitBadUsage;
+}
+
+std::optional<std::string> FlagValue(const std::string& arg, const std::string& name) {
+  const std::string prefix = "--" + name + "=";
+  if (arg.rfind(prefix, 0) != 0) return std::nullopt;
+  return arg.substr(prefix.size());
+}
+
+std::string Env(const char* name) {
+  const char* value = std::getenv(name);
+  return value != nullptr ? value : "";
+}
+
+// A relative path from the user's folder under `bazel run`, else the
+// working directory, made absolute.
+std::string UserPath(const std::string& path) {
+  fs::path p(path);
+  if (p.is_relative()) {
+    const std::string from = Env("BUILD_WORKING_DIRECTORY");
+    p = from.empty() ? fs::absolute(p) : fs::path(from) / p;
+  }
+  return p.lexically_normal().string();
+}
+
+// Folders that may hold the experiment binaries under their workspace paths.
+std::vector<std::string> SearchRoots() {
+  std::vector<std::string> roots;
+  for (const char* var : {"RUNFILES_DIR", "TEST_SRCDIR"}) {
+    const std::string dir = Env(var);
+    if (!dir.empty()) roots.push_back(dir + "/dissect");
+  }
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) roots.push_back(exe.string() + ".runfiles/dissect");
+  roots.push_back(fs::current_path(ec).string());
+  const std::string workspace = Env("BUILD_WORKSPACE_DIRECTORY");
+  if (!workspace.empty()) roots.push_back(workspace + "/bazel-bin");
+  return roots;
+}
+
+std::string HostName() {
+  char name[256] = {};
+  if (gethostname(name, sizeof(name) - 1) != 0) return "unknown-host";
+  return name;
+}
+
+// An advisory lock on the run folder, released on destruction or when the
+// process dies: two runners never share a run folder.
+class FolderLock {
+ public:
+  FolderLock() = default;
+  ~FolderLock() {
+    if (fd_ >= 0) close(fd_);
+  }
+  FolderLock(const FolderLock&) = delete;
+  FolderLock& operator=(const FolderLock&) = delete;
+
+  // Returns "" on success, else why not.
+  std::string Acquire(const std::string& dir) {
+    const std::string path = (fs::path(dir) / ".sweep.lock").string();
+    fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) return absl::StrCat(dir, ": not writable: ", std::strerror(errno));
+    if (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      return absl::StrCat(dir, " is in use by another sweep runner");
+    }
+    return "";
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  dissect::sweep::RunnerOptions options;
+  std::string sweep_name;
+  std::string out_dir;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      std::cout << kUsage;
+      return 0;
+    } else if (arg == "--dry_run") {
+      options.dry_run = true;
+    } else if (auto v = FlagValue(arg, "sweep")) {
+      sweep_name = *v;
+    } else if (auto v = FlagValue(arg, "out")) {
+      out_dir = *v;
+    } else if (auto v = FlagValue(arg, "bin_dir")) {
+      if (v->empty()) return Fail("--bin_dir needs a folder");
+      options.bin_dir = UserPath(*v);
+    } else if (auto v = FlagValue(arg, "device")) {
+      int device = 0;
+      if (!absl::SimpleAtoi(*v, &device) || device < 0) {
+        return Fail("--device='" + *v + "' is not a device index (0, 1, ...)");
+      }
+      options.device = device;
+    } else if (auto v = FlagValue(arg, "only")) {
+      options.only = absl::StrSplit(*v, ',', absl::SkipEmpty());
+      if (options.only.empty()) return Fail("--only needs entry ids (--only=ID,ID)");
+    } else if (auto v = FlagValue(arg, "kill_grace_s")) {
+      double grace = 0;
+      if (!absl::SimpleAtod(*v, &grace) || !(grace >= 0 && grace <= 600)) {
+        return Fail("--kill_grace_s='" + *v + "' is not a number of seconds in 0..600");
+      }
+      options.kill_grace_s = grace;
+    } else {
+      return Fail("unknown flag or argument '" + arg + "' (see --help)");
+    }
+  }
+  if (sweep_name.empty()) return Fail("--sweep=NAME or --sweep=PATH.json is required");
+  if (out_dir.empty()) return Fail("--out=DIR is required");
+
+  absl::StatusOr<dissect::sweep::Sweep> sweep = dissect::sweep::LoadSweep(sweep_name);
+  if (!sweep.ok()) return Fail(std::string(sweep.status().message()));
+  if (!options.bin_dir.empty()) {
+    std::error_code ec;
+    if (!fs::is_directory(options.bin_dir, ec)) {
+      return Fail("--bin_dir=" + options.bin_dir + " is not a folder");
+    }
+  }
+
+  options.out_dir = UserPath(out_dir);
+  FolderLock lock;
+  if (!options.dry_run) {
+    std::error_code ec;
+    fs::create_directories(options.out_dir, ec);
+    if (ec) return Fail(options.out_dir + ": cannot create: " + ec.message());
+    if (access(options.out_dir.c_str(), W_OK) != 0) {
+      return Fail(options.out_dir + ": not writable: " + std::strerror(errno));
+    }
+    if (std::string why = lock.Acquire(options.out_dir); !why.empty()) return Fail(why);
+  }
+  options.search_roots = SearchRoots();
+  options.host = HostName();
+  options.git_commit = dissect::GetBuildInfo().git_commit;
+  options.query_device = dissect::sweep::QueryDeviceIdentity;
+  options.progress = &std::cerr;
+  options.out = &std::cout;
+  // The children number devices as NVML does, so that the manifest's
+  // identity (NVML) is the device they measure (CUDA).
+  setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", /*overwrite=*/0);
+  dissect::sweep::InstallStopHandlers();
+
+  absl::StatusOr<int> status = dissect::sweep::RunSweep(*sweep, options);
+  if (!status.ok()) return Fail(std::string(status.status().message()));
+  return *status;
+}
