@@ -56,6 +56,9 @@ def dissect_experiment(
     )
     native.cc_binary(
         name = name,
+        # The sweep runner and the sweep files' schema check
+        # (//experiments/sweep) carry every experiment binary as data.
+        visibility = ["//experiments:__subpackages__"],
         deps = [
             ":" + name + "_lib",
             "//experiments/harness:main",

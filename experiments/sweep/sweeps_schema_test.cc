@@ -1,0 +1,282 @@
+// The schema check of the sweep files, on the CPU: every configs/sweeps/*.json
+// parses, names experiment binaries that exist, and each entry's axes, values
+// and flags are accepted by the binary itself (`BIN --list ...`, which needs
+// no GPU, exits 0 and lists at least one point of that experiment). Also the
+// time budgets: nightly.json at most 600 s, smoke.json at most 60 s.
+//
+// Arguments (from BUILD): the sweep files and the experiment binaries, as
+// runfiles paths.
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "experiments/sweep/sweep_config.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+extern char** environ;
+
+namespace dissect::sweep {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr char kSelftestBinary[] = "experiments/selftest";
+constexpr double kNightlyBudgetS = 600;
+constexpr double kSmokeBudgetS = 60;
+
+std::vector<std::string>& SweepFiles() {
+  static auto* files = new std::vector<std::string>;
+  return *files;
+}
+
+std::set<std::string>& Binaries() {
+  static auto* binaries = new std::set<std::string>;
+  return *binaries;
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string TmpDir() {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  return dir != nullptr ? dir : "/tmp";
+}
+
+struct Outcome {
+  int exit_code = -1;  // -1: did not start or did not exit normally
+  std::string out, err;
+};
+
+// Runs argv[0] (a path) with argv, stdout and stderr to files.
+Outcome Run(const std::vector<std::string>& argv) {
+  static int runs = 0;
+  const std::string base = absl::StrCat(TmpDir(), "/run", ++runs);
+  const std::string out_path = base + ".out", err_path = base + ".err";
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  Outcome outcome;
+  pid_t pid = 0;
+  const int spawned = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawned != 0) {
+    outcome.err = absl::StrCat("cannot start: ", std::strerror(spawned));
+    return outcome;
+  }
+  int status = 0;
+  if (waitpid(pid, &status, 0) == pid && WIFEXITED(status)) outcome.exit_code = WEXITSTATUS(status);
+  outcome.out = ReadAll(out_path);
+  outcome.err = ReadAll(err_path);
+  return outcome;
+}
+
+// The flags of `e` that its binary can check without a device: samples,
+// warmup, the axes and the extra args (--cooldown_s, --benchmark_out and
+// --resume are the runner's and need no check here).
+std::vector<std::string> ListArguments(const SweepEntry& e) {
+  std::vector<std::string> argv = {e.binary, "--list"};
+  for (const std::string& a : EntryArguments(e, 0, "unused.json", false)) {
+    if (absl::StartsWith(a, "--benchmark_out=") || absl::StartsWith(a, "--cooldown_s=")) continue;
+    argv.push_back(a);
+  }
+  return argv;
+}
+
+// What is wrong with `sweep` against the built binaries (one line each).
+std::vector<std::string> CheckAgainstBinaries(const Sweep& sweep) {
+  std::vector<std::string> problems;
+  for (const SweepEntry& e : sweep.entries) {
+    const std::string where = absl::StrCat(sweep.path, ": entry \"", e.id, "\"");
+    if (Binaries().count(e.binary) == 0) {
+      problems.push_back(absl::StrCat(where, ": binary ", e.binary,
+                                      " is not an experiment this test depends on (a typo, an "
+                                      "experiment that does not exist, or a missing data dep)"));
+      continue;
+    }
+    const std::vector<std::string> argv = ListArguments(e);
+    const Outcome run = Run(argv);
+    const std::string command = absl::StrJoin(argv, " ");
+    if (run.exit_code != 0) {
+      std::vector<std::string> err = absl::StrSplit(run.err, '\n', absl::SkipEmpty());
+      problems.push_back(absl::StrCat(where, ": `", command, "` exited ", run.exit_code, ": ",
+                                      err.empty() ? "(no message)" : err.front()));
+      continue;
+    }
+    const std::vector<std::string> points = absl::StrSplit(run.out, '\n', absl::SkipEmpty());
+    if (points.empty()) {
+      problems.push_back(absl::StrCat(where, ": `", command, "` lists no points"));
+      continue;
+    }
+    for (const std::string& p : points) {
+      if (!absl::StartsWith(p, e.experiment + "/")) {
+        problems.push_back(absl::StrCat(where, ": ", e.binary, " is not experiment \"",
+                                        e.experiment, "\" (it lists ", p, ")"));
+        break;
+      }
+    }
+  }
+  return problems;
+}
+
+std::string Stem(const std::string& path) { return std::filesystem::path(path).stem().string(); }
+
+const std::string* FindSweepFile(const std::string& name) {
+  for (const std::string& f : SweepFiles()) {
+    if (Stem(f) == name) return &f;
+  }
+  return nullptr;
+}
+
+TEST(SweepsSchema, TheShippedSweepsAreThere) {
+  for (const char* name : {"nightly", "smoke", "selftest"}) {
+    EXPECT_NE(FindSweepFile(name), nullptr) << "configs/sweeps/" << name << ".json is missing";
+  }
+  EXPECT_FALSE(Binaries().empty());
+}
+
+// Every sweep file but selftest.json (below, which alone runs the selftest): parses, is named like
+// its file, and every entry is accepted by its binary.
+TEST(SweepsSchema, EverySweepParsesAndItsBinariesAcceptItsEntries) {
+  for (const std::string& file : SweepFiles()) {
+    if (Stem(file) == "selftest") continue;
+    SCOPED_TRACE(file);
+    absl::StatusOr<Sweep> sweep = LoadSweep(file);
+    ASSERT_TRUE(sweep.ok()) << sweep.status();
+    EXPECT_EQ(sweep->name, Stem(file)) << file << ": \"name\" must be the file's name";
+    for (const SweepEntry& e : sweep->entries) {
+      EXPECT_NE(e.binary, kSelftestBinary)
+          << file << ": entry \"" << e.id << "\": only selftest.json may run the selftest";
+    }
+    EXPECT_THAT(CheckAgainstBinaries(*sweep), ::testing::IsEmpty());
+  }
+}
+
+TEST(SweepsSchema, SelftestSweep) {
+  const std::string* file = FindSweepFile("selftest");
+  ASSERT_NE(file, nullptr);
+  absl::StatusOr<Sweep> sweep = LoadSweep(*file);
+  ASSERT_TRUE(sweep.ok()) << sweep.status();
+  EXPECT_EQ(sweep->name, "selftest");
+  EXPECT_EQ(sweep->cooldown_s, 0);
+  std::set<std::string> ids;
+  for (const SweepEntry& e : sweep->entries) {
+    ids.insert(e.id);
+    EXPECT_EQ(e.binary, kSelftestBinary) << e.id;
+  }
+  EXPECT_EQ(ids, (std::set<std::string>{"ok", "crash", "hang", "throttle"}));
+  ASSERT_EQ(Binaries().count(kSelftestBinary), 1u)
+      << "//experiments:selftest is not a data dependency of this test";
+  EXPECT_THAT(CheckAgainstBinaries(*sweep), ::testing::IsEmpty());
+}
+
+TEST(SweepsSchema, TimeBudgets) {
+  for (const auto& [name, budget] : std::vector<std::pair<std::string, double>>{
+           {"nightly", kNightlyBudgetS}, {"smoke", kSmokeBudgetS}}) {
+    const std::string* file = FindSweepFile(name);
+    ASSERT_NE(file, nullptr) << name;
+    absl::StatusOr<Sweep> sweep = LoadSweep(*file);
+    ASSERT_TRUE(sweep.ok()) << sweep.status();
+    EXPECT_LE(sweep->TotalTimeLimit(), budget)
+        << *file << ": the time limits add up to " << sweep->TotalTimeLimit() << " s";
+    for (const SweepEntry& e : sweep->entries) {
+      EXPECT_FALSE(e.why.empty()) << *file << ": entry \"" << e.id
+                                  << "\" has no \"why\" (how its size was chosen)";
+    }
+  }
+}
+
+// nightly.json is the full characterization: it runs every experiment.
+TEST(SweepsSchema, NightlyRunsEveryExperiment) {
+  const std::string* file = FindSweepFile("nightly");
+  ASSERT_NE(file, nullptr);
+  absl::StatusOr<Sweep> sweep = LoadSweep(*file);
+  ASSERT_TRUE(sweep.ok()) << sweep.status();
+  std::set<std::string> run;
+  for (const SweepEntry& e : sweep->entries) run.insert(e.binary);
+  for (const std::string& binary : Binaries()) {
+    if (binary == kSelftestBinary) continue;
+    EXPECT_EQ(run.count(binary), 1u) << *file << " has no entry for " << binary;
+  }
+}
+
+// The check itself: a sweep file with an unknown axis, a value that does not
+// parse, a bad metric, a binary that does not exist or is another experiment
+// must fail it, each problem naming its entry.
+TEST(SweepsSchema, ABrokenSweepFileFailsTheCheck) {
+  const std::string path = TmpDir() + "/broken.json";
+  std::ofstream(path) << R"({
+  "format": "dissect.sweep.v1", "name": "broken",
+  "defaults": {"samples": 3, "time_limit_s": 5},
+  "entries": [
+    {"id": "good", "experiment": "relu_bandwidth", "axes": {"bytes": "64MiB", "timing": "hot"}},
+    {"id": "unknown_axis", "experiment": "relu_bandwidth", "axes": {"bytez": "64MiB"}},
+    {"id": "bad_value", "experiment": "relu_bandwidth", "axes": {"bytes": "64QiB"}},
+    {"id": "bad_choice", "experiment": "relu_bandwidth", "axes": {"timing": "lukewarm"}},
+    {"id": "bad_metric", "experiment": "relu_bandwidth", "args": ["--metrics=dram_bytez"]},
+    {"id": "no_binary", "experiment": "relu_bandwidthh"},
+    {"id": "other_experiment", "experiment": "relu_bandwidth", "binary": "experiments/shared_latency"}
+  ]
+})";
+  absl::StatusOr<Sweep> sweep = LoadSweep(path);
+  ASSERT_TRUE(sweep.ok()) << sweep.status();
+  const std::vector<std::string> problems = CheckAgainstBinaries(*sweep);
+  const std::string all = absl::StrJoin(problems, "\n");
+  ASSERT_EQ(problems.size(), 6u) << all;
+  const std::string where = path + ": entry ";
+  EXPECT_THAT(problems[0], HasSubstr(where + "\"unknown_axis\": `experiments/relu_bandwidth --list "
+                                             "--samples=3 --axis=bytez=64MiB` exited 2: "));
+  EXPECT_THAT(problems[0], HasSubstr("unknown axis 'bytez'"));
+  EXPECT_THAT(problems[1], HasSubstr(where + "\"bad_value\""));
+  EXPECT_THAT(problems[1], HasSubstr("'64QiB' is not an integer"));
+  EXPECT_THAT(problems[2], HasSubstr(where + "\"bad_choice\""));
+  EXPECT_THAT(problems[2], HasSubstr("exited 2"));
+  EXPECT_THAT(problems[3], HasSubstr(where + "\"bad_metric\""));
+  EXPECT_THAT(problems[3], HasSubstr("dram_bytez"));
+  EXPECT_THAT(problems[4], HasSubstr(where + "\"no_binary\": binary experiments/relu_bandwidthh is "
+                                             "not an experiment this test depends on"));
+  EXPECT_THAT(problems[5],
+              HasSubstr(where + "\"other_experiment\": experiments/shared_latency is not "
+                                "experiment \"relu_bandwidth\""));
+}
+
+}  // namespace
+}  // namespace dissect::sweep
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (absl::EndsWith(arg, ".json")) {
+      dissect::sweep::SweepFiles().push_back(arg);
+    } else {
+      dissect::sweep::Binaries().insert(arg);
+    }
+  }
+  return RUN_ALL_TESTS();
+}
