@@ -103,7 +103,8 @@ TEST(ResultWriterGoldenTest, SyntheticExperimentMatchesGolden) {
   const std::vector<Point> points = CartesianProduct(exp.axes());
   const int failures = RunPoints(exp, exp.axes(), points, env, &console, &file);
   EXPECT_EQ(failures, 1);
-  EXPECT_EQ(mid_sweep_rows, 1);
+  // The throttled 1024 point and its re-measure (RunEnv::cooldown_s 0).
+  EXPECT_EQ(mid_sweep_rows, 2);
   ASSERT_TRUE(file.status().ok()) << file.status();
   EXPECT_FALSE(std::ifstream(out + ".tmp").good()) << "temporary file left behind";
 
@@ -113,7 +114,7 @@ TEST(ResultWriterGoldenTest, SyntheticExperimentMatchesGolden) {
   EXPECT_EQ(parsed->experiment, "synthetic");
   EXPECT_EQ(parsed->axis_names, (std::vector<std::string>{"footprint_bytes", "timing"}));
   EXPECT_EQ(parsed->MetricUnit("cycles_per_load"), "cycles/load");
-  ASSERT_EQ(parsed->rows.size(), 3u);
+  ASSERT_EQ(parsed->rows.size(), 4u);
   EXPECT_EQ(parsed->rows[0].Axis("footprint_bytes"), "1024");
   EXPECT_EQ(parsed->rows[0].Counter("cycles_per_load"), 30.0);
   EXPECT_EQ(parsed->rows[0].Counter("clock_moved"), 1.0);
@@ -123,7 +124,13 @@ TEST(ResultWriterGoldenTest, SyntheticExperimentMatchesGolden) {
   EXPECT_EQ(parsed->rows[0].Counter("throttled"), 1.0);
   EXPECT_EQ(parsed->rows[0].label,
             "sw_power_cap; clock moved 1755-1980 MHz; a note from the experiment");
-  EXPECT_TRUE(parsed->rows[1].error);
+  EXPECT_EQ(parsed->rows[1].name, parsed->rows[0].name);
+  EXPECT_EQ(parsed->rows[1].Counter("attempt"), 2.0);
+  EXPECT_EQ(parsed->rows[1].Counter("throttled"), 1.0);
+  EXPECT_EQ(parsed->rows[1].label,
+            "sw_power_cap; clock moved 1755-1980 MHz; re-measured after throttling (cool-down 0 "
+            "s); a note from the experiment");
+  EXPECT_TRUE(parsed->rows[2].error);
 
   const std::string actual = Normalize(Json::parse(ReadFile(out))).dump(2) + "\n";
   const char* update = std::getenv("DISSECT_UPDATE_GOLDEN");

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -14,6 +15,8 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <set>
+#include <thread>
 
 #include "absl/strings/string_view.h"
 #include "absl/status/status.h"
@@ -39,12 +42,21 @@ DEFINE_int32(warmup, 3, "untimed launches before the samples (0..10000)");
 DEFINE_bool(list, false, "print the axis points that would run, then exit");
 DEFINE_bool(kernel_activity, false,
             "also time each point from CUPTI kernel activity records");
+DEFINE_bool(resume, false,
+            "keep the rows of an existing --benchmark_out file and measure only the points "
+            "not in it");
+DEFINE_double(cooldown_s, 30,
+              "seconds to wait before measuring a throttled point once more (0..3600)");
 
 namespace dissect {
 namespace {
 
-constexpr const char* kOurFlags[] = {"device", "samples", "warmup", "list",
-                                     "kernel_activity"};
+constexpr const char* kOurFlags[] = {"device",          "samples", "warmup",    "list",
+                                     "kernel_activity", "resume",  "cooldown_s"};
+
+// The error message of a re-measure that was not needed (its point was not
+// throttled): such rows are dropped before any reporter sees them.
+constexpr char kRemeasureNotNeeded[] = "dissect: re-measure not needed";
 
 struct Args {
   bool help = false;
@@ -174,6 +186,12 @@ absl::StatusOr<Args> ParseArgs(int argc, char** argv, const Experiment& experime
   }
   if (FLAGS_device < 0) {
     return absl::InvalidArgumentError("--device must be >= 0");
+  }
+  if (!(FLAGS_cooldown_s >= 0 && FLAGS_cooldown_s <= 3600)) {
+    return absl::InvalidArgumentError("--cooldown_s must be in 0..3600");
+  }
+  if (FLAGS_resume && args.out_path.empty()) {
+    return absl::InvalidArgumentError("--resume needs --benchmark_out=FILE");
   }
   return args;
 }
@@ -384,16 +402,20 @@ void ReportClock(benchmark::State& state, const PointContext& ctx,
   if (!ctx.throttle_reason().empty()) labels.insert(labels.begin(), ctx.throttle_reason());
 }
 
-// Measures one point inside a Google Benchmark run.
-void RunOnePoint(benchmark::State& state, const Experiment& experiment,
+// Measures one point inside a Google Benchmark run; `attempt` 2 is the
+// re-measure of a throttled point. Returns whether the row is throttled.
+bool RunOnePoint(benchmark::State& state, const Experiment& experiment,
                  const Point& point, const RunEnv& env, int index, int total,
-                 int* failures) {
+                 int attempt, int* failures) {
   if (env.progress) {
-    std::cerr << absl::StrFormat("[%d/%d] %s\n", index + 1, total,
-                                 point.Name(experiment.name()));
+    std::cerr << absl::StrFormat("[%d/%d] %s%s\n", index + 1, total,
+                                 point.Name(experiment.name()),
+                                 attempt > 1 ? absl::StrCat(": ", RemeasuredNote(env.cooldown_s))
+                                             : "");
   }
   PointContext ctx(point, env.device, env.timing, env.stream, env.clock,
                    env.counters.collector, env.activity.timer);
+  ctx.set_attempt(attempt);
   absl::Status status = experiment.run()(ctx);
   std::optional<Summary> time;
   if (status.ok()) {
@@ -426,7 +448,7 @@ void RunOnePoint(benchmark::State& state, const Experiment& experiment,
       ++*failures;
       state.SkipWithError(absl::StrCat("error: ", status.ToString()).c_str());
     }
-    return;
+    return false;
   }
   for (auto _ : state) {
     state.SetIterationTime(time.has_value() ? time->median * 1e-3 : 0.0);
@@ -437,7 +459,7 @@ void RunOnePoint(benchmark::State& state, const Experiment& experiment,
       ++*failures;
       state.SkipWithError(
           absl::StrCat("error: metric ", name, ": ", s.status().message()).c_str());
-      return;
+      return false;
     }
     SetSummaryCounters(state, name, *s);
   }
@@ -455,11 +477,40 @@ void RunOnePoint(benchmark::State& state, const Experiment& experiment,
   if (ctx.launches_per_sample() != 1) {
     state.counters["launches_per_sample"] = ctx.launches_per_sample();
   }
+  if (attempt > 1) {
+    state.counters["attempt"] = attempt;
+    labels.push_back(RemeasuredNote(env.cooldown_s));
+  }
   labels.insert(labels.end(), ctx.notes().begin(), ctx.notes().end());
   if (!labels.empty()) state.SetLabel(absl::StrJoin(labels, "; "));
+  const auto throttled = state.counters.find("throttled");
+  return throttled != state.counters.end() && throttled->second.value != 0;
 }
 
+// Hands reports on to `next`, without the rows of re-measures that were not
+// needed.
+class DropUnneededRemeasures : public benchmark::BenchmarkReporter {
+ public:
+  explicit DropUnneededRemeasures(benchmark::BenchmarkReporter* next) : next_(next) {}
+  bool ReportContext(const Context& context) override { return next_->ReportContext(context); }
+  void ReportRuns(const std::vector<Run>& runs) override {
+    std::vector<Run> kept;
+    for (const Run& run : runs) {
+      if (!(run.error_occurred && run.error_message == kRemeasureNotNeeded)) kept.push_back(run);
+    }
+    if (!kept.empty()) next_->ReportRuns(kept);
+  }
+  void Finalize() override { next_->Finalize(); }
+
+ private:
+  benchmark::BenchmarkReporter* next_;
+};
+
 }  // namespace
+
+std::string RemeasuredNote(double cooldown_s) {
+  return absl::StrFormat("re-measured after throttling (cool-down %g s)", cooldown_s);
+}
 
 std::vector<std::pair<std::string, std::string>> ResultContext(
     const Experiment& experiment, const std::vector<AxisSpec>& axes,
@@ -485,6 +536,7 @@ std::vector<std::pair<std::string, std::string>> ResultContext(
   } else {
     ctx.emplace_back("device_name", env.device.name);
   }
+  if (env.resumed_rows > 0) ctx.emplace_back("resumed_rows", absl::StrCat(env.resumed_rows));
   std::vector<std::string> axis_names;
   for (const AxisSpec& a : axes) {
     axis_names.push_back(a.name);
@@ -546,19 +598,38 @@ int RunPoints(const Experiment& experiment, const std::vector<AxisSpec>& axes,
   }
   int failures = 0;
   const int total = static_cast<int>(points.size());
+  // Whether each point's first measurement was throttled. Its re-measure is
+  // registered next to it (Google Benchmark runs what was registered
+  // before the run started) and runs only then.
+  std::vector<char> throttled(total, 0);
   for (int i = 0; i < total; ++i) {
     const Point& point = points[i];
+    const std::string name = point.Name(experiment.name());
     benchmark::RegisterBenchmark(
-        point.Name(experiment.name()).c_str(),
-        [&experiment, &point, &env, i, total, &failures](benchmark::State& st) {
-          RunOnePoint(st, experiment, point, env, i, total, &failures);
+        name.c_str(),
+        [&experiment, &point, &env, i, total, &failures, &throttled](benchmark::State& st) {
+          throttled[i] = RunOnePoint(st, experiment, point, env, i, total, 1, &failures);
+        })
+        ->Iterations(1)
+        ->UseManualTime()
+        ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark(
+        name.c_str(),
+        [&experiment, &point, &env, i, total, &failures, &throttled](benchmark::State& st) {
+          if (!throttled[i]) {
+            st.SkipWithError(kRemeasureNotNeeded);
+            return;
+          }
+          std::this_thread::sleep_for(std::chrono::duration<double>(env.cooldown_s));
+          RunOnePoint(st, experiment, point, env, i, total, 2, &failures);
         })
         ->Iterations(1)
         ->UseManualTime()
         ->Unit(benchmark::kMicrosecond);
   }
   TeeReporter tee(display, file);
-  benchmark::RunSpecifiedBenchmarks(&tee);
+  DropUnneededRemeasures reports(&tee);
+  benchmark::RunSpecifiedBenchmarks(&reports);
   benchmark::ClearRegisteredBenchmarks();
   return failures;
 }
@@ -738,6 +809,14 @@ std::string HelpText(const Experiment& experiment, const std::string& argv0) {
       "                       overhead), in a pass of its own after the timed\n"
       "                       samples and counters: activity/kernel_ms and\n"
       "                       activity/vs_events_pct (vs the event median) per row\n"
+      "  --resume             with --benchmark_out=FILE: keep the rows of an existing\n"
+      "                       FILE of this experiment and measure only the points\n"
+      "                       without a row there (a file that is not one: exit 2,\n"
+      "                       left untouched)\n",
+      absl::StrFormat("  --cooldown_s=S       seconds to wait before measuring a throttled point\n"
+                      "                       once more; both rows are kept, the second with\n"
+                      "                       counter attempt 2 (default %g, 0..3600)\n",
+                      FLAGS_cooldown_s),
       "  --benchmark_out=FILE result JSON (default: "
       "dissect-results/<experiment>-<UTC time>.json\n"
       "                       under the directory bazel run was started from); its\n"
@@ -842,8 +921,30 @@ int RunMain(const Experiment& experiment, int argc, char** argv) {
     std::cerr << prefix << s.message() << "\n";
     return kExitBadInput;
   }
+  std::vector<Point> to_measure = points;
+  ResumedRows resumed;
+  if (FLAGS_resume) {
+    struct stat st{};
+    if (stat(out_path.c_str(), &st) == 0) {
+      absl::StatusOr<ResumedRows> kept = ReadResumedRows(out_path, experiment.name());
+      if (!kept.ok()) {
+        std::cerr << prefix << kept.status().message() << "\n";
+        return kExitBadInput;
+      }
+      resumed = *std::move(kept);
+      to_measure.clear();
+      for (const Point& p : points) {
+        if (resumed.point_names.count(p.Name(experiment.name())) == 0) to_measure.push_back(p);
+      }
+    }
+    std::cerr << prefix << "resume: kept " << resumed.rows.size() << " row(s), measuring "
+              << to_measure.size() << " point(s)\n";
+    if (to_measure.empty()) return resumed.failed > 0 ? kExitPointFailed : kExitOk;
+  }
 
   RunEnv env;
+  env.cooldown_s = FLAGS_cooldown_s;
+  env.resumed_rows = static_cast<int>(resumed.rows.size());
   env.timing.samples = FLAGS_samples;
   env.timing.warmup = FLAGS_warmup;
   GpuResources gpu;
@@ -864,7 +965,9 @@ int RunMain(const Experiment& experiment, int argc, char** argv) {
   }
   benchmark::ConsoleReporter console;
   AtomicJsonReporter file(out_path);
-  const int failures = RunPoints(experiment, axes, points, env, &console, &file);
+  file.CarryRows(std::move(resumed.rows));
+  const int failures =
+      RunPoints(experiment, axes, to_measure, env, &console, &file) + resumed.failed;
   if (!file.status().ok()) {
     std::cerr << prefix << "results not saved: " << file.status().message() << "\n";
     return kExitPointFailed;

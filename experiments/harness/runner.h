@@ -80,7 +80,17 @@ struct RunEnv {
   CounterSetup counters;
   ActivitySetup activity;
   bool progress = true;              // "[i/N] name" lines on stderr
+  // A throttled point (counter `throttled` 1) is measured once more after
+  // sleeping this long (--cooldown_s); both rows are kept, the second with
+  // counter `attempt` 2 and the label note kRemeasuredNote.
+  double cooldown_s = 0;
+  // Rows kept from an earlier run by --resume (context key resumed_rows).
+  int resumed_rows = 0;
 };
+
+// The label note of a point's second measurement after a throttled first
+// one: "re-measured after throttling (cool-down <S> s)".
+std::string RemeasuredNote(double cooldown_s);
 
 // The dissect keys of the result context (analysis/SCHEMA.md).
 std::vector<std::pair<std::string, std::string>> ResultContext(
@@ -89,7 +99,9 @@ std::vector<std::pair<std::string, std::string>> ResultContext(
 
 // Registers one Google Benchmark per point, runs them through `display` and
 // (if not null) `file`, and returns the number of points that failed with
-// an error (skips do not count). Clears the registered benchmarks after.
+// an error (skips do not count). A point whose row is throttled is measured
+// once more after env.cooldown_s, in a row of its own with the same name.
+// Clears the registered benchmarks after.
 int RunPoints(const Experiment& experiment, const std::vector<AxisSpec>& axes,
               const std::vector<Point>& points, const RunEnv& env,
               benchmark::BenchmarkReporter* display,
