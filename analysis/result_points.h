@@ -40,6 +40,11 @@ std::string NormalizeUtc(std::string_view time);
 // date, "loose-<64-bit FNV-1a hash of `content`, 16 hex digits>".
 RunInfo LooseRunInfo(const ResultFile& file, std::string_view content);
 
+// ReadRunFolder (analysis/run_data.h) that also counts, in `files_read`,
+// the result files it read (corrupt ones not counted).
+absl::StatusOr<RunData> ReadRunFolderCounting(const std::string& dir, std::vector<std::string>* bad,
+                                              int& files_read);
+
 // 64-bit FNV-1a hash of `content` as 16 lower-case hex digits.
 std::string ContentHash(std::string_view content);
 

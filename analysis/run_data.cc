@@ -70,7 +70,7 @@ void FillFromContext(const ResultFile& file, RunInfo& info) {
 // named in `bad`. Entries that never wrote their file (failed, skipped,
 // pending) are passed over.
 void ReadEntry(const std::string& dir, const Json& entry, bool& context_used, RunData& run,
-               std::vector<std::string>* bad) {
+               std::vector<std::string>* bad, int& files_read) {
   if (!entry.is_object()) return;
   const std::string result_file = StringMember(entry, "result_file");
   if (result_file.empty()) return;
@@ -88,6 +88,7 @@ void ReadEntry(const std::string& dir, const Json& entry, bool& context_used, Ru
     if (bad != nullptr) bad->emplace_back(file.status().message());
     return;
   }
+  ++files_read;
   if (!context_used) {
     FillFromContext(*file, run.info);
     context_used = true;
@@ -97,7 +98,7 @@ void ReadEntry(const std::string& dir, const Json& entry, bool& context_used, Ru
 }
 
 absl::StatusOr<RunData> ReadWithManifest(const std::string& dir, const std::string& manifest_path,
-                                         std::vector<std::string>* bad) {
+                                         std::vector<std::string>* bad, int& files_read) {
   absl::StatusOr<std::string> text = ReadWholeFile(manifest_path);
   if (!text.ok()) return text.status();
   Json manifest = Json::parse(*text, nullptr, /*allow_exceptions=*/false);
@@ -130,12 +131,13 @@ absl::StatusOr<RunData> ReadWithManifest(const std::string& dir, const std::stri
   bool context_used = false;
   if (const auto entries = manifest.find("entries");
       entries != manifest.end() && entries->is_array()) {
-    for (const Json& entry : *entries) ReadEntry(dir, entry, context_used, run, bad);
+    for (const Json& entry : *entries) ReadEntry(dir, entry, context_used, run, bad, files_read);
   }
   return run;
 }
 
-absl::StatusOr<RunData> ReadWithoutManifest(const std::string& dir, std::vector<std::string>* bad) {
+absl::StatusOr<RunData> ReadWithoutManifest(const std::string& dir, std::vector<std::string>* bad,
+                                            int& files_read) {
   std::vector<std::string> paths;
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec); !ec && it != fs::directory_iterator();
@@ -157,6 +159,7 @@ absl::StatusOr<RunData> ReadWithoutManifest(const std::string& dir, std::vector<
       if (bad != nullptr) bad->emplace_back(file.status().message());
       continue;
     }
+    ++files_read;
     const RunInfo info = LooseRunInfo(*file, *text);
     if (run.info.run_id.empty() || (!info.started.empty() && info.started < earliest)) {
       run.info = info;
@@ -239,13 +242,19 @@ RunInfo LooseRunInfo(const ResultFile& file, std::string_view content) {
 }
 
 absl::StatusOr<RunData> ReadRunFolder(const std::string& dir, std::vector<std::string>* bad) {
+  int files_read = 0;
+  return ReadRunFolderCounting(dir, bad, files_read);
+}
+
+absl::StatusOr<RunData> ReadRunFolderCounting(const std::string& dir, std::vector<std::string>* bad,
+                                              int& files_read) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
     return absl::NotFoundError(absl::StrCat(dir, ": not a folder"));
   }
   const std::string manifest = (fs::path(dir) / "manifest.json").string();
-  if (fs::exists(manifest, ec)) return ReadWithManifest(dir, manifest, bad);
-  return ReadWithoutManifest(dir, bad);
+  if (fs::exists(manifest, ec)) return ReadWithManifest(dir, manifest, bad, files_read);
+  return ReadWithoutManifest(dir, bad, files_read);
 }
 
 }  // namespace dissect::analysis

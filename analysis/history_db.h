@@ -1,0 +1,135 @@
+// The results history: every ingested night's run of every device in one
+// SQLite file (Debian's libsqlite3, embedded, no server), for trends,
+// regression checks (//analysis:compare) and the dashboard.
+//
+// Schema version 1 (see analysis/README.md "History"):
+//   schema_version(version)                    one row
+//   devices(id, key, uuid, name, serial, vbios) key = uuid, else serial, else name@host
+//   runs(id, run_id, device_id, sweep, started, host, git_commit, driver_version)
+//   points(id, experiment, point)               a point's identity across runs
+//   point_axes(point_id, name, value)
+//   measurements(id, run_id, point_id, attempt, throttled)  unique (run, point, attempt)
+//   metrics(measurement_id, name, value, spread, unit)
+// Opening an older database migrates it to the current version in one
+// transaction; a newer or foreign one is an error.
+
+#ifndef DISSECT_ANALYSIS_HISTORY_DB_H_
+#define DISSECT_ANALYSIS_HISTORY_DB_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "analysis/run_data.h"
+
+struct sqlite3;
+
+namespace dissect::analysis::history_internal {
+struct SqliteCloser {
+  void operator()(sqlite3* db) const;
+};
+}  // namespace dissect::analysis::history_internal
+
+namespace dissect::analysis {
+
+// The schema version this build writes and reads.
+inline constexpr int kHistorySchemaVersion = 1;
+
+// What one Ingest call did.
+struct IngestStats {
+  int files = 0;                       // result files read (corrupt ones not counted)
+  int runs = 0;                        // runs new to the database
+  int rows = 0;                        // measurements (point, attempt) new to the database
+  int skipped_duplicates = 0;          // measurements already in the database
+  int bad = 0;                         // corrupt, foreign or missing files and manifests
+  std::vector<std::string> bad_files;  // one "<path>: <why>" per bad one
+};
+
+// One night's value of a metric.
+struct TrendPoint {
+  std::string run_id, started;
+  double value = 0;
+  std::optional<double> spread;
+  std::string driver_version, git_commit;
+};
+
+// A device as the database knows it.
+struct DeviceSummary {
+  std::string key;  // uuid, else serial, else "<name>@<host>"
+  std::string uuid, name, serial;
+  int runs = 0;
+  std::string first_started, last_started;
+};
+
+class HistoryDb {
+ public:
+  // Opens the database at `path`, creating it (and nothing else: the folder
+  // must exist) or migrating an older schema to kHistorySchemaVersion.
+  static absl::StatusOr<std::unique_ptr<HistoryDb>> Open(const std::string& path);
+
+  HistoryDb(const HistoryDb&) = delete;
+  HistoryDb& operator=(const HistoryDb&) = delete;
+
+  // Loads run folders (manifest.json and the result files it names),
+  // manifests (their folder is read) and loose result files (each a run of
+  // its own, LooseRunInfo in analysis/result_points.h). A folder without a
+  // manifest is searched recursively: each sub-folder with a manifest.json
+  // is a run folder, every other *.json a loose result file. Idempotent: a
+  // measurement is keyed by (run_id, point, attempt), so ingesting a file
+  // again adds nothing (its rows count as skipped duplicates); a run seen
+  // again gets its identity updated. A corrupt, foreign or missing file is
+  // named in bad_files, counted and skipped; the rest goes in. All inserts
+  // of one call are one transaction. Errors are database errors only.
+  absl::StatusOr<IngestStats> Ingest(const std::vector<std::string>& paths);
+
+  // Adds runs already read (what Ingest does after reading), in one
+  // transaction, with the same idempotence; `files` stays 0.
+  absl::StatusOr<IngestStats> AddRuns(const std::vector<RunData>& runs);
+
+  // Runs of `device` (a uuid, serial, device key or name; "" = all devices),
+  // oldest first (by started, then run_id).
+  absl::StatusOr<std::vector<RunInfo>> Runs(const std::string& device) const;
+  // A run with all its measurements, in ingest order. NotFound if unknown.
+  absl::StatusOr<RunData> LoadRun(const std::string& run_id) const;
+  // The n runs of `device` before `before_run_id` (or its newest n when
+  // empty), oldest first. NotFound for an unknown device or run;
+  // InvalidArgument when `device` is a name several devices share.
+  absl::StatusOr<std::vector<RunData>> LastRuns(const std::string& device, int n,
+                                                const std::string& before_run_id = "") const;
+  // A metric of a point on one device, one entry per run that measured it,
+  // oldest first. Where a run re-measured the point (attempt 2 after
+  // throttling) the last attempt is its value. NotFound for an unknown
+  // device; InvalidArgument when `device` is ambiguous. Empty when the
+  // device never measured the point or the metric.
+  absl::StatusOr<std::vector<TrendPoint>> Trend(const std::string& device, const std::string& point,
+                                                const std::string& metric) const;
+
+  // Every device, ordered by name then key.
+  absl::StatusOr<std::vector<DeviceSummary>> Devices() const;
+  // The points measured on `device` ("" = any), sorted.
+  absl::StatusOr<std::vector<std::string>> Points(const std::string& device) const;
+  // The metrics recorded for `point` on `device` ("" = any), sorted.
+  absl::StatusOr<std::vector<std::string>> Metrics(const std::string& device,
+                                                   const std::string& point) const;
+
+  // The schema version of the open database (kHistorySchemaVersion after
+  // Open).
+  absl::StatusOr<int> SchemaVersion() const;
+
+ private:
+  using Handle = std::unique_ptr<sqlite3, history_internal::SqliteCloser>;
+  explicit HistoryDb(Handle db);
+  // Device ids that `device` names (all when empty).
+  absl::StatusOr<std::vector<long long>> DeviceIds(const std::string& device) const;
+  // The one device `device` names.
+  absl::StatusOr<long long> OneDevice(const std::string& device) const;
+
+  Handle db_;
+};
+
+}  // namespace dissect::analysis
+
+#endif  // DISSECT_ANALYSIS_HISTORY_DB_H_
