@@ -83,14 +83,12 @@ fi
 # (SLURM_CONF). $SLURM_TEST_PIDS holds "TEST_PID FOLDER" lines, one per test
 # run; a folder whose test process is gone belongs to an aborted run.
 marked_pids() {  # FOLDER: pids (not this shell's) that name FOLDER
-  local dir pid
+  local dir pid text
   for dir in /proc/[0-9]*; do
     pid=${dir#/proc/}
     [[ "${pid}" != "$$" && "${pid}" != "${BASHPID}" ]] || continue
-    if { tr '\0' '\n' < "${dir}/cmdline"; tr '\0' '\n' < "${dir}/environ"; } 2>/dev/null \
-        | grep -qF -- "$1"; then
-      echo "${pid}"
-    fi
+    text=$(tr '\0' '\n' < "${dir}/cmdline" 2>/dev/null; tr '\0' '\n' < "${dir}/environ" 2>/dev/null) || true
+    [[ "${text}" != *"$1"* ]] || echo "${pid}"
   done
 }
 stop_marked() {  # FOLDER: TERM, then KILL after 5 s
