@@ -145,6 +145,11 @@ absl::Status ParseDefaults(const Json& j, const std::string& where, Defaults& d,
       s = GetSeconds(value, where + " defaults", "time_limit_s", true, d.time_limit_s);
     } else if (key == "cooldown_s") {
       s = GetSeconds(value, where + " defaults", "cooldown_s", false, cooldown_s);
+      // The harness's --cooldown_s range.
+      if (s.ok() && cooldown_s > 3600) {
+        s = Bad(where + " defaults", absl::StrCat("\"cooldown_s\" is ", value.dump(),
+                                                  "; it must be at most 3600 (seconds)"));
+      }
     } else {
       s = Bad(where, absl::StrCat("defaults: unknown key \"", key,
                                   "\" (known: samples, warmup, time_limit_s, cooldown_s)"));

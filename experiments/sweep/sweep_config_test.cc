@@ -107,6 +107,8 @@ TEST(ParseSweepJson, ErrorsNameTheFileAndTheEntry) {
       {Edited("\"description\"", "\"descripton\""), "smoke.json: unknown key \"descripton\""},
       {Edited("\"cooldown_s\": 12.5", "\"cooldown_s\": -1"),
        "smoke.json defaults: \"cooldown_s\" is -1; it must be zero or positive"},
+      {Edited("\"cooldown_s\": 12.5", "\"cooldown_s\": 3601"),
+       "smoke.json defaults: \"cooldown_s\" is 3601; it must be at most 3600"},
       {Edited("\"warmup\": 1,", "\"warmup\": 1, \"retries\": 2,"),
        "defaults: unknown key \"retries\""},
       {Edited("\"time_limit_s\": 60", "\"time_limit_s\": 0"),

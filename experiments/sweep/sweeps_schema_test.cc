@@ -96,14 +96,13 @@ Outcome Run(const std::vector<std::string>& argv) {
   return outcome;
 }
 
-// The flags of `e` that its binary can check without a device: samples,
-// warmup, the axes and the extra args (--cooldown_s, --benchmark_out and
-// --resume are the runner's and need no check here).
-std::vector<std::string> ListArguments(const SweepEntry& e) {
+// The runner's command line for `e` (EntryArguments) with --list instead of
+// --benchmark_out: the binary checks every flag and axis value, without a
+// device, and prints the points.
+std::vector<std::string> ListArguments(const SweepEntry& e, double cooldown_s) {
   std::vector<std::string> argv = {e.binary, "--list"};
-  for (const std::string& a : EntryArguments(e, 0, "unused.json", false)) {
-    if (absl::StartsWith(a, "--benchmark_out=") || absl::StartsWith(a, "--cooldown_s=")) continue;
-    argv.push_back(a);
+  for (const std::string& a : EntryArguments(e, cooldown_s, "unused.json", false)) {
+    if (!absl::StartsWith(a, "--benchmark_out=")) argv.push_back(a);
   }
   return argv;
 }
@@ -119,7 +118,7 @@ std::vector<std::string> CheckAgainstBinaries(const Sweep& sweep) {
                                       "experiment that does not exist, or a missing data dep)"));
       continue;
     }
-    const std::vector<std::string> argv = ListArguments(e);
+    const std::vector<std::string> argv = ListArguments(e, sweep.cooldown_s);
     const Outcome run = Run(argv);
     const std::string command = absl::StrJoin(argv, " ");
     if (run.exit_code != 0) {
@@ -249,8 +248,9 @@ TEST(SweepsSchema, ABrokenSweepFileFailsTheCheck) {
   const std::string all = absl::StrJoin(problems, "\n");
   ASSERT_EQ(problems.size(), 6u) << all;
   const std::string where = path + ": entry ";
-  EXPECT_THAT(problems[0], HasSubstr(where + "\"unknown_axis\": `experiments/relu_bandwidth --list "
-                                             "--samples=3 --axis=bytez=64MiB` exited 2: "));
+  EXPECT_THAT(problems[0],
+              HasSubstr(where + "\"unknown_axis\": `experiments/relu_bandwidth --list "
+                                "--samples=3 --axis=bytez=64MiB --cooldown_s=30` exited 2: "));
   EXPECT_THAT(problems[0], HasSubstr("unknown axis 'bytez'"));
   EXPECT_THAT(problems[1], HasSubstr(where + "\"bad_value\""));
   EXPECT_THAT(problems[1], HasSubstr("'64QiB' is not an integer"));
