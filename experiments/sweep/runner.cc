@@ -323,15 +323,20 @@ int StopSignal() { return g_stop_signal; }
 void SetStopSignalForTest(int signal) { g_stop_signal = signal; }
 
 absl::StatusOr<ChildOutcome> RunChild(const ChildSpec& spec) {
-  UniqueFd log(open(spec.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
+  UniqueFd log(open(spec.log_path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
   if (log.get() < 0) {
     return absl::UnavailableError(
         absl::StrCat(spec.log_path, ": cannot open: ", std::strerror(errno)));
   }
   if (!spec.log_header.empty()) {
+    // On a line of its own after an earlier attempt's output.
     struct stat info = {};
-    const bool fresh = fstat(log.get(), &info) == 0 && info.st_size == 0;
-    const std::string header = absl::StrCat(fresh ? "" : "\n", spec.log_header, "\n");
+    char last = '\n';
+    if (fstat(log.get(), &info) == 0 && info.st_size > 0 &&
+        pread(log.get(), &last, 1, info.st_size - 1) != 1) {
+      last = '\n';
+    }
+    const std::string header = absl::StrCat(last == '\n' ? "" : "\n", spec.log_header, "\n");
     if (write(log.get(), header.data(), header.size()) < 0) {
       return absl::UnavailableError(
           absl::StrCat(spec.log_path, ": cannot write: ", std::strerror(errno)));
@@ -542,6 +547,10 @@ absl::Status SweepRun::Prepare() {
 absl::StatusOr<bool> SweepRun::RunEntry(const SweepEntry& entry, EntryRecord& record) {
   absl::StatusOr<std::string> binary = FindBinary(entry, options_);
   if (!binary.ok()) {
+    if (options_.dry_run) {
+      *options_.out << "# " << entry.id << ": skipped: " << binary.status().message() << "\n";
+      return true;
+    }
     record.status = EntryStatus::kSkipped;
     record.exit_code = -1;
     record.signal = 0;
