@@ -87,7 +87,7 @@ marked_pids() {  # FOLDER: pids (not this shell's) that name FOLDER
   for dir in /proc/[0-9]*; do
     pid=${dir#/proc/}
     [[ "${pid}" != "$$" && "${pid}" != "${BASHPID}" ]] || continue
-    text=$(tr '\0' '\n' < "${dir}/cmdline" 2>/dev/null; tr '\0' '\n' < "${dir}/environ" 2>/dev/null) || true
+    text=$( { tr '\0' '\n' < "${dir}/cmdline"; tr '\0' '\n' < "${dir}/environ"; } 2>/dev/null) || true
     [[ "${text}" != *"$1"* ]] || echo "${pid}"
   done
 }
@@ -274,7 +274,12 @@ done
 log "cluster up: slurmctld :${ports[0]}, slurmd :${ports[1]}, node ${state}"
 
 # --- sweeps: tasks 0 and 1 finish, task 2 has a crashing entry ---
-ok_entry='{"id": "ok", "experiment": "selftest", "axes": {"point": "1:3:+1"}, "args": ["--selftest_ms=10"]}'
+# The runner's run_id is <host>-<GPU uuid, else device index>-<start second>:
+# without NVML every task here is "vm-0-<second>", so the tasks run one at a
+# time (--array=0-2%1) and each lasts over a second (3 points x 400 ms), or
+# two shards starting in the same second would share a run_id and be merged
+# by the ingest. On GPU nodes the uuid keeps them apart.
+ok_entry='{"id": "ok", "experiment": "selftest", "axes": {"point": "1:3:+1"}, "args": ["--selftest_ms=400"]}'
 crash_entry='{"id": "crash", "experiment": "selftest", "axes": {"point": "1:4:+1"}, "args": ["--selftest_crash_at=3", "--selftest_ms=10"]}'
 write_sweep() {  # FILE ENTRIES
   cat > "$1" <<EOF
@@ -294,7 +299,7 @@ write_sweep "${tmp}/sweeps/task_2.json" "${ok_entry}, ${crash_entry}"
 # --- submit ---
 night=test-night
 out=$(cd "${tmp}" && \
-  DISSECT_RESULTS="${tmp}/results" DISSECT_NIGHT="${night}" DISSECT_ARRAY=0-2 \
+  DISSECT_RESULTS="${tmp}/results" DISSECT_NIGHT="${night}" DISSECT_ARRAY=0-2%1 \
   DISSECT_PARTITION=dissect DISSECT_GRES="" DISSECT_CPUS=1 DISSECT_TIME=00:05:00 \
   DISSECT_AFTER_TIME=00:05:00 DISSECT_SWEEP="${tmp}/sweeps/task_%a.json" \
   DISSECT_SWEEP_BIN="${sweep_bin}" DISSECT_BIN_DIR="$(dirname "${selftest_bin}")" \
@@ -351,6 +356,7 @@ check "summary: 3 of 3 landed, ingest ok" bash -c "grep -q '^landed: 3 of 3' '${
 
 # Every shard's run is in the database, the failing one's too.
 runs_in_db=$(sqlite3 -readonly "${db}" 'SELECT run_id FROM runs ORDER BY run_id;' 2>/dev/null || true)
+check "3 distinct runs in the database" test "$(grep -c . <<< "${runs_in_db}")" = 3
 for t in 0 1 2; do
   run_id=$(grep -o '"run_id": *"[^"]*"' "${night_dir}/${host}-${t}/manifest.json" 2>/dev/null | head -n 1 | sed 's/.*"\([^"]*\)"$/\1/')
   check "task ${t}'s run ${run_id:-?} ingested" grep -qxF -- "${run_id:-no run id}" <<< "${runs_in_db}"
