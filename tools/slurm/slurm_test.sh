@@ -153,6 +153,8 @@ cleanup() {
   exit "${rc}"
 }
 trap cleanup EXIT
+# Bazel stops a test past its timeout with SIGTERM: clean up then too.
+trap 'exit 143' TERM INT
 
 mkdir -p "${tmp}"/{run,log,state,spool,munge,sweeps,results,bin}
 chmod 700 "${tmp}/munge"
