@@ -1,0 +1,263 @@
+// `compare`: noise-aware regression check of a nightly run against a
+// baseline run or the median of the last N nights. See analysis/README.md.
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/numbers.h"
+#include "analysis/history_db.h"
+#include "analysis/regression.h"
+#include "analysis/results.h"
+#include "analysis/run_data.h"
+#include "analysis/thresholds_embedded.h"
+
+namespace {
+
+using dissect::analysis::ComparisonSide;
+using dissect::analysis::HistoryDb;
+using dissect::analysis::RegressionReport;
+using dissect::analysis::RunData;
+using dissect::analysis::RunInfo;
+using dissect::analysis::Thresholds;
+
+constexpr char kUsage[] =
+    R"(usage: compare [--help] [--thresholds=FILE] [--markdown=FILE] [--junit=FILE]
+               BASELINE_DIR CANDIDATE_DIR
+       compare [flags] --db=DB --device=DEVICE [--candidate=RUN_ID|latest]
+               [--baseline=last:N|RUN_ID]
+
+Compares a candidate run with a baseline and reports every (point, metric)
+whose change is significant: beyond the metric's relative tolerance AND
+beyond k x the measured noise (the larger of the two runs' spreads, and for
+an N-night baseline the nights' scaled MAD), with tolerance, k and the
+metric's direction from configs/regression/thresholds.json (built in). A
+significant change in the bad direction is a regression; in the good one an
+improvement (reported, not failing). Points throttled in either run are
+marked and not counted; a re-measurement (attempt 2) replaces its first
+attempt. Driver, suite-commit, vbios and device changes between the runs are
+noted on every flagged row.
+
+Each side is a run folder (manifest.json + result files, as the sweep runner
+writes them), or, with --db, runs from the history database:
+
+  --db=DB             the history database (//analysis:ingest writes it)
+  --device=DEVICE     uuid, serial or device key of the card (with --db)
+  --candidate=RUN_ID  the candidate run; default latest (the device's newest)
+  --baseline=last:N   the median of the device's N runs before the candidate
+                      (default last:7); or a RUN_ID
+  --thresholds=FILE   thresholds instead of the built-in ones
+  --markdown=FILE     write the markdown report there instead of stdout
+  --junit=FILE        also write JUnit XML (one testcase per compared point
+                      and metric, a failure per regression)
+
+Exit status: 0 no regression, 1 regression(s), 2 bad input (a missing or
+unreadable run folder or database, unknown run or device, runs without a
+common point, a bad thresholds file, bad usage). Result files a run folder
+names but that cannot be read are named on stderr and left out.
+
+Examples:
+  bazel run //analysis:compare -- nightly/2026-11-22/node07-gpu0 nightly/2026-11-23/node07-gpu0
+  bazel run //analysis:compare -- --db=history.sqlite --device=GPU-1111aaaa \
+      --baseline=last:7 --junit=compare.xml --markdown=compare.md
+)";
+
+int Fail(const std::string& message, int status = 2) {
+  std::cerr << "compare: " << message << "\n";
+  return status;
+}
+
+absl::StatusOr<Thresholds> LoadThresholds(const std::string& path) {
+  if (path.empty()) {
+    return dissect::analysis::ParseThresholdsJson(dissect::analysis::kEmbeddedThresholdsJson,
+                                                  dissect::analysis::kEmbeddedThresholdsOrigin);
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::NotFoundError(path + ": cannot open: " + std::strerror(errno));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return dissect::analysis::ParseThresholdsJson(text.str(), path);
+}
+
+absl::StatusOr<RunData> ReadFolder(const std::string& dir) {
+  std::vector<std::string> bad;
+  absl::StatusOr<RunData> run = dissect::analysis::ReadRunFolder(dir, &bad);
+  for (const std::string& problem : bad) std::cerr << "compare: " << problem << "\n";
+  return run;
+}
+
+bool WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  return out.good();
+}
+
+struct Sides {
+  ComparisonSide baseline;
+  ComparisonSide candidate;
+};
+
+absl::StatusOr<Sides> SidesFromDb(const std::string& db_path, std::string device,
+                                  const std::string& candidate_id, const std::string& baseline) {
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(db_path, error)) {
+    return absl::NotFoundError(db_path + ": no such database");
+  }
+  absl::StatusOr<std::unique_ptr<HistoryDb>> db = HistoryDb::Open(db_path);
+  if (!db.ok()) return db.status();
+  RunData candidate;
+  if (candidate_id == "latest") {
+    if (device.empty()) return absl::InvalidArgumentError("--candidate=latest needs --device");
+    absl::StatusOr<std::vector<RunInfo>> runs = (*db)->Runs(device);
+    if (!runs.ok()) return runs.status();
+    if (runs->empty()) return absl::NotFoundError("no runs of device " + device);
+    absl::StatusOr<RunData> loaded = (*db)->LoadRun(runs->back().run_id);
+    if (!loaded.ok()) return loaded.status();
+    candidate = *std::move(loaded);
+  } else {
+    absl::StatusOr<RunData> loaded = (*db)->LoadRun(candidate_id);
+    if (!loaded.ok()) return loaded.status();
+    candidate = *std::move(loaded);
+  }
+  if (device.empty()) {
+    device = !candidate.info.device_uuid.empty() ? candidate.info.device_uuid
+                                                 : candidate.info.device_serial;
+  }
+  Sides sides;
+  sides.candidate = dissect::analysis::SideOfRun(candidate);
+  if (baseline.rfind("last:", 0) == 0) {
+    int nights = 0;
+    if (!absl::SimpleAtoi(baseline.substr(5), &nights) || nights < 1) {
+      return absl::InvalidArgumentError("--baseline=" + baseline +
+                                        ": want last:N with N >= 1, or a run id");
+    }
+    if (device.empty()) {
+      return absl::InvalidArgumentError("--baseline=" + baseline +
+                                        " needs --device (the candidate names no uuid or serial)");
+    }
+    absl::StatusOr<std::vector<RunData>> last =
+        (*db)->LastRuns(device, nights, candidate.info.run_id);
+    if (!last.ok()) return last.status();
+    if (last->empty()) {
+      return absl::NotFoundError("no run of device " + device + " before " + candidate.info.run_id +
+                                 " to compare with");
+    }
+    absl::StatusOr<ComparisonSide> side = dissect::analysis::SideOfNights(*last);
+    if (!side.ok()) return side.status();
+    sides.baseline = *std::move(side);
+  } else {
+    absl::StatusOr<RunData> loaded = (*db)->LoadRun(baseline);
+    if (!loaded.ok()) return loaded.status();
+    sides.baseline = dissect::analysis::SideOfRun(*loaded);
+  }
+  return sides;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args;
+  std::string thresholds_path, markdown_path, junit_path, db_path, device;
+  std::string candidate_id = "latest";
+  std::string baseline = "last:7";
+  bool candidate_given = false, baseline_given = false, device_given = false;
+  bool flags_done = false;
+  const auto value_of = [](const std::string& arg, const std::string& flag, std::string* value) {
+    if (arg.rfind(flag + "=", 0) != 0) return false;
+    *value = arg.substr(flag.size() + 1);
+    return true;
+  };
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    std::string value;
+    if (flags_done || arg.empty() || arg[0] != '-' || arg == "-") {
+      args.push_back(arg);
+      continue;
+    }
+    if (arg == "--") {
+      flags_done = true;
+    } else if (arg == "--help" || arg == "-h") {
+      std::cout << kUsage;
+      return 0;
+    } else if (value_of(arg, "--thresholds", &thresholds_path) ||
+               value_of(arg, "--markdown", &markdown_path) ||
+               value_of(arg, "--junit", &junit_path) || value_of(arg, "--db", &db_path)) {
+      if (arg.back() == '=') return Fail(arg + ": needs a file");
+    } else if (value_of(arg, "--device", &device)) {
+      device_given = true;
+      if (device.empty()) return Fail("--device needs a uuid, serial or device key");
+    } else if (value_of(arg, "--candidate", &candidate_id)) {
+      candidate_given = true;
+      if (candidate_id.empty()) return Fail("--candidate needs a run id or latest");
+    } else if (value_of(arg, "--baseline", &baseline)) {
+      baseline_given = true;
+      if (baseline.empty()) return Fail("--baseline needs last:N or a run id");
+    } else {
+      return Fail("unknown flag '" + arg + "' (see --help)");
+    }
+  }
+  if (db_path.empty()) {
+    if (candidate_given || baseline_given || device_given) {
+      return Fail("--device, --candidate and --baseline need --db");
+    }
+    if (args.size() != 2) {
+      if (args.empty()) {
+        std::cerr << kUsage;
+        return 2;
+      }
+      return Fail("want two run folders, BASELINE and CANDIDATE (got " +
+                  std::to_string(args.size()) + "; see --help)");
+    }
+  } else if (!args.empty()) {
+    return Fail("with --db, runs are chosen by --candidate and --baseline, not by folder ('" +
+                args[0] + "')");
+  }
+  if (absl::Status entered = dissect::analysis::EnterBuildWorkingDirectory(); !entered.ok()) {
+    return Fail(std::string(entered.message()));
+  }
+  absl::StatusOr<Thresholds> thresholds = LoadThresholds(thresholds_path);
+  if (!thresholds.ok()) return Fail(std::string(thresholds.status().message()));
+
+  Sides sides;
+  if (db_path.empty()) {
+    absl::StatusOr<RunData> baseline_run = ReadFolder(args[0]);
+    if (!baseline_run.ok()) return Fail(std::string(baseline_run.status().message()));
+    absl::StatusOr<RunData> candidate_run = ReadFolder(args[1]);
+    if (!candidate_run.ok()) return Fail(std::string(candidate_run.status().message()));
+    sides.baseline = dissect::analysis::SideOfRun(*baseline_run);
+    sides.candidate = dissect::analysis::SideOfRun(*candidate_run);
+  } else {
+    absl::StatusOr<Sides> from_db = SidesFromDb(db_path, device, candidate_id, baseline);
+    if (!from_db.ok()) return Fail(std::string(from_db.status().message()));
+    sides = *std::move(from_db);
+  }
+  const RegressionReport report =
+      dissect::analysis::CompareSides(sides.baseline, sides.candidate, *thresholds);
+  if (report.comparisons.empty()) {
+    return Fail("nothing to compare: " + sides.baseline.label + " and " + sides.candidate.label +
+                " share no measured point and metric");
+  }
+  const std::string markdown = dissect::analysis::RenderRegressionMarkdown(report);
+  if (!junit_path.empty() &&
+      !WriteFile(junit_path, dissect::analysis::RenderRegressionJUnit(report))) {
+    return Fail(junit_path + ": cannot write");
+  }
+  if (!markdown_path.empty()) {
+    if (!WriteFile(markdown_path, markdown)) return Fail(markdown_path + ": cannot write");
+  } else {
+    std::cout << markdown;
+    std::cout.flush();
+    if (!std::cout) return Fail("cannot write to stdout");
+  }
+  return report.HasRegression() ? 1 : 0;
+}
