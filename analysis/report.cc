@@ -98,6 +98,13 @@ std::string Notes(const Row& row) {
   if (was_throttled) {
     notes.push_back(row.label.empty() ? "throttled" : absl::StrCat("throttled: ", row.label));
   }
+  // The harness's second measurement of a throttled point (counter attempt
+  // 2). A throttled row's label names it already.
+  const std::optional<double> attempt = row.Counter("attempt");
+  if (attempt.has_value() && *attempt > 1 &&
+      !(was_throttled && absl::StrContains(row.label, "re-measured"))) {
+    notes.push_back(absl::StrFormat("re-measured after throttling (attempt %.0f)", *attempt));
+  }
   // The SM clock moved while the samples ran (polled readings). A throttled
   // row's label names it already ("clock moved A-B MHz").
   const std::optional<double> moved = row.Counter("clock_moved");
@@ -188,6 +195,23 @@ std::vector<std::string> SectionBlocks(const std::vector<const ResultFile*>& fil
   }
   blocks.push_back(RenderMarkdownTable(BuildTable(files, files.size() > 1)));
   return blocks;
+}
+
+// How many points of `files` the harness measured once more after a
+// throttled first measurement (rows with counter attempt 2 or more), and
+// that both rows are in the table; "" when there is none.
+std::string RemeasuredBlock(const std::vector<const ResultFile*>& files) {
+  int remeasured = 0;
+  for (const ResultFile* file : files) {
+    for (const Row& row : file->rows) {
+      const std::optional<double> attempt = row.Counter("attempt");
+      if (attempt.has_value() && *attempt > 1) ++remeasured;
+    }
+  }
+  if (remeasured == 0) return "";
+  return absl::StrCat(remeasured, remeasured == 1 ? " point was" : " points were",
+                      " throttled and re-measured after a cool-down; both measurements are kept "
+                      "above (the re-measure's notes say \"re-measured after throttling\").\n");
 }
 
 // "Kernel activity was not recorded for:" and a line per file of `files`
@@ -438,6 +462,8 @@ std::string RenderMarkdown(const std::vector<ResultFile>& files) {
     for (std::string& block : SectionBlocks(group)) {
       blocks.push_back(std::move(block));
     }
+    std::string remeasured = RemeasuredBlock(group);
+    if (!remeasured.empty()) blocks.push_back(std::move(remeasured));
     std::string unavailable = ActivityUnavailableBlock(group);
     if (!unavailable.empty()) blocks.push_back(std::move(unavailable));
   }

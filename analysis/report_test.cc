@@ -100,6 +100,39 @@ TEST(RenderMarkdownTest, ClockMovedNoteAndPolledClock) {
   EXPECT_THAT(RenderMarkdown({moved}), Not(HasSubstr("clock moved")));
 }
 
+TEST(RenderMarkdownTest, ReMeasuredPointsAreNotedUnderTheTable) {
+  ResultFile file = MakeFile("exp", "GPU", "throttle.json");
+  EXPECT_THAT(RenderMarkdown({file}), Not(HasSubstr("re-measured")));
+  // The harness's rows for a throttled point: the first, then its re-measure.
+  file.rows[0].counters["throttled"] = 1;
+  file.rows[0].label = "sw_power_cap";
+  Row again = file.rows[0];
+  again.counters["throttled"] = 0;
+  again.counters["attempt"] = 2;
+  again.counters["m"] = 1.5;
+  again.label = "re-measured after throttling (cool-down 30 s)";
+  file.rows.push_back(again);
+  std::string md = RenderMarkdown({file});
+  EXPECT_THAT(md, ContainsRegex("\\| +1\\.25 \\| .*\\| throttled: sw_power_cap +\\|")) << md;
+  EXPECT_THAT(
+      md, ContainsRegex("\\| +1\\.5 \\| .*\\| re-measured after throttling \\(attempt 2\\) +\\|"))
+      << md;
+  const size_t table_end = md.rfind("|\n");
+  const size_t note = md.find(
+      "1 point was throttled and re-measured after a cool-down; both measurements are kept above");
+  ASSERT_NE(note, std::string::npos) << md;
+  EXPECT_GT(note, table_end) << md;
+  // Throttled again: the label names the re-measure, once.
+  file.rows[1].counters["throttled"] = 1;
+  file.rows[1].label = "sw_power_cap; re-measured after throttling (cool-down 30 s)";
+  md = RenderMarkdown({file, MakeFile("exp", "GPU", "other.json")});
+  EXPECT_THAT(md, HasSubstr("| throttled: sw_power_cap; re-measured after throttling (cool-down 30 "
+                            "s) |"))
+      << md;
+  EXPECT_THAT(md, Not(HasSubstr("(attempt 2)"))) << md;
+  EXPECT_THAT(md, HasSubstr("\n1 point was throttled and re-measured")) << md;
+}
+
 TEST(RenderMarkdownTest, SectionsInFirstSeenOrder) {
   const std::string md =
       RenderMarkdown({MakeFile("zeta", "GPU", "z1.json"), MakeFile("alpha", "GPU", "a.json"),
