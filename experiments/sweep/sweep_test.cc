@@ -154,10 +154,11 @@ void ExpectNoRowTwice(const std::vector<Json>& rows, const std::string& file) {
   }
 }
 
-// True when no process has `needle` in its command line (waits up to 10 s
-// for one that is exiting).
+// True when no process has `needle` in its command line (waits up to 5 s
+// for one that is exiting: a child killed with the runner dies at once,
+// while an orphan of the slow entry would go on measuring for 9 s more).
 bool NoProcessWith(const std::string& needle) {
-  for (int i = 0; i < 1000; ++i) {
+  for (int i = 0; i < 500; ++i) {
     bool found = false;
     for (const fs::directory_entry& d : fs::directory_iterator("/proc")) {
       const std::string name = d.path().filename();
@@ -175,9 +176,9 @@ bool NoProcessWith(const std::string& needle) {
   return false;
 }
 
-// Waits (up to 30 s) until `path` holds at least `rows` rows.
+// Waits (up to 40 s) until `path` holds at least `rows` rows.
 bool WaitForRows(const std::string& path, size_t rows) {
-  for (int i = 0; i < 3000; ++i) {
+  for (int i = 0; i < 4000; ++i) {
     if (fs::exists(path)) {
       Json j = Json::parse(ReadFile(path), nullptr, false);
       if (!j.is_discarded() && j["benchmarks"].size() >= rows) return true;
@@ -197,7 +198,7 @@ TEST(SweepTest, CrashHangKillAndResume) {
   {
     Runner runner({kSweep, out_flag});
     ASSERT_TRUE(runner.started());
-    ASSERT_TRUE(WaitForRows(out + "/slow.json", 3)) << runner.Stderr();
+    ASSERT_TRUE(WaitForRows(out + "/slow.json", 2)) << runner.Stderr();
     runner.Signal(SIGKILL);
     EXPECT_EQ(runner.Wait(), 128 + SIGKILL);
   }
@@ -218,8 +219,8 @@ TEST(SweepTest, CrashHangKillAndResume) {
   EXPECT_EQ(Points(crash_before), Range(1, 3));
   EXPECT_EQ(Points(Rows(out + "/hang.json")), Range(1, 1));
   const std::vector<Json> slow_before = Rows(out + "/slow.json");
-  ASSERT_GE(slow_before.size(), 3u);
-  ASSERT_LT(slow_before.size(), 12u);
+  ASSERT_GE(slow_before.size(), 2u);
+  ASSERT_LT(slow_before.size(), 8u);
   const std::vector<Json> ok_before = Rows(out + "/ok.json");
 
   // 2. Resume with the same --out: to the end of the night.
@@ -249,7 +250,7 @@ TEST(SweepTest, CrashHangKillAndResume) {
   EXPECT_EQ(Entry(m2, "slow")["status"], "ok");
   EXPECT_EQ(Entry(m2, "slow")["attempts"], 2);
   const std::vector<Json> slow_after = Rows(out + "/slow.json");
-  EXPECT_EQ(Points(slow_after), Range(1, 12));
+  EXPECT_EQ(Points(slow_after), Range(1, 8));
   EXPECT_EQ(std::vector<Json>(slow_after.begin(), slow_after.begin() + slow_before.size()),
             slow_before);
   // throttle: point 2 measured once more (attempt 2), nothing else twice.
