@@ -1,0 +1,142 @@
+// `dashboard`: static HTML pages of the nightly history. See analysis/README.md.
+
+#include <algorithm>
+#include <exception>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "analysis/dashboard.h"
+#include "analysis/published.h"
+#include "analysis/published_embedded.h"
+#include "analysis/regression.h"
+#include "analysis/results.h"
+#include "analysis/run_data.h"
+#include "analysis/tensor.h"
+#include "analysis/tensor_peaks_embedded.h"
+#include "analysis/thresholds_embedded.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace da = dissect::analysis;
+
+constexpr char kUsage[] =
+    R"(usage: dashboard [--help] [--nights=N] [--] HISTORY OUT_DIR
+
+Writes a static HTML dashboard of the nightly characterization runs (no
+server, no JavaScript): OUT_DIR/index.html lists the nights, newest first,
+with their devices and regression and fleet-outlier counts; per night,
+OUT_DIR/<YYYY-MM-DD>/index.html shows, in this order, the regressions (each
+run against the last N nights of its device) and fleet outliers, the
+characterization tables (report), the SVG figures (figures, drawn with
+gnuplot into OUT_DIR/<night>/figures/) and trend plots (inline SVG) of the
+headline metric of every point measured that night, over the last 30 nights
+of its device, with the spread as a band and driver and suite-commit changes
+as dashed lines.
+
+HISTORY is the history database (//analysis:history_db, SQLite; it keeps
+values, not files, so the tables are rebuilt from the stored medians,
+spreads and units, without clocks, labels or device facts), or a folder of
+run folders (each with manifest.json and the result files the sweep runner
+wrote; the folder itself may be one), searched recursively, whose raw result
+files give the full tables.
+
+  --nights=N   baseline of the regression check: the last N nights (7)
+
+Exit status: 0 written; 1 a page could not be written, has a broken local
+link, or a figure could not be drawn (the page says so); 2 bad input (one
+line on stderr).
+
+Example:
+  bazel run //analysis:dashboard -- /data/nightly /var/www/dissect
+)";
+
+int Fail(const std::string& message, int status = 2) {
+  std::cerr << "dashboard: " << message << "\n";
+  return status;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args;
+  int nights = 7;
+  bool flags_done = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (!flags_done && arg == "--") {
+      flags_done = true;
+    } else if (!flags_done && (arg == "--help" || arg == "-h")) {
+      std::cout << kUsage;
+      return 0;
+    } else if (!flags_done && arg.rfind("--nights=", 0) == 0) {
+      try {
+        size_t used = 0;
+        nights = std::stoi(arg.substr(9), &used);
+        if (used != arg.size() - 9 || nights < 1) throw std::invalid_argument("");
+      } catch (const std::exception&) {
+        return Fail("--nights needs a positive whole number, got '" + arg.substr(9) + "'");
+      }
+    } else if (!flags_done && arg.size() > 1 && arg[0] == '-') {
+      return Fail("unknown flag '" + arg + "' (see --help)");
+    } else {
+      args.push_back(arg);
+    }
+  }
+  if (args.size() != 2) {
+    return Fail("needs HISTORY and OUT_DIR, got " + std::to_string(args.size()) +
+                " argument(s) (see --help)");
+  }
+  if (absl::Status entered = da::EnterBuildWorkingDirectory(); !entered.ok()) {
+    return Fail(std::string(entered.message()));
+  }
+  const std::string history = args[0];
+  const std::string out_dir = args[1];
+  std::error_code ec;
+  if (!fs::exists(history, ec)) {
+    return Fail(history + ": no such history database or folder of run folders");
+  }
+  absl::StatusOr<da::DashboardInput> read = da::ReadDashboardInput(history);
+  if (!read.ok()) return Fail(std::string(read.status().message()));
+  da::DashboardInput& input = *read;
+  for (const std::string& bad : input.bad) std::cerr << "dashboard: " << bad << "\n";
+  if (input.runs.empty()) return Fail(input.origin + " holds no runs");
+
+  da::DashboardOptions options;
+  options.report.published_origin = da::kEmbeddedPublishedOrigin;
+  absl::StatusOr<std::vector<da::PublishedValue>> published =
+      da::ParsePublishedJson(da::kEmbeddedPublishedJson, options.report.published_origin);
+  if (!published.ok()) return Fail(std::string(published.status().message()));
+  options.report.published = *std::move(published);
+  absl::StatusOr<da::TensorPeaks> peaks =
+      da::ParseTensorPeaksJson(da::kEmbeddedTensorPeaksJson, da::kEmbeddedTensorPeaksOrigin);
+  if (!peaks.ok()) return Fail(std::string(peaks.status().message()));
+  options.report.tensor_peaks = *std::move(peaks);
+  options.run_gnuplot = da::RunGnuplotScript;
+  absl::StatusOr<da::Thresholds> thresholds =
+      da::ParseThresholdsJson(da::kEmbeddedThresholdsJson, da::kEmbeddedThresholdsOrigin);
+  if (thresholds.ok()) {
+    options.find = [thresholds = *thresholds, nights](
+                       const std::vector<da::RunData>& night_runs,
+                       const std::map<std::string, std::vector<da::RunData>>& by_device) {
+      return da::CheckNight(night_runs, by_device, thresholds, nights);
+    };
+  } else {
+    options.findings_unavailable_reason = std::string(thresholds.status().message());
+  }
+
+  absl::StatusOr<da::DashboardSummary> summary = da::WriteDashboard(input, out_dir, options);
+  if (!summary.ok()) return Fail(std::string(summary.status().message()), 1);
+  for (const std::string& page : summary->pages) std::cout << page << "\n";
+  for (const std::string& warning : summary->warnings)
+    std::cerr << "dashboard: " << warning << "\n";
+  return summary->warnings.empty() ? 0 : 1;
+}
