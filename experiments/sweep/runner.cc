@@ -175,6 +175,13 @@ absl::Status Get(const nlohmann::ordered_json& j, const char* key, T* value,
   return absl::OkStatus();
 }
 
+// A file in a runfiles tree by its workspace path (configs/sweeps/x.json).
+std::string WorkspacePath(const std::string& path) {
+  constexpr std::string_view kRunfiles = ".runfiles/dissect/";
+  const size_t at = path.rfind(kRunfiles);
+  return at == std::string::npos ? path : path.substr(at + kRunfiles.size());
+}
+
 }  // namespace
 
 std::string_view EntryStatusName(EntryStatus status) {
@@ -526,7 +533,7 @@ absl::Status SweepRun::Prepare() {
     manifest_.run_id = absl::StrCat(options_.host, "-", device.uuid.value_or(absl::StrCat(index)),
                                     "-", Compact(now));
     manifest_.sweep = sweep_.name;
-    manifest_.sweep_file = sweep_.path;
+    manifest_.sweep_file = WorkspacePath(sweep_.path);
     manifest_.host = options_.host;
     manifest_.started = Iso8601(now);
     manifest_.git_commit = options_.git_commit;

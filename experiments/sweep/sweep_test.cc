@@ -230,6 +230,7 @@ TEST(SweepTest, CrashHangKillAndResume) {
   EXPECT_TRUE(m2.contains("finished"));
   EXPECT_EQ(m2["run_id"], m1["run_id"]);
   EXPECT_EQ(m2["started"], m1["started"]);
+  EXPECT_EQ(m2["sweep_file"], "experiments/sweep/testdata/sweep_test.json");
   EXPECT_TRUE(absl::StrContains(err, "ok: done")) << err;
   EXPECT_TRUE(absl::StrContains(err, "; ETA ")) << err;
   EXPECT_EQ(Entry(m2, "ok")["attempts"], 1);
@@ -280,6 +281,10 @@ TEST(SweepTest, SigtermLeavesTheEntryPending) {
   Runner runner({kSweep, "--out=" + out, "--only=slow"});
   ASSERT_TRUE(runner.started());
   ASSERT_TRUE(WaitForRows(out + "/slow.json", 2)) << runner.Stderr();
+  // A second runner on the same folder is refused.
+  std::string err;
+  EXPECT_EQ(RunToEnd({kSweep, "--out=" + out}, &err), 2) << err;
+  EXPECT_TRUE(absl::StrContains(err, "in use by another sweep runner")) << err;
   runner.Signal(SIGTERM);
   EXPECT_EQ(runner.Wait(), 128 + SIGTERM) << runner.Stderr();
   EXPECT_TRUE(NoProcessWith(out + "/slow.json"));
