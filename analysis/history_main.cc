@@ -1,0 +1,151 @@
+// `history`: a metric's trend for one device from the history database
+// (analysis/history_db.h). See analysis/README.md "History".
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_join.h"
+#include "analysis/format.h"
+#include "analysis/history_db.h"
+#include "analysis/results.h"
+
+namespace {
+
+using dissect::analysis::HistoryDb;
+
+constexpr char kUsage[] =
+    R"(usage: history [--help] DB --device=DEVICE --point=POINT --metric=METRIC
+       history [--help] DB --list_devices
+       history [--help] DB --list_points [--device=DEVICE]
+
+Prints, as a markdown table, one metric of one point on one device for every
+run in the history database DB (written by //analysis:ingest), oldest first:
+run, date (UTC), value (median), spread, driver version and commit. A run that
+re-measured a throttled point shows its re-measurement.
+
+  --device=DEVICE  a device's uuid, serial or key, or its name when no other
+                   device has it (--list_devices shows them)
+  --point=POINT    a point: the experiment and its axes as in the result
+                   rows, e.g. shared_latency/footprint_bytes:4096/stride_bytes:4
+                   (--list_points shows them)
+  --metric=METRIC  a metric of that point, e.g. cycles_per_load
+  --list_devices   lists the devices: key, name, uuid, runs, first and last run
+  --list_points    lists the points measured (on DEVICE when given)
+
+An unknown device, point or metric, a missing DB or bad usage: one line on
+stderr and exit status 2.
+
+Example:
+  bazel run //analysis:history -- history.db --device=GPU-5f2c... \
+      --point=shared_latency/footprint_bytes:4096/stride_bytes:4 --metric=cycles_per_load
+)";
+
+int Fail(const std::string& message, int status = 2) {
+  std::cerr << "history: " << message << "\n";
+  return status;
+}
+
+bool TakeValue(const std::string& arg, const std::string& flag, std::string& value) {
+  if (arg.rfind(flag + "=", 0) != 0) return false;
+  value = arg.substr(flag.size() + 1);
+  return true;
+}
+
+int ListDevices(const HistoryDb& db) {
+  absl::StatusOr<std::vector<dissect::analysis::DeviceSummary>> devices = db.Devices();
+  if (!devices.ok()) return Fail(std::string(devices.status().message()), 1);
+  dissect::analysis::MarkdownTable table;
+  table.columns = {{"device"}, {"name"}, {"uuid"}, {"runs", true}, {"first"}, {"last"}};
+  for (const auto& device : *devices) {
+    table.rows.push_back({device.key, device.name, device.uuid, std::to_string(device.runs),
+                          device.first_started, device.last_started});
+  }
+  std::cout << RenderMarkdownTable(table);
+  return 0;
+}
+
+int ListPoints(const HistoryDb& db, const std::string& device) {
+  absl::StatusOr<std::vector<std::string>> points = db.Points(device);
+  if (!points.ok()) return Fail(std::string(points.status().message()) + " (see --list_devices)");
+  for (const std::string& point : *points) std::cout << point << "\n";
+  return 0;
+}
+
+int PrintTrend(const HistoryDb& db, const std::string& device, const std::string& point,
+               const std::string& metric) {
+  absl::StatusOr<std::vector<std::string>> points = db.Points(device);
+  if (!points.ok()) return Fail(std::string(points.status().message()) + " (see --list_devices)");
+  if (std::find(points->begin(), points->end(), point) == points->end()) {
+    return Fail("device \"" + device + "\" has no point \"" + point + "\" (see --list_points)");
+  }
+  absl::StatusOr<std::vector<std::string>> metrics = db.Metrics(device, point);
+  if (!metrics.ok()) return Fail(std::string(metrics.status().message()), 1);
+  if (std::find(metrics->begin(), metrics->end(), metric) == metrics->end()) {
+    return Fail("point \"" + point + "\" has no metric \"" + metric +
+                "\" (it has: " + absl::StrJoin(*metrics, ", ") + ")");
+  }
+  absl::StatusOr<std::vector<dissect::analysis::TrendPoint>> trend =
+      db.Trend(device, point, metric);
+  if (!trend.ok()) return Fail(std::string(trend.status().message()));
+  dissect::analysis::MarkdownTable table;
+  table.columns = {{"run"}, {"date"}, {"value", true}, {"spread", true}, {"driver"}, {"commit"}};
+  for (const auto& p : *trend) {
+    table.rows.push_back(
+        {dissect::analysis::CellText(p.run_id), p.started, dissect::analysis::FormatNumber(p.value),
+         p.spread.has_value() ? dissect::analysis::FormatPercent(*p.spread)
+                              : dissect::analysis::kEmptyCell,
+         dissect::analysis::CellText(p.driver_version), p.git_commit.substr(0, 12)});
+  }
+  std::cout << "## " << metric << " of " << point << " on " << device << "\n\n"
+            << RenderMarkdownTable(table);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args;
+  std::string device, point, metric;
+  bool list_devices = false, list_points = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      std::cout << kUsage;
+      return 0;
+    } else if (arg == "--list_devices") {
+      list_devices = true;
+    } else if (arg == "--list_points") {
+      list_points = true;
+    } else if (TakeValue(arg, "--device", device) || TakeValue(arg, "--point", point) ||
+               TakeValue(arg, "--metric", metric)) {
+      continue;
+    } else if (arg.size() > 1 && arg[0] == '-') {
+      return Fail("unknown flag " + arg + " (see --help)");
+    } else {
+      args.push_back(arg);
+    }
+  }
+  if (args.size() != 1) return Fail("need exactly one database (see --help)");
+  if (list_devices && list_points)
+    return Fail("--list_devices and --list_points exclude each other");
+  if (!list_devices && !list_points && (device.empty() || point.empty() || metric.empty())) {
+    return Fail("need --device, --point and --metric, or --list_devices or --list_points");
+  }
+  if (absl::Status status = dissect::analysis::EnterBuildWorkingDirectory(); !status.ok()) {
+    return Fail(std::string(status.message()));
+  }
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(args[0], ec)) {
+    return Fail(args[0] + ": no such database file");
+  }
+  absl::StatusOr<std::unique_ptr<HistoryDb>> db = HistoryDb::Open(args[0]);
+  if (!db.ok()) return Fail(std::string(db.status().message()));
+  if (list_devices) return ListDevices(**db);
+  if (list_points) return ListPoints(**db, device);
+  return PrintTrend(**db, device, point, metric);
+}

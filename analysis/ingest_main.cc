@@ -1,0 +1,77 @@
+// `ingest`: loads run folders, manifests and result files into the history
+// database (analysis/history_db.h). See analysis/README.md "History".
+
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "analysis/history_db.h"
+#include "analysis/results.h"
+
+namespace {
+
+constexpr char kUsage[] =
+    R"(usage: ingest [--help] [--] DB PATH...
+
+Loads dissect results into the history database DB (SQLite; created if
+missing, migrated if older). PATH is a run folder written by the sweep runner
+(manifest.json + result files), a manifest.json, a result file, or a folder
+searched recursively for run folders and loose result files (a loose result
+file is a run of its own, named <host_name>-<device_index>-<UTC date> from
+its context).
+
+Ingesting is idempotent: a measurement is keyed by run, point and attempt, so
+a file ingested twice adds nothing (its rows count as duplicates). Prints
+
+  ingested N file(s), R run(s), P row(s); D duplicate(s) skipped; B bad
+
+with the new runs and rows. A corrupt, foreign or missing file is named on
+stderr, counted as bad and skipped; the rest still goes in, and the exit
+status is 1. Bad usage, or a DB that is not a dissect history database:
+exit status 2.
+
+Example:
+  bazel run //analysis:ingest -- history.db nightly/2026-11-23/
+)";
+
+int Fail(const std::string& message, int status = 2) {
+  std::cerr << "ingest: " << message << "\n";
+  return status;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args;
+  bool flags_done = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (!flags_done && arg == "--") {
+      flags_done = true;
+    } else if (!flags_done && (arg == "--help" || arg == "-h")) {
+      std::cout << kUsage;
+      return 0;
+    } else if (!flags_done && arg.size() > 1 && arg[0] == '-') {
+      return Fail("unknown flag " + arg + " (see --help)");
+    } else {
+      args.push_back(arg);
+    }
+  }
+  if (args.size() < 2) return Fail("need a database and at least one path (see --help)");
+  if (absl::Status status = dissect::analysis::EnterBuildWorkingDirectory(); !status.ok()) {
+    return Fail(std::string(status.message()));
+  }
+  absl::StatusOr<std::unique_ptr<dissect::analysis::HistoryDb>> db =
+      dissect::analysis::HistoryDb::Open(args[0]);
+  if (!db.ok()) return Fail(std::string(db.status().message()));
+  absl::StatusOr<dissect::analysis::IngestStats> stats =
+      (*db)->Ingest(std::vector<std::string>(args.begin() + 1, args.end()));
+  if (!stats.ok()) return Fail(std::string(stats.status().message()), 1);
+  for (const std::string& bad : stats->bad_files) std::cerr << "ingest: " << bad << "\n";
+  std::cout << "ingested " << stats->files << " file(s), " << stats->runs << " run(s), "
+            << stats->rows << " row(s); " << stats->skipped_duplicates << " duplicate(s) skipped; "
+            << stats->bad << " bad\n";
+  return stats->bad > 0 ? 1 : 0;
+}
