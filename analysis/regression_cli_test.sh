@@ -12,6 +12,7 @@ set -u
 root="${TEST_SRCDIR}/${TEST_WORKSPACE:-dissect}"
 compare="${root}/analysis/compare"
 outliers="${root}/analysis/outliers"
+ingest="${root}/analysis/ingest"
 data="${root}/analysis/testdata/regression"
 tmp="${TEST_TMPDIR:-/tmp}"
 failures=0
@@ -95,6 +96,22 @@ echo '{"format": "dissect.regression_thresholds.v1", "default": {"ignore": true}
 expect_error compare "nothing to compare" \
   "${compare}" --thresholds="${tmp}/ignore.json" "${data}/base" "${data}/drop"
 
+# --db: the same runs from a history database (written by //analysis:ingest).
+"${ingest}" "${tmp}/history.sqlite" "${data}/base" "${data}/same" "${data}/drop" >/dev/null ||
+  fail "ingest of base, same, drop failed"
+run "${compare}" --db="${tmp}/history.sqlite" --device=GPU-1111aaaa --baseline=last:2
+[[ ${rc} -eq 1 ]] || fail "--db latest vs last:2: exit ${rc}, want 1 (stderr: ${err})"
+[[ "${out}" == *"against median of 2 nights (2026-11-22T02:00:00Z .. 2026-11-23T02:00:00Z)"* ]] ||
+  fail "--db latest vs last:2: baseline not the two nights before: ${out}"
+[[ "${out}" == *"driver 550.54 -> 555.42"* ]] || fail "--db: driver change not noted: ${out}"
+run "${compare}" --db="${tmp}/history.sqlite" --device=GPU-1111aaaa \
+  --candidate=gpu-node-07-GPU-1111aaaa-20261123T020000Z --baseline=last:7
+[[ ${rc} -eq 0 ]] || fail "--db night 2 vs night 1: exit ${rc}, want 0 (stderr: ${err})"
+expect_error compare "last:N with N >= 1" \
+  "${compare}" --db="${tmp}/history.sqlite" --device=GPU-1111aaaa --baseline=last:0
+expect_error compare "no run of device GPU-1111aaaa before" "${compare}" \
+  --db="${tmp}/history.sqlite" --candidate=gpu-node-07-GPU-1111aaaa-20261122T020000Z
+
 # --- outliers --------------------------------------------------------------
 
 run "${outliers}" --help
@@ -114,6 +131,13 @@ run "${outliers}" "${data}"/fleet/card{0,1,2,4,5}
 run "${outliers}" "${data}"/fleet/card{0,1,2,3}
 [[ ${rc} -eq 0 && "${out}" == *"fewer than 5 cards: not checked"* ]] ||
   fail "4 cards: exit ${rc}: ${out}"
+
+"${ingest}" "${tmp}/fleet.sqlite" "${data}"/fleet/card* >/dev/null || fail "ingest of the fleet failed"
+run "${outliers}" --db="${tmp}/fleet.sqlite" --night=2026-11-23
+[[ ${rc} -eq 1 && "${out}" == *"| NVIDIA H100 80GB HBM3 | 165000002003 |"* ]] ||
+  fail "--db fleet: exit ${rc}, card3 not flagged: ${out} ${err}"
+expect_error outliers "no run started on 2026-11-24" \
+  "${outliers}" --db="${tmp}/fleet.sqlite" --night=2026-11-24
 
 expect_error outliers "no/such/folder" "${outliers}" "${data}/fleet/card0" no/such/folder
 expect_error outliers "--night needs --db" "${outliers}" --night=2026-11-23 "${data}/fleet/card0"
