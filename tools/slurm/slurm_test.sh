@@ -16,10 +16,9 @@
 # (recorded in $SLURM_TEST_PIDS) are stopped first.
 #
 # Usage: slurm_test.sh --sweep_bin=PATH --selftest_bin=PATH --ingest_bin=PATH
-#                      --compare_bin=PATH --outliers_bin=PATH
-# (the Bazel target //tools/slurm:slurm_test passes them). A tool given as
-# "stand-in" is replaced by a small shell script (for developing this test
-# while the real tool is missing).
+#                      --compare_bin=PATH --outliers_bin=PATH [--dashboard_bin=PATH]
+# (the Bazel target //tools/slurm:slurm_test passes them). They are linked
+# into a bundle-like dist/bin, which the scripts use as a site would.
 #
 # Environment: SLURM_TEST_TIMEOUT_S (the wait for the jobs, default 180),
 # SLURM_TEST_KEEP=1 keeps the temporary folder, SLURM_TEST_PIDS (default
@@ -36,23 +35,21 @@ submit="${here}/submit_nightly.sh"
 
 abspath() { [[ "$1" == /* ]] && printf '%s\n' "$1" || printf '%s\n' "${PWD}/$1"; }
 
-sweep_bin="" selftest_bin="" ingest_bin="" compare_bin="" outliers_bin=""
+tools=(sweep selftest ingest compare outliers)
+declare -A bin=()
 for arg in "$@"; do
-  case "${arg}" in
-    --sweep_bin=*) sweep_bin=${arg#*=} ;;
-    --selftest_bin=*) selftest_bin=${arg#*=} ;;
-    --ingest_bin=*) ingest_bin=${arg#*=} ;;
-    --compare_bin=*) compare_bin=${arg#*=} ;;
-    --outliers_bin=*) outliers_bin=${arg#*=} ;;
-    *) log "unknown argument '${arg}'"; exit 2 ;;
-  esac
-done
-for v in sweep_bin selftest_bin ingest_bin compare_bin outliers_bin; do
-  [[ -n "${!v}" ]] || { log "--${v}=PATH (or stand-in) is required"; exit 2; }
-  if [[ "${!v}" != stand-in ]]; then
-    printf -v "${v}" '%s' "$(abspath "${!v}")"
-    [[ -x "${!v}" ]] || { log "--${v}: ${!v} is not executable"; exit 2; }
+  name=${arg%%=*}; name=${name#--}; name=${name%_bin}
+  if [[ "${arg}" == --*_bin=* && " ${tools[*]} dashboard " == *" ${name} "* ]]; then
+    bin[${name}]=${arg#*=}
+  else
+    log "unknown argument '${arg}'"; exit 2
   fi
+done
+for name in "${tools[@]}"; do
+  [[ -n "${bin[${name}]:-}" ]] || { log "--${name}_bin=PATH is required"; exit 2; }
+  bin[${name}]=$(abspath "${bin[${name}]}")
+  [[ -f "${bin[${name}]}" && -x "${bin[${name}]}" ]] \
+    || { log "--${name}_bin: ${bin[${name}]} is not an executable file"; exit 2; }
 done
 timeout_s=${SLURM_TEST_TIMEOUT_S:-180}
 pids_file=${SLURM_TEST_PIDS:-/tmp/dissect-slurm-test.pids}
@@ -67,13 +64,23 @@ command -v sqlite3 > /dev/null || need+=(sqlite3)
 if (( ${#need[@]} > 0 )); then
   (( EUID == 0 )) || die "missing ${need[*]} and not root: apt-get install ${need[*]}"
   log "installing ${need[*]} (apt-get)"
-  # policy-rc.d or not, the packages' own services are never used: this test
-  # starts its daemons with its own configuration.
+  # The packages' own services are never used (this test starts its daemons
+  # with its own configuration): keep their postinst from starting them
+  # where no policy-rc.d does already (Docker images have one).
+  policy=/usr/sbin/policy-rc.d
+  if [[ ! -e "${policy}" ]]; then
+    printf '#!/bin/sh\n# slurm_test.sh: no services started while it installs packages\nexit 101\n' > "${policy}"
+    chmod 755 "${policy}"
+    trap 'rm -f "${policy}"' EXIT
+  else
+    policy=""
+  fi
   export DEBIAN_FRONTEND=noninteractive
   timeout 300 apt-get install -y --no-install-recommends "${need[@]}" > /tmp/dissect-slurm-apt.log 2>&1 \
     || { timeout 120 apt-get update > /dev/null 2>&1 || true;
          timeout 300 apt-get install -y --no-install-recommends "${need[@]}" > /tmp/dissect-slurm-apt.log 2>&1; } \
     || { tail -n 20 /tmp/dissect-slurm-apt.log >&2; die "apt-get install ${need[*]} failed"; }
+  [[ -z "${policy}" ]] || { rm -f "${policy}"; trap - EXIT; }
 fi
 (( EUID == 0 )) || die "must run as root (slurmd runs the jobs as their user and needs root)"
 
@@ -156,53 +163,21 @@ trap cleanup EXIT
 # Bazel stops a test past its timeout with SIGTERM: clean up then too.
 trap 'exit 143' TERM INT
 
-mkdir -p "${tmp}"/{run,log,state,spool,munge,sweeps,results,bin}
+mkdir -p "${tmp}"/{run,log,state,spool,munge,sweeps,results,dist/bin,dist/lib}
 chmod 700 "${tmp}/munge"
 
-# --- stand-ins ---
-if [[ "${sweep_bin}" == stand-in ]]; then
-  sweep_bin="${tmp}/bin/sweep"
-  cat > "${sweep_bin}" <<'EOF'
-#!/usr/bin/env bash
-# Stand-in sweep runner: a manifest with the sweep's entries, "crash" ones failed.
-set -euo pipefail
-for a in "$@"; do case "$a" in --sweep=*) s=${a#*=} ;; --out=*) o=${a#*=} ;; esac; done
-ids=$(grep -o '"id": *"[^"]*"' "$s" | sed 's/.*"\([^"]*\)"$/\1/')
-rc=0; sep=""; entries=""
-for id in $ids; do
-  st=ok; [[ "$id" != *crash* ]] || { st=failed; rc=1; }
-  entries+="${sep}{\"id\": \"$id\", \"status\": \"$st\"}"; sep=", "
+# --- a bundle as tools/bundle.sh lays it out (dist/bin, dist/lib): the
+# scripts' default way to find the binaries ---
+# The dashboard is optional (--dashboard_bin): checked when given.
+if [[ -n "${bin[dashboard]:-}" ]]; then
+  bin[dashboard]=$(abspath "${bin[dashboard]}")
+  [[ -f "${bin[dashboard]}" && -x "${bin[dashboard]}" ]] \
+    || { log "--dashboard_bin: ${bin[dashboard]} is not an executable file"; exit 2; }
+  tools+=(dashboard)
+fi
+for name in "${tools[@]}"; do
+  ln -s "${bin[${name}]}" "${tmp}/dist/bin/${name}"
 done
-echo "{\"run_id\": \"$(hostname -s)-$RANDOM$RANDOM\", \"entries\": [${entries}]}" > "$o/manifest.json"
-exit $rc
-EOF
-fi
-if [[ "${ingest_bin}" == stand-in ]]; then
-  ingest_bin="${tmp}/bin/ingest"
-  cat > "${ingest_bin}" <<'EOF'
-#!/usr/bin/env bash
-# Stand-in ingest: one device, one run per run folder.
-set -euo pipefail
-db=$1; shift
-sqlite3 "$db" "CREATE TABLE IF NOT EXISTS devices(id INTEGER PRIMARY KEY, key TEXT);
-  CREATE TABLE IF NOT EXISTS runs(id INTEGER PRIMARY KEY, run_id TEXT, device_id INTEGER);
-  INSERT OR IGNORE INTO devices VALUES (1, 'cpu@host');"
-for d in "$@"; do
-  r=$(grep -o '"run_id": *"[^"]*"' "$d/manifest.json" | sed 's/.*"\([^"]*\)"$/\1/')
-  sqlite3 "$db" "INSERT INTO runs(run_id, device_id) VALUES ('$r', 1);"
-done
-EOF
-fi
-if [[ "${compare_bin}" == stand-in ]]; then
-  compare_bin="${tmp}/bin/compare"
-  printf '#!/usr/bin/env bash\necho "no baseline nights" >&2\nexit 2\n' > "${compare_bin}"
-fi
-if [[ "${outliers_bin}" == stand-in ]]; then
-  outliers_bin="${tmp}/bin/outliers"
-  printf '#!/usr/bin/env bash\necho "# outliers: none"\n' > "${outliers_bin}"
-fi
-chmod +x "${tmp}"/bin/* 2>/dev/null || true
-[[ "${selftest_bin}" != stand-in ]] || selftest_bin="${tmp}/bin/selftest"
 
 # --- ports: two free ones ---
 port_free() { ! (exec 3<> "/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
@@ -298,32 +273,32 @@ write_sweep "${tmp}/sweeps/task_0.json" "${ok_entry}"
 write_sweep "${tmp}/sweeps/task_1.json" "${ok_entry}"
 write_sweep "${tmp}/sweeps/task_2.json" "${ok_entry}, ${crash_entry}"
 
-# --- submit ---
-night=test-night
-out=$(cd "${tmp}" && \
-  DISSECT_RESULTS="${tmp}/results" DISSECT_NIGHT="${night}" DISSECT_ARRAY=0-2%1 \
-  DISSECT_PARTITION=dissect DISSECT_GRES="" DISSECT_CPUS=1 DISSECT_TIME=00:05:00 \
-  DISSECT_AFTER_TIME=00:05:00 DISSECT_SWEEP="${tmp}/sweeps/task_%a.json" \
-  DISSECT_SWEEP_BIN="${sweep_bin}" DISSECT_BIN_DIR="$(dirname "${selftest_bin}")" \
-  DISSECT_INGEST_BIN="${ingest_bin}" DISSECT_COMPARE_BIN="${compare_bin}" \
-  DISSECT_OUTLIERS_BIN="${outliers_bin}" DISSECT_DB="${tmp}/results/history.sqlite" \
-  DISSECT_DIST="${tmp}/no-dist" \
-  "${submit}") || die "submit_nightly.sh failed"
-array_job=$(sed -n 's/^array=//p' <<< "${out}")
-after_job=$(sed -n 's/^after=//p' <<< "${out}")
-[[ "${array_job}" =~ ^[0-9]+$ && "${after_job}" =~ ^[0-9]+$ ]] \
-  || die "submit_nightly.sh printed no job ids: ${out}"
-log "submitted array ${array_job} (tasks 0-2) and after-night ${after_job}"
-
-# --- wait, bounded ---
+# --- submit and wait (bounded: $timeout_s for all nights together) ---
 deadline=$(( SECONDS + timeout_s ))
-while true; do
-  queued=$(timeout 10 squeue -h -o '%i %T' 2>/dev/null) || queued="(squeue failed)"
-  [[ -z "${queued}" ]] && break
-  (( SECONDS < deadline )) || { log "still queued after ${timeout_s} s:"; echo "${queued}" >&2; die "jobs did not finish in ${timeout_s} s"; }
-  sleep 1
-done
-log "all jobs ended after $(( SECONDS - deadline + timeout_s )) s"
+array_job="" after_job=""
+submit_night() {  # NIGHT ARRAY SWEEP: sets array_job, after_job; waits for both
+  local out queued
+  out=$(cd "${tmp}" && \
+    DISSECT_RESULTS="${tmp}/results" DISSECT_NIGHT="$1" DISSECT_ARRAY="$2" \
+    DISSECT_PARTITION=dissect DISSECT_GRES="" DISSECT_CPUS=1 DISSECT_TIME=00:05:00 \
+    DISSECT_AFTER_TIME=00:05:00 DISSECT_SWEEP="$3" \
+    DISSECT_DIST="${tmp}/dist" DISSECT_DB="${tmp}/results/history.sqlite" \
+    "${submit}") || die "submit_nightly.sh failed"
+  array_job=$(sed -n 's/^array=//p' <<< "${out}")
+  after_job=$(sed -n 's/^after=//p' <<< "${out}")
+  [[ "${array_job}" =~ ^[0-9]+$ && "${after_job}" =~ ^[0-9]+$ ]] \
+    || die "submit_nightly.sh printed no job ids: ${out}"
+  log "night $1: submitted array ${array_job} (tasks $2) and after-night ${after_job}"
+  while true; do
+    queued=$(timeout 10 squeue -h -o '%i %T' 2>/dev/null) || queued="(squeue failed)"
+    [[ -z "${queued}" ]] && break
+    (( SECONDS < deadline )) || { log "still queued:"; echo "${queued}" >&2; die "jobs did not finish in ${timeout_s} s"; }
+    sleep 1
+  done
+  log "night $1: all jobs ended ($(( SECONDS - deadline + timeout_s )) s into the test's wait)"
+}
+night=test-night
+submit_night "${night}" 0-2%1 "${tmp}/sweeps/task_%a.json"
 
 job_exit() {  # JOB_ID: its ExitCode (status:signal)
   timeout 10 scontrol show job "$1" 2>/dev/null | grep -o ' ExitCode=[0-9]*:[0-9]*' | head -n 1 | cut -d= -f2
@@ -367,6 +342,30 @@ for t in 0 1 2; do
     check "task ${t}'s points kept in the database (${n})" test "${n}" -ge 3
   fi
 done
+
+check "regression: every run folder has a verdict" \
+  test "$(grep -cE '^\| [^|]+-[0-2] \| [^|]+ \| (no regression|not checked)' "${summary}")" = 3
+check "outliers checked (outliers.md, outliers.xml)" \
+  bash -c "test -s '${night_dir}/outliers.md' && test -s '${night_dir}/outliers.xml' && grep -q '^none (outliers.md)' '${summary}'"
+
+# --- a second night: one card twice as slow is a regression against the
+# first night's runs of its device ---
+write_sweep "${tmp}/sweeps/slow.json" "${ok_entry//400/800}"
+night2=test-night-2
+submit_night "${night2}" 0 "${tmp}/sweeps/slow.json"
+summary2="${tmp}/results/${night2}/summary.md"
+check "night 2: landed and ingested" \
+  bash -c "grep -q '^landed: 1 of 1' '${summary2}' && grep -q '^ok: 1 run folder' '${summary2}'"
+check "night 2: the slower run is reported as a regression" grep -qE '^\| [^|]+-0 \| [^|]+ \| REGRESSION' "${summary2}"
+check "night 2: its JUnit has a failure" grep -q '<failure' "${tmp}/results/${night2}/regression-${host}-0.xml"
+check "night 2: the after-night job failed on it (ExitCode 1:0)" test "$(job_exit "${after_job}")" = "1:0"
+check "night 2: the array task itself succeeded (ExitCode 0:0)" test "$(job_exit "${array_job}_0")" = "0:0"
+if [[ -n "${bin[dashboard]:-}" ]]; then
+  check "the dashboard was written after each night" \
+    bash -c "grep -q '^written: ' '${summary}' && grep -q '^written: ' '${summary2}' && test -s '${tmp}/results/dashboard/index.html'"
+fi
+check "4 runs in the database after two nights" \
+  test "$(sqlite3 -readonly "${db}" 'SELECT count(*) FROM runs;' 2>/dev/null)" = 4
 
 (( failures == 0 )) || die "${failures} check(s) failed"
 log "PASS"
