@@ -348,6 +348,15 @@ check "regression: every run folder has a verdict" \
 check "outliers checked (outliers.md, outliers.xml)" \
   bash -c "test -s '${night_dir}/outliers.md' && test -s '${night_dir}/outliers.xml' && grep -q '^none (outliers.md)' '${summary}'"
 
+# A task that never ran (the node was down all night) is reported missing:
+# the after-night script again on the same night, expecting tasks 0-3.
+rc=0
+(cd "${tmp}" && DISSECT_RESULTS="${tmp}/results" DISSECT_NIGHT="${night}" DISSECT_ARRAY=0-3 \
+  DISSECT_DIST="${tmp}/dist" DISSECT_DB="${tmp}/results/history.sqlite" \
+  bash "${here}/after_night.sbatch" > "${tmp}/after_missing.out" 2>&1) || rc=$?
+check "a task that never ran is reported missing (exit 1, 3 of 4 landed)" \
+  bash -c "test ${rc} = 1 && grep -qE '^\| 3 \| \| missing \|' '${summary}' && grep -q '^landed: 3 of 4' '${summary}'"
+
 # --- a second night: one card twice as slow is a regression against the
 # first night's runs of its device ---
 write_sweep "${tmp}/sweeps/slow.json" "${ok_entry//400/800}"
