@@ -28,7 +28,9 @@
 #   DISSECT_AFTER_PARTITION  partition of the after-night job (no GPU needed)
 #                       [DISSECT_PARTITION]
 #   DISSECT_NIGHT       the night's folder name [today, UTC: YYYY-MM-DD]
-#   DISSECT_SWEEP       sweep name or .json path, %a = task id, %h = host [nightly]
+#   DISSECT_SWEEP       sweep name or .json path, %a = task id, %h = host [nightly];
+#                       a name is configs/sweeps/<name>.json of the checkout
+#                       (DISSECT_REPO, where the jobs start [this checkout])
 #   DISSECT_BINARIES    dist (a bundle from tools/bundle.sh on the shared file
 #                       system) or bazel (this checkout's bazel-bin) [dist]
 #   DISSECT_DIST        the bundle's folder [<checkout>/dist]
@@ -91,7 +93,9 @@ esac
 logs="${results}/${night}/slurm"
 mkdir -p "${logs}" || fail "cannot create ${logs}"
 
-common=()
+# Jobs start in the checkout, where a sweep name resolves to
+# configs/sweeps/<name>.json (a bundle-only site gives DISSECT_SWEEP as a path).
+common=(--chdir="${DISSECT_REPO}")
 [[ -z "${account}" ]] || common+=(--account="${account}")
 
 array_opts=(--parsable --array="${array}" --cpus-per-task="${cpus}" --time="${time_limit}"
