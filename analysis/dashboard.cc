@@ -969,9 +969,19 @@ absl::StatusOr<DashboardSummary> WriteDashboard(const DashboardInput& input,
       night_runs.push_back(*run);
       history[DeviceKey(run->info)];
     }
+    // Per device its last `history_runs` runs up to the night (not the
+    // whole history: every night page would copy it).
+    std::map<std::string, std::vector<const RunData*>> upto;
     for (const RunData* run : runs) {
       auto h = history.find(DeviceKey(run->info));
-      if (h != history.end() && NightOf(run->info) <= night) h->second.push_back(*run);
+      if (h != history.end() && NightOf(run->info) <= night) upto[h->first].push_back(run);
+    }
+    const size_t keep = static_cast<size_t>(std::max(1, options.history_runs));
+    for (auto& [key, device_runs] : upto) {
+      for (size_t i = device_runs.size() > keep ? device_runs.size() - keep : 0;
+           i < device_runs.size(); ++i) {
+        history[key].push_back(*device_runs[i]);
+      }
     }
     if (options.find) {
       page.findings = options.find(night_runs, history);

@@ -207,7 +207,8 @@ std::vector<TrendSeries> SelectTrends(const std::vector<RunData>& device_history
 struct DashboardOptions {
   ReportOptions report;
   // Finds the regressions and outliers of a night: its runs and, per
-  // DeviceKey, every run of that device up to the night, oldest first. When
+  // DeviceKey, the device's last `history_runs` runs up to the night,
+  // oldest first. When
   // unset, every page says the regression check is not available and why
   // (`findings_unavailable_reason`).
   std::function<DashboardFindings(const std::vector<RunData>& night_runs,
@@ -220,6 +221,9 @@ struct DashboardOptions {
   std::function<std::string(const std::string& dir, const std::string& script)> run_gnuplot;
   int trend_nights = 30;
   int trend_plots_per_device = 120;
+  // How many runs per device (up to and including the night) `find` and the
+  // trends see; at least the regression baseline's nights plus one.
+  int history_runs = 31;
 };
 
 // The history: every run, and where known the raw result files of a run

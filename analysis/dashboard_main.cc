@@ -121,6 +121,7 @@ int main(int argc, char** argv) {
   if (!peaks.ok()) return Fail(std::string(peaks.status().message()));
   options.report.tensor_peaks = *std::move(peaks);
   options.run_gnuplot = da::RunGnuplotScript;
+  options.history_runs = std::max(options.trend_nights, nights) + 1;
   absl::StatusOr<da::Thresholds> thresholds =
       da::ParseThresholdsJson(da::kEmbeddedThresholdsJson, da::kEmbeddedThresholdsOrigin);
   if (thresholds.ok()) {

@@ -551,6 +551,28 @@ TEST(ReadDashboardInputTest, MissingOrForeignHistoryIsAnError) {
   EXPECT_FALSE(foreign.ok());
 }
 
+TEST(WriteDashboardTest, FindAndTrendsSeeTheLastHistoryRunsOfEachDevice) {
+  DashboardInput input;
+  input.runs = History();
+  DashboardOptions options;
+  options.history_runs = 2;
+  std::map<std::string, std::vector<std::string>> seen;  // night -> run ids given to find
+  options.find = [&seen](const std::vector<RunData>& night,
+                         const std::map<std::string, std::vector<RunData>>& history) {
+    for (const auto& [key, runs] : history) {
+      for (const RunData& run : runs) seen[NightOf(night[0].info)].push_back(run.info.run_id);
+    }
+    return DashboardFindings{};
+  };
+  const fs::path out = TempDir("history_runs");
+  ASSERT_TRUE(WriteDashboard(input, out.string(), options).ok());
+  EXPECT_THAT(seen["2026-11-22"], ElementsAre("a-2", "a-3", "b-1", "b-3", "c-3", "d-3", "e-3"));
+  EXPECT_THAT(seen["2026-11-21"], ElementsAre("a-1", "a-2"));
+  const std::string html = testing::ReadText((out / "2026-11-22/index.html").string());
+  EXPECT_THAT(html, Not(HasSubstr("run a-1</title>")));
+  EXPECT_THAT(html, HasSubstr("run a-2</title>"));
+}
+
 TEST(WriteDashboardTest, EmptyHistoryIsAnError) {
   absl::StatusOr<DashboardSummary> summary =
       WriteDashboard({}, TempDir("empty").string(), DashboardOptions());
