@@ -1,0 +1,101 @@
+#!/bin/bash
+# //analysis:dashboard's command line: --help, bad input (one line on
+# stderr, exit 2), a history folder and a history database (built with
+# //analysis:ingest) both giving pages, and gnuplot missing (exit 1, said on
+# the page, no broken link).
+set -euo pipefail
+
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+runfile() {
+  local path="$1"
+  for root in "${TEST_SRCDIR:-}/${TEST_WORKSPACE:-dissect}" "${RUNFILES_DIR:-}/${TEST_WORKSPACE:-dissect}" .; do
+    if [[ -e "${root}/${path}" ]]; then
+      echo "${root}/${path}"
+      return
+    fi
+  done
+  fail "runfile ${path} not found"
+}
+
+DASHBOARD="$(runfile analysis/dashboard)"
+INGEST="$(runfile analysis/ingest)"
+HISTORY="$(dirname "$(runfile analysis/testdata/history/run_h100_night1/manifest.json)")/.."
+WORK="${TEST_TMPDIR}/dashboard_cli"
+rm -rf "${WORK}"
+mkdir -p "${WORK}"
+
+# expect_usage_error WHAT ARGS...: exit 2 and exactly one line on stderr.
+expect_usage_error() {
+  local what="$1"
+  shift
+  local rc=0
+  "${DASHBOARD}" "$@" >"${WORK}/out" 2>"${WORK}/err" || rc=$?
+  [[ "${rc}" == 2 ]] || fail "${what}: exit status ${rc}, expected 2 ($(cat "${WORK}/err"))"
+  [[ "$(wc -l <"${WORK}/err")" == 1 ]] || fail "${what}: expected one line on stderr, got: $(cat "${WORK}/err")"
+  grep -q '^dashboard: ' "${WORK}/err" || fail "${what}: the line does not start with 'dashboard: '"
+}
+
+"${DASHBOARD}" --help >"${WORK}/help" || fail "--help exited with status $?"
+grep -q 'usage: dashboard' "${WORK}/help" || fail "--help prints no usage"
+
+expect_usage_error "no arguments"
+expect_usage_error "one argument" "${HISTORY}"
+expect_usage_error "unknown flag" --frobnicate "${HISTORY}" "${WORK}/site"
+expect_usage_error "bad --nights" --nights=0 "${HISTORY}" "${WORK}/site"
+expect_usage_error "bad --nights" --nights=7x "${HISTORY}" "${WORK}/site"
+expect_usage_error "missing history" "${WORK}/no_such.db" "${WORK}/site"
+[[ ! -e "${WORK}/no_such.db" ]] || fail "a missing history database was created"
+echo "not a database" >"${WORK}/notes.txt"
+expect_usage_error "foreign file" "${WORK}/notes.txt" "${WORK}/site"
+mkdir -p "${WORK}/empty"
+expect_usage_error "no runs" "${WORK}/empty" "${WORK}/site"
+
+# A folder of run folders: pages written, the corrupt result file named.
+rc=0
+"${DASHBOARD}" "${HISTORY}" "${WORK}/site" >"${WORK}/out" 2>"${WORK}/err" || rc=$?
+[[ "${rc}" == 0 ]] || fail "history folder: exit status ${rc}: $(cat "${WORK}/err")"
+grep -q 'relu_bandwidth.json' "${WORK}/err" || fail "the corrupt result file is not named on stderr"
+night="${WORK}/site/2026-11-23/index.html"
+[[ -f "${WORK}/site/index.html" && -f "${night}" ]] || fail "no pages: $(cat "${WORK}/out")"
+grep -q '<h2>shared_latency</h2>' "${night}" || fail "the night page has no shared_latency table"
+grep -q '<code>run_h100_night1/shared_latency.json</code>' "${night}" ||
+  fail "result files are not named relative to the history folder"
+
+# The same runs from a history database.
+"${INGEST}" "${WORK}/history.db" "${HISTORY}" >/dev/null 2>&1 || true
+[[ -f "${WORK}/history.db" ]] || fail "ingest wrote no database"
+"${DASHBOARD}" --nights=3 "${WORK}/history.db" "${WORK}/site_db" >"${WORK}/out" 2>"${WORK}/err" ||
+  fail "history database: exit status $?: $(cat "${WORK}/err")"
+grep -q 'rebuilt from the stored values' "${WORK}/site_db/2026-11-23/index.html" ||
+  fail "the database's page does not say its tables are rebuilt"
+grep -q '<svg xmlns="http://www.w3.org/2000/svg" class="trend"' "${WORK}/site_db/2026-11-23/index.html" ||
+  fail "the database's page has no trend plot"
+
+# Without gnuplot: exit 1, the page says why, and links no figure.
+mkdir -p "${WORK}/bin"
+for tool in /usr/bin/* /bin/*; do
+  name="$(basename "${tool}")"
+  [[ "${name}" == gnuplot* || -e "${WORK}/bin/${name}" ]] || ln -s "${tool}" "${WORK}/bin/${name}"
+done
+memory="$(dirname "$(runfile analysis/testdata/synthetic_memory_latency.json)")"
+mkdir -p "${WORK}/loose/run"
+cp "${memory}/synthetic_memory_latency.json" "${WORK}/loose/run/"
+cat >"${WORK}/loose/run/manifest.json" <<'EOF'
+{"format": "dissect.manifest.v1", "run_id": "loose-1", "sweep": "nightly",
+ "started": "2026-11-24T02:00:00Z", "host": "node-1",
+ "device": {"name": "Synthetic H100-like GPU (fixture)", "uuid": "GPU-1"},
+ "entries": [{"id": "m", "status": "ok", "result_file": "synthetic_memory_latency.json"}]}
+EOF
+rc=0
+PATH="${WORK}/bin" "${DASHBOARD}" "${WORK}/loose" "${WORK}/site_nognuplot" >"${WORK}/out" 2>"${WORK}/err" || rc=$?
+[[ "${rc}" == 1 ]] || fail "without gnuplot: exit status ${rc}, expected 1"
+page="${WORK}/site_nognuplot/2026-11-24/index.html"
+grep -q 'latency_vs_footprint not drawn: gnuplot could not be run' "${page}" ||
+  fail "the page does not say the figure could not be drawn"
+if grep -q '<img' "${page}"; then fail "a figure that was not drawn is linked"; fi
+
+echo "PASS"
