@@ -2,7 +2,8 @@
 # The dashboard in a real headless browser (Debian's chromium): builds a
 # small synthetic history of run folders (three nights, two cards) from the
 # analysis test data, runs //analysis:dashboard on it (real gnuplot), renders
-# the index and a night page with `chromium --headless --dump-dom` and
+# the index and a night page (and the night page of the same history
+# ingested into a database) with `chromium --headless --dump-dom` and
 # `--screenshot`, and checks that the DOM has the findings block, the
 # tables, the figures and the trend SVGs, and that no src/href/data
 # attribute points at a local file that does not exist.
@@ -77,6 +78,7 @@ fi
 command -v gnuplot >/dev/null 2>&1 || fail "gnuplot is not on PATH (./bazelw installs gnuplot-nox)"
 
 DASHBOARD="$(runfile analysis/dashboard)"
+INGEST="$(runfile analysis/ingest)"
 DATA="$(dirname "$(runfile analysis/testdata/synthetic_memory_latency.json)")"
 WORK="${TEST_TMPDIR}/dashboard_browser"
 rm -rf "${WORK}"
@@ -202,6 +204,21 @@ check_links() {
 }
 check_links "${WORK}/index.dom" "${OUT}"
 check_links "${DOM}" "$(dirname "${NIGHT}")"
+
+# The same history from the database (//analysis:ingest): tables rebuilt
+# from the stored values, trends, findings, no broken links.
+"${INGEST}" "${WORK}/history.db" "${HISTORY}" >"${WORK}/ingest.out" 2>&1 ||
+  { cat "${WORK}/ingest.out" >&2; fail "ingest exited with status $?"; }
+timeout 300 "${DASHBOARD}" "${WORK}/history.db" "${WORK}/site_db" >"${WORK}/dashboard_db.out" \
+  2>"${WORK}/dashboard_db.err" ||
+  { cat "${WORK}/dashboard_db.err" >&2; fail "dashboard on the database exited with status $?"; }
+DB_NIGHT="${WORK}/site_db/2026-11-22/index.html"
+render "${DB_NIGHT}" "${WORK}/night_db.dom"
+expect_at_least 1 '<section id="findings">' "${WORK}/night_db.dom" "database page: findings block"
+expect_at_least 3 '<table>' "${WORK}/night_db.dom" "database page: tables"
+expect_at_least 2 '<svg xmlns="http://www.w3.org/2000/svg" class="trend"' "${WORK}/night_db.dom" \
+  "database page: trend plots"
+check_links "${WORK}/night_db.dom" "$(dirname "${DB_NIGHT}")"
 
 # Every linked figure is an SVG the browser can parse.
 for svg in $({ grep -oE '<img src="[^"]*"' "${DOM}" || true; } | sed 's/<img src="//; s/"$//'); do
