@@ -36,12 +36,13 @@ std::string HtmlEscape(absl::string_view text);
 // the input is escaped; nothing else is interpreted.
 std::string MarkdownToHtml(absl::string_view markdown);
 
-// The local files that `html` references (src, href and data attributes,
-// and url() targets are not used) and that do not exist: each reference is
-// resolved against `page_dir` (file:// URLs by their path; %XX decoded,
-// ?query and #fragment dropped). Links with another scheme (http:, data:,
-// mailto:, ...) and pure #fragments are not local. One entry per broken
-// reference: "<reference> (<resolved path>)".
+// The local files that `html` references and that do not exist. References
+// are the src, href (also xlink:href) and data attributes of every tag (CSS
+// url() targets are not looked at), each resolved against `page_dir`
+// (file:// URLs by their path; entities and %XX decoded, ?query and
+// #fragment dropped). Links with another scheme (http:, data:, mailto:, ...)
+// and pure #fragments are not local. One entry per broken reference:
+// "<reference> (<resolved path>)".
 std::vector<std::string> BrokenLocalLinks(absl::string_view html, const std::string& page_dir);
 
 // ---------------------------------------------------------------------------
