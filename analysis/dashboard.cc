@@ -905,24 +905,9 @@ std::vector<TrendSeries> SelectTrends(const std::vector<RunData>& device_history
 }
 
 std::string RunGnuplotScript(const std::string& dir, const std::string& script) {
-  const pid_t pid = fork();
-  if (pid < 0) return "cannot start gnuplot";
-  if (pid == 0) {
-    if (chdir(dir.c_str()) != 0) _exit(127);
-    execlp("gnuplot", "gnuplot", script.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return "cannot wait for gnuplot";
-  }
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
-    return "gnuplot could not be run (not on PATH? Debian package gnuplot-nox)";
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    return absl::StrCat("gnuplot failed on ", script, " (status ",
-                        WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), ")");
-  }
+  const int status = RunGnuplot(dir, script);
+  if (status == 127) return "gnuplot could not be run (not on PATH? Debian package gnuplot-nox)";
+  if (status != 0) return absl::StrCat("gnuplot failed on ", script, " (status ", status, ")");
   const fs::path svg = fs::path(dir) / fs::path(script).replace_extension(".svg");
   std::error_code ec;
   if (!fs::exists(svg, ec)) return absl::StrCat("gnuplot wrote no ", svg.filename().string());

@@ -2,6 +2,11 @@
 
 #include "analysis/figures.h"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -383,6 +388,23 @@ absl::StatusOr<std::vector<DeviceFigures>> BuildFigures(
         "among the inputs");
   }
   return figures;
+}
+
+int RunGnuplot(const std::string& dir, const std::string& script) {
+  const pid_t pid = fork();
+  if (pid < 0) return 127;
+  if (pid == 0) {
+    if (chdir(dir.c_str()) != 0) _exit(127);
+    execlp("gnuplot", "gnuplot", script.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return 127;
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 127;
 }
 
 }  // namespace dissect::analysis

@@ -46,6 +46,12 @@ std::string DeviceFolder(std::string_view device_name);
 absl::StatusOr<std::vector<DeviceFigures>> BuildFigures(
     const std::vector<ResultFile>& files);
 
+// Runs `gnuplot script` with `dir` as working directory (a figure's .gp
+// script writes its .svg beside it); returns gnuplot's exit status, 127 if
+// it could not be started (not on PATH: Debian package gnuplot-nox), 128 +
+// signal if killed. Used by //analysis:figures and //analysis:dashboard.
+int RunGnuplot(const std::string& dir, const std::string& script);
+
 }  // namespace dissect::analysis
 
 #endif  // DISSECT_ANALYSIS_FIGURES_H_

@@ -69,25 +69,6 @@ bool OnPath(const std::string& name) {
   return false;
 }
 
-// Runs `gnuplot script` in `dir`; returns its exit status (127 if it could
-// not be started, 128 + signal if killed).
-int RunGnuplot(const std::string& dir, const std::string& script) {
-  const pid_t pid = fork();
-  if (pid < 0) return 127;
-  if (pid == 0) {
-    if (chdir(dir.c_str()) != 0) _exit(127);
-    execlp("gnuplot", "gnuplot", script.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return 127;
-  }
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return 127;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -152,7 +133,7 @@ int main(int argc, char** argv) {
       if (!out) return Fail(path.string() + ": cannot write");
     }
     for (const std::string& script : device.scripts) {
-      const int status = RunGnuplot(dir.string(), script);
+      const int status = dissect::analysis::RunGnuplot(dir.string(), script);
       if (status != 0) {
         return Fail((dir / script).string() + ": gnuplot exited with status " +
                         std::to_string(status),
