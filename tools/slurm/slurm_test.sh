@@ -76,10 +76,12 @@ if (( ${#need[@]} > 0 )); then
     policy=""
   fi
   export DEBIAN_FRONTEND=noninteractive
-  timeout 300 apt-get install -y --no-install-recommends "${need[@]}" > /tmp/dissect-slurm-apt.log 2>&1 \
+  apt_log=$(mktemp /tmp/dissect-slurm-apt.XXXXXX)
+  timeout 300 apt-get install -y --no-install-recommends "${need[@]}" > "${apt_log}" 2>&1 \
     || { timeout 120 apt-get update > /dev/null 2>&1 || true;
-         timeout 300 apt-get install -y --no-install-recommends "${need[@]}" > /tmp/dissect-slurm-apt.log 2>&1; } \
-    || { tail -n 20 /tmp/dissect-slurm-apt.log >&2; die "apt-get install ${need[*]} failed"; }
+         timeout 300 apt-get install -y --no-install-recommends "${need[@]}" > "${apt_log}" 2>&1; } \
+    || { tail -n 20 "${apt_log}" >&2; die "apt-get install ${need[*]} failed"; }
+  rm -f "${apt_log}"
   [[ -z "${policy}" ]] || { rm -f "${policy}"; trap - EXIT; }
 fi
 (( EUID == 0 )) || die "must run as root (slurmd runs the jobs as their user and needs root)"
