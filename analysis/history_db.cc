@@ -3,16 +3,20 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
-#include <sstream>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -40,6 +44,9 @@ namespace fs = std::filesystem;
 // How long a writer waits for another process's lock (e.g. Slurm array
 // tasks ingesting into one database) before giving up.
 constexpr int kBusyTimeoutMs = 120000;
+
+// Runs (or loose result files) read ahead of the inserts in Ingest.
+constexpr size_t kIngestQueueItems = 8;
 
 absl::Status SqlError(sqlite3* db, const char* what) {
   return absl::InternalError(absl::StrCat(what, ": ", sqlite3_errmsg(db)));
@@ -203,6 +210,119 @@ CREATE TABLE metrics (
 INSERT INTO schema_version (version) VALUES (1);
 )sql";
 
+// Version 2: a point's axes are a column of `points` (EncodeAxes) instead of
+// rows of point_axes, and metric names are integer ids (metric_names).
+constexpr char kSchemaV2[] = R"sql(
+CREATE TABLE schema_version (version INTEGER NOT NULL);
+CREATE TABLE devices (
+  id INTEGER PRIMARY KEY,
+  key TEXT NOT NULL UNIQUE,
+  uuid TEXT NOT NULL DEFAULT '',
+  name TEXT NOT NULL DEFAULT '',
+  serial TEXT NOT NULL DEFAULT '',
+  vbios TEXT NOT NULL DEFAULT '');
+CREATE INDEX devices_by_uuid ON devices(uuid);
+CREATE INDEX devices_by_name ON devices(name);
+CREATE TABLE runs (
+  id INTEGER PRIMARY KEY,
+  run_id TEXT NOT NULL UNIQUE,
+  device_id INTEGER NOT NULL REFERENCES devices(id),
+  sweep TEXT NOT NULL DEFAULT '',
+  started TEXT NOT NULL DEFAULT '',
+  host TEXT NOT NULL DEFAULT '',
+  git_commit TEXT NOT NULL DEFAULT '',
+  driver_version TEXT NOT NULL DEFAULT '');
+CREATE INDEX runs_by_device ON runs(device_id, started, run_id);
+CREATE TABLE points (
+  id INTEGER PRIMARY KEY,
+  experiment TEXT NOT NULL,
+  point TEXT NOT NULL UNIQUE,
+  axes TEXT NOT NULL DEFAULT '');
+CREATE TABLE metric_names (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE);
+CREATE TABLE measurements (
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  point_id INTEGER NOT NULL REFERENCES points(id),
+  attempt INTEGER NOT NULL,
+  throttled INTEGER NOT NULL,
+  UNIQUE (run_id, point_id, attempt));
+CREATE INDEX measurements_by_point ON measurements(point_id, run_id);
+CREATE TABLE metrics (
+  measurement_id INTEGER NOT NULL REFERENCES measurements(id),
+  metric_id INTEGER NOT NULL REFERENCES metric_names(id),
+  value REAL NOT NULL,
+  spread REAL,
+  unit TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (measurement_id, metric_id)) WITHOUT ROWID;
+INSERT INTO schema_version (version) VALUES (2);
+)sql";
+
+// Axes as one text, "name:value/name:value" in name order (the point key's
+// form without the experiment); '%', '/' and ':' inside a name or value are
+// written %25, %2F and %3A.
+void AppendEscaped(std::string& out, std::string_view text) {
+  for (const char c : text) {
+    switch (c) {
+      case '%':
+        out += "%25";
+        break;
+      case '/':
+        out += "%2F";
+        break;
+      case ':':
+        out += "%3A";
+        break;
+      default:
+        out += c;
+    }
+  }
+}
+
+std::string Unescape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '%' && i + 2 < text.size()) {
+      const std::string_view code = text.substr(i + 1, 2);
+      const char c = code == "25" ? '%' : code == "2F" ? '/' : code == "3A" ? ':' : '\0';
+      if (c != '\0') {
+        out += c;
+        i += 2;
+        continue;
+      }
+    }
+    out += text[i];
+  }
+  return out;
+}
+
+std::string EncodeAxes(const std::map<std::string, std::string>& axes) {
+  std::string out;
+  for (const auto& [name, value] : axes) {
+    if (!out.empty()) out += '/';
+    AppendEscaped(out, name);
+    out += ':';
+    AppendEscaped(out, value);
+  }
+  return out;
+}
+
+std::map<std::string, std::string> DecodeAxes(std::string_view text) {
+  std::map<std::string, std::string> axes;
+  if (text.empty()) return axes;
+  for (absl::string_view segment :
+       absl::StrSplit(absl::string_view(text.data(), text.size()), '/')) {
+    const size_t colon = segment.find(':');
+    if (colon == absl::string_view::npos) continue;
+    axes.emplace(
+        Unescape(std::string_view(segment.data(), colon)),
+        Unescape(std::string_view(segment.data() + colon + 1, segment.size() - colon - 1)));
+  }
+  return axes;
+}
+
 absl::StatusOr<std::set<std::string>> TableNames(sqlite3* db) {
   absl::StatusOr<Statement> stmt =
       Statement::Prepare(db, "SELECT name FROM sqlite_master WHERE type = 'table'");
@@ -304,6 +424,56 @@ absl::Status MigrateV0ToV1(sqlite3* db) {
   return Exec(db, "DROP TABLE v0_results; DROP TABLE v0_runs;");
 }
 
+// Version 1 to 2: point_axes becomes the points.axes column, metric names
+// move to metric_names and metrics refers to them by id.
+absl::Status MigrateV1ToV2(sqlite3* db) {
+  for (const char* sql : {
+           "ALTER TABLE points ADD COLUMN axes TEXT NOT NULL DEFAULT ''",
+           "CREATE TABLE metric_names (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)",
+           "INSERT INTO metric_names (name) SELECT DISTINCT name FROM metrics ORDER BY name",
+           "ALTER TABLE metrics RENAME TO v1_metrics",
+           "CREATE TABLE metrics ("
+           "measurement_id INTEGER NOT NULL REFERENCES measurements(id), "
+           "metric_id INTEGER NOT NULL REFERENCES metric_names(id), "
+           "value REAL NOT NULL, spread REAL, unit TEXT NOT NULL DEFAULT '', "
+           "PRIMARY KEY (measurement_id, metric_id)) WITHOUT ROWID",
+           "INSERT INTO metrics (measurement_id, metric_id, value, spread, unit) "
+           "SELECT v.measurement_id, n.id, v.value, v.spread, v.unit FROM v1_metrics v "
+           "JOIN metric_names n ON n.name = v.name ORDER BY v.measurement_id, n.id",
+           "DROP TABLE v1_metrics",
+       }) {
+    if (absl::Status status = Exec(db, sql); !status.ok()) return status;
+  }
+  {
+    absl::StatusOr<Statement> axes = Statement::Prepare(
+        db, "SELECT point_id, name, value FROM point_axes ORDER BY point_id, name");
+    absl::StatusOr<Statement> update =
+        Statement::Prepare(db, "UPDATE points SET axes = ? WHERE id = ?");
+    if (!axes.ok()) return axes.status();
+    if (!update.ok()) return update.status();
+    long long point = -1;
+    std::map<std::string, std::string> values;
+    auto flush = [&]() -> absl::Status {
+      if (point < 0) return absl::OkStatus();
+      absl::Status status = update->Bind(1, EncodeAxes(values)).Bind(2, point).Run();
+      values.clear();
+      return status;
+    };
+    for (;;) {
+      absl::StatusOr<bool> row = axes->Step();
+      if (!row.ok()) return row.status();
+      if (!*row) break;
+      if (axes->Int(0) != point) {
+        if (absl::Status status = flush(); !status.ok()) return status;
+        point = axes->Int(0);
+      }
+      values[axes->Text(1)] = axes->Text(2);
+    }
+    if (absl::Status status = flush(); !status.ok()) return status;
+  }
+  return Exec(db, "DROP TABLE point_axes");
+}
+
 struct Migration {
   int from;  // migrates version `from` to `from` + 1
   absl::Status (*apply)(sqlite3* db);
@@ -311,6 +481,7 @@ struct Migration {
 
 constexpr Migration kMigrations[] = {
     {0, MigrateV0ToV1},
+    {1, MigrateV1ToV2},
 };
 
 // Creates or migrates to kHistorySchemaVersion, in one transaction.
@@ -320,7 +491,7 @@ absl::Status Upgrade(sqlite3* db) {
   absl::StatusOr<int> version = DetectVersion(db);  // again, now under the lock
   if (!version.ok()) return version.status();
   if (*version == -1) {
-    if (absl::Status status = Exec(db, kSchemaV1); !status.ok()) return status;
+    if (absl::Status status = Exec(db, kSchemaV2); !status.ok()) return status;
   } else {
     for (int v = *version; v < kHistorySchemaVersion; ++v) {
       const Migration* migration = nullptr;
@@ -347,7 +518,8 @@ absl::Status Upgrade(sqlite3* db) {
 
 // ---- Ingest ----------------------------------------------------------------
 
-// The prepared statements of one ingest, and the point ids seen so far.
+// The prepared statements of one ingest, and the point and metric-name ids
+// seen so far.
 class Inserter {
  public:
   static absl::StatusOr<std::unique_ptr<Inserter>> Create(sqlite3* db) {
@@ -370,14 +542,15 @@ class Inserter {
          "git_commit = COALESCE(NULLIF(?5, ''), git_commit), "
          "driver_version = COALESCE(NULLIF(?6, ''), driver_version) WHERE id = ?1"},
         {&inserter->find_point_, "SELECT id FROM points WHERE point = ?"},
-        {&inserter->insert_point_, "INSERT INTO points (experiment, point) VALUES (?, ?)"},
-        {&inserter->insert_axis_,
-         "INSERT OR IGNORE INTO point_axes (point_id, name, value) VALUES (?, ?, ?)"},
+        {&inserter->insert_point_,
+         "INSERT OR IGNORE INTO points (experiment, point, axes) VALUES (?, ?, ?)"},
+        {&inserter->find_metric_name_, "SELECT id FROM metric_names WHERE name = ?"},
+        {&inserter->insert_metric_name_, "INSERT INTO metric_names (name) VALUES (?)"},
         {&inserter->insert_measurement_,
          "INSERT OR IGNORE INTO measurements (run_id, point_id, attempt, throttled) "
          "VALUES (?, ?, ?, ?)"},
         {&inserter->insert_metric_,
-         "INSERT OR REPLACE INTO metrics (measurement_id, name, value, spread, unit) "
+         "INSERT OR REPLACE INTO metrics (measurement_id, metric_id, value, spread, unit) "
          "VALUES (?, ?, ?, ?, ?)"},
     };
     for (const auto& [slot, sql] : statements) {
@@ -411,8 +584,10 @@ class Inserter {
       ++stats.rows;
       const long long measurement = sqlite3_last_insert_rowid(db_);
       for (const auto& [name, metric] : point.metrics) {
+        absl::StatusOr<long long> metric_id = MetricId(name);
+        if (!metric_id.ok()) return metric_id.status();
         if (absl::Status status = insert_metric_->Bind(1, measurement)
-                                      .Bind(2, name)
+                                      .Bind(2, *metric_id)
                                       .Bind(3, metric.value)
                                       .Bind(4, metric.spread)
                                       .Bind(5, metric.unit)
@@ -485,60 +660,136 @@ class Inserter {
     return sqlite3_last_insert_rowid(db_);
   }
 
+  // A new point is inserted at once (one statement); one already in the
+  // database is ignored by the insert and then looked up.
   absl::StatusOr<long long> PointId(const RunPoint& point) {
     if (const auto it = point_ids_.find(point.point); it != point_ids_.end()) return it->second;
-    absl::StatusOr<std::optional<long long>> found = Find(*find_point_, point.point);
-    if (!found.ok()) return found.status();
+    if (absl::Status status = insert_point_->Bind(1, point.experiment)
+                                  .Bind(2, point.point)
+                                  .Bind(3, EncodeAxes(point.axes))
+                                  .Run();
+        !status.ok()) {
+      return status;
+    }
     long long id = 0;
-    if (found->has_value()) {
-      id = **found;
-    } else {
-      if (absl::Status status = insert_point_->Bind(1, point.experiment).Bind(2, point.point).Run();
-          !status.ok()) {
-        return status;
-      }
+    if (sqlite3_changes(db_) > 0) {
       id = sqlite3_last_insert_rowid(db_);
-      for (const auto& [axis, value] : point.axes) {
-        if (absl::Status status = insert_axis_->Bind(1, id).Bind(2, axis).Bind(3, value).Run();
-            !status.ok()) {
-          return status;
-        }
-      }
+    } else {
+      absl::StatusOr<std::optional<long long>> found = Find(*find_point_, point.point);
+      if (!found.ok()) return found.status();
+      if (!found->has_value()) return absl::InternalError("sqlite: point neither new nor found");
+      id = **found;
     }
     point_ids_.emplace(point.point, id);
     return id;
   }
 
+  absl::StatusOr<long long> MetricId(const std::string& name) {
+    if (const auto it = metric_ids_.find(name); it != metric_ids_.end()) return it->second;
+    absl::StatusOr<std::optional<long long>> found = Find(*find_metric_name_, name);
+    if (!found.ok()) return found.status();
+    long long id = 0;
+    if (found->has_value()) {
+      id = **found;
+    } else {
+      if (absl::Status status = insert_metric_name_->Bind(1, name).Run(); !status.ok()) {
+        return status;
+      }
+      id = sqlite3_last_insert_rowid(db_);
+    }
+    metric_ids_.emplace(name, id);
+    return id;
+  }
+
   sqlite3* db_;
   std::optional<Statement> find_device_, insert_device_, update_device_, find_run_, insert_run_,
-      update_run_, find_point_, insert_point_, insert_axis_, insert_measurement_, insert_metric_;
+      update_run_, find_point_, insert_point_, find_metric_name_, insert_metric_name_,
+      insert_measurement_, insert_metric_;
   std::unordered_map<std::string, long long> point_ids_;
+  std::unordered_map<std::string, long long> metric_ids_;
 };
 
 absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::PermissionDeniedError(absl::StrCat(path, ": cannot open"));
-  std::ostringstream text;
-  text << in.rdbuf();
+  std::string text;
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  in.seekg(0, std::ios::beg);
+  if (size > 0) {
+    text.resize(static_cast<size_t>(size));
+    in.read(text.data(), size);
+    text.resize(static_cast<size_t>(in.gcount()));
+  }
   if (in.bad()) return absl::DataLossError(absl::StrCat(path, ": read failed"));
-  return text.str();
+  return text;
 }
 
-// Walks the paths of one Ingest call, reading runs and handing them to the
-// inserter; remembers run folders already read.
+// What the reading side of an ingest hands to the writing side, in walk
+// order: the bad files met, the result files read, and a run to insert.
+struct IngestItem {
+  std::vector<std::string> bad;
+  int files = 0;
+  std::optional<RunData> run;
+};
+
+// A bounded queue of items from the reading thread to the writing one.
+// Close() ends it: Push then returns false (the writer stopped early) and
+// Pop returns nullopt once the queue is empty.
+class ItemQueue {
+ public:
+  explicit ItemQueue(size_t capacity) : capacity_(capacity) {}
+
+  bool Push(IngestItem item) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    not_full_.wait(lock, [this] { return closed_ || items_.size() < capacity_; });
+    if (closed_) return false;
+    items_.push_back(std::move(item));
+    not_empty_.notify_one();
+    return true;
+  }
+  std::optional<IngestItem> Pop() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    not_empty_.wait(lock, [this] { return closed_ || !items_.empty(); });
+    if (items_.empty()) return std::nullopt;
+    IngestItem item = std::move(items_.front());
+    items_.pop_front();
+    not_full_.notify_one();
+    return item;
+  }
+  void Close() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    closed_ = true;
+    not_full_.notify_all();
+    not_empty_.notify_all();
+  }
+
+ private:
+  const size_t capacity_;
+  std::mutex mutex_;
+  std::condition_variable not_full_, not_empty_;
+  std::deque<IngestItem> items_;
+  bool closed_ = false;
+};
+
+// Walks the paths of one Ingest call and reads the runs, handing each
+// bad file and run to `emit` in walk order; remembers run folders already
+// read. Touches no database, so it runs on a thread of its own. Stops when
+// `emit` returns false.
 class IngestWalk {
  public:
-  IngestWalk(Inserter& inserter, IngestStats& stats) : inserter_(inserter), stats_(stats) {}
+  explicit IngestWalk(std::function<bool(IngestItem)> emit) : emit_(std::move(emit)) {}
 
-  absl::Status Path(const std::string& path) {
+  // False when emit asked to stop.
+  bool Path(const std::string& path) {
     std::error_code ec;
     const fs::file_status status = fs::status(path, ec);
     if (!fs::exists(status)) return Bad(absl::StrCat(path, ": no such file or directory"));
     if (fs::is_directory(status)) {
       int found = 0;
-      if (absl::Status walk = Folder(path, found); !walk.ok()) return walk;
+      if (!Folder(path, found)) return false;
       if (found == 0) return Bad(absl::StrCat(path, ": no manifest.json and no .json file in it"));
-      return absl::OkStatus();
+      return true;
     }
     const fs::path file(path);
     const fs::path parent = file.has_parent_path() ? file.parent_path() : fs::path(".");
@@ -550,13 +801,13 @@ class IngestWalk {
   }
 
  private:
-  absl::Status Bad(std::string message) {
-    ++stats_.bad;
-    stats_.bad_files.push_back(std::move(message));
-    return absl::OkStatus();
+  bool Bad(std::string message) {
+    IngestItem item;
+    item.bad.push_back(std::move(message));
+    return emit_(std::move(item));
   }
 
-  absl::Status Folder(const std::string& dir, int& found) {
+  bool Folder(const std::string& dir, int& found) {
     std::error_code ec;
     if (fs::exists(fs::path(dir) / "manifest.json", ec)) {
       ++found;
@@ -571,45 +822,47 @@ class IngestWalk {
     std::sort(entries.begin(), entries.end());
     for (const fs::path& entry : entries) {
       std::error_code entry_ec;
-      absl::Status status = absl::OkStatus();
+      bool go_on = true;
       if (fs::is_directory(entry, entry_ec)) {
-        status = Folder(entry.string(), found);
+        go_on = Folder(entry.string(), found);
       } else if (entry.extension() == ".json" && fs::is_regular_file(entry, entry_ec)) {
         ++found;
-        status = LooseFile(entry.string());
+        go_on = LooseFile(entry.string());
       }
-      if (!status.ok()) return status;
+      if (!go_on) return false;
     }
-    return absl::OkStatus();
+    return true;
   }
 
-  absl::Status RunFolder(const std::string& dir) {
+  bool RunFolder(const std::string& dir) {
     std::error_code ec;
     const std::string canonical = fs::weakly_canonical(dir, ec).string();
-    if (!folders_done_.insert(ec ? dir : canonical).second) return absl::OkStatus();
-    std::vector<std::string> bad;
-    int files_read = 0;
-    absl::StatusOr<RunData> run = ReadRunFolderCounting(dir, &bad, files_read);
-    for (std::string& message : bad) Bad(std::move(message)).IgnoreError();
-    if (!run.ok()) return Bad(std::string(run.status().message()));
-    stats_.files += files_read;
-    return inserter_.Add(*run, stats_);
+    if (!folders_done_.insert(ec ? dir : canonical).second) return true;
+    IngestItem item;
+    absl::StatusOr<RunData> run = ReadRunFolderCounting(dir, &item.bad, item.files);
+    if (run.ok()) {
+      item.run = *std::move(run);
+    } else {
+      item.files = 0;
+      item.bad.emplace_back(run.status().message());
+    }
+    return emit_(std::move(item));
   }
 
-  absl::Status LooseFile(const std::string& path) {
+  bool LooseFile(const std::string& path) {
     absl::StatusOr<std::string> text = ReadWholeFile(path);
     if (!text.ok()) return Bad(std::string(text.status().message()));
     absl::StatusOr<ResultFile> file = ParseResultJson(*text, path);
     if (!file.ok()) return Bad(std::string(file.status().message()));
-    ++stats_.files;
-    RunData run;
+    IngestItem item;
+    item.files = 1;
+    RunData& run = item.run.emplace();
     run.info = LooseRunInfo(*file, *text);
     run.points = PointsOfResultFile(*file);
-    return inserter_.Add(run, stats_);
+    return emit_(std::move(item));
   }
 
-  Inserter& inserter_;
-  IngestStats& stats_;
+  std::function<bool(IngestItem)> emit_;
   std::set<std::string> folders_done_;
 };
 
@@ -667,12 +920,31 @@ absl::StatusOr<IngestStats> HistoryDb::Ingest(const std::vector<std::string>& pa
   if (!transaction.ok()) return transaction.status();
   absl::StatusOr<std::unique_ptr<Inserter>> inserter = Inserter::Create(db_.get());
   if (!inserter.ok()) return inserter.status();
-  IngestWalk walk(**inserter, stats);
-  for (const std::string& path : paths) {
-    if (absl::Status status = walk.Path(path); !status.ok()) return status;
+  // Reading and parsing the files (a thread of its own) overlaps inserting
+  // the runs already read (this thread, the only one using the database).
+  ItemQueue queue(kIngestQueueItems);
+  std::thread reader([&queue, &paths] {
+    IngestWalk walk([&queue](IngestItem item) { return queue.Push(std::move(item)); });
+    for (const std::string& path : paths) {
+      if (!walk.Path(path)) break;
+    }
+    queue.Close();
+  });
+  absl::Status status = absl::OkStatus();
+  while (std::optional<IngestItem> item = queue.Pop()) {
+    stats.bad += static_cast<int>(item->bad.size());
+    for (std::string& message : item->bad) stats.bad_files.push_back(std::move(message));
+    stats.files += item->files;
+    if (item->run.has_value()) {
+      status = (*inserter)->Add(*item->run, stats);
+      if (!status.ok()) break;
+    }
   }
+  queue.Close();
+  reader.join();
+  if (!status.ok()) return status;
   inserter->reset();
-  if (absl::Status status = transaction->Commit(); !status.ok()) return status;
+  if (absl::Status commit = transaction->Commit(); !commit.ok()) return commit;
   return stats;
 }
 
@@ -780,10 +1052,9 @@ absl::StatusOr<RunData> HistoryDb::LoadRun(const std::string& run_id) const {
     id = stmt->Int(10);
   }
   std::unordered_map<long long, size_t> by_measurement;
-  std::unordered_map<long long, std::vector<size_t>> by_point;
   absl::StatusOr<Statement> measurements = Statement::Prepare(
       db_.get(),
-      "SELECT m.id, m.point_id, p.experiment, p.point, m.attempt, m.throttled "
+      "SELECT m.id, p.axes, p.experiment, p.point, m.attempt, m.throttled "
       "FROM measurements m JOIN points p ON p.id = m.point_id WHERE m.run_id = ? ORDER BY m.id");
   if (!measurements.ok()) return measurements.status();
   measurements->Bind(1, id);
@@ -796,14 +1067,15 @@ absl::StatusOr<RunData> HistoryDb::LoadRun(const std::string& run_id) const {
     point.point = measurements->Text(3);
     point.attempt = static_cast<int>(measurements->Int(4));
     point.throttled = measurements->Int(5) != 0;
+    point.axes = DecodeAxes(measurements->Text(1));
     by_measurement[measurements->Int(0)] = run.points.size();
-    by_point[measurements->Int(1)].push_back(run.points.size());
     run.points.push_back(std::move(point));
   }
   absl::StatusOr<Statement> metrics = Statement::Prepare(
       db_.get(),
-      "SELECT x.measurement_id, x.name, x.value, x.spread, x.unit FROM metrics x "
-      "JOIN measurements m ON m.id = x.measurement_id WHERE m.run_id = ?");
+      "SELECT x.measurement_id, n.name, x.value, x.spread, x.unit FROM metrics x "
+      "JOIN measurements m ON m.id = x.measurement_id "
+      "JOIN metric_names n ON n.id = x.metric_id WHERE m.run_id = ?");
   if (!metrics.ok()) return metrics.status();
   metrics->Bind(1, id);
   for (;;) {
@@ -814,20 +1086,6 @@ absl::StatusOr<RunData> HistoryDb::LoadRun(const std::string& run_id) const {
     metric.value = metrics->Double(2);
     metric.spread = metrics->OptionalDouble(3);
     metric.unit = metrics->Text(4);
-  }
-  absl::StatusOr<Statement> axes =
-      Statement::Prepare(db_.get(),
-                         "SELECT a.point_id, a.name, a.value FROM point_axes a WHERE a.point_id IN "
-                         "(SELECT point_id FROM measurements WHERE run_id = ?)");
-  if (!axes.ok()) return axes.status();
-  axes->Bind(1, id);
-  for (;;) {
-    absl::StatusOr<bool> row = axes->Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
-    for (size_t index : by_point[axes->Int(0)]) {
-      run.points[index].axes[axes->Text(1)] = axes->Text(2);
-    }
   }
   return run;
 }
@@ -880,7 +1138,8 @@ absl::StatusOr<std::vector<TrendPoint>> HistoryDb::Trend(const std::string& devi
       "SELECT r.run_id, r.started, x.value, x.spread, r.driver_version, r.git_commit "
       "FROM points p JOIN measurements m ON m.point_id = p.id "
       "JOIN runs r ON r.id = m.run_id "
-      "JOIN metrics x ON x.measurement_id = m.id AND x.name = ?3 "
+      "JOIN metrics x ON x.measurement_id = m.id "
+      "AND x.metric_id = (SELECT id FROM metric_names WHERE name = ?3) "
       "WHERE p.point = ?2 AND r.device_id = ?1 "
       "ORDER BY r.started, r.run_id, m.attempt");
   if (!stmt.ok()) return stmt.status();
@@ -959,12 +1218,13 @@ absl::StatusOr<std::vector<std::string>> HistoryDb::Metrics(const std::string& d
   std::vector<std::string> metrics;
   if (ids->empty()) return metrics;
   absl::StatusOr<Statement> stmt =
-      Statement::Prepare(db_.get(), absl::StrCat("SELECT DISTINCT x.name FROM points p "
+      Statement::Prepare(db_.get(), absl::StrCat("SELECT DISTINCT n.name FROM points p "
                                                  "JOIN measurements m ON m.point_id = p.id "
                                                  "JOIN runs r ON r.id = m.run_id "
                                                  "JOIN metrics x ON x.measurement_id = m.id "
+                                                 "JOIN metric_names n ON n.id = x.metric_id "
                                                  "WHERE p.point = ? AND r.device_id IN ",
-                                                 InList(*ids), " ORDER BY x.name"));
+                                                 InList(*ids), " ORDER BY n.name"));
   if (!stmt.ok()) return stmt.status();
   stmt->Bind(1, point);
   for (;;) {

@@ -2,16 +2,20 @@
 // SQLite file (Debian's libsqlite3, embedded, no server), for trends,
 // regression checks (//analysis:compare) and the dashboard.
 //
-// Schema version 1 (see analysis/README.md "History"):
+// Schema version 2 (see analysis/README.md "History"):
 //   schema_version(version)                    one row
 //   devices(id, key, uuid, name, serial, vbios) key = uuid, else serial, else name@host
 //   runs(id, run_id, device_id, sweep, started, host, git_commit, driver_version)
-//   points(id, experiment, point)               a point's identity across runs
-//   point_axes(point_id, name, value)
+//   points(id, experiment, point, axes)         a point's identity across runs; axes
+//                                               "name:value/..." in name order ('%', '/'
+//                                               and ':' escaped as %25, %2F, %3A)
+//   metric_names(id, name)
 //   measurements(id, run_id, point_id, attempt, throttled)  unique (run, point, attempt)
-//   metrics(measurement_id, name, value, spread, unit)
-// Opening an older database migrates it to the current version in one
-// transaction; a newer or foreign one is an error.
+//   metrics(measurement_id, metric_id, value, spread, unit)
+// Version 1 had point_axes(point_id, name, value) instead of points.axes and
+// metrics keyed by name; version 0 was the prototype's flat results table.
+// Opening an older database migrates it (0 -> 1 -> 2) to the current version
+// in one transaction; a newer or foreign one is an error.
 
 #ifndef DISSECT_ANALYSIS_HISTORY_DB_H_
 #define DISSECT_ANALYSIS_HISTORY_DB_H_
@@ -36,7 +40,7 @@ struct SqliteCloser {
 namespace dissect::analysis {
 
 // The schema version this build writes and reads.
-inline constexpr int kHistorySchemaVersion = 1;
+inline constexpr int kHistorySchemaVersion = 2;
 
 // What one Ingest call did.
 struct IngestStats {
@@ -82,7 +86,8 @@ class HistoryDb {
   // again adds nothing (its rows count as skipped duplicates); a run seen
   // again gets its identity updated. A corrupt, foreign or missing file is
   // named in bad_files, counted and skipped; the rest goes in. All inserts
-  // of one call are one transaction. Errors are database errors only.
+  // of one call are one transaction. Errors are database errors only. The
+  // files are read and parsed on a second thread while this one inserts.
   absl::StatusOr<IngestStats> Ingest(const std::vector<std::string>& paths);
 
   // Adds runs already read (what Ingest does after reading), in one

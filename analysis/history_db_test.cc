@@ -2,13 +2,17 @@
 
 #include <sqlite3.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "analysis/results.h"
 #include "analysis/run_data.h"
 #include "analysis/test_util.h"
 #include "gmock/gmock.h"
@@ -110,7 +114,7 @@ TEST(HistoryDbTest, NewDatabaseHasTheCurrentSchemaVersion) {
   absl::StatusOr<int> version = db->SchemaVersion();
   ASSERT_TRUE(version.ok()) << version.status();
   EXPECT_EQ(*version, kHistorySchemaVersion);
-  EXPECT_EQ(*version, 1);
+  EXPECT_EQ(*version, 2);
 }
 
 TEST(HistoryDbTest, IngestTwiceAddsNothingAndCountsTheSame) {
@@ -192,6 +196,142 @@ TEST(HistoryDbTest, LoadRunGivesBackWhatTheFolderHolds) {
     }
   }
   EXPECT_EQ(db->LoadRun("no-such-run").status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST(HistoryDbTest, AxesWithSeparatorsComeBackAsTheyWent) {
+  auto db = OpenOrDie(TempDir("odd_axes") + "/history.db");
+  ASSERT_NE(db, nullptr);
+  RunData run;
+  run.info.run_id = "odd-run";
+  run.info.device_uuid = "GPU-odd";
+  RunPoint point;
+  point.experiment = "odd";
+  point.point = "odd/a:1";
+  point.axes = {{"a", "1"}, {"b%2F", "x/y:z%"}, {"", ""}};
+  point.metrics["m"] = {1.5, std::nullopt, "u"};
+  run.points.push_back(point);
+  RunPoint bare = point;
+  bare.point = "bare";
+  bare.axes.clear();
+  run.points.push_back(bare);
+  absl::StatusOr<IngestStats> stats = db->AddRuns({run});
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->rows, 2);
+  absl::StatusOr<RunData> loaded = db->LoadRun("odd-run");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  ASSERT_THAT(loaded->points, SizeIs(2));
+  EXPECT_EQ(loaded->points[0].axes, point.axes);
+  EXPECT_TRUE(loaded->points[1].axes.empty());
+  EXPECT_EQ(loaded->points[1].metrics.at("m").unit, "u");
+}
+
+// Many loose files, some corrupt: read on one thread while inserted on
+// another, the counts and the order of the bad files are the walk's.
+TEST(HistoryDbTest, IngestOfManyFilesNamesTheBadOnesInOrder) {
+  const std::string dir = TempDir("many");
+  std::vector<std::string> want_bad;
+  for (int f = 0; f < 40; ++f) {
+    const std::string name = absl::StrCat(dir, "/f", f < 10 ? "0" : "", f, ".json");
+    if (f % 7 == 3) {
+      std::ofstream(name) << "{\"context\": {\"dissect_schema_version\": \"1\"";
+      want_bad.push_back(name);
+      continue;
+    }
+    WriteJson(
+        name,
+        {{"context",
+          {{"dissect_schema_version", "1"},
+           {"dissect_experiment", "shared_latency"},
+           {"dissect_axes", "footprint_bytes"},
+           {"dissect_metrics", "cycles_per_load"},
+           {"host_name", "h"},
+           {"date", absl::StrCat("2026-01-01T02:00:", f < 10 ? "0" : "", f, "Z")}}},
+         {"benchmarks",
+          {{{"name", absl::StrCat("shared_latency/footprint_bytes:", f)}, {"cycles_per_load", f}},
+           {{"name", absl::StrCat("shared_latency/footprint_bytes:", f + 100)},
+            {"cycles_per_load", f}}}}});
+  }
+  auto db = OpenOrDie(dir + "/history.db");
+  ASSERT_NE(db, nullptr);
+  absl::StatusOr<IngestStats> stats = db->Ingest({dir, "/nonexistent/x.json"});
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->files, 40 - static_cast<int>(want_bad.size()));
+  EXPECT_EQ(stats->runs, stats->files);
+  EXPECT_EQ(stats->rows, 2 * stats->files);
+  EXPECT_EQ(stats->bad, static_cast<int>(want_bad.size()) + 1);
+  ASSERT_THAT(stats->bad_files, SizeIs(want_bad.size() + 1));
+  for (size_t i = 0; i < want_bad.size(); ++i) {
+    EXPECT_THAT(stats->bad_files[i], HasSubstr(want_bad[i] + ": malformed JSON"));
+  }
+  EXPECT_THAT(stats->bad_files.back(), HasSubstr("/nonexistent/x.json: no such file"));
+}
+
+// The result-file reader has a fast path for plain files and the full
+// nlohmann::json one; a "NaN" anywhere in the text sends a file down the
+// full one. Both give the same ResultFile.
+TEST(HistoryDbTest, FastAndFullResultReadersAgree) {
+  const std::string body =
+      R"({"context": {"date": "2026-11-23T02:00:00+00:00", "host_name": "h",
+  "num_cpus": 2, "mhz_per_cpu": 3000.5, "cpu_scaling_enabled": false, "x": null,
+  "caches": [{"type": "Data", "level": 1, "size": 32768}], "big": 1e300,
+  "dissect_schema_version": "1", "dissect_experiment": "memory_latency",
+  "dissect_axes": "path, footprint_bytes", "dissect_metrics": "cycles_per_load,ns_per_load",
+  "metric.cycles_per_load.unit": "cycles/load", "host_name": "h2"},
+ "other": {"deep": [[1, 2], {"a": "b"}]},
+ "benchmarks": [
+  {"name": "memory_latency/path:global_cg/footprint_bytes:1024/iterations:1/manual_time",
+   "run_type": "iteration", "iterations": 1, "real_time": 12.5, "cpu_time": 13, "time_unit": "us",
+   "cycles_per_load": 30, "cycles_per_load.spread": 0.01, "ns_per_load": -0,
+   "huge": 18446744073709551615, "huger": 98446744073709551615, "neg": -9223372036854775808,
+   "tiny": 1.5e-320, "exp": 2E+3, "s": "text", "dup": 1, "dup": "x", "dup2": "a", "dup2": 4,
+   "label": "first", "label": 3, "throttled": 1, "attempt": 2, "flag": true, "nothing": null},
+  {"name": "memory_latency/path:global_ca/footprint_bytes:2048/repeats:3", "error_occurred": true,
+   "error_message": "skipped: no", "real_time": "x", "label": "l", "time_unit": "ns"}
+ ]})";
+  absl::StatusOr<ResultFile> fast = ParseResultJson(body, "f.json");
+  std::string slow_text = body;
+  slow_text.insert(slow_text.find("\"date\""), "\"marker\": \"NaN\", ");
+  absl::StatusOr<ResultFile> slow = ParseResultJson(slow_text, "f.json");
+  ASSERT_TRUE(fast.ok()) << fast.status();
+  ASSERT_TRUE(slow.ok()) << slow.status();
+  slow->context.erase("marker");
+  EXPECT_EQ(fast->context, slow->context);
+  EXPECT_EQ(fast->context.at("caches"), R"([{"level":1,"size":32768,"type":"Data"}])");
+  EXPECT_EQ(fast->context.at("host_name"), "h2");
+  EXPECT_EQ(fast->experiment, slow->experiment);
+  EXPECT_EQ(fast->axis_names, slow->axis_names);
+  EXPECT_EQ(fast->metric_names, slow->metric_names);
+  ASSERT_EQ(fast->rows.size(), slow->rows.size());
+  for (size_t i = 0; i < fast->rows.size(); ++i) {
+    const Row& a = fast->rows[i];
+    const Row& b = slow->rows[i];
+    EXPECT_EQ(a.name, b.name);
+    EXPECT_EQ(a.axes, b.axes);
+    EXPECT_EQ(a.label, b.label);
+    EXPECT_EQ(a.error, b.error);
+    EXPECT_EQ(a.error_message, b.error_message);
+    EXPECT_EQ(a.real_time, b.real_time);
+    EXPECT_EQ(a.time_unit, b.time_unit);
+    ASSERT_EQ(a.counters.size(), b.counters.size()) << a.name;
+    for (const auto& [key, value] : b.counters) {
+      ASSERT_EQ(a.counters.count(key), 1u) << key;
+      EXPECT_EQ(std::signbit(a.counters.at(key)), std::signbit(value)) << key;
+      EXPECT_EQ(a.counters.at(key), value) << key;
+    }
+  }
+  EXPECT_EQ(fast->rows[0].counters.at("dup2"), 4);
+  EXPECT_EQ(fast->rows[0].counters.count("dup"), 0u);
+
+  // Errors are the full reader's, word for word.
+  for (const std::string& bad :
+       {std::string(R"({"context": {"dissect_schema_version": "1"}, "benchmarks": []})"),
+        body.substr(0, body.size() / 2), std::string(R"({"context": {}} x)"),
+        std::string(R"({"context": {"dissect_schema_version": "1", "dissect_experiment": "e"},)"
+                    R"( "benchmarks": [{"name": "e/a:1"}]})")}) {
+    absl::StatusOr<ResultFile> file = ParseResultJson(bad, "bad.json");
+    ASSERT_FALSE(file.ok());
+    EXPECT_THAT(std::string(file.status().message()), HasSubstr("bad.json: ")) << bad;
+  }
 }
 
 class TrendTest : public ::testing::Test {
@@ -335,7 +475,7 @@ TEST(HistoryDbMigrationTest, VersionZeroIsMigrated) {
   ASSERT_NE(db, nullptr);
   absl::StatusOr<int> version = db->SchemaVersion();
   ASSERT_TRUE(version.ok()) << version.status();
-  EXPECT_EQ(*version, 1);
+  EXPECT_EQ(*version, 2);  // 0 -> 1 -> 2
   absl::StatusOr<std::vector<TrendPoint>> trend =
       db->Trend("NVIDIA A100", kPoint, "cycles_per_load");
   ASSERT_TRUE(trend.ok()) << trend.status();
@@ -353,12 +493,138 @@ TEST(HistoryDbMigrationTest, VersionZeroIsMigrated) {
   EXPECT_FALSE(run->points[0].metrics.at("ns_per_load").spread.has_value());
   db.reset();
 
-  // Migrated once: opening again finds version 1, and new runs go in beside.
+  // Migrated once: opening again finds version 2, and new runs go in beside.
   db = OpenOrDie(path);
   ASSERT_NE(db, nullptr);
   absl::StatusOr<IngestStats> stats = db->Ingest({History("run_h100_night1")});
   ASSERT_TRUE(stats.ok()) << stats.status();
   EXPECT_EQ(stats->runs, 1);
+}
+
+// The first value of `sql` as text ("" when there is no row).
+std::string SqlText(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* stmt = nullptr;
+  EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr), SQLITE_OK) << sql;
+  std::string text;
+  if (sqlite3_step(stmt) == SQLITE_ROW && sqlite3_column_text(stmt, 0) != nullptr) {
+    text = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
+  }
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+  return text;
+}
+
+TEST(HistoryDbMigrationTest, VersionOneIsMigrated) {
+  const std::string path = TempDir("v1") + "/history.db";
+  // Version 1: axes in point_axes, metrics keyed by name.
+  Sql(path,
+      "CREATE TABLE schema_version (version INTEGER NOT NULL);"
+      "CREATE TABLE devices (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, "
+      "uuid TEXT NOT NULL DEFAULT '', name TEXT NOT NULL DEFAULT '', "
+      "serial TEXT NOT NULL DEFAULT '', vbios TEXT NOT NULL DEFAULT '');"
+      "CREATE INDEX devices_by_uuid ON devices(uuid);"
+      "CREATE INDEX devices_by_name ON devices(name);"
+      "CREATE TABLE runs (id INTEGER PRIMARY KEY, run_id TEXT NOT NULL UNIQUE, "
+      "device_id INTEGER NOT NULL REFERENCES devices(id), sweep TEXT NOT NULL DEFAULT '', "
+      "started TEXT NOT NULL DEFAULT '', host TEXT NOT NULL DEFAULT '', "
+      "git_commit TEXT NOT NULL DEFAULT '', driver_version TEXT NOT NULL DEFAULT '');"
+      "CREATE INDEX runs_by_device ON runs(device_id, started, run_id);"
+      "CREATE TABLE points (id INTEGER PRIMARY KEY, experiment TEXT NOT NULL, "
+      "point TEXT NOT NULL UNIQUE);"
+      "CREATE TABLE point_axes (point_id INTEGER NOT NULL REFERENCES points(id), "
+      "name TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (point_id, name)) WITHOUT ROWID;"
+      "CREATE TABLE measurements (id INTEGER PRIMARY KEY, "
+      "run_id INTEGER NOT NULL REFERENCES runs(id), "
+      "point_id INTEGER NOT NULL REFERENCES points(id), attempt INTEGER NOT NULL, "
+      "throttled INTEGER NOT NULL, UNIQUE (run_id, point_id, attempt));"
+      "CREATE INDEX measurements_by_point ON measurements(point_id, run_id);"
+      "CREATE TABLE metrics (measurement_id INTEGER NOT NULL REFERENCES measurements(id), "
+      "name TEXT NOT NULL, value REAL NOT NULL, spread REAL, unit TEXT NOT NULL DEFAULT '', "
+      "PRIMARY KEY (measurement_id, name)) WITHOUT ROWID;"
+      "INSERT INTO schema_version VALUES (1);"
+      "INSERT INTO devices (id, key, uuid, name) VALUES (1, 'GPU-v1', 'GPU-v1', 'NVIDIA A100');"
+      "INSERT INTO runs (id, run_id, device_id, started, git_commit) VALUES "
+      "(1, 'r1', 1, '2025-02-01T02:00:00Z', 'c1'), (2, 'r2', 1, '2025-02-02T02:00:00Z', 'c2');"
+      "INSERT INTO points VALUES (1, 'shared_latency', "
+      "'shared_latency/footprint_bytes:4096/stride_bytes:4'), "
+      "(2, 'odd', 'odd/mode:a%b'), (3, 'bare', 'bare');"
+      "INSERT INTO point_axes VALUES (1, 'stride_bytes', '4'), (1, 'footprint_bytes', '4096'), "
+      "(2, 'mode', 'a%b/c:d');"
+      "INSERT INTO measurements VALUES (1, 1, 1, 1, 0), (2, 1, 2, 1, 0), (3, 1, 3, 1, 0), "
+      "(4, 2, 1, 1, 1), (5, 2, 1, 2, 0);"
+      "INSERT INTO metrics VALUES (1, 'cycles_per_load', 30.5, 0.01, 'cycles/load'), "
+      "(1, 'ns_per_load', 15.0, NULL, 'ns/load'), (2, 'cycles_per_load', 7, NULL, ''), "
+      "(3, 'ns_per_load', 1, NULL, 'ns/load'), (4, 'cycles_per_load', 60, 0.2, 'cycles/load'), "
+      "(5, 'cycles_per_load', 31.5, 0.02, 'cycles/load');");
+  auto db = OpenOrDie(path);
+  ASSERT_NE(db, nullptr);
+  absl::StatusOr<int> version = db->SchemaVersion();
+  ASSERT_TRUE(version.ok()) << version.status();
+  EXPECT_EQ(*version, 2);
+  absl::StatusOr<RunData> run = db->LoadRun("r1");
+  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_THAT(run->points, SizeIs(3));
+  EXPECT_EQ(run->points[0].point, kPoint);
+  EXPECT_EQ(run->points[0].axes, (std::map<std::string, std::string>{{"footprint_bytes", "4096"},
+                                                                     {"stride_bytes", "4"}}));
+  EXPECT_EQ(run->points[0].metrics.at("cycles_per_load").value, 30.5);
+  EXPECT_EQ(run->points[0].metrics.at("cycles_per_load").spread, 0.01);
+  EXPECT_EQ(run->points[0].metrics.at("cycles_per_load").unit, "cycles/load");
+  EXPECT_FALSE(run->points[0].metrics.at("ns_per_load").spread.has_value());
+  EXPECT_EQ(run->points[1].axes, (std::map<std::string, std::string>{{"mode", "a%b/c:d"}}));
+  EXPECT_TRUE(run->points[2].axes.empty());
+  EXPECT_THAT(run->points[2].metrics, SizeIs(1));
+  // The last attempt of r2 is its value.
+  absl::StatusOr<std::vector<TrendPoint>> trend = db->Trend("GPU-v1", kPoint, "cycles_per_load");
+  ASSERT_TRUE(trend.ok()) << trend.status();
+  ASSERT_THAT(*trend, SizeIs(2));
+  EXPECT_EQ((*trend)[0].value, 30.5);
+  EXPECT_EQ((*trend)[1].value, 31.5);
+  EXPECT_EQ((*trend)[1].git_commit, "c2");
+  absl::StatusOr<std::vector<std::string>> metrics = db->Metrics("GPU-v1", kPoint);
+  ASSERT_TRUE(metrics.ok()) << metrics.status();
+  EXPECT_THAT(*metrics, ElementsAre("cycles_per_load", "ns_per_load"));
+  db.reset();
+  EXPECT_EQ(SqlText(path,
+                    "SELECT group_concat(name, ',') FROM (SELECT name FROM sqlite_master "
+                    "WHERE type = 'table' ORDER BY name)"),
+            "devices,measurements,metric_names,metrics,points,runs,schema_version");
+  EXPECT_EQ(SqlText(path, "SELECT axes FROM points WHERE id = 1"),
+            "footprint_bytes:4096/stride_bytes:4");
+  EXPECT_EQ(SqlText(path, "SELECT axes FROM points WHERE id = 2"), "mode:a%25b%2Fc%3Ad");
+
+  // New runs go in beside the migrated ones.
+  db = OpenOrDie(path);
+  ASSERT_NE(db, nullptr);
+  absl::StatusOr<IngestStats> stats = db->Ingest({History("run_h100_night1")});
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->runs, 1);
+}
+
+TEST(HistoryDbMigrationTest, FailedMigrationFromVersionOneLeavesTheDatabaseAsItWas) {
+  const std::string path = TempDir("v1_bad") + "/history.db";
+  // A version-1 database without point_axes: the migration fails and rolls
+  // back, metrics and points as they were.
+  Sql(path,
+      "CREATE TABLE schema_version (version INTEGER NOT NULL);"
+      "INSERT INTO schema_version VALUES (1);"
+      "CREATE TABLE points (id INTEGER PRIMARY KEY, experiment TEXT NOT NULL, "
+      "point TEXT NOT NULL UNIQUE);"
+      "CREATE TABLE metrics (measurement_id INTEGER NOT NULL, name TEXT NOT NULL, "
+      "value REAL NOT NULL, spread REAL, unit TEXT NOT NULL DEFAULT '', "
+      "PRIMARY KEY (measurement_id, name)) WITHOUT ROWID;"
+      "INSERT INTO metrics VALUES (1, 'cycles_per_load', 30.5, NULL, '');");
+  absl::StatusOr<std::unique_ptr<HistoryDb>> db = HistoryDb::Open(path);
+  ASSERT_FALSE(db.ok());
+  EXPECT_THAT(std::string(db.status().message()), HasSubstr("migrating from schema version 1"));
+  EXPECT_EQ(SqlText(path,
+                    "SELECT group_concat(name, ',') FROM (SELECT name FROM sqlite_master "
+                    "WHERE type = 'table' ORDER BY name)"),
+            "metrics,points,schema_version");
+  EXPECT_EQ(SqlText(path, "SELECT name FROM metrics"), "cycles_per_load");
+  EXPECT_EQ(SqlText(path, "SELECT version FROM schema_version"), "1");
 }
 
 TEST(HistoryDbMigrationTest, FailedMigrationLeavesTheDatabaseAsItWas) {

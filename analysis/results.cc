@@ -15,6 +15,8 @@
 #include <iterator>
 #include <limits>
 #include <sstream>
+#include <string_view>
+#include <unordered_set>
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
@@ -65,8 +67,15 @@ bool IsFixedRowMember(absl::string_view key) {
                                                  "max_bytes_used",
                                                  "total_allocated_bytes",
                                                  "net_heap_growth"};
-  return std::find(std::begin(kFixed), std::end(kFixed), key) !=
-         std::end(kFixed);
+  // Hashed once: every member of every row is looked up.
+  static const auto* const kFixedSet = new std::unordered_set<std::string_view>([] {
+    std::unordered_set<std::string_view> set;
+    for (absl::string_view fixed : kFixed) {
+      set.emplace(fixed.data(), fixed.size());
+    }
+    return set;
+  }());
+  return kFixedSet->count(std::string_view(key.data(), key.size())) > 0;
 }
 
 // `key:value` segments Google Benchmark appends to a row name by itself
@@ -96,6 +105,12 @@ struct Sanitized {
   std::string text;
   std::vector<size_t> insert_ends;
 };
+
+// True when `in` has no NaN / Infinity token to wrap: Sanitize would
+// return it unchanged.
+bool NeedsNoSanitizing(absl::string_view in) {
+  return !absl::StrContains(in, "NaN") && !absl::StrContains(in, "Infinity");
+}
 
 Sanitized Sanitize(absl::string_view in) {
   static constexpr absl::string_view kTokens[] = {"-Infinity", "Infinity",
@@ -190,34 +205,16 @@ std::vector<std::string> SplitList(absl::string_view list) {
   return out;
 }
 
-absl::StatusOr<Row> ParseRow(const Json& j, size_t index,
-                             const ResultFile& file) {
-  const std::string where =
-      absl::StrCat(file.path, ": benchmarks[", index, "]");
-  if (!j.is_object()) {
-    return absl::InvalidArgumentError(absl::StrCat(where, " is not an object"));
-  }
-  Row row;
-  const auto name = j.find("name");
-  if (name == j.end() || !name->is_string()) {
-    return absl::InvalidArgumentError(absl::StrCat(where, " has no name"));
-  }
-  row.name = name->get<std::string>();
-  const std::string where_named = absl::StrCat(where, " ", Quote(row.name));
-
-  if (const auto run_type = j.find("run_type");
-      run_type != j.end() && *run_type == "aggregate") {
-    return absl::InvalidArgumentError(absl::StrCat(
-        where_named,
-        " is an aggregate row; dissect rows are single runs (was the "
-        "experiment run with --benchmark_repetitions?)"));
-  }
-
+// The axes of `row` (its name set) from its name: the experiment prefix and
+// the axis:value segments. Errors name the row as benchmarks[index].
+absl::Status ParseRowAxes(size_t index, const ResultFile& file, Row& row) {
+  auto where_named = [&file, index, &row] {
+    return absl::StrCat(file.path, ": benchmarks[", index, "] ", Quote(row.name));
+  };
   const std::string prefix = absl::StrCat(file.experiment, "/");
   if (!absl::StartsWith(row.name, prefix)) {
     return absl::InvalidArgumentError(
-        absl::StrCat(where_named, " does not start with the experiment name ",
-                     Quote(prefix)));
+        absl::StrCat(where_named(), " does not start with the experiment name ", Quote(prefix)));
   }
   const absl::string_view rest =
       absl::string_view(row.name).substr(prefix.size());
@@ -226,8 +223,8 @@ absl::StatusOr<Row> ParseRow(const Json& j, size_t index,
     const size_t colon = segment.find(':');
     if (colon == 0 || colon == segment.npos || colon + 1 == segment.size() ||
         segment.find(':', colon + 1) != segment.npos) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          where_named, ": malformed axis:value segment ", Quote(segment)));
+      return absl::InvalidArgumentError(
+          absl::StrCat(where_named(), ": malformed axis:value segment ", Quote(segment)));
     }
     const std::string axis(segment.substr(0, colon));
     const std::string value(segment.substr(colon + 1));
@@ -236,14 +233,41 @@ absl::StatusOr<Row> ParseRow(const Json& j, size_t index,
         file.axis_names.end();
     if (!declared) {
       if (IsBenchmarkNameKey(axis)) continue;
-      return absl::InvalidArgumentError(absl::StrCat(
-          where_named, ": axis ", Quote(axis), " is not in dissect_axes"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(where_named(), ": axis ", Quote(axis), " is not in dissect_axes"));
     }
     if (row.Axis(axis).has_value()) {
       return absl::InvalidArgumentError(
-          absl::StrCat(where_named, ": axis ", Quote(axis), " appears twice"));
+          absl::StrCat(where_named(), ": axis ", Quote(axis), " appears twice"));
     }
     row.axes.emplace_back(axis, value);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Row> ParseRow(const Json& j, size_t index, const ResultFile& file) {
+  // The row as error messages name it; built only for an error.
+  auto where = [&file, index] { return absl::StrCat(file.path, ": benchmarks[", index, "]"); };
+  if (!j.is_object()) {
+    return absl::InvalidArgumentError(absl::StrCat(where(), " is not an object"));
+  }
+  Row row;
+  const auto name = j.find("name");
+  if (name == j.end() || !name->is_string()) {
+    return absl::InvalidArgumentError(absl::StrCat(where(), " has no name"));
+  }
+  row.name = name->get<std::string>();
+  auto where_named = [&where, &row] { return absl::StrCat(where(), " ", Quote(row.name)); };
+
+  if (const auto run_type = j.find("run_type"); run_type != j.end() && *run_type == "aggregate") {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where_named(),
+                     " is an aggregate row; dissect rows are single runs (was the "
+                     "experiment run with --benchmark_repetitions?)"));
+  }
+
+  if (absl::Status status = ParseRowAxes(index, file, row); !status.ok()) {
+    return status;
   }
 
   for (const auto& [key, value] : j.items()) {
@@ -281,6 +305,28 @@ absl::StatusOr<Row> ParseRow(const Json& j, size_t index,
   return row;
 }
 
+// The dissect keys of a file's context (already in file.context): schema
+// version, experiment, axes and metrics.
+absl::Status CheckContext(absl::string_view path, ResultFile& file) {
+  const auto version = file.context.find("dissect_schema_version");
+  if (version == file.context.end()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": not a dissect result (context has no dissect_schema_version)"));
+  }
+  if (version->second != kSupportedSchemaVersion) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": unsupported dissect_schema_version ", Quote(version->second),
+                     " (this reader supports ", Quote(Sv(kSupportedSchemaVersion)), ")"));
+  }
+  file.experiment = file.ContextOr("dissect_experiment", "");
+  if (file.experiment.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": context has no dissect_experiment"));
+  }
+  file.axis_names = SplitList(file.ContextOr("dissect_axes", ""));
+  file.metric_names = SplitList(file.ContextOr("dissect_metrics", ""));
+  return absl::OkStatus();
+}
+
 absl::StatusOr<ResultFile> ParseParsed(const Json& doc,
                                        absl::string_view path) {
   ResultFile file;
@@ -299,24 +345,9 @@ absl::StatusOr<ResultFile> ParseParsed(const Json& doc,
     file.context[key] =
         value.is_string() ? value.get<std::string>() : value.dump();
   }
-  const auto version = file.context.find("dissect_schema_version");
-  if (version == file.context.end()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        path,
-        ": not a dissect result (context has no dissect_schema_version)"));
+  if (absl::Status status = CheckContext(path, file); !status.ok()) {
+    return status;
   }
-  if (version->second != kSupportedSchemaVersion) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        path, ": unsupported dissect_schema_version ", Quote(version->second),
-        " (this reader supports ", Quote(Sv(kSupportedSchemaVersion)), ")"));
-  }
-  file.experiment = file.ContextOr("dissect_experiment", "");
-  if (file.experiment.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": context has no dissect_experiment"));
-  }
-  file.axis_names = SplitList(file.ContextOr("dissect_axes", ""));
-  file.metric_names = SplitList(file.ContextOr("dissect_metrics", ""));
 
   const auto benchmarks = doc.find("benchmarks");
   if (benchmarks == doc.end() || !benchmarks->is_array()) {
@@ -330,6 +361,310 @@ absl::StatusOr<ResultFile> ParseParsed(const Json& doc,
   }
   return file;
 }
+
+// A fast reader for the common shape of a result file, used before the
+// nlohmann::json one: no document tree, strings without escapes and plain
+// ASCII, numbers, true/false/null, the rows' members scalars. It gives up
+// (nullopt) on anything else and on anything wrong, and the caller then
+// parses the file with ParseParsed, which words the error; where it
+// succeeds the ResultFile is the one ParseParsed gives.
+class FastResultParser {
+ public:
+  FastResultParser(absl::string_view text, absl::string_view path) : text_(text), path_(path) {}
+
+  std::optional<ResultFile> Parse() {
+    ResultFile file;
+    file.path = std::string(path_);
+    if (!Consume('{')) return std::nullopt;
+    bool context_seen = false, benchmarks_seen = false;
+    absl::string_view benchmarks;
+    if (!Peek('}')) {
+      for (;;) {
+        absl::string_view key;
+        if (!String(key) || !Consume(':')) return std::nullopt;
+        if (key == "context") {
+          if (context_seen || !Context(file)) return std::nullopt;
+          context_seen = true;
+        } else if (key == "benchmarks") {
+          if (benchmarks_seen) return std::nullopt;
+          SkipSpace();
+          const size_t start = pos_;
+          if (!Peek('[') || !SkipValue()) return std::nullopt;
+          benchmarks = text_.substr(start, pos_ - start);
+          benchmarks_seen = true;
+        } else if (!SkipValue()) {
+          return std::nullopt;
+        }
+        if (Consume(',')) continue;
+        break;
+      }
+    }
+    if (!Consume('}')) return std::nullopt;
+    SkipSpace();
+    if (pos_ != text_.size() || !context_seen || !benchmarks_seen) {
+      return std::nullopt;
+    }
+    if (!CheckContext(path_, file).ok()) return std::nullopt;
+    // The rows, now that the context says the experiment and axes.
+    pos_ = static_cast<size_t>(benchmarks.data() - text_.data());
+    if (!Consume('[')) return std::nullopt;
+    if (!Consume(']')) {
+      for (size_t index = 0;; ++index) {
+        std::optional<Row> row = ParseRow(index, file);
+        if (!row.has_value()) return std::nullopt;
+        file.rows.push_back(*std::move(row));
+        if (Consume(',')) continue;
+        if (Consume(']')) break;
+        return std::nullopt;
+      }
+    }
+    return file;
+  }
+
+ private:
+  void SkipSpace() {
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\n' ||
+                                   text_[pos_] == '\r' || text_[pos_] == '\t')) {
+      ++pos_;
+    }
+  }
+  bool Peek(char c) {
+    SkipSpace();
+    return pos_ < text_.size() && text_[pos_] == c;
+  }
+  bool Consume(char c) {
+    if (!Peek(c)) return false;
+    ++pos_;
+    return true;
+  }
+
+  // A string without escapes, control characters or non-ASCII bytes.
+  bool String(absl::string_view& out) {
+    if (!Consume('"')) return false;
+    const size_t start = pos_;
+    while (pos_ < text_.size()) {
+      const unsigned char c = static_cast<unsigned char>(text_[pos_]);
+      if (c == '"') {
+        out = text_.substr(start, pos_ - start);
+        ++pos_;
+        return true;
+      }
+      if (c == '\\' || c < 0x20 || c >= 0x80) return false;
+      ++pos_;
+    }
+    return false;
+  }
+
+  // A JSON number: its text, and whether it is an integer.
+  bool NumberText(absl::string_view& out, bool& integer) {
+    SkipSpace();
+    const size_t start = pos_;
+    auto digits = [this] {
+      const size_t from = pos_;
+      while (pos_ < text_.size() && text_[pos_] >= '0' && text_[pos_] <= '9') {
+        ++pos_;
+      }
+      return pos_ - from;
+    };
+    if (pos_ < text_.size() && text_[pos_] == '-') ++pos_;
+    const size_t int_start = pos_;
+    const size_t int_digits = digits();
+    if (int_digits == 0 || (int_digits > 1 && text_[int_start] == '0')) {
+      return false;
+    }
+    integer = true;
+    if (pos_ < text_.size() && text_[pos_] == '.') {
+      ++pos_;
+      if (digits() == 0) return false;
+      integer = false;
+    }
+    if (pos_ < text_.size() && (text_[pos_] == 'e' || text_[pos_] == 'E')) {
+      ++pos_;
+      if (pos_ < text_.size() && (text_[pos_] == '+' || text_[pos_] == '-')) {
+        ++pos_;
+      }
+      if (digits() == 0) return false;
+      integer = false;
+    }
+    out = text_.substr(start, pos_ - start);
+    return true;
+  }
+
+  // The number as nlohmann::json's get<double>() gives it: integers as
+  // int64 / uint64 converted, the rest (and integers out of range) strtod.
+  static bool NumberValue(absl::string_view number, bool integer, double& value) {
+    char buffer[128];
+    if (number.size() >= sizeof(buffer)) return false;
+    std::memcpy(buffer, number.data(), number.size());
+    buffer[number.size()] = '\0';
+    char* end = nullptr;
+    if (integer) {
+      errno = 0;
+      if (buffer[0] == '-') {
+        const long long v = std::strtoll(buffer, &end, 10);
+        if (errno == 0 && end == buffer + number.size()) {
+          value = static_cast<double>(v);
+          return true;
+        }
+      } else {
+        const unsigned long long v = std::strtoull(buffer, &end, 10);
+        if (errno == 0 && end == buffer + number.size()) {
+          value = static_cast<double>(v);
+          return true;
+        }
+      }
+    }
+    errno = 0;
+    value = std::strtod(buffer, &end);
+    return end == buffer + number.size();
+  }
+
+  bool Literal(absl::string_view word) {
+    SkipSpace();
+    if (text_.substr(pos_, word.size()) != word) return false;
+    pos_ += word.size();
+    return true;
+  }
+
+  // Skips any value this reader takes (nested ones included).
+  bool SkipValue(int depth = 0) {
+    if (depth > 64) return false;
+    SkipSpace();
+    if (pos_ >= text_.size()) return false;
+    const char c = text_[pos_];
+    if (c == '"') {
+      absl::string_view ignored;
+      return String(ignored);
+    }
+    if (c == '{' || c == '[') {
+      const char close = c == '{' ? '}' : ']';
+      ++pos_;
+      if (Consume(close)) return true;
+      for (;;) {
+        if (c == '{') {
+          absl::string_view key;
+          if (!String(key) || !Consume(':')) return false;
+        }
+        if (!SkipValue(depth + 1)) return false;
+        if (Consume(',')) continue;
+        return Consume(close);
+      }
+    }
+    if (c == 't') return Literal("true");
+    if (c == 'f') return Literal("false");
+    if (c == 'n') return Literal("null");
+    absl::string_view number;
+    bool integer = false;
+    return NumberText(number, integer);
+  }
+
+  // The context object: string values as they are, any other value as its
+  // compact JSON text (nlohmann::json's dump(), as ParseParsed stores it).
+  bool Context(ResultFile& file) {
+    if (!Consume('{')) return false;
+    if (Consume('}')) return true;
+    for (;;) {
+      absl::string_view key;
+      if (!String(key) || !Consume(':')) return false;
+      SkipSpace();
+      std::string& slot = file.context[std::string(key)];
+      if (Peek('"')) {
+        absl::string_view value;
+        if (!String(value)) return false;
+        slot.assign(value.data(), value.size());
+      } else {
+        const size_t start = pos_;
+        if (!SkipValue()) return false;
+        const absl::string_view raw = text_.substr(start, pos_ - start);
+        const Json value = Json::parse(raw.begin(), raw.end(), nullptr,
+                                       /*allow_exceptions=*/false);
+        if (value.is_discarded()) return false;
+        slot = value.dump();
+      }
+      if (Consume(',')) continue;
+      return Consume('}');
+    }
+  }
+
+  // One row; members of the same name: the last one counts, as in
+  // nlohmann::json's object.
+  std::optional<Row> ParseRow(size_t index, const ResultFile& file) {
+    if (!Consume('{')) return std::nullopt;
+    Row row;
+    bool named = false, aggregate = false;
+    if (!Consume('}')) {
+      for (;;) {
+        absl::string_view key;
+        if (!String(key) || !Consume(':')) return std::nullopt;
+        SkipSpace();
+        if (pos_ >= text_.size()) return std::nullopt;
+        const char c = text_[pos_];
+        // The member's value: a string, a number, a boolean or null.
+        absl::string_view string_value;
+        bool is_string = false, is_number = false, is_bool = false;
+        bool bool_value = false;
+        double number = 0;
+        if (c == '"') {
+          if (!String(string_value)) return std::nullopt;
+          is_string = true;
+        } else if (c == 't' || c == 'f') {
+          bool_value = c == 't';
+          if (!Literal(bool_value ? "true" : "false")) return std::nullopt;
+          is_bool = true;
+        } else if (c == 'n') {
+          if (!Literal("null")) return std::nullopt;
+        } else {
+          absl::string_view text;
+          bool integer = false;
+          if (!NumberText(text, integer) || !NumberValue(text, integer, number)) {
+            return std::nullopt;
+          }
+          is_number = true;
+        }
+        if (key == "name") {
+          named = is_string;
+          if (is_string) row.name.assign(string_value.data(), string_value.size());
+        } else if (key == "run_type") {
+          aggregate = is_string && string_value == "aggregate";
+        } else if (key == "label") {
+          row.label = is_string ? std::string(string_value) : std::string();
+        } else if (key == "error_occurred") {
+          row.error = is_bool && bool_value;
+        } else if (key == "error_message") {
+          row.error_message = is_string ? std::string(string_value) : std::string();
+        } else if (key == "real_time") {
+          row.real_time = is_number   ? number
+                          : is_string ? NonFiniteToken(string_value).value_or(0.0)
+                                      : 0.0;
+        } else if (key == "time_unit") {
+          row.time_unit = is_string ? std::string(string_value) : std::string();
+        } else if (!IsFixedRowMember(key)) {
+          std::optional<double> counter;
+          if (is_number) {
+            counter = number;
+          } else if (is_string) {
+            counter = NonFiniteToken(string_value);
+          }
+          if (counter.has_value()) {
+            row.counters[std::string(key)] = *counter;
+          } else {
+            row.counters.erase(std::string(key));
+          }
+        }
+        if (Consume(',')) continue;
+        if (Consume('}')) break;
+        return std::nullopt;
+      }
+    }
+    if (!named || aggregate) return std::nullopt;
+    if (!ParseRowAxes(index, file, row).ok()) return std::nullopt;
+    return row;
+  }
+
+  absl::string_view text_;
+  absl::string_view path_;
+  size_t pos_ = 0;
+};
 
 }  // namespace
 
@@ -394,10 +729,21 @@ absl::StatusOr<ResultFile> ParseResultJson(std::string_view text_in,
                                            std::string_view path_in) {
   const absl::string_view text = Sv(text_in);
   const absl::string_view path = Sv(path_in);
-  const Sanitized sanitized = Sanitize(text);
+  // Most files have no non-finite value: they are parsed as they are.
+  const bool as_is = NeedsNoSanitizing(text);
+  if (as_is) {
+    if (std::optional<ResultFile> file = FastResultParser(text, path).Parse()) {
+      return *std::move(file);
+    }
+  }
+  const Sanitized sanitized = as_is ? Sanitized() : Sanitize(text);
   Json doc;
   try {
-    doc = Json::parse(sanitized.text);
+    if (as_is) {
+      doc = Json::parse(text.begin(), text.end());
+    } else {
+      doc = Json::parse(sanitized.text);
+    }
   } catch (const Json::parse_error& e) {
     return ParseError(path, text, sanitized, e);
   } catch (const Json::exception& e) {

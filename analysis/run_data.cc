@@ -177,12 +177,38 @@ absl::StatusOr<RunData> ReadWithoutManifest(const std::string& dir, std::vector<
 }  // namespace
 
 std::string PointKey(const ResultFile& file, const Row& row) {
-  std::string key = file.experiment;
-  for (const auto& [axis, value] : row.axes) absl::StrAppend(&key, "/", axis, ":", value);
+  size_t size = file.experiment.size();
+  for (const auto& [axis, value] : row.axes) size += axis.size() + value.size() + 2;
+  std::string key;
+  key.reserve(size);
+  key += file.experiment;
+  for (const auto& [axis, value] : row.axes) {
+    key += '/';
+    key += axis;
+    key += ':';
+    key += value;
+  }
   return key;
 }
 
 std::vector<RunPoint> PointsOfResultFile(const ResultFile& file) {
+  // Per metric, once per file: its spread counter and its unit.
+  struct MetricKeys {
+    const std::string& name;
+    std::string spread;
+    std::string unit;
+  };
+  std::vector<MetricKeys> keys;
+  keys.reserve(file.metric_names.size());
+  for (const std::string& name : file.metric_names) {
+    keys.push_back({name, name + ".spread", file.MetricUnit(name)});
+  }
+  auto counter = [](const Row& row, const std::string& name) -> std::optional<double> {
+    const auto it = row.counters.find(name);
+    if (it == row.counters.end()) return std::nullopt;
+    return it->second;
+  };
+  static const std::string kThrottled = "throttled", kAttempt = "attempt";
   std::vector<RunPoint> points;
   points.reserve(file.rows.size());
   for (const Row& row : file.rows) {
@@ -191,19 +217,19 @@ std::vector<RunPoint> PointsOfResultFile(const ResultFile& file) {
     point.experiment = file.experiment;
     point.point = PointKey(file, row);
     for (const auto& [axis, value] : row.axes) point.axes.emplace(axis, value);
-    for (const std::string& name : file.metric_names) {
-      const std::optional<double> value = row.Counter(name);
+    for (const MetricKeys& key : keys) {
+      const std::optional<double> value = counter(row, key.name);
       if (!value.has_value() || !std::isfinite(*value)) continue;
-      MetricValue& metric = point.metrics[name];
+      MetricValue& metric = point.metrics[key.name];
       metric.value = *value;
-      if (const auto spread = row.Counter(name + ".spread");
+      if (const auto spread = counter(row, key.spread);
           spread.has_value() && std::isfinite(*spread)) {
         metric.spread = *spread;
       }
-      metric.unit = file.MetricUnit(name);
+      metric.unit = key.unit;
     }
-    point.throttled = row.Counter("throttled").value_or(0) == 1;
-    const double attempt = row.Counter("attempt").value_or(1);
+    point.throttled = counter(row, kThrottled).value_or(0) == 1;
+    const double attempt = counter(row, kAttempt).value_or(1);
     point.attempt = std::isfinite(attempt) && attempt >= 1 ? static_cast<int>(attempt) : 1;
     points.push_back(std::move(point));
   }
