@@ -11,7 +11,12 @@
 #     good entries included,
 #   - the failing shard is reported as failed in summary.md and its job's exit
 #     status, the two others as done,
-#   - the after-night job reports the failure (exit 1).
+#   - the after-night job reports the failure (exit 1), and a task that never
+#     ran is reported missing;
+# then a second night with one card twice as slow, which must be reported
+# as a regression (summary, JUnit, exit 1), and a third night whose task is
+# requeued (scontrol requeue) while its second entry runs: the rerun must
+# resume the run folder (first entry kept, second run again).
 # The daemons are stopped on exit; daemons left by an earlier aborted run
 # (recorded in $SLURM_TEST_PIDS) are stopped first.
 #
@@ -61,6 +66,7 @@ command -v slurmctld > /dev/null || need+=(slurmctld)
 command -v slurmd > /dev/null || need+=(slurmd)
 command -v sbatch > /dev/null || need+=(slurm-client)
 command -v sqlite3 > /dev/null || need+=(sqlite3)
+command -v jq > /dev/null || need+=(jq)
 if (( ${#need[@]} > 0 )); then
   (( EUID == 0 )) || die "missing ${need[*]} and not root: apt-get install ${need[*]}"
   log "installing ${need[*]} (apt-get)"
@@ -291,13 +297,17 @@ submit_night() {  # NIGHT ARRAY SWEEP: sets array_job, after_job; waits for both
   [[ "${array_job}" =~ ^[0-9]+$ && "${after_job}" =~ ^[0-9]+$ ]] \
     || die "submit_nightly.sh printed no job ids: ${out}"
   log "night $1: submitted array ${array_job} (tasks $2) and after-night ${after_job}"
+  (( ${wait_for_jobs:-1} == 0 )) || wait_jobs
+}
+wait_jobs() {  # until the queue is empty, bounded by the deadline
+  local queued
   while true; do
     queued=$(timeout 10 squeue -h -o '%i %T' 2>/dev/null) || queued="(squeue failed)"
     [[ -z "${queued}" ]] && break
     (( SECONDS < deadline )) || { log "still queued:"; echo "${queued}" >&2; die "jobs did not finish in ${timeout_s} s"; }
     sleep 1
   done
-  log "night $1: all jobs ended ($(( SECONDS - deadline + timeout_s )) s into the test's wait)"
+  log "all jobs ended ($(( SECONDS - deadline + timeout_s )) s into the test's wait)"
 }
 night=test-night
 submit_night "${night}" 0-2%1 "${tmp}/sweeps/task_%a.json"
@@ -377,6 +387,33 @@ if [[ -n "${bin[dashboard]:-}" ]]; then
 fi
 check "4 runs in the database after two nights" \
   test "$(sqlite3 -readonly "${db}" 'SELECT count(*) FROM runs;' 2>/dev/null)" = 4
+
+# --- a third night: the task is requeued (node failure, preemption) while
+# its second entry runs; the rerun resumes the run folder ---
+write_sweep "${tmp}/sweeps/requeue.json" "${ok_entry//400/100},
+  {\"id\": \"long\", \"experiment\": \"selftest\", \"axes\": {\"point\": \"1:8:+1\"}, \"args\": [\"--selftest_ms=500\"]}"
+night3=test-night-3
+shard3="${tmp}/results/${night3}/${host}-0"
+wait_for_jobs=0 submit_night "${night3}" 0 "${tmp}/sweeps/requeue.json"
+until [[ -f "${shard3}/long.log" ]]; do
+  (( SECONDS < deadline )) || die "night 3: the long entry never started"
+  sleep 0.2
+done
+sleep 1
+timeout 10 scontrol requeue "${array_job}_0" || die "scontrol requeue ${array_job}_0 failed"
+log "night 3: requeued ${array_job}_0 while its entry 'long' ran"
+# Slurm holds a requeued job back for a while (BeginTime): start it now.
+for _ in $(seq 50); do
+  [[ "$(timeout 5 squeue -h -j "${array_job}_0" -o %T 2>/dev/null)" == PENDING ]] && break
+  sleep 0.2
+done
+timeout 10 scontrol update JobId="${array_job}_0" StartTime=now || die "scontrol update StartTime=now failed"
+wait_jobs
+manifest3="${shard3}/manifest.json"
+check "night 3: the requeued task finished (done 0)" \
+  test "$(sed -n 's/^state=//p' "${shard3}/shard.status") $(sed -n 's/^exit=//p' "${shard3}/shard.status")" = "done 0"
+check "night 3: the rerun kept the finished entry (ok, 1 attempt) and reran the interrupted one (ok, 2 attempts)" \
+  test "$(jq -r '[.entries[] | "\(.id):\(.status):\(.attempts)"] | join(" ")' "${manifest3}" 2>/dev/null)" = "ok:ok:1 long:ok:2"
 
 (( failures == 0 )) || die "${failures} check(s) failed"
 log "PASS"

@@ -99,7 +99,7 @@ common=(--chdir="${DISSECT_REPO}")
 [[ -z "${account}" ]] || common+=(--account="${account}")
 
 array_opts=(--parsable --array="${array}" --cpus-per-task="${cpus}" --time="${time_limit}"
-  --job-name=dissect-nightly --output="${logs}/nightly-%A_%a.out" --export=ALL)
+  --job-name=dissect-nightly --output="${logs}/nightly-%A_%a.out" --open-mode=append --export=ALL)
 [[ -z "${partition}" ]] || array_opts+=(--partition="${partition}")
 # An empty DISSECT_GRES asks for no GPU: --gres=none replaces the script's
 # #SBATCH --gres=gpu:1.
