@@ -31,6 +31,12 @@ experiments=(
   //experiments/tensor:mma_sync //experiments/tensor:wgmma //experiments/tensor:cublaslt_gemm
   //experiments/l1_bypass:l1_bypass
   //analysis:report
+  # The nightly tools (tools/slurm with DISSECT_BINARIES=dist): the sweep
+  # runner (it finds the experiments in dist/bin with --bin_dir), the CPU-only
+  # selftest, and the history, regression, outlier and dashboard tools.
+  //experiments/sweep:sweep //experiments:selftest
+  //analysis:ingest //analysis:history //analysis:compare //analysis:outliers
+  //analysis:dashboard
 )
 # Every test tagged gpu, with its BUILD args into dist/GPU_TESTS for
 # tools/device_checks.sh.

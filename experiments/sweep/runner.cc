@@ -530,8 +530,12 @@ absl::Status SweepRun::Prepare() {
     manifest_.finished.clear();
   } else {
     const absl::Time now = absl::Now();
-    manifest_.run_id = absl::StrCat(options_.host, "-", device.uuid.value_or(absl::StrCat(index)),
-                                    "-", Compact(now));
+    // Without a UUID (no NVML, or the CPU-only selftest) several runners on
+    // one host (one per GPU, a Slurm array's tasks) see the same index and
+    // may start in the same second: the process id keeps their runs apart.
+    manifest_.run_id =
+        device.uuid ? absl::StrCat(options_.host, "-", *device.uuid, "-", Compact(now))
+                    : absl::StrCat(options_.host, "-", index, "-", Compact(now), "-p", getpid());
     manifest_.sweep = sweep_.name;
     manifest_.sweep_file = WorkspacePath(sweep_.path);
     manifest_.host = options_.host;

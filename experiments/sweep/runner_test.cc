@@ -260,6 +260,22 @@ class RunSweepTest : public ::testing::Test {
   std::ostringstream progress_, commands_;
 };
 
+// Without a UUID (no NVML, the CPU-only selftest) runners on one host that
+// start in the same second must still get distinct run ids: the process id.
+TEST_F(RunSweepTest, RunIdWithoutUuidCarriesTheProcessId) {
+  options_.query_device = [](int index) {
+    DeviceIdentity d;
+    d.index = index;
+    return d;
+  };
+  sweep_.entries.resize(1);
+  ASSERT_TRUE(RunSweep(sweep_, options_).ok());
+  const std::string run_id = Read().run_id;
+  EXPECT_EQ(run_id.rfind("testhost-0-", 0), 0u) << run_id;
+  const std::string suffix = absl::StrCat("-p", getpid());
+  EXPECT_EQ(run_id.substr(run_id.size() - suffix.size()), suffix) << run_id;
+}
+
 TEST_F(RunSweepTest, StatusesExitCodesAndReasons) {
   absl::StatusOr<int> status = RunSweep(sweep_, options_);
   ASSERT_TRUE(status.ok()) << status.status();
