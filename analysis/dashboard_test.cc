@@ -48,7 +48,7 @@ fs::path TempDir(const std::string& name) {
 
 TEST(HtmlEscapeTest, EscapesTheFiveCharacters) {
   EXPECT_EQ(HtmlEscape(R"(<a href="x">Tom & 'Jerry'</a>)"),
-            "&lt;a href=&quot;x&quot;&gt;Tom &amp; &#39;Jerry&#39;&lt;/a&gt;");
+            "&lt;a href=&quot;x&quot;&gt;Tom &amp; &apos;Jerry&apos;&lt;/a&gt;");
   EXPECT_EQ(HtmlEscape("plain · text"), "plain · text");
 }
 
