@@ -122,8 +122,7 @@ int main(int argc, char** argv) {
   options.report.tensor_peaks = *std::move(peaks);
   options.run_gnuplot = da::RunGnuplotScript;
   options.history_runs = std::max(options.trend_nights, nights) + 1;
-  absl::StatusOr<da::Thresholds> thresholds =
-      da::ParseThresholdsJson(da::kEmbeddedThresholdsJson, da::kEmbeddedThresholdsOrigin);
+  absl::StatusOr<da::Thresholds> thresholds = da::LoadThresholds("");
   if (thresholds.ok()) {
     options.find = [thresholds = *thresholds, nights](
                        const std::vector<da::RunData>& night_runs,

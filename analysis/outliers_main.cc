@@ -67,20 +67,6 @@ int Fail(const std::string& message, int status = 2) {
   return status;
 }
 
-absl::StatusOr<Thresholds> LoadThresholds(const std::string& path) {
-  if (path.empty()) {
-    return dissect::analysis::ParseThresholdsJson(dissect::analysis::kEmbeddedThresholdsJson,
-                                                  dissect::analysis::kEmbeddedThresholdsOrigin);
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::NotFoundError(path + ": cannot open: " + std::strerror(errno));
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return dissect::analysis::ParseThresholdsJson(text.str(), path);
-}
-
 bool WriteFile(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << text;
@@ -164,7 +150,7 @@ int main(int argc, char** argv) {
   if (absl::Status entered = dissect::analysis::EnterBuildWorkingDirectory(); !entered.ok()) {
     return Fail(std::string(entered.message()));
   }
-  absl::StatusOr<Thresholds> thresholds = LoadThresholds(thresholds_path);
+  absl::StatusOr<Thresholds> thresholds = dissect::analysis::LoadThresholds(thresholds_path);
   if (!thresholds.ok()) return Fail(std::string(thresholds.status().message()));
 
   std::vector<RunData> runs;

@@ -1,7 +1,10 @@
 #include "analysis/regression.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
+#include <fstream>
 #include <set>
 #include <sstream>
 #include <utility>
@@ -11,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "analysis/format.h"
 #include "analysis/results.h"
+#include "analysis/thresholds_embedded.h"
 #include "nlohmann/json.hpp"
 
 namespace dissect::analysis {
@@ -170,6 +174,15 @@ const MetricThreshold& Thresholds::For(const std::string& experiment,
   }
   if (auto it = metrics.find(metric); it != metrics.end()) return it->second;
   return defaults;
+}
+
+absl::StatusOr<Thresholds> LoadThresholds(const std::string& path) {
+  if (path.empty()) return ParseThresholdsJson(kEmbeddedThresholdsJson, kEmbeddedThresholdsOrigin);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(path + ": cannot open: " + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return ParseThresholdsJson(text.str(), path);
 }
 
 absl::StatusOr<Thresholds> ParseThresholdsJson(std::string_view text, const std::string& origin) {

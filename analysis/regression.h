@@ -58,6 +58,10 @@ struct Thresholds {
 // configs/README.md). `origin` names the file in errors.
 absl::StatusOr<Thresholds> ParseThresholdsJson(std::string_view text, const std::string& origin);
 
+// The thresholds file at `path`, or with an empty path the built-in
+// configs/regression/thresholds.json. Errors name the file.
+absl::StatusOr<Thresholds> LoadThresholds(const std::string& path);
+
 // The points of `run` by point key. Of several points with the same key
 // (a re-measurement after a cool-down) the one with the highest attempt.
 std::map<std::string, const RunPoint*> LatestAttempts(const RunData& run);
