@@ -24,6 +24,7 @@
 #include "analysis/format.h"
 #include "analysis/history_db.h"
 #include "analysis/outliers.h"
+#include "experiments/harness/result_writer.h"
 
 namespace dissect::analysis {
 namespace {
@@ -276,14 +277,6 @@ std::vector<fs::path> RunFolders(const fs::path& root) {
   }
   std::sort(out.begin(), out.end());
   return out;
-}
-
-absl::Status WriteText(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) return absl::InternalError(absl::StrCat(path.string(), ": cannot write"));
-  return absl::OkStatus();
 }
 
 }  // namespace
@@ -988,7 +981,9 @@ absl::StatusOr<DashboardSummary> WriteDashboard(const DashboardInput& input,
           return absl::InternalError(absl::StrCat(dir.string(), ": cannot create: ", ec.message()));
         }
         for (const FigureFile& file : device.files) {
-          if (absl::Status s = WriteText(dir / file.name, file.contents); !s.ok()) return s;
+          if (absl::Status s = WriteFileAtomically((dir / file.name).string(), file.contents);
+              !s.ok())
+            return s;
         }
         for (const std::string& script : device.scripts) {
           const std::string stem = fs::path(script).stem().string();
@@ -1017,7 +1012,8 @@ absl::StatusOr<DashboardSummary> WriteDashboard(const DashboardInput& input,
     }
 
     const std::string html = RenderNightPage(page);
-    if (absl::Status s = WriteText(night_dir / "index.html", html); !s.ok()) return s;
+    if (absl::Status s = WriteFileAtomically((night_dir / "index.html").string(), html); !s.ok())
+      return s;
     written.push_back({(night_dir / "index.html").string(), html});
 
     NightSummary night_summary;
@@ -1030,7 +1026,7 @@ absl::StatusOr<DashboardSummary> WriteDashboard(const DashboardInput& input,
   }
   const fs::path index = fs::path(out_dir) / "index.html";
   const std::string index_html = RenderIndexPage(nights);
-  if (absl::Status s = WriteText(index, index_html); !s.ok()) return s;
+  if (absl::Status s = WriteFileAtomically(index.string(), index_html); !s.ok()) return s;
   written.insert(written.begin(), {index.string(), index_html});
 
   std::vector<std::string> broken;

@@ -21,7 +21,6 @@
 #include "analysis/run_data.h"
 #include "analysis/tensor.h"
 #include "analysis/tensor_peaks_embedded.h"
-#include "analysis/thresholds_embedded.h"
 
 namespace {
 

@@ -18,7 +18,7 @@
 #include "analysis/regression.h"
 #include "analysis/results.h"
 #include "analysis/run_data.h"
-#include "analysis/thresholds_embedded.h"
+#include "experiments/harness/result_writer.h"
 
 namespace {
 
@@ -65,13 +65,6 @@ Examples:
 int Fail(const std::string& message, int status = 2) {
   std::cerr << "outliers: " << message << "\n";
   return status;
-}
-
-bool WriteFile(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  return out.good();
 }
 
 bool IsDate(const std::string& text) {
@@ -169,12 +162,17 @@ int main(int argc, char** argv) {
   }
   const OutlierReport report = dissect::analysis::FindFleetOutliers(runs, *thresholds);
   const std::string markdown = dissect::analysis::RenderOutliersMarkdown(report);
-  if (!junit_path.empty() &&
-      !WriteFile(junit_path, dissect::analysis::RenderOutliersJUnit(report))) {
-    return Fail(junit_path + ": cannot write");
+  if (!junit_path.empty()) {
+    if (absl::Status s = dissect::WriteFileAtomically(
+            junit_path, dissect::analysis::RenderOutliersJUnit(report));
+        !s.ok()) {
+      return Fail(std::string(s.message()));
+    }
   }
   if (!markdown_path.empty()) {
-    if (!WriteFile(markdown_path, markdown)) return Fail(markdown_path + ": cannot write");
+    if (absl::Status s = dissect::WriteFileAtomically(markdown_path, markdown); !s.ok()) {
+      return Fail(std::string(s.message()));
+    }
   } else {
     std::cout << markdown;
     std::cout.flush();

@@ -17,7 +17,7 @@
 #include "analysis/regression.h"
 #include "analysis/results.h"
 #include "analysis/run_data.h"
-#include "analysis/thresholds_embedded.h"
+#include "experiments/harness/result_writer.h"
 
 namespace {
 
@@ -79,13 +79,6 @@ absl::StatusOr<RunData> ReadFolder(const std::string& dir) {
   absl::StatusOr<RunData> run = dissect::analysis::ReadRunFolder(dir, &bad);
   for (const std::string& problem : bad) std::cerr << "compare: " << problem << "\n";
   return run;
-}
-
-bool WriteFile(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  return out.good();
 }
 
 struct Sides {
@@ -234,12 +227,17 @@ int main(int argc, char** argv) {
                 " share no measured point and metric");
   }
   const std::string markdown = dissect::analysis::RenderRegressionMarkdown(report);
-  if (!junit_path.empty() &&
-      !WriteFile(junit_path, dissect::analysis::RenderRegressionJUnit(report))) {
-    return Fail(junit_path + ": cannot write");
+  if (!junit_path.empty()) {
+    if (absl::Status s = dissect::WriteFileAtomically(
+            junit_path, dissect::analysis::RenderRegressionJUnit(report));
+        !s.ok()) {
+      return Fail(std::string(s.message()));
+    }
   }
   if (!markdown_path.empty()) {
-    if (!WriteFile(markdown_path, markdown)) return Fail(markdown_path + ": cannot write");
+    if (absl::Status s = dissect::WriteFileAtomically(markdown_path, markdown); !s.ok()) {
+      return Fail(std::string(s.message()));
+    }
   } else {
     std::cout << markdown;
     std::cout.flush();
