@@ -683,6 +683,15 @@ std::optional<double> AxisNumber(const Row& row, std::string_view axis) {
   return number;
 }
 
+std::vector<double> RowVector(const Row& row, std::string_view name) {
+  std::vector<double> values;
+  for (size_t i = 0;; ++i) {
+    const std::optional<double> value = row.Counter(absl::StrCat(std::string(name), "[", i, "]"));
+    if (!value) return values;
+    values.push_back(*value);
+  }
+}
+
 std::optional<double> RowSmClockMhz(const Row& row) {
   if (const std::optional<double> median = row.Counter("sm_clock_mhz.median")) return median;
   const std::optional<double> before = row.Counter("sm_clock_mhz.before");

@@ -42,6 +42,12 @@ struct Row {
 // The value of `row`'s axis `axis` as a finite number, or nullopt.
 std::optional<double> AxisNumber(const Row& row, std::string_view axis);
 
+// A per-index vector the harness writes as row counters `name[0]`,
+// `name[1]`, ... (context `dissect_vectors`, see SCHEMA.md): the values up to
+// the first missing index; empty when the row has no `name[0]`. NaN entries
+// (an index that was not measured) are kept.
+std::vector<double> RowVector(const Row& row, std::string_view name);
+
 // The SM clock (MHz) behind a row: the median NVML reading polled during
 // its samples (`sm_clock_mhz.median`), else the mean of the reads after the
 // warm-up and after the samples, else whichever of those exists.

@@ -377,5 +377,19 @@ TEST(ResultHelpersTest, AxisNumberMedianAndBestOfMedians) {
   EXPECT_EQ(BestOfMedians({}), 0);
 }
 
+TEST(ResultHelpersTest, RowVectorStopsAtTheFirstMissingIndex) {
+  Row row;
+  row.counters = {{"sm_lines[0]", 4}, {"sm_lines[1]", NAN}, {"sm_lines[2]", 6}, {"sm_lines[4]", 9},
+                  {"sm_lines", 1},    {"gpc_of_sm[0]", -1}, {"sm_lines[x]", 7}};
+  const std::vector<double> lines = RowVector(row, "sm_lines");
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0], 4);
+  EXPECT_TRUE(std::isnan(lines[1]));
+  EXPECT_EQ(lines[2], 6);
+  EXPECT_THAT(RowVector(row, "gpc_of_sm"), ElementsAre(-1));
+  EXPECT_TRUE(RowVector(row, "missing").empty());
+  EXPECT_TRUE(RowVector(row, "sm").empty());
+}
+
 }  // namespace
 }  // namespace dissect::analysis
