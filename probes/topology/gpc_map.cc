@@ -1,0 +1,244 @@
+#include "probes/topology/gpc_map.h"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <set>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace dissect {
+namespace {
+
+// Launches in which two groups must be linked to merge.
+constexpr int kConfirmingLaunches = 2;
+// At most this many SM ids are listed per note sentence.
+constexpr size_t kMaxListedIds = 24;
+
+class UnionFind {
+ public:
+  explicit UnionFind(int n) : parent_(static_cast<size_t>(n)) {
+    std::iota(parent_.begin(), parent_.end(), 0);
+  }
+  int Find(int x) {
+    while (parent_[x] != x) {
+      parent_[x] = parent_[parent_[x]];
+      x = parent_[x];
+    }
+    return x;
+  }
+  // True when a and b were in different sets.
+  bool Union(int a, int b) {
+    a = Find(a);
+    b = Find(b);
+    if (a == b) return false;
+    parent_[std::max(a, b)] = std::min(a, b);
+    return true;
+  }
+
+ private:
+  std::vector<int> parent_;
+};
+
+// One launch: the distinct SMs of each cluster, ascending.
+using Clusters = std::vector<std::vector<int>>;
+
+std::string IdList(const std::vector<int>& ids) {
+  std::vector<int> shown(ids.begin(), ids.begin() + std::min(ids.size(), kMaxListedIds));
+  std::string list = absl::StrJoin(shown, " ");
+  if (ids.size() > shown.size())
+    absl::StrAppend(&list, " and ", ids.size() - shown.size(), " more");
+  return list;
+}
+
+// Groups (union-find roots) of a cluster's SMs with their member counts.
+std::map<int, int> GroupCounts(UnionFind& groups, const std::vector<int>& cluster) {
+  std::map<int, int> counts;
+  for (const int sm : cluster) ++counts[groups.Find(sm)];
+  return counts;
+}
+
+// Merges groups linked in at least kConfirmingLaunches launches, until
+// nothing changes.
+void MergeConfirmedLinks(const std::vector<Clusters>& launches, UnionFind& groups) {
+  bool merged = true;
+  while (merged) {
+    merged = false;
+    std::map<std::pair<int, int>, int> linked_launches;
+    for (const Clusters& clusters : launches) {
+      std::set<std::pair<int, int>> links;
+      for (const std::vector<int>& cluster : clusters) {
+        const std::map<int, int> counts = GroupCounts(groups, cluster);
+        for (auto a = counts.begin(); a != counts.end(); ++a) {
+          for (auto b = std::next(a); b != counts.end(); ++b) links.insert({a->first, b->first});
+        }
+      }
+      for (const auto& link : links) ++linked_launches[link];
+    }
+    for (const auto& [link, count] : linked_launches) {
+      if (count >= kConfirmingLaunches) merged |= groups.Union(link.first, link.second);
+    }
+  }
+}
+
+// Places each SM seen in one launch only with its cluster-mates (see the
+// header).
+void PlaceOnceSeenSms(const std::vector<Clusters>& launches, const std::vector<int>& seen,
+                      UnionFind& groups) {
+  for (const Clusters& clusters : launches) {
+    for (const std::vector<int>& cluster : clusters) {
+      std::vector<int> once;
+      std::map<int, int> anchors;
+      for (const int sm : cluster) {
+        if (seen[sm] == 1) {
+          once.push_back(sm);
+        } else {
+          ++anchors[groups.Find(sm)];
+        }
+      }
+      if (once.empty()) continue;
+      int target = once.front();
+      int best = 0;
+      for (const auto& [root, count] : anchors) {
+        if (count > best) {
+          best = count;
+          target = root;
+        }
+      }
+      for (const int sm : once) groups.Union(sm, target);
+    }
+  }
+}
+
+}  // namespace
+
+GpcMap InferGpcMap(int sm_count, const std::vector<LaunchRecord>& records) {
+  sm_count = std::max(sm_count, 0);
+  GpcMap map;
+  map.gpc_of_sm.assign(static_cast<size_t>(sm_count), -1);
+  std::vector<std::string> notes;
+
+  // Launch by launch: each cluster's distinct SMs, and in how many launches
+  // each SM ran a block.
+  std::vector<Clusters> launches;
+  std::vector<int> seen(static_cast<size_t>(sm_count), 0);
+  int out_of_range = 0;
+  int shared_sms = 0;
+  for (const LaunchRecord& record : records) {
+    std::map<int, std::vector<int>> by_cluster;
+    std::vector<int> blocks_on_sm(static_cast<size_t>(sm_count), 0);
+    for (const BlockPlacement& block : record.blocks) {
+      if (block.sm < 0 || block.sm >= sm_count) {
+        ++out_of_range;
+        continue;
+      }
+      ++blocks_on_sm[block.sm];
+      by_cluster[block.cluster].push_back(block.sm);
+    }
+    for (int sm = 0; sm < sm_count; ++sm) {
+      if (blocks_on_sm[sm] > 0) ++seen[sm];
+      if (blocks_on_sm[sm] > 1) ++shared_sms;
+    }
+    Clusters clusters;
+    for (auto& [id, sms] : by_cluster) {
+      std::sort(sms.begin(), sms.end());
+      sms.erase(std::unique(sms.begin(), sms.end()), sms.end());
+      clusters.push_back(std::move(sms));
+    }
+    launches.push_back(std::move(clusters));
+  }
+
+  UnionFind groups(sm_count);
+  MergeConfirmedLinks(launches, groups);
+  PlaceOnceSeenSms(launches, seen, groups);
+  const int placed_once = static_cast<int>(std::count(seen.begin(), seen.end(), 1));
+
+  // Clusters whose SMs ended in more than one group: the SMs outside the
+  // majority group (all of them on a tie) are inconsistent.
+  std::set<int> inconsistent;
+  for (const Clusters& clusters : launches) {
+    for (const std::vector<int>& cluster : clusters) {
+      const std::map<int, int> counts = GroupCounts(groups, cluster);
+      if (counts.size() < 2) continue;
+      int best = 0;
+      int best_groups = 0;
+      int majority = -1;
+      for (const auto& [root, count] : counts) {
+        if (count > best) {
+          best = count;
+          best_groups = 1;
+          majority = root;
+        } else if (count == best) {
+          ++best_groups;
+        }
+      }
+      for (const int sm : cluster) {
+        if (best_groups > 1 || groups.Find(sm) != majority) inconsistent.insert(sm);
+      }
+    }
+  }
+  map.inconsistent_sm_ids.assign(inconsistent.begin(), inconsistent.end());
+  map.inconsistent_sms = static_cast<int>(map.inconsistent_sm_ids.size());
+
+  // GPCs numbered in order of their lowest SM: ascending SMs meet each
+  // group first at its lowest.
+  std::map<int, int> gpc_of_root;
+  std::vector<int> unmapped;
+  for (int sm = 0; sm < sm_count; ++sm) {
+    if (seen[sm] == 0) {
+      unmapped.push_back(sm);
+      continue;
+    }
+    const auto [it, added] =
+        gpc_of_root.emplace(groups.Find(sm), static_cast<int>(gpc_of_root.size()));
+    if (added) map.gpc_sizes.push_back(0);
+    map.gpc_of_sm[sm] = it->second;
+    ++map.gpc_sizes[it->second];
+  }
+  map.gpc_count = static_cast<int>(map.gpc_sizes.size());
+  map.unmapped_sms = static_cast<int>(unmapped.size());
+
+  if (map.gpc_count == 0) {
+    notes.push_back(absl::StrCat("no SM seen in ", records.size(), " launches"));
+  } else if (!unmapped.empty()) {
+    notes.push_back(absl::StrCat(unmapped.size(), " of ", sm_count,
+                                 " SMs never seen (GPC -1): ", IdList(unmapped)));
+  }
+  if (map.inconsistent_sms > 0) {
+    notes.push_back(absl::StrCat(map.inconsistent_sms,
+                                 " SMs inconsistent (in a cluster with another group's SMs in "
+                                 "one launch against repeated observations): ",
+                                 IdList(map.inconsistent_sm_ids)));
+  }
+  if (map.gpc_count > 0) {
+    std::vector<int> sorted = map.gpc_sizes;
+    std::sort(sorted.begin(), sorted.end());
+    const int median = sorted[sorted.size() / 2];
+    for (int g = 0; g < map.gpc_count; ++g) {
+      if (map.gpc_sizes[g] > 2 * median) {
+        notes.push_back(absl::StrCat("GPC ", g, " has ", map.gpc_sizes[g],
+                                     " SMs, more than twice the median group (", median,
+                                     " SMs): more than one GPC plausibly holds"));
+      }
+    }
+  }
+  if (placed_once > 0) {
+    notes.push_back(absl::StrCat(
+        placed_once, " SMs seen in one launch only (their GPC unconfirmed by repetition)"));
+  }
+  if (out_of_range > 0) {
+    notes.push_back(
+        absl::StrCat(out_of_range, " blocks with an SM id outside 0..", sm_count - 1, " ignored"));
+  }
+  if (shared_sms > 0) {
+    notes.push_back(absl::StrCat(shared_sms,
+                                 " times an SM ran more than one block of a launch (blocks not "
+                                 "one per SM)"));
+  }
+  map.note = absl::StrJoin(notes, ". ");
+  return map;
+}
+
+}  // namespace dissect

@@ -1,0 +1,73 @@
+// Which SMs share a GPC, inferred from where thread-block clusters ran
+// (issue 14). The hardware places all blocks of one cluster on one GPC, so
+// two SMs that ran blocks of the same cluster are in the same GPC. CPU only:
+// the device side is kernels/topology (it records each block's %smid,
+// %clusterid and %cluster_ctarank) and experiments/sharing/topology launches
+// it (MeasureGpcMap).
+//
+// The rule. Groups start as single SMs. Two groups are linked in a launch
+// when one cluster of that launch ran on SMs of both. Two groups merge when
+// they were linked in at least two different launches; merging repeats
+// until nothing changes. Then each SM seen in one launch only (no
+// repetition can confirm or contradict it) joins the group that holds most
+// of its cluster-mates (counted as placed from one launch in the note), or,
+// when all its cluster-mates were seen once too, their group.
+//
+// A link seen in one launch only between groups that did not merge is an
+// observation that the repetitions contradict (an SM that moved between
+// GPCs, a misread %smid). It is reported, not hidden: in each cluster whose
+// SMs ended up in more than one group, the SMs outside the cluster's
+// majority group (all of them on a tie) count as inconsistent_sms and are
+// named in the note. A group with more than twice the median group's SMs is
+// named in the note too (more SMs than one GPC plausibly holds: two GPCs
+// merged by repeated bad observations, or a device whose clusters span
+// GPCs). Too few launches leave a GPC split into groups: more GPCs than the
+// device has, with inconsistent SMs where the parts met once.
+#ifndef DISSECT_PROBES_TOPOLOGY_GPC_MAP_H_
+#define DISSECT_PROBES_TOPOLOGY_GPC_MAP_H_
+
+#include <string>
+#include <vector>
+
+namespace dissect {
+
+// Where one block of a cluster launch ran.
+struct BlockPlacement {
+  int sm = -1;       // %smid
+  int cluster = -1;  // linear cluster id within the launch (%clusterid.x for 1-D)
+  int rank = -1;     // %cluster_ctarank
+};
+
+// One launch: every block's placement (any order).
+struct LaunchRecord {
+  std::vector<BlockPlacement> blocks;
+};
+
+struct GpcMap {
+  // gpc_of_sm[sm]: the SM's GPC, or -1 for an SM never seen. GPCs are
+  // numbered 0.. in order of their lowest SM.
+  std::vector<int> gpc_of_sm;
+  int gpc_count = 0;
+  // SMs per GPC (gpc_sizes[g] for GPC g).
+  std::vector<int> gpc_sizes;
+  // SMs seen in a cluster with another group's SMs in one launch only,
+  // against repeated observations (see the rule above); ids in
+  // inconsistent_sm_ids, ascending.
+  int inconsistent_sms = 0;
+  std::vector<int> inconsistent_sm_ids;
+  // SMs never seen in any launch (gpc_of_sm -1).
+  int unmapped_sms = 0;
+  // Findings in words, sentences separated by ". " (never ';'): unmapped
+  // SMs, inconsistent SMs, oversized groups, SMs placed from one launch
+  // only, out-of-range SM ids, SMs that ran two blocks of one launch.
+  std::string note;
+};
+
+// Infers the map of a device with `sm_count` SMs from `records` (any number
+// of launches, each covering any part of the device). Blocks whose sm lies
+// outside [0, sm_count) are ignored and counted in the note.
+GpcMap InferGpcMap(int sm_count, const std::vector<LaunchRecord>& records);
+
+}  // namespace dissect
+
+#endif  // DISSECT_PROBES_TOPOLOGY_GPC_MAP_H_
