@@ -154,6 +154,14 @@ absl::Status PointContext::AddSamples(absl::string_view metric,
   return absl::OkStatus();
 }
 
+absl::Status PointContext::SetVector(absl::string_view name, std::vector<double> values) {
+  if (values.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("no values for vector '", name, "'"));
+  }
+  vectors_[std::string(name)] = std::move(values);
+  return absl::OkStatus();
+}
+
 std::optional<double> PointContext::SmClockMhz() const {
   if (span_.has_value()) return span_->median_mhz;
   if (!before_.has_value() || !after_.has_value()) return std::nullopt;
@@ -181,6 +189,12 @@ Experiment& Experiment::AddMetrics(const std::vector<MetricSpec>& metrics) {
   return *this;
 }
 
+Experiment& Experiment::AddVector(std::string name, std::string unit, std::string index,
+                                  std::string help) {
+  vectors_.push_back({std::move(name), std::move(unit), std::move(index), std::move(help)});
+  return *this;
+}
+
 Experiment& Experiment::Validate(ValidateFn fn) {
   validate_ = std::move(fn);
   return *this;
@@ -204,6 +218,13 @@ Experiment& Experiment::AddFlag(std::string gflags_name) {
 const MetricSpec* Experiment::FindMetric(absl::string_view name) const {
   for (const MetricSpec& m : metrics_) {
     if (m.name == name) return &m;
+  }
+  return nullptr;
+}
+
+const VectorSpec* Experiment::FindVector(absl::string_view name) const {
+  for (const VectorSpec& v : vectors_) {
+    if (v.name == name) return &v;
   }
   return nullptr;
 }

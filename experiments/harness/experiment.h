@@ -31,6 +31,16 @@ struct MetricSpec {
   std::string help;
 };
 
+// A per-index value set of a row (a per-SM map, a flattened matrix): the
+// row gets counters `<name>[0]`, `<name>[1]`, ...; `index` names what the
+// position counts ("sm", "peer", "sm*lines+line").
+struct VectorSpec {
+  std::string name;
+  std::string unit;
+  std::string index;
+  std::string help;
+};
+
 // A status meaning "this point does not apply here" (e.g. a footprint larger
 // than the device's shared memory). The result row records the reason.
 absl::Status Skipped(absl::string_view reason);
@@ -109,6 +119,11 @@ class PointContext {
   // row's counters (median, min, max, spread).
   absl::Status AddSamples(absl::string_view metric, std::vector<double> samples);
 
+  // Records the values of a declared vector (Experiment::AddVector): the
+  // row gets counters `<name>[i]`, NaN included. Unlike metrics, a vector is
+  // optional per row. Setting it again replaces it.
+  absl::Status SetVector(absl::string_view name, std::vector<double> values);
+
   // Adds a note to the row's label (after the harness's own: throttle
   // reasons, clock moved, counter and activity notes), e.g.
   // "same_code_as: cs". Notes must not contain ';', which separates them.
@@ -145,6 +160,7 @@ class PointContext {
   const std::map<std::string, std::vector<double>>& metric_samples() const {
     return metrics_;
   }
+  const std::map<std::string, std::vector<double>>& vectors() const { return vectors_; }
   const std::vector<double>& time_samples() const { return time_ms_; }
   const std::optional<ClockReading>& clock_before() const { return before_; }
   const std::optional<ClockReading>& clock_after() const { return after_; }
@@ -185,6 +201,7 @@ class PointContext {
   KernelTimer* activity_;
   std::optional<L2Flusher> flusher_;
   std::map<std::string, std::vector<double>> metrics_;
+  std::map<std::string, std::vector<double>> vectors_;
   std::vector<double> time_ms_;
   std::vector<std::string> notes_;
   std::optional<ClockReading> before_;
@@ -216,6 +233,11 @@ class Experiment {
   // Adds each of `metrics` in order (for metric sets that several
   // experiments share).
   Experiment& AddMetrics(const std::vector<MetricSpec>& metrics);
+  // Declares a per-index value set (VectorSpec), e.g. AddVector("gpc_of_sm",
+  // "-", "sm", "GPC of each SM"); the body sets it with
+  // PointContext::SetVector. Listed in --help and the result context.
+  Experiment& AddVector(std::string name, std::string unit, std::string index,
+                        std::string help = "");
   // Rejects bad axis combinations before anything runs (exit status 2).
   Experiment& Validate(ValidateFn fn);
   Experiment& Run(RunFn fn);
@@ -234,6 +256,8 @@ class Experiment {
   const std::string& question() const { return question_; }
   const std::vector<AxisSpec>& axes() const { return axes_; }
   const std::vector<MetricSpec>& metrics() const { return metrics_; }
+  const std::vector<VectorSpec>& vectors() const { return vectors_; }
+  const VectorSpec* FindVector(absl::string_view name) const;
   const ValidateFn& validate() const { return validate_; }
   const RunFn& run() const { return run_; }
   const MetricSpec* FindMetric(absl::string_view name) const;
@@ -245,6 +269,7 @@ class Experiment {
   std::string question_;
   std::vector<AxisSpec> axes_;
   std::vector<MetricSpec> metrics_;
+  std::vector<VectorSpec> vectors_;
   ValidateFn validate_;
   RunFn run_;
   bool requires_gpu_ = true;

@@ -70,6 +70,7 @@ TEST(ResultWriterGoldenTest, SyntheticExperimentMatchesGolden) {
       .AddAxis(StringAxis("timing", {"hot", "cold"}, {"hot"}))
       .AddMetric("cycles_per_load", "cycles/load", "latency")
       .AddMetric("ns_per_load", "ns/load")
+      .AddVector("per_sm", "cycles", "sm", "one value per SM")
       .Run([&](PointContext& ctx) -> absl::Status {
         const int64_t footprint = ctx.Int("footprint_bytes");
         if (footprint == 2048) {
@@ -89,6 +90,7 @@ TEST(ResultWriterGoldenTest, SyntheticExperimentMatchesGolden) {
         if (auto s = ctx.AddSamples("cycles_per_load", {30, 31, 29, 30}); !s.ok()) {
           return s;
         }
+        if (auto s = ctx.SetVector("per_sm", {30, 31.5, 32}); !s.ok()) return s;
         return ctx.AddSamples("ns_per_load", {16, 17, 15, 16});
       });
   RunEnv env;
@@ -117,6 +119,10 @@ TEST(ResultWriterGoldenTest, SyntheticExperimentMatchesGolden) {
   ASSERT_EQ(parsed->rows.size(), 4u);
   EXPECT_EQ(parsed->rows[0].Axis("footprint_bytes"), "1024");
   EXPECT_EQ(parsed->rows[0].Counter("cycles_per_load"), 30.0);
+  EXPECT_EQ(parsed->rows[0].Counter("per_sm[0]"), 30.0);
+  EXPECT_EQ(parsed->rows[0].Counter("per_sm[1]"), 31.5);
+  EXPECT_EQ(parsed->rows[0].Counter("per_sm[2]"), 32.0);
+  EXPECT_FALSE(parsed->rows[0].Counter("per_sm[3]").has_value());
   EXPECT_EQ(parsed->rows[0].Counter("clock_moved"), 1.0);
   EXPECT_EQ(parsed->rows[0].Counter("sm_clock_mhz.min"), 1755.0);
   EXPECT_EQ(parsed->rows[0].Counter("sm_clock_mhz.median"), 1905.0);

@@ -432,6 +432,12 @@ bool RunOnePoint(benchmark::State& state, const Experiment& experiment,
             absl::StrCat("experiment reported undeclared metric ", name));
       }
     }
+    for (const auto& [name, values] : ctx.vectors()) {
+      if (experiment.FindVector(name) == nullptr) {
+        status = absl::InternalError(
+            absl::StrCat("experiment reported undeclared vector ", name));
+      }
+    }
     if (status.ok() && !ctx.time_samples().empty()) {
       absl::StatusOr<Summary> t = Summarize(ctx.time_samples());
       if (t.ok()) {
@@ -462,6 +468,11 @@ bool RunOnePoint(benchmark::State& state, const Experiment& experiment,
       return false;
     }
     SetSummaryCounters(state, name, *s);
+  }
+  for (const auto& [name, values] : ctx.vectors()) {
+    for (size_t i = 0; i < values.size(); ++i) {
+      state.counters[absl::StrCat(name, "[", i, "]")] = values[i];
+    }
   }
   size_t samples = time.has_value() ? time->count : 0;
   if (!time.has_value() && !ctx.metric_samples().empty()) {
@@ -551,6 +562,15 @@ std::vector<std::pair<std::string, std::string>> ResultContext(
   }
   ctx.emplace_back("dissect_axes", absl::StrJoin(axis_names, ","));
   ctx.emplace_back("dissect_metrics", absl::StrJoin(metric_names, ","));
+  if (!experiment.vectors().empty()) {
+    std::vector<std::string> vector_names;
+    for (const VectorSpec& v : experiment.vectors()) {
+      vector_names.push_back(v.name);
+      ctx.emplace_back(absl::StrCat("vector.", v.name, ".unit"), v.unit);
+      ctx.emplace_back(absl::StrCat("vector.", v.name, ".index"), v.index);
+    }
+    ctx.emplace_back("dissect_vectors", absl::StrJoin(vector_names, ","));
+  }
   const CounterSetup& counters = env.counters;
   if (!counters.metrics.empty()) {
     std::vector<std::string> counter_names;
@@ -785,6 +805,13 @@ std::string HelpText(const Experiment& experiment, const std::string& argv0) {
   absl::StrAppend(&text, "\nMetrics (each reported as median, .min, .max, .spread):\n");
   for (const MetricSpec& m : experiment.metrics()) {
     absl::StrAppendFormat(&text, "  %-18s [%s] %s\n", m.name, m.unit, m.help);
+  }
+  if (!experiment.vectors().empty()) {
+    absl::StrAppend(&text, "\nVectors (row counters NAME[i], i = the index shown):\n");
+    for (const VectorSpec& v : experiment.vectors()) {
+      absl::StrAppendFormat(&text, "  %-18s [%s] index %s. %s\n", v.name, v.unit, v.index,
+                            v.help);
+    }
   }
   absl::StrAppend(
       &text,
