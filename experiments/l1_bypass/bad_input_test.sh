@@ -6,6 +6,8 @@ cd "${TEST_SRCDIR}/dissect/experiments/l1_bypass" || exit 1
 source "${TEST_SRCDIR}/dissect/experiments/harness/bad_input_lib.sh" || exit 1
 
 expect 2 "unknown value 'bogus'" l1_bypass --axis=variant=bogus
+# The line-tracing build of the kernels is never timed.
+expect 2 "unknown value 'trace'" l1_bypass --axis=variant=trace
 expect 2 "unknown value 'fft'" l1_bypass --axis=kernel=fft
 expect 2 "unknown value 'vgg19.conv1'" l1_bypass --axis=layer=vgg19.conv1
 expect 2 "working_set_bytes must be 0 (the layer as configured) or 64 B .. 2 GiB (got 3)" l1_bypass \

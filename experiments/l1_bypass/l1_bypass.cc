@@ -81,9 +81,13 @@ constexpr RuntimeVariant kRuntimeVariants[] = {
     {"l2_stream", L2Policy::kStreaming},
 };
 
+// The timed builds and the runtime variants; never the line-tracing build
+// (CompiledVariant::traced), whose loads run tracing code.
 std::vector<std::string> VariantNames() {
   std::vector<std::string> names;
-  for (const CompiledVariant& v : layers::CompiledLayerVariants()) names.push_back(v.name);
+  for (const CompiledVariant& v : layers::CompiledLayerVariants()) {
+    if (!v.traced) names.push_back(v.name);
+  }
   for (const RuntimeVariant& v : kRuntimeVariants) names.push_back(v.name);
   return names;
 }
@@ -131,7 +135,7 @@ struct ResolvedVariant {
 
 absl::StatusOr<ResolvedVariant> ResolveVariant(const std::string& name) {
   for (const CompiledVariant& v : layers::CompiledLayerVariants()) {
-    if (name == v.name) return ResolvedVariant{&v, std::nullopt};
+    if (name == v.name && !v.traced) return ResolvedVariant{&v, std::nullopt};
   }
   for (const RuntimeVariant& v : kRuntimeVariants) {
     if (name != v.name) continue;

@@ -1,6 +1,6 @@
 // Compiled-code tests of the cache variants of kernels/layers/layers.cu.
 // Arguments: the variant manifest (layers_variants.txt: name, LoadOp, nvcc
-// flags per line), then the PTX of every variant and architecture
+// flags, timed|traced per line), then the PTX of every variant and architecture
 // (_ptx/layers_<variant>/layers.<arch>.ptx). For every kernel of every
 // variant: each global load carries the variant's qualifier (the default
 // variant: none), and the instruction stream is the default's but for that
@@ -36,14 +36,18 @@ std::string& ManifestPath() {
   return path;
 }
 
-// Every variant, in build order; fails the test if the manifest is missing
-// or empty (so that no test passes by looking at nothing).
+// Every timed variant, in build order; fails the test if the manifest is
+// missing or empty (so that no test passes by looking at nothing). Traced
+// builds (the line-tracing `trace` variant, whose loads run extra code) are
+// left out: experiments/sharing/duplication tests them.
 std::vector<Variant> Manifest() {
   std::vector<Variant> out;
   for (absl::string_view line : absl::StrSplit(ReadTextFile(ManifestPath()), '\n', absl::SkipEmpty())) {
     std::vector<std::string> f = absl::StrSplit(line, '\t');
-    EXPECT_EQ(f.size(), 3u) << "manifest line: " << line;
-    if (f.size() == 3) out.push_back({f[0], f[1], f[2]});
+    EXPECT_EQ(f.size(), 4u) << "manifest line: " << line;
+    if (f.size() != 4) continue;
+    EXPECT_TRUE(f[3] == "timed" || f[3] == "traced") << "manifest line: " << line;
+    if (f[3] == "timed") out.push_back({f[0], f[1], f[2]});
   }
   EXPECT_GE(out.size(), 10u) << "manifest " << ManifestPath();
   return out;

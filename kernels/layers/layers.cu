@@ -8,10 +8,19 @@
 // behaviour of all of them. Arithmetic uses the _rn intrinsics (no
 // contraction) in a fixed order, so that a host reference can reproduce
 // stream, gather, stencil, conv, max-pool and gemv bit for bit.
+//
+// The `trace` build also defines DISSECT_TRACE_LINES: then Ld() first
+// records the loaded line (kernels/line_trace.cuh) and every block its SM
+// (BeginBlock), into a LineTrace the host sets with set_trace. Other builds
+// compile neither (no atomics, no %smid), so the timed variants carry no
+// tracing code.
 #include <cfloat>
 
 #include "kernels/layers/cache_load.cuh"
 #include "kernels/layers/layers.h"
+#ifdef DISSECT_TRACE_LINES
+#include "kernels/line_trace.cuh"
+#endif
 
 #if !defined(DISSECT_LOAD_OP) || !defined(DISSECT_VARIANT_NS)
 #error "build layers.cu through cuda_load_variants (defines DISSECT_LOAD_OP, DISSECT_VARIANT_NS)"
@@ -22,9 +31,26 @@ namespace {
 
 constexpr LoadOp kOp = LoadOp::DISSECT_LOAD_OP;
 
+#ifdef DISSECT_TRACE_LINES
+// Constant memory: read by every load, written only by SetTrace between
+// launches, and out of reach of the bitmap atomics.
+__constant__ LineTrace g_trace;
+#endif
+
 template <typename T>
 __device__ __forceinline__ T Ld(const T* p) {
+#ifdef DISSECT_TRACE_LINES
+  RecordLine(g_trace, p);
+#endif
   return Load<kOp>(p);
+}
+
+// Called first by every kernel: records the block's SM in a traced build,
+// nothing otherwise.
+__device__ __forceinline__ void BeginBlock() {
+#ifdef DISSECT_TRACE_LINES
+  RecordBlockSm(g_trace);
+#endif
 }
 
 __device__ __forceinline__ size_t FirstThread() {
@@ -37,6 +63,7 @@ __device__ __forceinline__ size_t GridThreads() {
 
 __global__ void __launch_bounds__(kLayerThreads)
     StreamKernel(const float* x, const float* scale_shift, float* y, LayerDims d) {
+  BeginBlock();
   const uint32_t plane = static_cast<uint32_t>(d.h) * d.w;
   const size_t total = static_cast<size_t>(d.n) * d.c * plane;
   for (size_t i = FirstThread(); i < total; i += GridThreads()) {
@@ -48,6 +75,7 @@ __global__ void __launch_bounds__(kLayerThreads)
 
 __global__ void __launch_bounds__(kLayerThreads)
     GatherKernel(const float* x, const int32_t* index, float* y, size_t total) {
+  BeginBlock();
   for (size_t i = FirstThread(); i < total; i += GridThreads()) {
     y[i] = Ld(x + Ld(index + i));
   }
@@ -55,6 +83,7 @@ __global__ void __launch_bounds__(kLayerThreads)
 
 __global__ void __launch_bounds__(kLayerThreads)
     StencilKernel(const float* x, float* y, LayerDims d) {
+  BeginBlock();
   const uint32_t plane = static_cast<uint32_t>(d.h) * d.w;
   const size_t total = static_cast<size_t>(d.n) * d.c * plane;
   for (size_t i = FirstThread(); i < total; i += GridThreads()) {
@@ -73,6 +102,7 @@ __global__ void __launch_bounds__(kLayerThreads)
 
 __global__ void __launch_bounds__(kLayerThreads)
     ConvKernel(const float* x, const float* weights, float* y, LayerDims d) {
+  BeginBlock();
   const int out_h = d.OutH(), out_w = d.OutW();
   const size_t total = static_cast<size_t>(d.n) * d.k * out_h * out_w;
   for (size_t i = FirstThread(); i < total; i += GridThreads()) {
@@ -100,6 +130,7 @@ __global__ void __launch_bounds__(kLayerThreads)
 
 __global__ void __launch_bounds__(kLayerThreads)
     MaxPoolKernel(const float* x, float* y, LayerDims d) {
+  BeginBlock();
   const int out_h = d.OutH(), out_w = d.OutW();
   const size_t total = static_cast<size_t>(d.n) * d.c * out_h * out_w;
   for (size_t i = FirstThread(); i < total; i += GridThreads()) {
@@ -122,6 +153,7 @@ __global__ void __launch_bounds__(kLayerThreads)
 // One warp per output: lane l sums c = l, l + 32, ...; then a butterfly.
 __global__ void __launch_bounds__(kLayerThreads)
     GemvKernel(const float* x, const float* weights, float* y, LayerDims d) {
+  BeginBlock();
   const int lane = threadIdx.x % 32;
   const size_t total = static_cast<size_t>(d.n) * d.k;
   for (size_t o = FirstThread() / 32; o < total; o += GridThreads() / 32) {
@@ -155,6 +187,7 @@ __device__ float BlockReduce(float v, float* scratch, Combine combine) {
 // a row that stays in L1 is reused.
 __global__ void __launch_bounds__(kLayerThreads)
     SoftmaxKernel(const float* x, float* y, LayerDims d) {
+  BeginBlock();
   __shared__ float scratch[kLayerThreads / 32];
   const size_t rows = static_cast<size_t>(d.n) * d.c * d.h;
   const auto max_of = [](float a, float b) { return fmaxf(a, b); };
@@ -251,9 +284,20 @@ cudaError_t Prepare(LayerKernel kernel, int* max_blocks_per_sm) {
   return cudaOccupancyMaxActiveBlocksPerMultiprocessor(max_blocks_per_sm, f, kLayerThreads, 0);
 }
 
+#ifdef DISSECT_TRACE_LINES
+cudaError_t SetTrace(const LineTrace* trace) {
+  const LineTrace none;
+  return cudaMemcpyToSymbol(g_trace, trace != nullptr ? trace : &none, sizeof(LineTrace));
+}
+#endif
+
 }  // namespace
 
 // Found by the registry that cuda_load_variants generates.
+#ifdef DISSECT_TRACE_LINES
+extern const VariantKernels kVariantKernels = {Launch, Prepare, SetTrace};
+#else
 extern const VariantKernels kVariantKernels = {Launch, Prepare};
+#endif
 
 }  // namespace dissect::layers::DISSECT_VARIANT_NS

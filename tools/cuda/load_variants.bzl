@@ -16,11 +16,18 @@ and
   :layers            a cc_library linking every variant, whose generated
                      registry defines <namespace>::CompiledLayerVariants():
                      one CompiledVariant {name, load_op, nvcc_flags,
-                     &<namespace>::variant_V::kVariantKernels} per variant;
+                     &<namespace>::variant_V::kVariantKernels, traced} per
+                     variant;
   :layers_ptx        the PTX of every variant (_ptx/layers_V/<stem>.<arch>.ptx);
   :layers_archives   every variant's static library (for SASS inspection);
   :layers_manifest   layers_variants.txt: one line per variant,
-                     "name<TAB>LoadOp<TAB>nvcc flags", what the build used.
+                     "name<TAB>LoadOp<TAB>nvcc flags<TAB>timed|traced",
+                     what the build used.
+
+A traced variant (traced = True) is a build for line tracing
+(kernels/line_trace.cuh), not for timing: its nvcc flags define
+DISSECT_TRACE_LINES, which makes every global load record its line, and
+experiments that time variants leave it out.
 
 The source must define `extern const VariantKernels kVariantKernels` inside
 namespace <namespace>::DISSECT_VARIANT_NS, and `header` must declare
@@ -30,7 +37,8 @@ VariantKernels, CompiledVariant and CompiledLayerVariants() in <namespace>.
 load("//tools/cuda:defs.bzl", "cuda_library")
 
 # name: what the `variant` axis calls it; load_op: the LoadOp enumerator every
-# global load uses; nvcc: extra nvcc flags of the whole build.
+# global load uses; nvcc: extra nvcc flags of the whole build; traced (False
+# when absent): a line-tracing build, never timed.
 LOAD_VARIANTS = [
     struct(name = "default", load_op = "kDefault", nvcc = []),
     struct(name = "dlcm_cg", load_op = "kDefault", nvcc = ["-Xptxas", "-dlcm=cg"]),
@@ -42,7 +50,11 @@ LOAD_VARIANTS = [
     struct(name = "no_allocate", load_op = "kL1NoAllocate", nvcc = []),
     struct(name = "evict_first", load_op = "kL1EvictFirst", nvcc = []),
     struct(name = "evict_last", load_op = "kL1EvictLast", nvcc = []),
+    struct(name = "trace", load_op = "kDefault", nvcc = ["-DDISSECT_TRACE_LINES=1"], traced = True),
 ]
+
+def _traced(v):
+    return getattr(v, "traced", False)
 
 def _write_impl(ctx):
     ctx.actions.write(ctx.outputs.out, ctx.attr.content)
@@ -74,8 +86,8 @@ def _registry_source(name, namespace, header, variants):
         "  static const std::vector<CompiledVariant> variants = {",
     ]
     for v in variants:
-        lines.append("      {\"%s\", LoadOp::%s, \"%s\", &variant_%s::kVariantKernels}," %
-                     (v.name, v.load_op, " ".join(v.nvcc), v.name))
+        lines.append("      {\"%s\", LoadOp::%s, \"%s\", &variant_%s::kVariantKernels, %s}," %
+                     (v.name, v.load_op, " ".join(v.nvcc), v.name, "true" if _traced(v) else "false"))
     lines += [
         "  };",
         "  return variants;",
@@ -127,5 +139,8 @@ def cuda_load_variants(name, srcs, hdrs, namespace, header, deps = [], variants 
     _write(
         name = name + "_manifest",
         out = name + "_variants.txt",
-        content = "".join(["%s\t%s\t%s\n" % (v.name, v.load_op, " ".join(v.nvcc)) for v in variants]),
+        content = "".join([
+            "%s\t%s\t%s\t%s\n" % (v.name, v.load_op, " ".join(v.nvcc), "traced" if _traced(v) else "timed")
+            for v in variants
+        ]),
     )
