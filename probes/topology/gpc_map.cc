@@ -114,6 +114,16 @@ void PlaceOnceSeenSms(const std::vector<Clusters>& launches, const std::vector<i
 
 }  // namespace
 
+int SmIdBound(int sm_count, const std::vector<LaunchRecord>& records) {
+  int bound = std::max(sm_count, 0);
+  for (const LaunchRecord& record : records) {
+    for (const BlockPlacement& block : record.blocks) {
+      if (block.sm >= bound && block.sm <= kMaxSmId) bound = block.sm + 1;
+    }
+  }
+  return bound;
+}
+
 GpcMap InferGpcMap(int sm_count, const std::vector<LaunchRecord>& records) {
   sm_count = std::max(sm_count, 0);
   GpcMap map;

@@ -68,6 +68,14 @@ struct GpcMap {
 // outside [0, sm_count) are ignored and counted in the note.
 GpcMap InferGpcMap(int sm_count, const std::vector<LaunchRecord>& records);
 
+// Largest %smid the map accepts (PTX allows %smid to be non-contiguous, so
+// ids may exceed the SM count; ids this high are taken for garbage).
+inline constexpr int kMaxSmId = 4095;
+
+// The SM count to infer with: max(sm_count, highest sm in `records` + 1),
+// ids above kMaxSmId left out (InferGpcMap then ignores and counts them).
+int SmIdBound(int sm_count, const std::vector<LaunchRecord>& records);
+
 }  // namespace dissect
 
 #endif  // DISSECT_PROBES_TOPOLOGY_GPC_MAP_H_

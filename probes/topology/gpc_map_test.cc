@@ -175,7 +175,9 @@ TEST(InferGpcMapTest, TooFewLaunchesLeaveSmsUnmappedAndSaySo) {
   const GpcMap map = InferGpcMap(132, records);
   ExpectSamePartition(layout, map);
   for (int sm = 0; sm < 132; ++sm) {
-    if (layout.true_gpc[sm] >= 4) EXPECT_EQ(map.gpc_of_sm[sm], -1) << "SM " << sm;
+    if (layout.true_gpc[sm] >= 4) {
+      EXPECT_EQ(map.gpc_of_sm[sm], -1) << "SM " << sm;
+    }
   }
   EXPECT_GE(map.unmapped_sms, 16 + 16 + 16 + 12);
   EXPECT_EQ(map.gpc_count, 4);
@@ -232,6 +234,14 @@ TEST(InferGpcMapTest, BadInputIsIgnoredAndCounted) {
 
   map = InferGpcMap(-3, {launch});
   EXPECT_TRUE(map.gpc_of_sm.empty());
+}
+
+TEST(SmIdBoundTest, GrowsToTheHighestPlausibleId) {
+  LaunchRecord launch;
+  launch.blocks = {{3, 0, 0}, {140, 0, 1}, {-1, 0, 2}, {kMaxSmId + 1, 0, 3}};
+  EXPECT_EQ(SmIdBound(132, {launch}), 141);
+  EXPECT_EQ(SmIdBound(200, {launch}), 200);
+  EXPECT_EQ(SmIdBound(-5, {}), 0);
 }
 
 }  // namespace

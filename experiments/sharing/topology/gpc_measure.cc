@@ -14,18 +14,19 @@ namespace {
 
 constexpr int kLargestFirst[] = {16, 8, 4, 2};
 
-bool IsProbeClusterSize(int size) {
-  return std::find(std::begin(kLargestFirst), std::end(kLargestFirst), size) !=
-         std::end(kLargestFirst);
-}
-
 }  // namespace
 
-absl::StatusOr<GpcProbePlan> PlanGpcProbe(const DeviceInfo& device, int cluster_size) {
-  if (cluster_size != 0 && !IsProbeClusterSize(cluster_size)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "cluster_size ", cluster_size, " is not 0 (largest that fits) or one of 2, 4, 8, 16"));
+absl::Status ValidateGpcClusterSize(int cluster_size) {
+  if (cluster_size == 0 || (cluster_size >= 2 && (cluster_size & (cluster_size - 1)) == 0)) {
+    return absl::OkStatus();
   }
+  return absl::InvalidArgumentError(
+      absl::StrCat("cluster_size must be 0 (the largest that fits) or a power of two >= 2 (got ",
+                   cluster_size, ")"));
+}
+
+absl::StatusOr<GpcProbePlan> PlanGpcProbe(const DeviceInfo& device, int cluster_size) {
+  DISSECT_RETURN_IF_ERROR(ValidateGpcClusterSize(cluster_size));
   DISSECT_RETURN_IF_ERROR(ClustersSupported(device));
   GpcProbePlan plan;
   plan.dynamic_shared_bytes = static_cast<size_t>(device.shared_per_block_optin_bytes);
@@ -107,7 +108,7 @@ absl::StatusOr<GpcMap> MeasureGpcMap(const DeviceInfo& device, cudaStream_t stre
   DISSECT_ASSIGN_OR_RETURN(const GpcProbePlan plan, PlanGpcProbe(device, 0));
   DISSECT_ASSIGN_OR_RETURN(const std::vector<LaunchRecord> records,
                            RunGpcProbe(plan, stream, launches));
-  return InferGpcMap(device.sm_count, records);
+  return InferGpcMap(SmIdBound(device.sm_count, records), records);
 }
 
 }  // namespace dissect

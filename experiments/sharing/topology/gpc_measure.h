@@ -10,6 +10,7 @@
 
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "experiments/sharing/cluster_support.h"
 #include "probes/device_info.h"
@@ -33,13 +34,17 @@ struct GpcProbePlan {
   size_t dynamic_shared_bytes = 0;
 };
 
+// OK for 0 and powers of two >= 2 (sizes above the device's maximum pass
+// here and are Skipped by PlanGpcProbe); InvalidArgument otherwise.
+absl::Status ValidateGpcClusterSize(int cluster_size);
+
 // Plans the launches. cluster_size 0: the largest size that fits (16 with
 // the non-portable opt-in, else 8, ...), alternating with the smaller sizes
 // down to 2 (GPCs with fewer free SMs than the largest cluster are covered
 // by the smaller ones). An explicit size (2, 4, 8, 16): that size only.
 // Skipped(reason) on a device without clusters or for a size that cannot
-// run here (CheckClusterLaunch); InvalidArgument for a size that is not 0 or
-// a power of two in 2..16.
+// run here (CheckClusterLaunch: above 16, or above what the device allows);
+// InvalidArgument where ValidateGpcClusterSize refuses the size.
 absl::StatusOr<GpcProbePlan> PlanGpcProbe(const DeviceInfo& device, int cluster_size);
 
 // Runs `launches` launches of the plan (launch i: fits[i % size]
@@ -49,7 +54,8 @@ absl::StatusOr<GpcProbePlan> PlanGpcProbe(const DeviceInfo& device, int cluster_
 absl::StatusOr<std::vector<LaunchRecord>> RunGpcProbe(const GpcProbePlan& plan, cudaStream_t stream,
                                                       int launches);
 
-// Plans (cluster_size 0), runs `launches` launches and infers the map.
+// Plans (cluster_size 0), runs `launches` launches and infers the map over
+// SmIdBound(device.sm_count, records) SMs.
 // Skipped(reason) on a device without clusters; InvalidArgument for
 // launches < 1.
 absl::StatusOr<GpcMap> MeasureGpcMap(const DeviceInfo& device, cudaStream_t stream, int launches);
