@@ -46,6 +46,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "experiments/harness/experiment.h"
+#include "experiments/l1_bypass/device_tensors.h"
 #include "experiments/l1_bypass/l2_window.h"
 #include "experiments/l1_bypass/layer_config.h"
 #include "experiments/l1_bypass/point_launch.h"
@@ -54,7 +55,6 @@
 #include "experiments/l1_bypass/workload.h"
 #include "kernels/layers/layers.h"
 #include "probes/cuda_status.h"
-#include "probes/device_buffer.h"
 
 namespace dissect::l1_bypass {
 namespace {
@@ -90,25 +90,6 @@ std::vector<std::string> VariantNames() {
   }
   for (const RuntimeVariant& v : kRuntimeVariants) names.push_back(v.name);
   return names;
-}
-
-// The layer names of the built-in config; one placeholder if it is broken
-// (Validate then reports why).
-std::vector<std::string> LayerNames() {
-  const auto& layers = EmbeddedLayers();
-  if (!layers.ok()) return {"invalid-config"};
-  std::vector<std::string> names;
-  for (const LayerShape& l : *layers) names.push_back(l.name);
-  return names;
-}
-
-absl::StatusOr<const LayerShape*> FindLayer(const std::string& name) {
-  const auto& layers = EmbeddedLayers();
-  if (!layers.ok()) return layers.status();
-  for (const LayerShape& l : *layers) {
-    if (l.name == name) return &l;
-  }
-  return absl::InvalidArgumentError(absl::StrCat("unknown layer '", name, "'"));
 }
 
 // The --help sentence on the variants with the same machine code, from
@@ -178,8 +159,7 @@ struct ShapeCache {
   std::string key;
   Workload wl;
   HostTensors host;
-  DeviceBuffer<float> x, weights, y;
-  DeviceBuffer<int32_t> index;
+  DeviceTensors device;
   std::vector<float> first_output;  // empty until one output passed the reference
   std::string first_variant;
 };
@@ -189,32 +169,15 @@ ShapeCache& Cache() {
   return *cache;
 }
 
-template <typename T>
-absl::Status Upload(const std::vector<T>& host, DeviceBuffer<T>& device) {
-  DISSECT_ASSIGN_OR_RETURN(device, DeviceBuffer<T>::Allocate(host.size()));
-  if (!host.empty()) {
-    DISSECT_CUDA_RETURN_IF_ERROR(
-        cudaMemcpy(device.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
-  }
-  return absl::OkStatus();
-}
-
 absl::StatusOr<ShapeCache*> PrepareShape(const Workload& wl, const std::string& key) {
   ShapeCache& cache = Cache();
   if (cache.key == key) return &cache;
   cache = ShapeCache{};  // frees the previous shape's buffers first
-  size_t free_bytes = 0, total_bytes = 0;
-  DISSECT_CUDA_RETURN_IF_ERROR(cudaMemGetInfo(&free_bytes, &total_bytes));
-  if (static_cast<size_t>(wl.BytesMoved()) + kMemorySlackBytes > free_bytes) {
-    return Skipped(absl::StrCat("needs ", wl.BytesMoved(), " B of device memory plus ",
-                                kMemorySlackBytes, " B slack; ", free_bytes, " B free"));
-  }
+  DISSECT_RETURN_IF_ERROR(
+      CheckDeviceMemory(static_cast<size_t>(wl.BytesMoved()), kMemorySlackBytes));
   cache.wl = wl;
   cache.host = MakeInputs(wl, kInputSeed);
-  DISSECT_RETURN_IF_ERROR(Upload(cache.host.x, cache.x));
-  DISSECT_RETURN_IF_ERROR(Upload(cache.host.weights, cache.weights));
-  DISSECT_RETURN_IF_ERROR(Upload(cache.host.index, cache.index));
-  DISSECT_ASSIGN_OR_RETURN(cache.y, DeviceBuffer<float>::Allocate(wl.y_elements));
+  DISSECT_ASSIGN_OR_RETURN(cache.device, UploadTensors(wl, cache.host));
   cache.key = key;
   return &cache;
 }
@@ -222,9 +185,7 @@ absl::StatusOr<ShapeCache*> PrepareShape(const Workload& wl, const std::string& 
 // The output must match the CPU reference (first variant of a shape) or the
 // first variant's output (every later one).
 absl::Status CheckOutput(ShapeCache& shape, const std::string& variant) {
-  std::vector<float> y(shape.wl.y_elements);
-  DISSECT_CUDA_RETURN_IF_ERROR(
-      cudaMemcpy(y.data(), shape.y.get(), y.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  DISSECT_ASSIGN_OR_RETURN(std::vector<float> y, DownloadOutput(shape.device));
   if (!shape.first_output.empty()) {
     return CheckIdentical(y, shape.first_output, shape.first_variant);
   }
@@ -236,7 +197,7 @@ absl::Status CheckOutput(ShapeCache& shape, const std::string& variant) {
 
 absl::Status Run(PointContext& ctx) {
   DISSECT_ASSIGN_OR_RETURN(const LayerKernel kernel, ParseKernel(ctx.Str("kernel")));
-  DISSECT_ASSIGN_OR_RETURN(const LayerShape* layer, FindLayer(ctx.Str("layer")));
+  DISSECT_ASSIGN_OR_RETURN(const LayerShape* layer, FindEmbeddedLayer(ctx.Str("layer")));
   if (std::string reason = NotApplicable(kernel, *layer); !reason.empty()) {
     return Skipped(reason);
   }
@@ -271,21 +232,15 @@ absl::Status Run(PointContext& ctx) {
       PrepareShape(wl, absl::StrCat(ctx.Str("kernel"), "/", layer->name, "/", batched.n, "/", ws)));
   // Poison the output (0xff.. is a NaN) so that unwritten elements show.
   DISSECT_CUDA_RETURN_IF_ERROR(
-      cudaMemsetAsync(shape->y.get(), 0xff, shape->y.bytes(), ctx.stream()));
-
-  layers::LayerArgs args;
-  args.kernel = kernel;
-  args.dims = wl.dims;
-  args.x = shape->x.get();
-  args.weights = shape->weights.get();
-  args.index = shape->index.get();
-  args.y = shape->y.get();
+      cudaMemsetAsync(shape->device.y.get(), 0xff, shape->device.y.bytes(), ctx.stream()));
+  const layers::LayerArgs args = shape->device.Args(wl);
 
   // Every piece of host work before the timing; the callback only launches.
   PreparedLaunch::SettingFn window;
   if (variant.l2.has_value()) {
     window = [&ctx, shape, policy = *variant.l2] {
-      return L2AccessWindow::Apply(ctx.stream(), shape->x.get(), shape->x.bytes(), policy);
+      return L2AccessWindow::Apply(ctx.stream(), shape->device.x.get(), shape->device.x.bytes(),
+                                   policy);
     };
   }
   DISSECT_ASSIGN_OR_RETURN(PreparedLaunch launch,
@@ -325,7 +280,7 @@ DISSECT_EXPERIMENT(l1_bypass)
                         "stream: BN+ReLU over the input; gather: random permutation; "
                         "stencil: 5-point per plane; conv: direct; maxpool; gemv: fc as "
                         "matrix-vector; softmax: per row"))
-    .AddAxis(StringAxis("layer", LayerNames(), {},
+    .AddAxis(StringAxis("layer", EmbeddedLayerNames(), {},
                         "a layer of configs/layers/cnn_layers.json (kernels that do not fit "
                         "a layer's type are skipped)"))
     .AddAxis(IntAxis("batch", "images", {1, 8, 32},

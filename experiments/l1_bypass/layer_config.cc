@@ -160,4 +160,21 @@ const absl::StatusOr<std::vector<LayerShape>>& EmbeddedLayers() {
   return *layers;
 }
 
+std::vector<std::string> EmbeddedLayerNames() {
+  const auto& layers = EmbeddedLayers();
+  if (!layers.ok()) return {"invalid-config"};
+  std::vector<std::string> names;
+  for (const LayerShape& l : *layers) names.push_back(l.name);
+  return names;
+}
+
+absl::StatusOr<const LayerShape*> FindEmbeddedLayer(absl::string_view name) {
+  const auto& layers = EmbeddedLayers();
+  if (!layers.ok()) return layers.status();
+  for (const LayerShape& l : *layers) {
+    if (l.name == name) return &l;
+  }
+  return absl::InvalidArgumentError(absl::StrCat("unknown layer '", name, "'"));
+}
+
 }  // namespace dissect::l1_bypass

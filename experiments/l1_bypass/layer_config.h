@@ -41,6 +41,15 @@ inline constexpr char kEmbeddedLayersOrigin[] = "configs/layers/cnn_layers.json"
 // The built-in layers, parsed once.
 const absl::StatusOr<std::vector<LayerShape>>& EmbeddedLayers();
 
+// The names of the built-in layers, in file order (a `layer` axis); one
+// placeholder, "invalid-config", if the file is broken (an experiment's
+// Validate then reports why).
+std::vector<std::string> EmbeddedLayerNames();
+
+// The built-in layer called `name`; InvalidArgument for an unknown name, or
+// the config's own error.
+absl::StatusOr<const LayerShape*> FindEmbeddedLayer(absl::string_view name);
+
 }  // namespace dissect::l1_bypass
 
 #endif  // DISSECT_EXPERIMENTS_L1_BYPASS_LAYER_CONFIG_H_

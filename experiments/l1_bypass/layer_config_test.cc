@@ -107,5 +107,21 @@ TEST(LayerConfigTest, RejectsMalformedFiles) {
   ExpectError("{\n  \"format\"", "[{\n  \"format\"", "not valid JSON");
 }
 
+TEST(LayerConfigTest, FindsEmbeddedLayersByName) {
+  const std::vector<std::string> names = EmbeddedLayerNames();
+  ASSERT_TRUE(EmbeddedLayers().ok()) << EmbeddedLayers().status();
+  ASSERT_EQ(names.size(), EmbeddedLayers()->size());
+  EXPECT_EQ(names.front(), EmbeddedLayers()->front().name);
+  for (const std::string& name : {std::string("vgg16.conv3_1"), names.back()}) {
+    const absl::StatusOr<const LayerShape*> layer = FindEmbeddedLayer(name);
+    ASSERT_TRUE(layer.ok()) << layer.status();
+    EXPECT_EQ((*layer)->name, name);
+  }
+  EXPECT_EQ((*FindEmbeddedLayer("vgg16.conv3_1"))->c, 128);
+  const absl::StatusOr<const LayerShape*> missing = FindEmbeddedLayer("vgg19.conv1");
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(missing.status().message(), "unknown layer 'vgg19.conv1'");
+}
+
 }  // namespace
 }  // namespace dissect::l1_bypass
