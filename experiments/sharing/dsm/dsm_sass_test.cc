@@ -1,0 +1,61 @@
+// Machine-code tests of the DSM kernels (kernels/dsm/dsm.cu) on the SASS
+// ptxas really emitted: the dsm_peer chase is 16 dependent LD a timed-loop
+// trip (ld.shared::cluster becomes a generic LD.E on sm_90a), each addressed
+// by the previous load's result through at most a register copy, with the
+// peer mapped (mapa: PRMT) outside the timed loops; shared_local chases LDS
+// and l2 LDG the same way with no copy at all; the stream kernels keep their
+// 16-byte loads inside the pass loop. The checks are dsm_sass_checks.{h,cc};
+// dsm_sass_checks_test shows them failing on broken listings.
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "experiments/sharing/dsm/dsm_sass_checks.h"
+#include "gtest/gtest.h"
+#include "probes/sass_inspect.h"
+#include "probes/sass_test_util.h"
+
+namespace dissect {
+namespace {
+
+class DsmSassTest : public SassTest {};
+
+TEST_F(DsmSassTest, PeerChaseIsOneClusterLoadPerHopWithTheMapOutsideTheLoop) {
+  const SassFunction* f = SassFunctionNamed({"8DsmChaseILNS_7DsmPathE1EE"});
+  ASSERT_NE(f, nullptr);
+  const std::vector<std::string> problems = DsmChaseProblems(*f, "LD", /*expect_mapa=*/true);
+  EXPECT_TRUE(problems.empty()) << absl::StrJoin(problems, "\n");
+}
+
+TEST_F(DsmSassTest, LocalChaseIsOneLdsPerHop) {
+  const SassFunction* f = SassFunctionNamed({"8DsmChaseILNS_7DsmPathE0EE"});
+  ASSERT_NE(f, nullptr);
+  const std::vector<std::string> problems = DsmChaseProblems(*f, "LDS", /*expect_mapa=*/false);
+  EXPECT_TRUE(problems.empty()) << absl::StrJoin(problems, "\n");
+  // Own shared memory: no copy in a hop either.
+  const auto loop = TimedLoopWith(*f, {"LDS"});
+  ASSERT_TRUE(loop.has_value());
+  EXPECT_EQ(CountOps(*f, *loop, {"MOV"}), 0) << LoopListing(*f, *loop);
+}
+
+TEST_F(DsmSassTest, L2ChaseIsOneLdgPerHop) {
+  const SassFunction* f = SassFunctionNamed({"8DsmChaseILNS_7DsmPathE2EE"});
+  ASSERT_NE(f, nullptr);
+  const std::vector<std::string> problems = DsmChaseProblems(*f, "LDG", /*expect_mapa=*/false);
+  EXPECT_TRUE(problems.empty()) << absl::StrJoin(problems, "\n");
+}
+
+TEST_F(DsmSassTest, StreamsKeepTheirWideLoadsInThePassLoop) {
+  const SassFunction* peer = SassFunctionNamed({"9DsmStreamILNS_7DsmPathE1EE"});
+  ASSERT_NE(peer, nullptr);
+  std::vector<std::string> problems = DsmStreamProblems(*peer, "LD", 4);
+  EXPECT_TRUE(problems.empty()) << absl::StrJoin(problems, "\n");
+  const SassFunction* local = SassFunctionNamed({"9DsmStreamILNS_7DsmPathE0EE"});
+  ASSERT_NE(local, nullptr);
+  problems = DsmStreamProblems(*local, "LDS", 4);
+  EXPECT_TRUE(problems.empty()) << absl::StrJoin(problems, "\n");
+}
+
+}  // namespace
+}  // namespace dissect

@@ -1,0 +1,259 @@
+// Distributed-shared-memory kernels (issue 14, part C); see dsm.h.
+#include "kernels/device_clock.cuh"
+#include "kernels/dsm/dsm.h"
+#include "kernels/line_trace.cuh"
+
+namespace dissect {
+namespace {
+
+__device__ __forceinline__ uint32_t SharedCtaAddress(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// The shared::cluster address of `cta_address` (an address in this block's
+// shared memory) in the block of cluster rank `rank`.
+__device__ __forceinline__ uint32_t MapToRank(uint32_t cta_address, uint32_t rank) {
+  uint32_t out;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(out) : "r"(cta_address), "r"(rank));
+  return out;
+}
+
+__device__ __forceinline__ uint32_t ClusterRank() {
+  uint32_t r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return r;
+}
+
+__device__ __forceinline__ uint32_t ClusterBlocks() {
+  uint32_t n;
+  asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(n));
+  return n;
+}
+
+// Every thread of every block of the cluster: release this block's shared
+// memory writes, then wait for all blocks. Not .aligned: thread 0 arrives
+// after a chase the rest of its warp did not run.
+__device__ __forceinline__ void ClusterSync() {
+  asm volatile(
+      "barrier.cluster.arrive.release;\n\t"
+      "barrier.cluster.wait.acquire;" ::
+          : "memory");
+}
+
+// One hop per path: the loaded word is the next hop's address.
+struct SharedLocalStep {
+  using Value = uint32_t;
+  __device__ __forceinline__ Value operator()(Value address) const {
+    uint32_t v;
+    asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(address) : "memory");
+    return v;
+  }
+};
+
+struct DsmPeerStep {
+  using Value = uint32_t;
+  __device__ __forceinline__ Value operator()(Value address) const {
+    uint32_t v;
+    asm volatile("ld.shared::cluster.u32 %0, [%1];" : "=r"(v) : "r"(address) : "memory");
+    return v;
+  }
+};
+
+struct L2Step {
+  using Value = unsigned long long;
+  __device__ __forceinline__ Value operator()(Value address) const {
+    return __ldcg(reinterpret_cast<const unsigned long long*>(address));
+  }
+};
+
+// Returns once `value` has arrived: a volatile shared store needs its
+// operand, so the clock read after it waits for the load that produced it.
+__device__ __forceinline__ void WaitFor(uint32_t value) {
+  __shared__ uint32_t s_wait;
+  asm volatile("st.volatile.shared.u32 [%0], %1;" ::"r"(SharedCtaAddress(&s_wait)), "r"(value)
+               : "memory");
+}
+
+// warmup_loads untimed hops from `start`, then kChaseSegments timed
+// segments of timed_loads << s hops, each between two %clock64 reads taken
+// after the previous hop's value arrived.
+template <class Step>
+__device__ __forceinline__ void TimedChase(const Step& step, typename Step::Value start,
+                                           const DsmChaseArgs& a, ChaseTiming* out) {
+  typename Step::Value v = start;
+#pragma unroll 1
+  for (uint64_t k = 0; k < a.warmup_loads; ++k) v = step(v);
+  WaitFor(static_cast<uint32_t>(v));
+  const uint64_t ns0 = ReadGlobalTimerNs();
+  uint64_t begin = 0;
+  uint64_t end = 0;
+#pragma unroll
+  for (int s = 0; s < kChaseSegments; ++s) {
+    const uint64_t c0 = ReadClock64();
+#pragma unroll 1
+    for (uint64_t k = 0; k < (a.timed_loads << s) / kChaseUnroll; ++k) {
+#pragma unroll
+      for (int u = 0; u < kChaseUnroll; ++u) v = step(v);
+    }
+    WaitFor(static_cast<uint32_t>(v));
+    const uint64_t c1 = ReadClock64();
+    out->cycles[s] = c1 - c0;
+    if (s == 0) begin = c0;
+    end = c1;
+  }
+  const uint64_t ns1 = ReadGlobalTimerNs();
+  out->span_cycles = end - begin;
+  out->span_ns = ns1 - ns0;
+  out->sink = static_cast<unsigned long long>(v - start);
+}
+
+template <DsmPath P>
+__global__ void __launch_bounds__(kDsmChaseThreads) DsmChase(const DsmChaseArgs a) {
+  extern __shared__ uint32_t chain[];
+  const uint32_t rank = ClusterRank();
+  const uint32_t blocks = ClusterBlocks();
+  const uint32_t cta_base = SharedCtaAddress(chain);
+  // The same chain in every block, rebased so that each word is the address
+  // (in the space the path reads) of the next slot of this block's copy.
+  const uint32_t rebase = P == DsmPath::kDsmPeer ? MapToRank(cta_base, rank) : cta_base;
+  for (uint64_t i = threadIdx.x; i < a.chain_bytes / sizeof(uint32_t); i += blockDim.x) {
+    chain[i] = rebase + a.offsets[i];
+  }
+  if (threadIdx.x == 0 && a.block_sm != nullptr) a.block_sm[rank] = static_cast<int>(TraceSmId());
+  ClusterSync();
+  if (rank == 0 && threadIdx.x == 0) {
+    if constexpr (P == DsmPath::kSharedLocal) {
+      TimedChase(SharedLocalStep{}, cta_base, a, a.out);
+    } else if constexpr (P == DsmPath::kL2) {
+      TimedChase(L2Step{}, reinterpret_cast<unsigned long long>(a.pointers), a, a.out);
+    } else {
+#pragma unroll 1
+      for (uint32_t d = 0; d < blocks; ++d) {
+        // Mapped once per peer, outside the timed loops.
+        const uint32_t peer_base = MapToRank(cta_base, (rank + d) % blocks);
+        TimedChase(DsmPeerStep{}, peer_base, a, a.out + d);
+      }
+    }
+  }
+  // No block may exit while rank 0 still reads its shared memory.
+  ClusterSync();
+}
+
+// The four words of one 16-byte load at `address`, summed.
+template <DsmPath P>
+__device__ __forceinline__ uint32_t LoadSum16(uint32_t address) {
+  uint32_t x, y, z, w;
+  if constexpr (P == DsmPath::kDsmPeer) {
+    asm volatile("ld.shared::cluster.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(x), "=r"(y), "=r"(z), "=r"(w)
+                 : "r"(address)
+                 : "memory");
+  } else {
+    asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(x), "=r"(y), "=r"(z), "=r"(w)
+                 : "r"(address)
+                 : "memory");
+  }
+  return x + y + z + w;
+}
+
+template <DsmPath P>
+__global__ void __launch_bounds__(kDsmStreamThreads) DsmStream(const DsmStreamArgs a) {
+  extern __shared__ uint4 buffer[];
+  uint32_t* words = reinterpret_cast<uint32_t*>(buffer);
+  const uint32_t rank = ClusterRank();
+  for (uint64_t i = threadIdx.x; i < a.block_bytes / sizeof(uint32_t); i += blockDim.x) {
+    words[i] = DsmStreamWord(static_cast<uint32_t>(i), rank);
+  }
+  if (threadIdx.x == 0) a.block_sm[blockIdx.x] = static_cast<int>(TraceSmId());
+  ClusterSync();
+  const uint32_t own = SharedCtaAddress(buffer) + threadIdx.x * 16;
+  const uint32_t base = P == DsmPath::kDsmPeer ? MapToRank(own, (rank + 1) % ClusterBlocks()) : own;
+  const int rows = static_cast<int>(a.block_bytes / kDsmStreamRowBytes);
+  uint32_t sum = 0;
+#pragma unroll 1
+  for (uint64_t it = 0; it < a.iterations; ++it) {
+#pragma unroll 4
+    for (int r = 0; r < rows; ++r) sum += LoadSum16<P>(base + r * kDsmStreamRowBytes);
+  }
+  atomicAdd(a.sums + blockIdx.x, sum);
+  ClusterSync();
+}
+
+template <class Args>
+cudaError_t LaunchClusters(void (*kernel)(Args), const Args& args, int blocks, int threads,
+                           size_t shared_bytes, int cluster_size, cudaStream_t stream) {
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(blocks);
+  config.blockDim = dim3(threads);
+  config.dynamicSmemBytes = shared_bytes;
+  config.stream = stream;
+  cudaLaunchAttribute attribute = {};
+  attribute.id = cudaLaunchAttributeClusterDimension;
+  attribute.val.clusterDim.x = cluster_size;
+  attribute.val.clusterDim.y = 1;
+  attribute.val.clusterDim.z = 1;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  return cudaLaunchKernelEx(&config, kernel, args);
+}
+
+}  // namespace
+
+const void* DsmChaseKernel(DsmPath path) {
+  switch (path) {
+    case DsmPath::kSharedLocal:
+      return reinterpret_cast<const void*>(DsmChase<DsmPath::kSharedLocal>);
+    case DsmPath::kDsmPeer:
+      return reinterpret_cast<const void*>(DsmChase<DsmPath::kDsmPeer>);
+    case DsmPath::kL2:
+      return reinterpret_cast<const void*>(DsmChase<DsmPath::kL2>);
+  }
+  return nullptr;
+}
+
+cudaError_t LaunchDsmChase(const DsmChaseArgs& args, cudaStream_t stream) {
+  const size_t shared = static_cast<size_t>(args.chain_bytes);
+  switch (args.path) {
+    case DsmPath::kSharedLocal:
+      return LaunchClusters(DsmChase<DsmPath::kSharedLocal>, args, args.cluster_size,
+                            kDsmChaseThreads, shared, args.cluster_size, stream);
+    case DsmPath::kDsmPeer:
+      return LaunchClusters(DsmChase<DsmPath::kDsmPeer>, args, args.cluster_size, kDsmChaseThreads,
+                            shared, args.cluster_size, stream);
+    case DsmPath::kL2:
+      return LaunchClusters(DsmChase<DsmPath::kL2>, args, args.cluster_size, kDsmChaseThreads,
+                            shared, args.cluster_size, stream);
+  }
+  return cudaErrorInvalidValue;
+}
+
+const void* DsmStreamKernel(DsmPath path) {
+  switch (path) {
+    case DsmPath::kSharedLocal:
+      return reinterpret_cast<const void*>(DsmStream<DsmPath::kSharedLocal>);
+    case DsmPath::kDsmPeer:
+      return reinterpret_cast<const void*>(DsmStream<DsmPath::kDsmPeer>);
+    case DsmPath::kL2:
+      break;
+  }
+  return nullptr;
+}
+
+cudaError_t LaunchDsmStream(const DsmStreamArgs& args, cudaStream_t stream) {
+  if (args.cluster_size < 1 || args.blocks % args.cluster_size != 0) return cudaErrorInvalidValue;
+  const size_t shared = static_cast<size_t>(args.block_bytes);
+  switch (args.path) {
+    case DsmPath::kSharedLocal:
+      return LaunchClusters(DsmStream<DsmPath::kSharedLocal>, args, args.blocks, kDsmStreamThreads,
+                            shared, args.cluster_size, stream);
+    case DsmPath::kDsmPeer:
+      return LaunchClusters(DsmStream<DsmPath::kDsmPeer>, args, args.blocks, kDsmStreamThreads,
+                            shared, args.cluster_size, stream);
+    case DsmPath::kL2:
+      break;
+  }
+  return cudaErrorInvalidValue;
+}
+
+}  // namespace dissect
