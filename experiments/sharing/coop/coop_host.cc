@@ -1,0 +1,91 @@
+#include "experiments/sharing/coop/coop_host.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "experiments/harness/experiment.h"
+#include "probes/stats.h"
+
+namespace dissect::coop {
+
+std::vector<std::string> CoopKernelNames() { return {"conv3x3", "gemv"}; }
+
+absl::StatusOr<CoopKernel> ParseCoopKernel(absl::string_view name) {
+  if (name == "conv3x3") return CoopKernel::kConv3x3;
+  if (name == "gemv") return CoopKernel::kGemv;
+  return absl::InvalidArgumentError(absl::StrCat("unknown kernel '", name, "' (conv3x3 or gemv)"));
+}
+
+layers::LayerKernel LayerKernelOf(CoopKernel kernel) {
+  return kernel == CoopKernel::kConv3x3 ? layers::LayerKernel::kConv : layers::LayerKernel::kGemv;
+}
+
+std::vector<std::string> VariantNames() { return {kVariantLayer, kVariantTiled, kVariantCoop}; }
+
+std::string NotApplicable(CoopKernel kernel, const l1_bypass::LayerShape& layer) {
+  using l1_bypass::LayerType;
+  if (kernel == CoopKernel::kGemv) {
+    return layer.type == LayerType::kFc
+               ? ""
+               : absl::StrCat("gemv runs fc layers; ", layer.name, " is not one");
+  }
+  if (layer.type != LayerType::kConv) {
+    return absl::StrCat("conv3x3 runs conv layers; ", layer.name, " is not one");
+  }
+  if (layer.r != 3 || layer.s != 3 || layer.stride != 1 || layer.pad != 1) {
+    return absl::StrCat("conv3x3 runs 3 x 3 windows at stride 1 and padding 1; ", layer.name,
+                        " has ", layer.r, " x ", layer.s, ", stride ", layer.stride, ", padding ",
+                        layer.pad);
+  }
+  return "";
+}
+
+CoopDims CoopDimsOf(const layers::LayerDims& d) {
+  CoopDims c;
+  c.n = d.n;
+  c.c = d.c;
+  c.h = d.h;
+  c.w = d.w;
+  c.k = d.k;
+  return c;
+}
+
+absl::Status ValidatePoint(int64_t batch, int64_t cluster_size) {
+  if (batch < 1 || batch > kMaxBatch) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("batch must be in 1..", kMaxBatch, " (got ", batch, ")"));
+  }
+  if (cluster_size < 1 || (cluster_size & (cluster_size - 1)) != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cluster_size must be a power of two >= 1 (got ", cluster_size, ")"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckVariantClusterSize(absl::string_view variant, int64_t cluster_size) {
+  if (variant == kVariantCoop || cluster_size == 1) return absl::OkStatus();
+  return Skipped(absl::StrCat(variant, " does not use clusters"));
+}
+
+absl::StatusOr<Speedup> SpeedupOver(const std::vector<double>& layer_ms,
+                                    const std::vector<double>& row_ms) {
+  if (layer_ms.empty() || row_ms.empty()) {
+    return absl::InvalidArgumentError("speedup: no samples");
+  }
+  for (const auto* v : {&layer_ms, &row_ms}) {
+    if (*std::min_element(v->begin(), v->end()) <= 0) {
+      return absl::InvalidArgumentError("speedup: a sample is not positive");
+    }
+  }
+  absl::StatusOr<Summary> layer = Summarize(layer_ms);
+  if (!layer.ok()) return layer.status();
+  absl::StatusOr<Summary> row = Summarize(row_ms);
+  if (!row.ok()) return row.status();
+  Speedup s;
+  s.ratio = layer->median / row->median;
+  const double lo = layer->min / row->max, hi = layer->max / row->min;
+  s.spread = (hi - lo) / s.ratio;
+  return s;
+}
+
+}  // namespace dissect::coop

@@ -1,0 +1,61 @@
+// Host logic of the cluster_coop experiment (no CUDA calls): which layers
+// each cooperative kernel runs, its shape, the checks of a point, and the
+// speedup over the layer kernel from two rows' samples.
+#ifndef DISSECT_EXPERIMENTS_SHARING_COOP_COOP_HOST_H_
+#define DISSECT_EXPERIMENTS_SHARING_COOP_COOP_HOST_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "experiments/l1_bypass/layer_config.h"
+#include "kernels/coop/coop.h"
+#include "kernels/layers/layers.h"
+
+namespace dissect::coop {
+
+// Values of the `kernel` axis: "conv3x3", "gemv".
+std::vector<std::string> CoopKernelNames();
+absl::StatusOr<CoopKernel> ParseCoopKernel(absl::string_view name);
+// The kernels/layers kernel that computes the same outputs (kConv, kGemv).
+layers::LayerKernel LayerKernelOf(CoopKernel kernel);
+
+// Values of the `variant` axis.
+inline constexpr char kVariantLayer[] = "layer";  // kernels/layers' default build
+inline constexpr char kVariantTiled[] = "tiled";  // coop.cu, no cluster
+inline constexpr char kVariantCoop[] = "coop";    // coop.cu, clusters sharing a tile
+std::vector<std::string> VariantNames();
+
+// Why `kernel` cannot run `layer`, or "" when it can: conv3x3 needs a conv
+// layer with a 3 x 3 window, stride 1 and padding 1; gemv a fc layer.
+std::string NotApplicable(CoopKernel kernel, const l1_bypass::LayerShape& layer);
+
+// The cooperative kernel's shape for the layer kernels' shape of the same
+// layer (l1_bypass::MakeWorkload): conv N, C, H, W, K; gemv N, C, K.
+CoopDims CoopDimsOf(const layers::LayerDims& dims);
+
+// Checks of a point before anything runs: batch in 1..kMaxBatch, a
+// cluster_size that is a power of two >= 1 (sizes above what the device
+// allows are skipped when the point runs). InvalidArgument otherwise.
+inline constexpr int64_t kMaxBatch = 1024;
+absl::Status ValidatePoint(int64_t batch, int64_t cluster_size);
+
+// Skipped("<variant> does not use clusters") for layer and tiled at a
+// cluster size other than 1; OK otherwise.
+absl::Status CheckVariantClusterSize(absl::string_view variant, int64_t cluster_size);
+
+// The layer kernel's time over this row's: the ratio of the medians, and
+// its spread (hi - lo) / ratio where lo = layer min / row max and hi =
+// layer max / row min. InvalidArgument for no samples or a sample <= 0.
+struct Speedup {
+  double ratio = 0;
+  double spread = 0;
+};
+absl::StatusOr<Speedup> SpeedupOver(const std::vector<double>& layer_ms,
+                                    const std::vector<double>& row_ms);
+
+}  // namespace dissect::coop
+
+#endif  // DISSECT_EXPERIMENTS_SHARING_COOP_COOP_HOST_H_
