@@ -25,7 +25,11 @@
 //           far - near gaps are large (often 100s of cycles) on top of a
 //           near L2 hit of a few hundred cycles. These are expectations
 //           from the literature, not measurements of this code. A GPU with
-//           one uniform L2 reports partitions 1 and far_minus_near 0.
+//           one uniform L2 reports partitions 1 and far_minus_near 0. What
+//           else could give partitions 1 on H100: an L2 that copies a far
+//           line into the near partition on first access would serve every
+//           timed hop (after the warm load) from the near side; the map then
+//           shows the latency of repeated accesses, not of the first one.
 #include <cmath>
 #include <cstdint>
 #include <limits>
