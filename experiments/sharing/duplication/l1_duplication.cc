@@ -40,9 +40,8 @@
 //           softmax's rows are per block (near 1). Within-GPC and
 //           across-GPC replication multiply to the total; with blocks
 //           spread round-robin over GPCs most duplication is across GPCs.
-#include <cmath>
+#include <algorithm>
 #include <cstdint>
-#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -157,6 +156,9 @@ absl::StatusOr<TraceRun> RunTraced(const layers::VariantKernels& kernels,
   plan.trace.block_sm = block_sm.get();
   DISSECT_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
   DISSECT_CUDA_RETURN_IF_ERROR(kernels.set_trace(&plan.trace));
+  // set_trace copies on the legacy default stream and may return before the
+  // copy lands; the launch must see it.
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaDeviceSynchronize());
 
   cudaEvent_t start = nullptr, stop = nullptr;
   DISSECT_CUDA_RETURN_IF_ERROR(cudaEventCreate(&start));
