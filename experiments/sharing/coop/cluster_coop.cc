@@ -1,0 +1,321 @@
+// Question: what does sharing an input tile across the blocks of a
+//           thread-block cluster through distributed shared memory (DSM)
+//           save a layer kernel, against blocks that each load the whole
+//           tile, and against the plain layer kernel?
+// Timed:    one launch of a direct 3 x 3 convolution (stride 1, pad 1) or a
+//           GEMV (fc layer) on a layer of configs/layers/cnn_layers.json at
+//           `batch` images, hot (back to back), CUDA events around each
+//           launch: `layer` = kernels/layers' default build (grid-stride,
+//           every operand from global memory through L1); `tiled` =
+//           kernels/coop without clusters (each block stages the whole input
+//           tile it needs in its shared memory, chunk by chunk); `coop` =
+//           kernels/coop in clusters of `cluster_size` blocks that compute
+//           different filters (conv) or rows (gemv) of the same tile, each
+//           staging a 1/S slice from global memory and copying the others
+//           from its peers' shared memory between two cluster barriers.
+//           Every output is checked against the CPU reference
+//           (experiments/l1_bypass/reference.h) bit for bit before timing.
+//           speedup_vs_layer divides the layer kernel's median time, timed
+//           in the same process for the same shape, by the row's. The line
+//           figures come from one more launch of the variant's traced build
+//           (kernels/coop's kTraced instantiation, kernels/layers' `trace`
+//           variant), never timed.
+// Expected: coop loads each tile line from L2 once per cluster instead of
+//           once per block, so l2_sectors_read falls about S-fold for the
+//           input of conv layers with many filters (the input tile is most
+//           of the traffic there); whether time falls depends on whether the
+//           conv was bound by L2 traffic and on the cost of the two cluster
+//           barriers per chunk (each compiles to MEMBAR.ALL.GPU + L1
+//           invalidate, CCTL.IVALL, on sm_90a). GEMV streams W (K x C) once
+//           and shares only x (C), so coop should barely differ from tiled
+//           there: a null result, not a bug. duplicated_fraction (how much
+//           of what SMs loaded another SM loaded too) should fall with S
+//           for conv. Differences below speedup_spread are noise.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "experiments/harness/experiment.h"
+#include "experiments/l1_bypass/device_tensors.h"
+#include "experiments/l1_bypass/layer_config.h"
+#include "experiments/l1_bypass/point_launch.h"
+#include "experiments/l1_bypass/reference.h"
+#include "experiments/l1_bypass/workload.h"
+#include "experiments/sharing/cluster_support.h"
+#include "experiments/sharing/coop/coop_host.h"
+#include "kernels/coop/coop.h"
+#include "kernels/coop/coop_tiling.h"
+#include "kernels/layers/layers.h"
+#include "kernels/line_trace.cuh"
+#include "probes/cuda_status.h"
+#include "probes/device_buffer.h"
+#include "probes/duplication/line_bitmap.h"
+
+namespace dissect::coop {
+namespace {
+
+using l1_bypass::DeviceTensors;
+using l1_bypass::HostTensors;
+using l1_bypass::LayerShape;
+using l1_bypass::Workload;
+
+constexpr uint64_t kInputSeed = 0xc0095eed;
+// Host multiply-adds one reference check may spend (a sample of the outputs
+// beyond it; reference.h).
+constexpr double kCheckWork = 1 << 24;
+constexpr size_t kMemorySlackBytes = size_t{64} << 20;
+
+// What the points of one (kernel, layer, batch) share: inputs on host and
+// device, and the layer kernel's time samples once measured.
+struct ShapeCache {
+  std::string key;
+  Workload wl;
+  HostTensors host;
+  DeviceTensors tensors;
+  std::vector<double> layer_ms;
+};
+
+ShapeCache& Cache() {
+  static ShapeCache* cache = new ShapeCache;
+  return *cache;
+}
+
+absl::StatusOr<ShapeCache*> PrepareShape(const Workload& wl, const std::string& key) {
+  ShapeCache& cache = Cache();
+  if (cache.key == key) return &cache;
+  cache = ShapeCache{};  // frees the previous shape's buffers first
+  DISSECT_RETURN_IF_ERROR(
+      l1_bypass::CheckDeviceMemory(static_cast<size_t>(wl.BytesMoved()), kMemorySlackBytes));
+  cache.wl = wl;
+  cache.host = l1_bypass::MakeInputs(wl, kInputSeed);
+  DISSECT_ASSIGN_OR_RETURN(cache.tensors, l1_bypass::UploadTensors(wl, cache.host));
+  cache.key = key;
+  return &cache;
+}
+
+absl::StatusOr<const layers::CompiledVariant*> LayerBuild(bool traced) {
+  for (const layers::CompiledVariant& v : layers::CompiledLayerVariants()) {
+    if (traced ? v.traced : std::string_view(v.name) == "default") return &v;
+  }
+  return absl::NotFoundError(traced ? "no traced build of the layer kernels is linked"
+                                    : "no default build of the layer kernels is linked");
+}
+
+// Poisons the output (0xff.. is a NaN), runs `launch` once and checks the
+// output against the CPU reference.
+template <typename LaunchFn>
+absl::Status RunAndCheck(PointContext& ctx, ShapeCache& shape, const LaunchFn& launch) {
+  DISSECT_CUDA_RETURN_IF_ERROR(
+      cudaMemsetAsync(shape.tensors.y.get(), 0xff, shape.tensors.y.bytes(), ctx.stream()));
+  DISSECT_CUDA_RETURN_IF_ERROR(launch(ctx.stream()));
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(ctx.stream()));
+  DISSECT_ASSIGN_OR_RETURN(std::vector<float> y, l1_bypass::DownloadOutput(shape.tensors));
+  return l1_bypass::CheckAgainstReference(shape.wl, shape.host, y, kCheckWork);
+}
+
+// Device bitmaps for one traced launch over the input and the weights.
+struct TraceBuffers {
+  LineTrace trace;
+  DeviceBuffer<uint32_t> bitmaps;
+  LineBitmaps host;
+};
+
+absl::StatusOr<TraceBuffers> PrepareTrace(const DeviceInfo& device, const ShapeCache& shape) {
+  LineTrace trace;
+  uint64_t next = 0;
+  for (const DeviceBuffer<float>* b : {&shape.tensors.x, &shape.tensors.weights}) {
+    TraceRegion& r = trace.regions[trace.region_count++];
+    r.base = reinterpret_cast<uint64_t>(b->get());
+    r.bytes = b->bytes();
+    r.first_line = next;
+    next += RegionLines(r.base, r.bytes);
+  }
+  // %smid may exceed the SM count (disabled units leave gaps); loads from
+  // SMs past the slots are not recorded.
+  trace.sm_slots = std::max(256, 2 * device.sm_count);
+  trace.words_per_sm = WordsForLines(next);
+  DISSECT_ASSIGN_OR_RETURN(LineBitmaps host,
+                           LineBitmaps::Create(trace.sm_slots, trace.words_per_sm));
+  DISSECT_RETURN_IF_ERROR(l1_bypass::CheckDeviceMemory(host.bytes(), kMemorySlackBytes));
+  DISSECT_ASSIGN_OR_RETURN(DeviceBuffer<uint32_t> bitmaps,
+                           DeviceBuffer<uint32_t>::Allocate(host.bytes() / sizeof(uint32_t)));
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaMemset(bitmaps.get(), 0, bitmaps.bytes()));
+  trace.bitmaps = bitmaps.get();
+  return TraceBuffers{trace, std::move(bitmaps), std::move(host)};
+}
+
+// Reduces the traced launch's bitmaps to the row's line metrics.
+absl::Status ReportTrace(PointContext& ctx, TraceBuffers& t) {
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(ctx.stream()));
+  DISSECT_CUDA_RETURN_IF_ERROR(
+      cudaMemcpy(t.host.data(), t.bitmaps.get(), t.host.bytes(), cudaMemcpyDeviceToHost));
+  const DuplicationStats stats = ComputeDuplication(t.host, {});
+  if (!stats.defined()) return absl::InternalError("the traced launch recorded no line");
+  DISSECT_RETURN_IF_ERROR(
+      ctx.AddSamples("lines_touched", {static_cast<double>(stats.lines_touched)}));
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("replication", {stats.replication}));
+  return ctx.AddSamples("duplicated_fraction", {stats.duplicated_fraction});
+}
+
+absl::Status ReportSpeedup(PointContext& ctx, const std::vector<double>& layer_ms,
+                           const std::vector<double>& row_ms) {
+  DISSECT_ASSIGN_OR_RETURN(const Speedup s, SpeedupOver(layer_ms, row_ms));
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("speedup_vs_layer", {s.ratio}));
+  return ctx.AddSamples("speedup_spread", {s.spread});
+}
+
+absl::Status RunLayer(PointContext& ctx, ShapeCache& shape) {
+  DISSECT_ASSIGN_OR_RETURN(const layers::CompiledVariant* build, LayerBuild(false));
+  DISSECT_ASSIGN_OR_RETURN(
+      l1_bypass::PreparedLaunch launch,
+      l1_bypass::PreparedLaunch::Prepare(*build->kernels, shape.tensors.Args(shape.wl), 100,
+                                         ctx.device().sm_count));
+  const auto run = [&launch](cudaStream_t s) { return launch.Launch(s); };
+  DISSECT_RETURN_IF_ERROR(RunAndCheck(ctx, shape, run));
+  DISSECT_ASSIGN_OR_RETURN(std::vector<double> ms, ctx.TimeKernel(run, CacheState::kHot));
+  shape.layer_ms = ms;
+  DISSECT_RETURN_IF_ERROR(ReportSpeedup(ctx, ms, ms));
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("max_active_clusters", {0.0}));
+
+  // The line figures from the `trace` build, on the timed build's grid.
+  DISSECT_ASSIGN_OR_RETURN(const layers::CompiledVariant* traced, LayerBuild(true));
+  DISSECT_ASSIGN_OR_RETURN(TraceBuffers t, PrepareTrace(ctx.device(), shape));
+  DISSECT_CUDA_RETURN_IF_ERROR(traced->kernels->set_trace(&t.trace));
+  const cudaError_t launched = traced->kernels->launch(launch.args(), ctx.stream());
+  const cudaError_t cleared = traced->kernels->set_trace(nullptr);
+  DISSECT_CUDA_RETURN_IF_ERROR(launched);
+  DISSECT_CUDA_RETURN_IF_ERROR(cleared);
+  return ReportTrace(ctx, t);
+}
+
+absl::Status RunCoop(PointContext& ctx, ShapeCache& shape, CoopKernel kernel, CoopMode mode,
+                     int cluster_size) {
+  CoopArgs args;
+  args.kernel = kernel;
+  args.mode = mode;
+  args.dims = CoopDimsOf(shape.wl.dims);
+  args.x = shape.tensors.x.get();
+  args.weights = shape.tensors.weights.get();
+  args.y = shape.tensors.y.get();
+  args.cluster_size = cluster_size;
+  int max_active_clusters = 0;
+  if (mode == CoopMode::kCoop) {
+    for (bool traced : {false, true}) {
+      DISSECT_ASSIGN_OR_RETURN(
+          const ClusterFit fit,
+          CheckClusterLaunch(ctx.device(), KernelFunction(kernel, mode, traced), cluster_size,
+                             kCoopThreads, 0));
+      if (!traced) max_active_clusters = fit.max_active_clusters;
+    }
+  }
+  const auto run = [&args](cudaStream_t s) { return Launch(args, s); };
+  DISSECT_RETURN_IF_ERROR(RunAndCheck(ctx, shape, run));
+
+  // The layer kernel's samples for the ratio: from its own row when that ran
+  // first for this shape, else timed now (this row's TimeKernel follows and
+  // its samples are the row's).
+  if (shape.layer_ms.empty()) {
+    DISSECT_ASSIGN_OR_RETURN(const layers::CompiledVariant* build, LayerBuild(false));
+    DISSECT_ASSIGN_OR_RETURN(
+        l1_bypass::PreparedLaunch layer,
+        l1_bypass::PreparedLaunch::Prepare(*build->kernels, shape.tensors.Args(shape.wl), 100,
+                                           ctx.device().sm_count));
+    DISSECT_ASSIGN_OR_RETURN(
+        shape.layer_ms,
+        ctx.TimeKernel([&layer](cudaStream_t s) { return layer.Launch(s); }, CacheState::kHot));
+    ctx.AddNote("layer kernel timed in this row for speedup_vs_layer");
+  }
+  DISSECT_ASSIGN_OR_RETURN(std::vector<double> ms, ctx.TimeKernel(run, CacheState::kHot));
+  DISSECT_RETURN_IF_ERROR(ReportSpeedup(ctx, shape.layer_ms, ms));
+  DISSECT_RETURN_IF_ERROR(
+      ctx.AddSamples("max_active_clusters", {static_cast<double>(max_active_clusters)}));
+
+  DISSECT_ASSIGN_OR_RETURN(TraceBuffers t, PrepareTrace(ctx.device(), shape));
+  CoopArgs traced = args;
+  traced.trace = &t.trace;
+  DISSECT_CUDA_RETURN_IF_ERROR(Launch(traced, ctx.stream()));
+  return ReportTrace(ctx, t);
+}
+
+absl::Status Validate(const Point& p) {
+  if (const auto& layers = l1_bypass::EmbeddedLayers(); !layers.ok()) return layers.status();
+  return ValidatePoint(p.Int("batch"), p.Int("cluster_size"));
+}
+
+absl::Status Run(PointContext& ctx) {
+  DISSECT_ASSIGN_OR_RETURN(const CoopKernel kernel, ParseCoopKernel(ctx.Str("kernel")));
+  DISSECT_ASSIGN_OR_RETURN(const LayerShape* layer, l1_bypass::FindEmbeddedLayer(ctx.Str("layer")));
+  if (std::string reason = NotApplicable(kernel, *layer); !reason.empty()) return Skipped(reason);
+  const std::string& variant = ctx.Str("variant");
+  const int cluster_size = static_cast<int>(ctx.Int("cluster_size"));
+  DISSECT_RETURN_IF_ERROR(CheckVariantClusterSize(variant, cluster_size));
+  if (variant == kVariantCoop) DISSECT_RETURN_IF_ERROR(ClustersSupported(ctx.device()));
+
+  LayerShape batched = *layer;
+  batched.n = static_cast<int>(ctx.Int("batch"));
+  const Workload wl = l1_bypass::MakeWorkload(LayerKernelOf(kernel), batched, 0);
+  const Grid3 grid = kernel == CoopKernel::kConv3x3
+                         ? ConvGrid(wl.dims.n, wl.dims.h, wl.dims.w, wl.dims.k, cluster_size)
+                         : GemvGrid(wl.dims.n, wl.dims.k, cluster_size);
+  if (grid.y > 65535 || grid.z > 65535) {
+    return Skipped(absl::StrCat("the grid (", grid.x, ", ", grid.y, ", ", grid.z,
+                                ") exceeds the CUDA limit of 65535 blocks in y and z"));
+  }
+  DISSECT_ASSIGN_OR_RETURN(
+      ShapeCache * shape,
+      PrepareShape(wl, absl::StrCat(ctx.Str("kernel"), "/", layer->name, "/", batched.n)));
+  if (variant == kVariantLayer) return RunLayer(ctx, *shape);
+  return RunCoop(ctx, *shape, kernel, variant == kVariantCoop ? CoopMode::kCoop : CoopMode::kTiled,
+                 cluster_size);
+}
+
+std::vector<int64_t> ClusterSizeDefaults() {
+  return std::vector<int64_t>(std::begin(kClusterSizes), std::end(kClusterSizes));
+}
+
+DISSECT_EXPERIMENT(cluster_coop)
+    .Question(
+        "What does sharing an input tile across a thread-block cluster through distributed "
+        "shared memory save a conv3x3 or GEMV layer, against per-block tiles and the plain "
+        "layer kernel?")
+    .AddAxis(StringAxis("kernel", CoopKernelNames(), {},
+                        "conv3x3: direct 3 x 3 convolution, stride 1, pad 1 (the blocks of a "
+                        "cluster split the filters); gemv: fc layer as matrix-vector (the "
+                        "blocks of a cluster split the rows)"))
+    .AddAxis(StringAxis("layer", l1_bypass::EmbeddedLayerNames(),
+                        {"resnet50.res3b_branch2b", "resnet50.res5b_branch2b", "vgg16.conv3_1",
+                         "resnet50.fc1000", "vgg16.fc8"},
+                        "a layer of configs/layers/cnn_layers.json; conv3x3 runs the 3 x 3 "
+                        "stride-1 pad-1 conv layers, gemv the fc layers, others are skipped"))
+    .AddAxis(IntAxis("batch", "images", {1, 8}, "images per launch: the layer's n"))
+    .AddAxis(IntAxis("cluster_size", "blocks", ClusterSizeDefaults(),
+                     "blocks per cluster (coop only; 16 needs the non-portable opt-in). layer "
+                     "and tiled run at 1 and are skipped (\"<variant> does not use clusters\") "
+                     "at every other size"))
+    .AddAxis(StringAxis("variant", VariantNames(), {},
+                        "layer: kernels/layers' default build (the baseline); tiled: each "
+                        "block stages its whole input tile in shared memory; coop: each block "
+                        "of a cluster stages a 1/cluster_size slice and reads the rest from "
+                        "its peers through DSM"))
+    .AddMetric("speedup_vs_layer", "x",
+               "median time of the layer kernel (same shape, same process) / this row's")
+    .AddMetric("speedup_spread", "fraction",
+               "(max - min) / speedup_vs_layer of the ratio from both rows' min/max samples")
+    .AddMetric("lines_touched", "lines",
+               "distinct 128-byte lines of input and weights that one traced launch loaded")
+    .AddMetric("replication", "x", "sum over SMs of the lines each loaded / lines_touched")
+    .AddMetric("duplicated_fraction", "fraction",
+               "1 - lines_touched / that sum: the share of SM line loads another SM also made")
+    .AddMetric("max_active_clusters", "clusters",
+               "cudaOccupancyMaxActiveClusters of the coop kernel; 0 for layer and tiled")
+    .Validate(Validate)
+    .Run(Run);
+
+}  // namespace
+}  // namespace dissect::coop
