@@ -8,6 +8,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
 #include <cstdint>
 
 #include "kernels/pointer_chase.h"
@@ -25,6 +26,8 @@ inline constexpr int kDsmMaxClusterSize = 16;
 // Threads of every block of the latency kernel (they fill the shared chain;
 // one thread chases).
 inline constexpr int kDsmChaseThreads = 256;
+// Static shared memory the latency kernel uses besides the chain (at most).
+inline constexpr size_t kDsmChaseStaticSharedBytes = 16;
 
 struct DsmChaseArgs {
   DsmPath path = DsmPath::kSharedLocal;

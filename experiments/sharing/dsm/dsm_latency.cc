@@ -65,6 +65,13 @@ absl::Status Run(PointContext& ctx) {
   const int64_t stride = ctx.Int("stride_bytes");
   const uint64_t timed_loads = static_cast<uint64_t>(ctx.Int("loads"));
   DISSECT_RETURN_IF_ERROR(ClustersSupported(ctx.device()));
+  if (footprint + static_cast<int64_t>(kDsmChaseStaticSharedBytes) >
+      ctx.device().shared_per_block_optin_bytes) {
+    return Skipped(absl::StrCat("footprint ", footprint, " B (+", kDsmChaseStaticSharedBytes,
+                                " B the kernel uses itself) exceeds the ",
+                                ctx.device().shared_per_block_optin_bytes,
+                                " B of shared memory a block may use"));
+  }
   DISSECT_ASSIGN_OR_RETURN(const ClusterFit fit,
                            CheckClusterLaunch(ctx.device(), DsmChaseKernel(path), cluster_size,
                                               kDsmChaseThreads, static_cast<size_t>(footprint)));

@@ -116,14 +116,18 @@ TEST(DsmSassChecksTest, ReportsAMissingMapa) {
   EXPECT_TRUE(DsmChaseProblems(f, "LD", /*expect_mapa=*/false).empty());
 }
 
-// An outer pass loop around an inner loop of four 16-byte loads, or (when
-// `hoisted`) the loads before a pass loop that only adds.
-std::vector<std::string> StreamCode(bool hoisted) {
+enum class StreamShape {
+  kNested,        // an outer pass loop around an inner loop of four 16-byte loads
+  kLoadsHoisted,  // the loads before a pass loop that only adds
+  kNoPassLoop,    // the inner loop alone: the pass loop is gone
+};
+
+std::vector<std::string> StreamCode(StreamShape shape) {
   std::vector<std::string> c = {"LDC R1, c[0x0][0x28]"};
   const std::vector<std::string> loads = {"LD.E.128 R4, [R24+-0x6000]",
                                           "LD.E.128 R8, [R24+-0x4000]",
                                           "LD.E.128 R12, [R24+-0x2000]", "LD.E.128 R16, [R24]"};
-  if (hoisted) {
+  if (shape == StreamShape::kLoadsHoisted) {
     c.insert(c.end(), loads.begin(), loads.end());
     const size_t head = c.size();
     c.push_back("IADD3 R21, R4, R8, R21");
@@ -135,21 +139,25 @@ std::vector<std::string> StreamCode(bool hoisted) {
     c.insert(c.end(), loads.begin(), loads.end());
     c.push_back("IADD3 R21, R4, R8, R21");
     c.push_back(absl::StrCat("@P2 BRA @L", inner, ";"));
-    c.push_back(absl::StrCat("@!P0 BRA @L", outer, ";"));
+    if (shape == StreamShape::kNested) c.push_back(absl::StrCat("@!P0 BRA @L", outer, ";"));
   }
   c.push_back("EXIT");
   return c;
 }
 
+std::string StreamProblems(StreamShape shape, int unroll) {
+  const SassFunction f = Parse(Listing("DsmStream", StreamCode(shape)));
+  return absl::StrJoin(DsmStreamProblems(f, "LD", unroll), "\n");
+}
+
 TEST(DsmSassChecksTest, StreamLoadsMustStayInThePassLoop) {
-  const SassFunction good = Parse(Listing("DsmStream", StreamCode(false)));
-  EXPECT_TRUE(DsmStreamProblems(good, "LD", 4).empty())
-      << absl::StrJoin(DsmStreamProblems(good, "LD", 4), "\n");
-  const std::string wrong_unroll = absl::StrJoin(DsmStreamProblems(good, "LD", 8), "\n");
+  EXPECT_EQ(StreamProblems(StreamShape::kNested, 4), "");
+  const std::string wrong_unroll = StreamProblems(StreamShape::kNested, 8);
   EXPECT_NE(wrong_unroll.find("4 LD.128 a trip, want 8"), std::string::npos) << wrong_unroll;
-  const SassFunction hoisted = Parse(Listing("DsmStream", StreamCode(true)));
-  const std::string problems = absl::StrJoin(DsmStreamProblems(hoisted, "LD", 4), "\n");
-  EXPECT_NE(problems.find("no loop holds"), std::string::npos) << problems;
+  const std::string hoisted = StreamProblems(StreamShape::kLoadsHoisted, 4);
+  EXPECT_NE(hoisted.find("no loop holds"), std::string::npos) << hoisted;
+  const std::string alone = StreamProblems(StreamShape::kNoPassLoop, 4);
+  EXPECT_NE(alone.find("lies in no pass loop"), std::string::npos) << alone;
 }
 
 }  // namespace
