@@ -186,11 +186,18 @@ absl::Status RunLayer(PointContext& ctx, ShapeCache& shape) {
   // The line figures from the `trace` build, on the timed build's grid.
   DISSECT_ASSIGN_OR_RETURN(const layers::CompiledVariant* traced, LayerBuild(true));
   DISSECT_ASSIGN_OR_RETURN(TraceBuffers t, PrepareTrace(ctx.device(), shape));
+  // set_trace copies into constant memory and may return before the copy
+  // lands: the device is synchronized before the launch, and the launch
+  // finishes before the trace is cleared.
   DISSECT_CUDA_RETURN_IF_ERROR(traced->kernels->set_trace(&t.trace));
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaDeviceSynchronize());
   const cudaError_t launched = traced->kernels->launch(launch.args(), ctx.stream());
+  const cudaError_t finished = cudaStreamSynchronize(ctx.stream());
   const cudaError_t cleared = traced->kernels->set_trace(nullptr);
   DISSECT_CUDA_RETURN_IF_ERROR(launched);
+  DISSECT_CUDA_RETURN_IF_ERROR(finished);
   DISSECT_CUDA_RETURN_IF_ERROR(cleared);
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaDeviceSynchronize());
   return ReportTrace(ctx, t);
 }
 
