@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -460,6 +461,13 @@ bool RunOnePoint(benchmark::State& state, const Experiment& experiment,
     state.SetIterationTime(time.has_value() ? time->median * 1e-3 : 0.0);
   }
   for (const auto& [name, samples] : ctx.metric_samples()) {
+    // A metric the point cannot define (e.g. a per-GPC figure on a GPU
+    // without clusters) is reported as NaN samples only: written as NaN.
+    if (std::all_of(samples.begin(), samples.end(), [](double v) { return std::isnan(v); })) {
+      const double nan = std::numeric_limits<double>::quiet_NaN();
+      SetSummaryCounters(state, name, Summary{nan, nan, nan, nan, samples.size()});
+      continue;
+    }
     absl::StatusOr<Summary> s = Summarize(samples);
     if (!s.ok()) {
       ++*failures;
