@@ -146,6 +146,8 @@ absl::StatusOr<TraceBuffers> PrepareTrace(const DeviceInfo& device, const ShapeC
   DISSECT_ASSIGN_OR_RETURN(DeviceBuffer<uint32_t> bitmaps,
                            DeviceBuffer<uint32_t>::Allocate(host.bytes() / sizeof(uint32_t)));
   DISSECT_CUDA_RETURN_IF_ERROR(cudaMemset(bitmaps.get(), 0, bitmaps.bytes()));
+  // cudaMemset may return early; the traced launch goes to another stream.
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaDeviceSynchronize());
   trace.bitmaps = bitmaps.get();
   return TraceBuffers{trace, std::move(bitmaps), std::move(host)};
 }
