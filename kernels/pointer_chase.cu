@@ -1,6 +1,7 @@
 // Pointer-chase kernels: one kernel template, instantiated per memory path.
 #include "kernels/device_clock.cuh"
 #include "kernels/pointer_chase.h"
+#include "kernels/timed_chase.cuh"
 
 namespace dissect {
 namespace {
@@ -92,47 +93,11 @@ __device__ Step<P> MakeStep(const ChaseArgs& a) {
   }
 }
 
-// Returns once `value` has arrived: a volatile shared-memory store needs its
-// operand, so what follows it (a clock read) issues only after the load that
-// produced `value` has returned.
-__device__ __forceinline__ void WaitFor(uint32_t value) {
-  __shared__ uint32_t s_wait;
-  asm volatile("st.volatile.shared.u32 [%0], %1;" ::"r"(
-                   static_cast<uint32_t>(__cvta_generic_to_shared(&s_wait))),
-               "r"(value)
-               : "memory");
-}
-
 template <ChasePath P>
 __global__ void ChaseKernel(const ChaseArgs a) {
   const Step<P> step = MakeStep<P>(a);
   if (threadIdx.x != 0) return;
-  typename Step<P>::Value v = step.start;
-  for (uint64_t k = 0; k < a.warmup_loads; ++k) v = step(v);
-  WaitFor(static_cast<uint32_t>(v));
-  const uint64_t ns0 = ReadGlobalTimerNs();
-  uint64_t begin = 0;
-  uint64_t end = 0;
-#pragma unroll
-  for (int s = 0; s < kChaseSegments; ++s) {
-    // The previous load has returned (WaitFor) before the clock starts, and
-    // the last load of the segment before it stops.
-    const uint64_t c0 = ReadClock64();
-#pragma unroll 1
-    for (uint64_t k = 0; k < (a.timed_loads << s) / kChaseUnroll; ++k) {
-#pragma unroll
-      for (int u = 0; u < kChaseUnroll; ++u) v = step(v);
-    }
-    WaitFor(static_cast<uint32_t>(v));
-    const uint64_t c1 = ReadClock64();
-    a.out->cycles[s] = c1 - c0;
-    if (s == 0) begin = c0;
-    end = c1;
-  }
-  const uint64_t ns1 = ReadGlobalTimerNs();
-  a.out->span_cycles = end - begin;
-  a.out->span_ns = ns1 - ns0;
-  a.out->sink = v;
+  a.out->sink = RunTimedChase(step, step.start, a.warmup_loads, a.timed_loads, a.out);
 }
 
 // Fine-grained chase: each access is timed on its own. Storing the loaded

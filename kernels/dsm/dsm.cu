@@ -2,6 +2,7 @@
 #include "kernels/device_clock.cuh"
 #include "kernels/dsm/dsm.h"
 #include "kernels/line_trace.cuh"
+#include "kernels/timed_chase.cuh"
 
 namespace dissect {
 namespace {
@@ -66,47 +67,6 @@ struct L2Step {
   }
 };
 
-// Returns once `value` has arrived: a volatile shared store needs its
-// operand, so the clock read after it waits for the load that produced it.
-__device__ __forceinline__ void WaitFor(uint32_t value) {
-  __shared__ uint32_t s_wait;
-  asm volatile("st.volatile.shared.u32 [%0], %1;" ::"r"(SharedCtaAddress(&s_wait)), "r"(value)
-               : "memory");
-}
-
-// warmup_loads untimed hops from `start`, then kChaseSegments timed
-// segments of timed_loads << s hops, each between two %clock64 reads taken
-// after the previous hop's value arrived.
-template <class Step>
-__device__ __forceinline__ void TimedChase(const Step& step, typename Step::Value start,
-                                           const DsmChaseArgs& a, ChaseTiming* out) {
-  typename Step::Value v = start;
-#pragma unroll 1
-  for (uint64_t k = 0; k < a.warmup_loads; ++k) v = step(v);
-  WaitFor(static_cast<uint32_t>(v));
-  const uint64_t ns0 = ReadGlobalTimerNs();
-  uint64_t begin = 0;
-  uint64_t end = 0;
-#pragma unroll
-  for (int s = 0; s < kChaseSegments; ++s) {
-    const uint64_t c0 = ReadClock64();
-#pragma unroll 1
-    for (uint64_t k = 0; k < (a.timed_loads << s) / kChaseUnroll; ++k) {
-#pragma unroll
-      for (int u = 0; u < kChaseUnroll; ++u) v = step(v);
-    }
-    WaitFor(static_cast<uint32_t>(v));
-    const uint64_t c1 = ReadClock64();
-    out->cycles[s] = c1 - c0;
-    if (s == 0) begin = c0;
-    end = c1;
-  }
-  const uint64_t ns1 = ReadGlobalTimerNs();
-  out->span_cycles = end - begin;
-  out->span_ns = ns1 - ns0;
-  out->sink = static_cast<unsigned long long>(v - start);
-}
-
 template <DsmPath P>
 __global__ void __launch_bounds__(kDsmChaseThreads) DsmChase(const DsmChaseArgs a) {
   extern __shared__ uint32_t chain[];
@@ -123,15 +83,20 @@ __global__ void __launch_bounds__(kDsmChaseThreads) DsmChase(const DsmChaseArgs 
   ClusterSync();
   if (rank == 0 && threadIdx.x == 0) {
     if constexpr (P == DsmPath::kSharedLocal) {
-      TimedChase(SharedLocalStep{}, cta_base, a, a.out);
+      a.out->sink =
+          RunTimedChase(SharedLocalStep{}, cta_base, a.warmup_loads, a.timed_loads, a.out) -
+          cta_base;
     } else if constexpr (P == DsmPath::kL2) {
-      TimedChase(L2Step{}, reinterpret_cast<unsigned long long>(a.pointers), a, a.out);
+      const unsigned long long start = reinterpret_cast<unsigned long long>(a.pointers);
+      a.out->sink = RunTimedChase(L2Step{}, start, a.warmup_loads, a.timed_loads, a.out) - start;
     } else {
 #pragma unroll 1
       for (uint32_t d = 0; d < blocks; ++d) {
         // Mapped once per peer, outside the timed loops.
         const uint32_t peer_base = MapToRank(cta_base, (rank + d) % blocks);
-        TimedChase(DsmPeerStep{}, peer_base, a, a.out + d);
+        a.out[d].sink =
+            RunTimedChase(DsmPeerStep{}, peer_base, a.warmup_loads, a.timed_loads, a.out + d) -
+            peer_base;
       }
     }
   }

@@ -2,6 +2,7 @@
 #include "kernels/device_clock.cuh"
 #include "kernels/l2_map/l2_map.h"
 #include "kernels/line_trace.cuh"
+#include "kernels/timed_chase.cuh"
 
 namespace dissect {
 namespace {
@@ -11,18 +12,6 @@ constexpr int kBlockThreads = 32;
 // One hop: an L2-only load (ld.global.cg) whose result is the next address.
 __device__ __forceinline__ unsigned long long Hop(unsigned long long p) {
   return __ldcg(reinterpret_cast<const unsigned long long*>(p));
-}
-
-// Returns once `value` has arrived: a volatile shared-memory store needs its
-// operand, so a clock read after it issues only after the load that
-// produced `value` has returned (the method of ChaseKernel's WaitFor,
-// kernels/pointer_chase.cu, on the whole 64-bit value).
-__device__ __forceinline__ void WaitFor(unsigned long long value) {
-  __shared__ unsigned long long s_wait;
-  asm volatile("st.volatile.shared.u64 [%0], %1;" ::"r"(
-                   static_cast<uint32_t>(__cvta_generic_to_shared(&s_wait))),
-               "l"(value)
-               : "memory");
 }
 
 __global__ void __launch_bounds__(kBlockThreads) L2MapKernel(const L2MapArgs a) {
