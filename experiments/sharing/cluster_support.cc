@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "experiments/harness/experiment.h"
+#include "kernels/cluster_launch.h"
 #include "probes/cuda_status.h"
 
 namespace dissect {
@@ -41,18 +42,10 @@ absl::StatusOr<ClusterFit> CheckClusterLaunch(const DeviceInfo& device, const vo
                                   cudaGetErrorName(e), ")"));
     }
   }
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(cluster_size);
-  config.blockDim = dim3(block_threads);
-  config.dynamicSmemBytes = dynamic_shared_bytes;
-  cudaLaunchAttribute attribute = {};
-  attribute.id = cudaLaunchAttributeClusterDimension;
-  attribute.val.clusterDim.x = cluster_size;
-  attribute.val.clusterDim.y = 1;
-  attribute.val.clusterDim.z = 1;
-  config.attrs = &attribute;
-  config.numAttrs = 1;
-  const cudaError_t e = cudaOccupancyMaxActiveClusters(&fit.max_active_clusters, kernel, &config);
+  const ClusterLaunchConfig launch(dim3(cluster_size), block_threads, dynamic_shared_bytes,
+                                   cluster_size, /*stream=*/nullptr);
+  const cudaError_t e =
+      cudaOccupancyMaxActiveClusters(&fit.max_active_clusters, kernel, launch.config());
   if (e == cudaErrorInvalidClusterSize || e == cudaErrorInvalidValue ||
       e == cudaErrorNotSupported) {
     cudaGetLastError();

@@ -10,59 +10,14 @@
 #include <climits>
 #include <cstdint>
 
+#include "kernels/cluster.cuh"
+#include "kernels/cluster_launch.h"
 #include "kernels/coop/coop.h"
 #include "kernels/coop/coop_tiling.h"
 #include "kernels/line_trace.cuh"
 
 namespace dissect::coop {
 namespace {
-
-// Thread-block cluster primitives (PTX ISA 7.8, sm_90). Compiled for an
-// older architecture they trap: the host never launches the coop flavour
-// where clusters are missing (experiments/sharing/cluster_support.h).
-__device__ __forceinline__ uint32_t ClusterRank() {
-#if __CUDA_ARCH__ >= 900
-  uint32_t r;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
-  return r;
-#else
-  __trap();
-  return 0;
-#endif
-}
-
-__device__ __forceinline__ uint32_t ClusterBlocks() {
-#if __CUDA_ARCH__ >= 900
-  uint32_t n;
-  asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(n));
-  return n;
-#else
-  __trap();
-  return 1;
-#endif
-}
-
-// Every thread of every block of the cluster: shared-memory writes before
-// it are visible to the whole cluster after it.
-__device__ __forceinline__ void ClusterSync() {
-#if __CUDA_ARCH__ >= 900
-  asm volatile("barrier.cluster.arrive.release;\n\tbarrier.cluster.wait.acquire;" ::: "memory");
-#else
-  __trap();
-#endif
-}
-
-// The address of shared-memory address `local` in block `rank`'s window.
-__device__ __forceinline__ uint32_t MapToRank(uint32_t local, uint32_t rank) {
-#if __CUDA_ARCH__ >= 900
-  uint32_t remote;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local), "r"(rank));
-  return remote;
-#else
-  __trap();
-  return 0;
-#endif
-}
 
 __device__ __forceinline__ float4 LoadCluster4(uint32_t address) {
   float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
@@ -105,7 +60,7 @@ __device__ __forceinline__ void StageTile(float* tile, int units, LoadFn load) {
     const Range own = SliceElements(units, kUnitElements, parts, rank);
     for (int e = own.begin + threadIdx.x; e < own.end; e += kCoopThreads) tile[e] = load(e);
     ClusterSync();
-    const uint32_t local = static_cast<uint32_t>(__cvta_generic_to_shared(tile));
+    const uint32_t local = SharedCtaAddress(tile);
     float4* tile4 = reinterpret_cast<float4*>(tile);
     for (int step = 1; step < parts; ++step) {
       // Staggered, so that the peers do not all read rank 0 first.
@@ -256,22 +211,11 @@ cudaError_t Launch(const CoopArgs& a, cudaStream_t stream) {
   const Grid3 g = a.kernel == CoopKernel::kConv3x3 ? ConvGrid(d.n, d.h, d.w, d.k, a.cluster_size)
                                                    : GemvGrid(d.n, d.k, a.cluster_size);
   if (g.y > 65535 || g.z > 65535) return cudaErrorInvalidValue;
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(g.x, g.y, g.z);
-  config.blockDim = dim3(kCoopThreads);
-  config.stream = stream;
-  cudaLaunchAttribute attribute = {};
-  if (a.mode == CoopMode::kCoop) {
-    attribute.id = cudaLaunchAttributeClusterDimension;
-    attribute.val.clusterDim.x = a.cluster_size;
-    attribute.val.clusterDim.y = 1;
-    attribute.val.clusterDim.z = 1;
-    config.attrs = &attribute;
-    config.numAttrs = 1;
-  }
+  const ClusterLaunchConfig launch(dim3(g.x, g.y, g.z), kCoopThreads, 0,
+                                   a.mode == CoopMode::kCoop ? a.cluster_size : 0, stream);
   const LineTrace trace = a.trace != nullptr ? *a.trace : LineTrace{};
-  const cudaError_t e = cudaLaunchKernelEx(&config, Select(a.kernel, a.mode, a.trace != nullptr),
-                                           a.x, a.weights, a.y, d, trace);
+  const cudaError_t e = cudaLaunchKernelEx(
+      launch.config(), Select(a.kernel, a.mode, a.trace != nullptr), a.x, a.weights, a.y, d, trace);
   if (e != cudaSuccess) return e;
   return cudaGetLastError();
 }

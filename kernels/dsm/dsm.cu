@@ -1,4 +1,6 @@
 // Distributed-shared-memory kernels (issue 14, part C); see dsm.h.
+#include "kernels/cluster.cuh"
+#include "kernels/cluster_launch.h"
 #include "kernels/device_clock.cuh"
 #include "kernels/dsm/dsm.h"
 #include "kernels/line_trace.cuh"
@@ -6,40 +8,6 @@
 
 namespace dissect {
 namespace {
-
-__device__ __forceinline__ uint32_t SharedCtaAddress(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-
-// The shared::cluster address of `cta_address` (an address in this block's
-// shared memory) in the block of cluster rank `rank`.
-__device__ __forceinline__ uint32_t MapToRank(uint32_t cta_address, uint32_t rank) {
-  uint32_t out;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(out) : "r"(cta_address), "r"(rank));
-  return out;
-}
-
-__device__ __forceinline__ uint32_t ClusterRank() {
-  uint32_t r;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
-  return r;
-}
-
-__device__ __forceinline__ uint32_t ClusterBlocks() {
-  uint32_t n;
-  asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(n));
-  return n;
-}
-
-// Every thread of every block of the cluster: release this block's shared
-// memory writes, then wait for all blocks. Not .aligned: thread 0 arrives
-// after a chase the rest of its warp did not run.
-__device__ __forceinline__ void ClusterSync() {
-  asm volatile(
-      "barrier.cluster.arrive.release;\n\t"
-      "barrier.cluster.wait.acquire;" ::
-          : "memory");
-}
 
 // One hop per path: the loaded word is the next hop's address.
 struct SharedLocalStep {
@@ -148,19 +116,8 @@ __global__ void __launch_bounds__(kDsmStreamThreads) DsmStream(const DsmStreamAr
 template <class Args>
 cudaError_t LaunchClusters(void (*kernel)(Args), const Args& args, int blocks, int threads,
                            size_t shared_bytes, int cluster_size, cudaStream_t stream) {
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(blocks);
-  config.blockDim = dim3(threads);
-  config.dynamicSmemBytes = shared_bytes;
-  config.stream = stream;
-  cudaLaunchAttribute attribute = {};
-  attribute.id = cudaLaunchAttributeClusterDimension;
-  attribute.val.clusterDim.x = cluster_size;
-  attribute.val.clusterDim.y = 1;
-  attribute.val.clusterDim.z = 1;
-  config.attrs = &attribute;
-  config.numAttrs = 1;
-  return cudaLaunchKernelEx(&config, kernel, args);
+  const ClusterLaunchConfig launch(dim3(blocks), threads, shared_bytes, cluster_size, stream);
+  return cudaLaunchKernelEx(launch.config(), kernel, args);
 }
 
 }  // namespace
