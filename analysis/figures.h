@@ -40,9 +40,13 @@ std::string DeviceFolder(std::string_view device_name);
 
 // The figures of every device (name, compute capability, SM count) with
 // memory_latency, shared_latency, memory_bandwidth or l1_bypass rows
-// (l1_bypass_dlcm_cg.svg: see l1_bypass.h) or rows with
-// `cupti/stall_<reason>` counters, in first-seen order. Fails if no input
-// has any.
+// (l1_bypass_dlcm_cg.svg: see l1_bypass.h), rows with
+// `cupti/stall_<reason>` counters, or intergroup sharing results
+// (sharing.h): sharing_l1_duplication (L1 hit ratio and duplicated fraction
+// per kernel), sharing_dsm (DSM latency and bandwidth vs cluster size),
+// sharing_l2_heatmap (SM x L2 line latency) and sharing_gpc_map (GPC of each
+// SM), each where its experiment has data; in first-seen order. Fails if no
+// input has any.
 absl::StatusOr<std::vector<DeviceFigures>> BuildFigures(
     const std::vector<ResultFile>& files);
 

@@ -33,7 +33,13 @@ counters (cupti/stall_<reason>), DIR/<device>/stall_breakdown.svg (one
 stacked bar per result row: the fraction of its stall per reason, in the
 order of report's stall table); and with l1_bypass results
 DIR/<device>/l1_bypass_dlcm_cg.svg (bars: -dlcm=cg's speedup over default
-per layer, %, noise as error bars). Beside each SVG are the gnuplot data
+per layer, %, noise as error bars). With intergroup sharing results
+(issue 14): DIR/<device>/sharing_l1_duplication.svg (l1_duplication: L1 hit
+ratio and duplicated fraction per kernel, side by side), sharing_dsm.svg
+(dsm_latency, dsm_bandwidth: latency and bandwidth vs cluster size),
+sharing_l2_heatmap.svg (l2_sm_map: SM x L2 line latency, lines grouped by
+partition) and sharing_gpc_map.svg (gpc_topology: the GPC of each SM).
+Beside each SVG are the gnuplot data
 (.dat) and script (.gp) it was drawn from. <device> is the device name in
 lower case with other characters as '_'.
 

@@ -18,6 +18,7 @@
 #include "analysis/compare.h"
 #include "analysis/l1_bypass.h"
 #include "analysis/published.h"
+#include "analysis/sharing.h"
 #include "analysis/stalls.h"
 
 namespace dissect::analysis {
@@ -83,41 +84,6 @@ bool SameColumns(const ResultFile& a, const ResultFile& b) {
   return true;
 }
 
-std::string Notes(const Row& row) {
-  std::vector<std::string> notes;
-  if (row.error) {
-    if (absl::StartsWith(row.error_message, "skipped: ") ||
-        absl::StartsWith(row.error_message, "error: ")) {
-      notes.push_back(row.error_message);
-    } else {
-      notes.push_back(absl::StrCat("error: ", row.error_message));
-    }
-  }
-  const std::optional<double> throttled = row.Counter("throttled");
-  const bool was_throttled = throttled.has_value() && *throttled != 0;
-  if (was_throttled) {
-    notes.push_back(row.label.empty() ? "throttled" : absl::StrCat("throttled: ", row.label));
-  }
-  // The harness's second measurement of a throttled point (counter attempt
-  // 2). A throttled row's label names it already.
-  const std::optional<double> attempt = row.Counter("attempt");
-  if (attempt.has_value() && *attempt > 1 &&
-      !(was_throttled && absl::StrContains(row.label, "re-measured"))) {
-    notes.push_back(absl::StrFormat("re-measured after throttling (attempt %.0f)", *attempt));
-  }
-  // The SM clock moved while the samples ran (polled readings). A throttled
-  // row's label names it already ("clock moved A-B MHz").
-  const std::optional<double> moved = row.Counter("clock_moved");
-  const std::optional<double> low = row.Counter("sm_clock_mhz.min");
-  const std::optional<double> high = row.Counter("sm_clock_mhz.max");
-  if (moved.has_value() && *moved != 0 &&
-      !(was_throttled && absl::StrContains(row.label, "clock moved"))) {
-    notes.push_back(low && high ? absl::StrFormat("clock moved %.0f-%.0f MHz", *low, *high)
-                                : std::string("clock moved"));
-  }
-  return absl::StrJoin(notes, "; ");
-}
-
 std::string SmClock(const Row& row) {
   const std::optional<double> mhz = RowSmClockMhz(row);
   return mhz ? absl::StrFormat("%.0f", *mhz) : "";
@@ -159,7 +125,7 @@ MarkdownTable BuildTable(const std::vector<const ResultFile*>& files, bool file_
         cells.push_back(row.error ? kEmptyCell : spread ? FormatPercent(*spread) : "");
       }
       cells.push_back(SmClock(row));
-      cells.push_back(CellText(Notes(row)));
+      cells.push_back(CellText(RowNotes(row)));
       table.rows.push_back(std::move(cells));
     }
   }
@@ -530,6 +496,8 @@ absl::StatusOr<std::string> RenderReport(const std::vector<ResultFile>& files,
   if (!l1_bypass.empty()) absl::StrAppend(&out, out.empty() ? "" : "\n", l1_bypass);
   const std::string tensor = RenderTensorSections(files, options.tensor_peaks);
   if (!tensor.empty()) absl::StrAppend(&out, out.empty() ? "" : "\n", tensor);
+  const std::string sharing = RenderSharingSections(files);
+  if (!sharing.empty()) absl::StrAppend(&out, out.empty() ? "" : "\n", sharing);
   return out;
 }
 

@@ -45,8 +45,9 @@ struct ReportOptions {
 // per device that has memory experiments (see memory_hierarchy.h), each
 // followed by the matching published values, then RenderStalls(files), then
 // the l1_bypass speedup tables (see l1_bypass.h), then one "## tensor cores:
-// <device>" section per device with tensor experiments (tensor.h). Fails
-// only if the inference fails.
+// <device>" section per device with tensor experiments (tensor.h), then one
+// "## intergroup sharing: <device>" section per device with issue-14
+// sharing experiments (sharing.h). Fails only if the inference fails.
 absl::StatusOr<std::string> RenderReport(const std::vector<ResultFile>& files,
                                          const ReportOptions& options);
 

@@ -24,6 +24,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "nlohmann/json.hpp"
@@ -690,6 +692,41 @@ std::vector<double> RowVector(const Row& row, std::string_view name) {
     if (!value) return values;
     values.push_back(*value);
   }
+}
+
+std::string RowNotes(const Row& row) {
+  std::vector<std::string> notes;
+  if (row.error) {
+    if (absl::StartsWith(row.error_message, "skipped: ") ||
+        absl::StartsWith(row.error_message, "error: ")) {
+      notes.push_back(row.error_message);
+    } else {
+      notes.push_back(absl::StrCat("error: ", row.error_message));
+    }
+  }
+  const std::optional<double> throttled = row.Counter("throttled");
+  const bool was_throttled = throttled.has_value() && *throttled != 0;
+  if (was_throttled) {
+    notes.push_back(row.label.empty() ? "throttled" : absl::StrCat("throttled: ", row.label));
+  }
+  // The harness's second measurement of a throttled point (counter attempt
+  // 2). A throttled row's label names it already.
+  const std::optional<double> attempt = row.Counter("attempt");
+  if (attempt.has_value() && *attempt > 1 &&
+      !(was_throttled && absl::StrContains(row.label, "re-measured"))) {
+    notes.push_back(absl::StrFormat("re-measured after throttling (attempt %.0f)", *attempt));
+  }
+  // The SM clock moved while the samples ran (polled readings). A throttled
+  // row's label names it already ("clock moved A-B MHz").
+  const std::optional<double> moved = row.Counter("clock_moved");
+  const std::optional<double> low = row.Counter("sm_clock_mhz.min");
+  const std::optional<double> high = row.Counter("sm_clock_mhz.max");
+  if (moved.has_value() && *moved != 0 &&
+      !(was_throttled && absl::StrContains(row.label, "clock moved"))) {
+    notes.push_back(low && high ? absl::StrFormat("clock moved %.0f-%.0f MHz", *low, *high)
+                                : std::string("clock moved"));
+  }
+  return absl::StrJoin(notes, "; ");
 }
 
 std::optional<double> RowSmClockMhz(const Row& row) {

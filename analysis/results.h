@@ -48,6 +48,12 @@ std::optional<double> AxisNumber(const Row& row, std::string_view axis);
 // (an index that was not measured) are kept.
 std::vector<double> RowVector(const Row& row, std::string_view name);
 
+// The notes column of a row, as `report` writes it: `skipped: ...` or
+// `error: ...` for a point that was not measured, `throttled: <label>`,
+// `re-measured after throttling (attempt N)`, `clock moved A-B MHz`,
+// joined with "; "; "" for none.
+std::string RowNotes(const Row& row);
+
 // The SM clock (MHz) behind a row: the median NVML reading polled during
 // its samples (`sm_clock_mhz.median`), else the mean of the reads after the
 // warm-up and after the samples, else whichever of those exists.

@@ -1,0 +1,612 @@
+// The intergroup-sharing section of the report (see sharing.h).
+
+#include "analysis/sharing.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <set>
+#include <tuple>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+
+namespace dissect::analysis {
+namespace {
+
+constexpr char kDuplication[] = "l1_duplication";
+constexpr char kGpcTopology[] = "gpc_topology";
+constexpr char kDsmLatency[] = "dsm_latency";
+constexpr char kDsmBandwidth[] = "dsm_bandwidth";
+constexpr char kL2SmMap[] = "l2_sm_map";
+constexpr char kClusterCoop[] = "cluster_coop";
+constexpr const char* kCoopVariants[] = {"layer", "tiled", "coop"};
+
+// Files of one device and one source share a section.
+std::string DeviceKey(const ResultFile& file) {
+  return absl::StrCat(file.ContextOr("device_name", ""), "\n",
+                      file.ContextOr("device_compute_capability", ""), "\n",
+                      file.ContextOr("device_sm_count", ""), "\n", file.ContextOr("source", ""));
+}
+
+// A counter's value where it is finite.
+std::optional<double> Finite(const Row& row, std::string_view counter) {
+  const std::optional<double> value = row.Counter(counter);
+  if (!value || !std::isfinite(*value)) return std::nullopt;
+  return value;
+}
+
+// A vector of indices (GPC, partition) with -1 for a missing or NaN entry.
+std::vector<int> IndexVector(const Row& row, std::string_view name) {
+  std::vector<int> out;
+  for (double v : RowVector(row, name)) out.push_back(std::isfinite(v) ? static_cast<int>(v) : -1);
+  return out;
+}
+
+// The row's real_time in µs.
+std::optional<double> RealTimeUs(const Row& row) {
+  static const std::map<std::string, double> kPerUs = {
+      {"ns", 1e-3}, {"us", 1}, {"ms", 1e3}, {"s", 1e6}};
+  const auto it = kPerUs.find(row.time_unit);
+  if (row.error || it == kPerUs.end()) return std::nullopt;
+  return row.real_time * it->second;
+}
+
+// The row's notes as `report` writes them, then the experiment's own label
+// (gpc_topology's notes on inconsistent SMs) where they do not hold it.
+std::string Note(const Row& row) {
+  const std::string notes = RowNotes(row);
+  if (row.label.empty() || absl::StrContains(notes, row.label)) return notes;
+  return notes.empty() ? row.label : absl::StrCat(notes, "; ", row.label);
+}
+
+int ClusterSize(const Row& row) {
+  return static_cast<int>(AxisNumber(row, "cluster_size").value_or(0));
+}
+
+DuplicationRow Duplication(const Row& row) {
+  DuplicationRow d;
+  d.kernel = row.Axis("kernel").value_or("?");
+  d.layer = row.Axis("layer").value_or("?");
+  d.batch = row.Axis("batch").value_or("");
+  d.note = Note(row);
+  if (row.error) return d;
+  d.l1_hit_pct = Finite(row, "cupti/l1_hit_rate");
+  d.lines_touched = Finite(row, "lines_touched");
+  d.replication = Finite(row, "replication");
+  d.duplicated_fraction = Finite(row, "duplicated_fraction");
+  d.gpc_duplicated_fraction = Finite(row, "gpc_duplicated_fraction");
+  d.cross_gpc_duplicated_fraction = Finite(row, "cross_gpc_duplicated_fraction");
+  d.sms_used = Finite(row, "sms_used");
+  return d;
+}
+
+GpcMap Gpc(const Row& row) {
+  GpcMap g;
+  g.launches = row.Axis("launches").value_or("?");
+  g.cluster_size = row.Axis("cluster_size").value_or("?");
+  g.gpcs = Finite(row, "gpcs");
+  g.sms_mapped = Finite(row, "sms_mapped");
+  g.inconsistent_sms = Finite(row, "inconsistent_sms");
+  g.max_active_clusters = Finite(row, "max_active_clusters");
+  g.gpc_of_sm = IndexVector(row, "gpc_of_sm");
+  g.gpc_sizes = RowVector(row, "gpc_sizes");
+  g.note = Note(row);
+  return g;
+}
+
+L2Map L2(const Row& row) {
+  L2Map m;
+  m.lines = row.Axis("lines").value_or("?");
+  m.sm_stride = row.Axis("sm_stride").value_or("?");
+  m.note = Note(row);
+  if (row.error) return m;
+  m.partitions = Finite(row, "partitions");
+  m.near_cycles = Finite(row, "near_cycles");
+  m.far_cycles = Finite(row, "far_cycles");
+  m.far_minus_near_cycles = Finite(row, "far_minus_near_cycles");
+  m.near_spread_cycles = Finite(row, "near_spread_cycles");
+  m.sms_measured = Finite(row, "sms_measured");
+  m.line_count = static_cast<int>(AxisNumber(row, "lines").value_or(0));
+  m.cycles = RowVector(row, "cycles");
+  m.partition_of_line = IndexVector(row, "partition_of_line");
+  m.near_partition_of_sm = IndexVector(row, "near_partition_of_sm");
+  return m;
+}
+
+CoopVariant Coop(const Row& row) {
+  CoopVariant v;
+  v.note = Note(row);
+  if (row.error) return v;
+  v.us = RealTimeUs(row);
+  v.speedup = Finite(row, "speedup_vs_layer");
+  v.speedup_spread = Finite(row, "speedup_spread");
+  v.l2_sectors_read = Finite(row, "cupti/l2_sectors_read");
+  v.l1_hit_pct = Finite(row, "cupti/l1_hit_rate");
+  v.duplicated_fraction = Finite(row, "duplicated_fraction");
+  v.max_active_clusters = Finite(row, "max_active_clusters");
+  return v;
+}
+
+// The DSM rows of one device: latency and bandwidth rows by cluster size.
+struct DsmCollector {
+  std::map<int, DsmRow> rows;
+  // (cluster size, experiment/path) already measured; and the notes of the
+  // rows, by cluster size, in first-seen order.
+  struct Noted {
+    std::string experiment, path, note;
+    bool error = false;
+  };
+  std::set<std::pair<int, std::string>> measured;
+  std::map<int, std::vector<Noted>> noted;
+
+  void Add(const std::string& experiment, const Row& row) {
+    const int size = ClusterSize(row);
+    DsmRow& d = rows[size];
+    d.cluster_size = size;
+    const std::string path = row.Axis("path").value_or("?");
+    if (const std::string note = Note(row); !note.empty()) {
+      noted[size].push_back({experiment, path, note, row.error});
+    }
+    if (row.error) return;
+    if (!d.max_active_clusters) d.max_active_clusters = Finite(row, "max_active_clusters");
+    if (experiment == kDsmBandwidth) {
+      const std::optional<double> gbps = Finite(row, "bandwidth_gbps");
+      std::optional<double>& best = path == "shared_local" ? d.local_gbps : d.dsm_gbps;
+      if (gbps && (!best || *gbps > *best)) best = gbps;
+      if (gbps) measured.insert({size, absl::StrCat(experiment, "/", path)});
+      return;
+    }
+    if (!measured.insert({size, absl::StrCat(experiment, "/", path)}).second) return;
+    const std::optional<double> cycles = Finite(row, "cycles_per_load");
+    if (path == "shared_local") {
+      d.local_cycles = cycles;
+    } else if (path == "l2") {
+      d.l2_cycles = cycles;
+    } else if (path == "dsm_peer") {
+      d.peer_cycles = cycles;
+      // Entry d is the peer at cluster distance d; entry 0, the block's own
+      // shared memory through the cluster window, is the peer only in a
+      // cluster of 1.
+      const std::vector<double> by_peer = RowVector(row, "cycles_by_peer");
+      std::vector<double> peers;
+      for (size_t i = by_peer.size() > 1 ? 1 : 0; i < by_peer.size(); ++i) {
+        if (std::isfinite(by_peer[i])) peers.push_back(by_peer[i]);
+      }
+      if (peers.empty()) return;
+      d.peer_min_cycles = *std::min_element(peers.begin(), peers.end());
+      d.peer_max_cycles = *std::max_element(peers.begin(), peers.end());
+    }
+  }
+
+  // Rows ascending by cluster size, with the notes of their rows, one per
+  // experiment and note: "dsm_latency (shared_local, l2): skipped: ...". A
+  // skipped row of a path measured at that size by another row is left out.
+  std::vector<DsmRow> Finish() {
+    std::vector<DsmRow> out;
+    for (auto& [size, row] : rows) {
+      std::vector<std::pair<std::string, std::string>> reasons;  // (experiment, note)
+      std::map<std::pair<std::string, std::string>, std::vector<std::string>> paths_of;
+      for (const Noted& n : noted[size]) {
+        const std::pair<std::string, std::string> reason{n.experiment, n.note};
+        std::vector<std::string>& paths = paths_of[reason];
+        if ((n.error && measured.count({size, absl::StrCat(n.experiment, "/", n.path)}) > 0) ||
+            std::find(paths.begin(), paths.end(), n.path) != paths.end()) {
+          continue;
+        }
+        if (paths.empty()) reasons.push_back(reason);
+        paths.push_back(n.path);
+      }
+      for (const auto& reason : reasons) {
+        row.notes.push_back(absl::StrCat(reason.first, " (", absl::StrJoin(paths_of[reason], ", "),
+                                         "): ", reason.second));
+      }
+      out.push_back(std::move(row));
+    }
+    return out;
+  }
+};
+
+// The cluster_coop rows of one device, in first-seen order.
+std::vector<CoopRow> CoopRows(const std::vector<std::pair<const ResultFile*, const Row*>>& rows) {
+  using Point = std::tuple<std::string, std::string, std::string, int>;
+  std::vector<Point> order;
+  std::map<Point, CoopRow> points;
+  // The first layer row of each (kernel, layer, batch), at any cluster size.
+  std::map<std::tuple<std::string, std::string, std::string>, CoopVariant> layer_rows;
+  for (const auto& [file, row] : rows) {
+    CoopRow c;
+    c.kernel = row->Axis("kernel").value_or("?");
+    c.layer = row->Axis("layer").value_or("?");
+    c.batch = row->Axis("batch").value_or("");
+    c.cluster_size = ClusterSize(*row);
+    const std::string variant = row->Axis("variant").value_or("?");
+    const Point point{c.kernel, c.layer, c.batch, c.cluster_size};
+    const CoopVariant v = Coop(*row);
+    if (variant == "layer" && !row->error)
+      layer_rows.emplace(std::tie(c.kernel, c.layer, c.batch), v);
+    auto [it, added] = points.emplace(point, c);
+    if (added) order.push_back(point);
+    it->second.variants.emplace(variant, v);
+  }
+  std::vector<CoopRow> out;
+  for (const Point& point : order) {
+    CoopRow& c = points[point];
+    if (c.variants.count("layer") == 0) {
+      const auto it = layer_rows.find(std::tie(c.kernel, c.layer, c.batch));
+      if (it != layer_rows.end()) c.variants.emplace("layer", it->second);
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::string Cell(const std::optional<double>& value) {
+  return value ? FormatNumber(*value) : kEmptyCell;
+}
+
+std::string PercentCell(const std::optional<double>& fraction) {
+  return fraction ? FormatPercent(*fraction) : kEmptyCell;
+}
+
+std::string HitCell(const std::optional<double>& percent) {
+  return percent ? FormatPercent(*percent / 100) : kEmptyCell;
+}
+
+std::string Cycles(double cycles) { return absl::StrCat(FormatNumber(cycles), " cycles"); }
+
+MarkdownTable Table(const std::vector<std::pair<std::string, bool>>& columns) {
+  MarkdownTable table;
+  for (const auto& [header, right] : columns) table.columns.push_back({header, right});
+  return table;
+}
+
+// One variant's value at a cluster_coop point, if it has the variant.
+std::optional<double> VariantValue(const CoopRow& row, const char* variant,
+                                   std::optional<double> CoopVariant::*value) {
+  const auto it = row.variants.find(variant);
+  return it == row.variants.end() ? std::nullopt : it->second.*value;
+}
+
+// "a / b / c" of one value per cluster_coop variant, "—" where none has it.
+std::string PerVariant(const CoopRow& row, std::optional<double> CoopVariant::*value,
+                       std::string (*format)(const std::optional<double>&)) {
+  std::vector<std::string> cells;
+  bool any = false;
+  for (const char* name : kCoopVariants) {
+    const std::optional<double> v = VariantValue(row, name, value);
+    any = any || v.has_value();
+    cells.push_back(format(v));
+  }
+  return any ? absl::StrJoin(cells, " / ") : kEmptyCell;
+}
+
+std::string SpeedupCell(const CoopRow& row, const char* variant) {
+  const std::optional<double> speedup = VariantValue(row, variant, &CoopVariant::speedup);
+  if (!speedup) return kEmptyCell;
+  const std::optional<double> spread = VariantValue(row, variant, &CoopVariant::speedup_spread);
+  return absl::StrCat(absl::StrFormat("%.3f", *speedup),
+                      spread ? absl::StrCat(" ±", FormatPercent(*spread)) : "");
+}
+
+std::string DuplicationBlock(const SharingDevice& d) {
+  return absl::StrCat(
+      "### L1 duplication per kernel\n\n",
+      "The paper's two per-benchmark figures, the L1 hit ratio and the fraction of L1 data "
+      "duplicated across SMs, come from one run here: each row's hit ratio (CUPTI "
+      "`cupti/l1_hit_rate`, `--metrics=l1_hit_rate`; — where the run had no counters) and its "
+      "duplication (the traced build's per-SM bitmaps of the 128-byte lines each SM loaded) "
+      "are from the same result row. Replication: SMs holding a touched line, on average; "
+      "duplicated: the fraction of touched lines held by more than one SM; within a GPC and "
+      "across GPCs: the same over SMs of one GPC and over GPCs (— without a GPC map).\n\n",
+      RenderMarkdownTable(DuplicationTable(d.duplication)));
+}
+
+std::string DsmBlock(const SharingDevice& d) {
+  return absl::StrCat(
+      "### distributed shared memory by cluster size\n\n",
+      "Latency in cycles per dependent load (dsm_latency): local shared memory, a peer block's "
+      "shared memory through DSM (the mean over the peers, and the range over peer distance), "
+      "and L2. Bandwidth (dsm_bandwidth): the best over the bytes moved per block. Max active "
+      "clusters: cudaOccupancyMaxActiveClusters.\n\n",
+      RenderMarkdownTable(DsmTable(d.dsm)), "\n",
+      "Does DSM latency lie between local shared memory and L2? ", DsmCheck(d.dsm), "\n");
+}
+
+std::string GpcBlock(const GpcMap& g) {
+  std::vector<std::string> sizes;
+  for (double s : g.gpc_sizes) sizes.push_back(FormatNumber(s));
+  std::string out =
+      absl::StrCat("### GPC map\n\n", "From gpc_topology at launches ", g.launches,
+                   ", cluster size ", g.cluster_size, ": ", Cell(g.gpcs), " GPCs, ",
+                   Cell(g.sms_mapped), " of ", g.gpc_of_sm.size(), " SMs mapped, SMs per GPC ",
+                   sizes.empty() ? std::string(kEmptyCell) : absl::StrJoin(sizes, ", "), "; ",
+                   Cell(g.inconsistent_sms),
+                   " inconsistent SM(s) (an SM seen in more than one GPC across "
+                   "launches); max active clusters ",
+                   Cell(g.max_active_clusters), ".");
+  if (!g.note.empty()) absl::StrAppend(&out, " Note: ", g.note, ".");
+  return absl::StrCat(out, "\n\n", RenderMarkdownTable(GpcMapTable(g)));
+}
+
+std::string L2Block(const SharingDevice& d) {
+  return absl::StrCat(
+      "### near and far L2\n\n",
+      "From l2_sm_map: each SM chases lines homed in every L2 partition. Near: the mean latency "
+      "from an SM to the partition it reaches fastest; far: to the others; per-SM spread: how "
+      "much the near latency varies over the SMs. SMs near each partition: how many SMs reach "
+      "partition P fastest.\n\n",
+      RenderMarkdownTable(L2Table(d.l2)));
+}
+
+std::string CoopBlock(const SharingDevice& d) {
+  return absl::StrCat(
+      "### cluster cooperation\n\n",
+      "cluster_coop: the layer kernel, the same work tiled per cluster without DSM (tiled) and "
+      "the cluster-cooperative kernel that shares its tiles through DSM (coop). Times are row "
+      "medians; speedup over the layer kernel with its spread; counters and the duplicated "
+      "fraction as layer / tiled / coop.\n\n",
+      RenderMarkdownTable(CoopTable(d.coop)));
+}
+
+}  // namespace
+
+bool IsSharingExperiment(std::string_view experiment) {
+  for (const char* name :
+       {kDuplication, kGpcTopology, kDsmLatency, kDsmBandwidth, kL2SmMap, kClusterCoop}) {
+    if (experiment == name) return true;
+  }
+  return false;
+}
+
+std::vector<SharingDevice> BuildSharing(const std::vector<const ResultFile*>& files) {
+  struct Group {
+    SharingDevice device;
+    DsmCollector dsm;
+    std::vector<std::pair<const ResultFile*, const Row*>> coop;
+  };
+  std::vector<std::string> order;
+  std::map<std::string, Group> groups;
+  for (const ResultFile* f : files) {
+    if (!IsSharingExperiment(f->experiment)) continue;
+    auto [it, added] = groups.try_emplace(DeviceKey(*f));
+    Group& g = it->second;
+    SharingDevice& d = g.device;
+    if (added) {
+      order.push_back(DeviceKey(*f));
+      d.title = f->ContextOr("device_name", "unknown device");
+      if (const std::string source = f->ContextOr("source", ""); !source.empty()) {
+        absl::StrAppend(&d.title, " (", source, ")");
+      }
+      d.device_line = absl::StrCat(f->ContextOr("device_name", "unknown device"), " · cc ",
+                                   f->ContextOr("device_compute_capability", "?"), " · ",
+                                   f->ContextOr("device_sm_count", "?"), " SMs");
+    }
+    d.paths.push_back(f->path);
+    for (const Row& row : f->rows) {
+      if (f->experiment == kDuplication) {
+        d.duplication.push_back(Duplication(row));
+      } else if (f->experiment == kGpcTopology) {
+        if (!row.error && !d.gpc_map) d.gpc_map = Gpc(row);
+      } else if (f->experiment == kDsmLatency || f->experiment == kDsmBandwidth) {
+        g.dsm.Add(f->experiment, row);
+      } else if (f->experiment == kL2SmMap) {
+        d.l2.push_back(L2(row));
+      } else if (f->experiment == kClusterCoop) {
+        g.coop.push_back({f, &row});
+      }
+    }
+  }
+  std::vector<SharingDevice> out;
+  for (const std::string& key : order) {
+    Group& g = groups[key];
+    g.device.dsm = g.dsm.Finish();
+    g.device.coop = CoopRows(g.coop);
+    out.push_back(std::move(g.device));
+  }
+  return out;
+}
+
+MarkdownTable DuplicationTable(const std::vector<DuplicationRow>& rows) {
+  MarkdownTable t = Table({{"kernel", false},
+                           {"layer", false},
+                           {"batch", true},
+                           {"L1 hit ratio", true},
+                           {"lines touched", true},
+                           {"replication (SMs/line)", true},
+                           {"duplicated", true},
+                           {"duplicated within a GPC", true},
+                           {"duplicated across GPCs", true},
+                           {"SMs used", true},
+                           {"notes", false}});
+  for (const DuplicationRow& r : rows) {
+    t.rows.push_back({CellText(r.kernel), CellText(r.layer), r.batch.empty() ? kEmptyCell : r.batch,
+                      HitCell(r.l1_hit_pct), Cell(r.lines_touched), Cell(r.replication),
+                      PercentCell(r.duplicated_fraction), PercentCell(r.gpc_duplicated_fraction),
+                      PercentCell(r.cross_gpc_duplicated_fraction), Cell(r.sms_used),
+                      CellText(r.note)});
+  }
+  return t;
+}
+
+MarkdownTable DsmTable(const std::vector<DsmRow>& rows) {
+  MarkdownTable t = Table({{"cluster size", true},
+                           {"max active clusters", true},
+                           {"local shared (cycles)", true},
+                           {"DSM peer (cycles)", true},
+                           {"DSM peer range (cycles)", true},
+                           {"L2 (cycles)", true},
+                           {"local shared (GB/s)", true},
+                           {"DSM (GB/s)", true},
+                           {"DSM / local", true},
+                           {"notes", false}});
+  for (const DsmRow& r : rows) {
+    std::string range = kEmptyCell;
+    if (r.peer_min_cycles && r.peer_max_cycles) {
+      range = *r.peer_min_cycles == *r.peer_max_cycles
+                  ? FormatNumber(*r.peer_min_cycles)
+                  : absl::StrCat(FormatNumber(*r.peer_min_cycles), "–",
+                                 FormatNumber(*r.peer_max_cycles));
+    }
+    std::string ratio = kEmptyCell;
+    if (r.local_gbps && r.dsm_gbps && *r.local_gbps > 0) {
+      ratio = absl::StrFormat("%.2f", *r.dsm_gbps / *r.local_gbps);
+    }
+    t.rows.push_back({absl::StrCat(r.cluster_size), Cell(r.max_active_clusters),
+                      Cell(r.local_cycles), Cell(r.peer_cycles), range, Cell(r.l2_cycles),
+                      Cell(r.local_gbps), Cell(r.dsm_gbps), ratio,
+                      CellText(absl::StrJoin(r.notes, "; "))});
+  }
+  return t;
+}
+
+std::string DsmCheck(const std::vector<DsmRow>& rows) {
+  std::vector<std::string> sizes, problems;
+  for (const DsmRow& r : rows) {
+    if (!r.local_cycles || !r.peer_cycles || !r.l2_cycles) continue;
+    sizes.push_back(absl::StrCat(r.cluster_size));
+    if (*r.peer_cycles <= *r.local_cycles) {
+      problems.push_back(absl::StrCat("cluster size ", r.cluster_size, ": DSM ",
+                                      Cycles(*r.peer_cycles), " ≤ local shared ",
+                                      Cycles(*r.local_cycles)));
+    }
+    if (*r.peer_cycles >= *r.l2_cycles) {
+      problems.push_back(absl::StrCat("cluster size ", r.cluster_size, ": DSM ",
+                                      Cycles(*r.peer_cycles), " ≥ L2 ", Cycles(*r.l2_cycles)));
+    }
+  }
+  if (sizes.empty()) {
+    return "cannot tell: no cluster size has local shared, DSM peer and L2 latency.";
+  }
+  if (!problems.empty()) return absl::StrCat("no: ", absl::StrJoin(problems, "; "), ".");
+  return absl::StrCat("yes (cluster size", sizes.size() > 1 ? "s " : " ",
+                      absl::StrJoin(sizes, ", "), ").");
+}
+
+std::string CompressRanges(std::vector<int> indices) {
+  std::sort(indices.begin(), indices.end());
+  indices.erase(std::unique(indices.begin(), indices.end()), indices.end());
+  std::vector<std::string> ranges;
+  for (size_t i = 0; i < indices.size();) {
+    size_t j = i;
+    while (j + 1 < indices.size() && indices[j + 1] == indices[j] + 1) ++j;
+    ranges.push_back(j == i ? absl::StrCat(indices[i]) : absl::StrCat(indices[i], "-", indices[j]));
+    i = j + 1;
+  }
+  return absl::StrJoin(ranges, ", ");
+}
+
+MarkdownTable GpcMapTable(const GpcMap& map) {
+  MarkdownTable t = Table({{"GPC", false}, {"SMs", true}, {"SM indices", false}});
+  std::map<int, std::vector<int>> sms_of;
+  for (size_t sm = 0; sm < map.gpc_of_sm.size(); ++sm) {
+    sms_of[map.gpc_of_sm[sm]].push_back(static_cast<int>(sm));
+  }
+  for (const auto& [gpc, sms] : sms_of) {
+    if (gpc < 0) continue;
+    t.rows.push_back({absl::StrCat(gpc), absl::StrCat(sms.size()), CompressRanges(sms)});
+  }
+  if (const auto it = sms_of.find(-1); it != sms_of.end()) {
+    t.rows.push_back({"unmapped", absl::StrCat(it->second.size()), CompressRanges(it->second)});
+  }
+  return t;
+}
+
+MarkdownTable L2Table(const std::vector<L2Map>& maps) {
+  MarkdownTable t = Table({{"lines", true},
+                           {"SM stride", true},
+                           {"partitions", true},
+                           {"SMs measured", true},
+                           {"near (cycles)", true},
+                           {"far (cycles)", true},
+                           {"far − near (cycles)", true},
+                           {"per-SM spread of near (cycles)", true},
+                           {"SMs near each partition", false},
+                           {"notes", false}});
+  for (const L2Map& m : maps) {
+    std::map<int, int> near_count;
+    for (int p : m.near_partition_of_sm) {
+      if (p >= 0) ++near_count[p];
+    }
+    std::vector<std::string> counts;
+    for (const auto& [p, n] : near_count) counts.push_back(absl::StrCat("P", p, ": ", n));
+    t.rows.push_back({m.lines, m.sm_stride, Cell(m.partitions), Cell(m.sms_measured),
+                      Cell(m.near_cycles), Cell(m.far_cycles), Cell(m.far_minus_near_cycles),
+                      Cell(m.near_spread_cycles),
+                      counts.empty() ? kEmptyCell : absl::StrJoin(counts, ", "), CellText(m.note)});
+  }
+  return t;
+}
+
+std::vector<int> LinesByPartition(const L2Map& map) {
+  std::vector<int> lines(map.line_count);
+  std::iota(lines.begin(), lines.end(), 0);
+  auto partition = [&](int line) {
+    return line < static_cast<int>(map.partition_of_line.size()) ? map.partition_of_line[line] : -1;
+  };
+  std::stable_sort(lines.begin(), lines.end(),
+                   [&](int a, int b) { return partition(a) < partition(b); });
+  return lines;
+}
+
+MarkdownTable CoopTable(const std::vector<CoopRow>& rows) {
+  MarkdownTable t = Table({{"kernel", false},
+                           {"layer", false},
+                           {"batch", true},
+                           {"cluster size", true},
+                           {"max active clusters", true},
+                           {"layer (µs)", true},
+                           {"tiled (µs)", true},
+                           {"coop (µs)", true},
+                           {"tiled speedup", true},
+                           {"coop speedup", true},
+                           {"L2 sectors read", true},
+                           {"L1 hit ratio", true},
+                           {"duplicated", true},
+                           {"notes", false}});
+  for (const CoopRow& r : rows) {
+    std::optional<double> active;
+    std::vector<std::string> notes;
+    for (const char* name : kCoopVariants) {
+      const auto it = r.variants.find(name);
+      if (it == r.variants.end()) continue;
+      if (name != std::string("layer") && !active) active = it->second.max_active_clusters;
+      if (!it->second.note.empty()) notes.push_back(absl::StrCat(name, ": ", it->second.note));
+    }
+    t.rows.push_back({CellText(r.kernel), CellText(r.layer), r.batch.empty() ? kEmptyCell : r.batch,
+                      absl::StrCat(r.cluster_size), Cell(active),
+                      Cell(VariantValue(r, "layer", &CoopVariant::us)),
+                      Cell(VariantValue(r, "tiled", &CoopVariant::us)),
+                      Cell(VariantValue(r, "coop", &CoopVariant::us)), SpeedupCell(r, "tiled"),
+                      SpeedupCell(r, "coop"), PerVariant(r, &CoopVariant::l2_sectors_read, Cell),
+                      PerVariant(r, &CoopVariant::l1_hit_pct, HitCell),
+                      PerVariant(r, &CoopVariant::duplicated_fraction, PercentCell),
+                      CellText(absl::StrJoin(notes, "; "))});
+  }
+  return t;
+}
+
+std::string RenderSharing(const SharingDevice& d) {
+  std::vector<std::string> blocks = {
+      absl::StrCat("## intergroup sharing: ", d.title, "\n"),
+      absl::StrCat(d.device_line, " · files: `", absl::StrJoin(d.paths, "`, `"), "`\n")};
+  if (!d.duplication.empty()) blocks.push_back(DuplicationBlock(d));
+  if (!d.dsm.empty()) blocks.push_back(DsmBlock(d));
+  if (d.gpc_map) blocks.push_back(GpcBlock(*d.gpc_map));
+  if (!d.l2.empty()) blocks.push_back(L2Block(d));
+  if (!d.coop.empty()) blocks.push_back(CoopBlock(d));
+  return absl::StrJoin(blocks, "\n");
+}
+
+std::string RenderSharingSections(const std::vector<ResultFile>& files) {
+  std::vector<const ResultFile*> pointers;
+  for (const ResultFile& f : files) pointers.push_back(&f);
+  std::vector<std::string> sections;
+  for (const SharingDevice& d : BuildSharing(pointers)) sections.push_back(RenderSharing(d));
+  return absl::StrJoin(sections, "\n");
+}
+
+}  // namespace dissect::analysis

@@ -1,0 +1,278 @@
+// Tests for the intergroup-sharing section (sharing.h) and its figures: the
+// section over the synthetic files of analysis/testdata/sharing/ against
+// sharing.golden.md, the figures' gnuplot text against
+// sharing_figures.golden.txt, the table builders on hand-made rows, and
+// gnuplot drawing the figures (skipped where gnuplot is not installed).
+//
+// After an intended change, regenerate the goldens with
+//   DISSECT_UPDATE_GOLDEN=1 bazel run //analysis:sharing_test
+
+#include "analysis/sharing.h"
+
+#include <stdlib.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "analysis/figures.h"
+#include "analysis/report.h"
+#include "analysis/results.h"
+#include "analysis/test_util.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace dissect::analysis {
+namespace {
+
+using ::dissect::analysis::testing::ReadText;
+using ::dissect::analysis::testing::Runfile;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr char kTestdata[] = "analysis/testdata/sharing/";
+constexpr char kTarget[] = "//analysis:sharing_test";
+
+std::vector<ResultFile> ReadFixtures() {
+  std::vector<ResultFile> files;
+  for (const char* name : {"synthetic_l1_duplication.json", "synthetic_dsm_latency.json",
+                           "synthetic_dsm_bandwidth.json", "synthetic_gpc_topology.json",
+                           "synthetic_l2_sm_map.json", "synthetic_cluster_coop.json"}) {
+    const std::string path = absl::StrCat(kTestdata, name);
+    absl::StatusOr<ResultFile> file = ParseResultJson(ReadText(Runfile(path)), path);
+    EXPECT_TRUE(file.ok()) << file.status();
+    if (file.ok()) files.push_back(*std::move(file));
+  }
+  return files;
+}
+
+void CheckGolden(const std::string& actual, const std::string& golden) {
+  const std::string path = absl::StrCat(kTestdata, golden);
+  if (const std::optional<std::string> updated = testing::UpdateGolden(actual, path, kTarget)) {
+    EXPECT_EQ(*updated, "");
+    return;
+  }
+  EXPECT_EQ(actual, ReadText(Runfile(path))) << testing::StaleGolden(path, kTarget);
+}
+
+TEST(SharingGoldenTest, SectionMatchesGolden) {
+  const std::vector<ResultFile> files = ReadFixtures();
+  ASSERT_EQ(files.size(), 6u);
+  CheckGolden(RenderSharingSections(files), "sharing.golden.md");
+}
+
+TEST(SharingGoldenTest, FiguresMatchGolden) {
+  absl::StatusOr<std::vector<DeviceFigures>> figures = BuildFigures(ReadFixtures());
+  ASSERT_TRUE(figures.ok()) << figures.status();
+  std::string actual;
+  for (const DeviceFigures& device : *figures) {
+    for (const FigureFile& file : device.files) {
+      absl::StrAppend(&actual, "==> ", device.folder, "/", file.name, " <==\n", file.contents);
+    }
+  }
+  CheckGolden(actual, "sharing_figures.golden.txt");
+}
+
+// The report ends with the section; without sharing results it has none.
+TEST(SharingReportTest, RenderReportAppendsTheSectionOnlyWithSharingResults) {
+  absl::StatusOr<std::string> report = RenderReport(ReadFixtures(), {});
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_THAT(*report, HasSubstr("\n## intergroup sharing: SYNTHETIC H100 (test data)\n"));
+  EXPECT_EQ(RenderSharingSections({}), "");
+  ResultFile other;
+  other.experiment = "memory_latency";
+  EXPECT_EQ(RenderSharingSections({other}), "");
+}
+
+// Imported results of a peer suite stay apart from ours.
+TEST(SharingReportTest, SourcesOfOneDeviceGetSections) {
+  std::vector<ResultFile> files = ReadFixtures();
+  files.push_back(files[3]);
+  files.back().context["source"] = "peer-suite";
+  const std::string out = RenderSharingSections(files);
+  EXPECT_THAT(out, HasSubstr("## intergroup sharing: SYNTHETIC H100 (test data)\n"));
+  EXPECT_THAT(out, HasSubstr("## intergroup sharing: SYNTHETIC H100 (test data) (peer-suite)\n"));
+}
+
+DsmRow Dsm(int size, double local, double peer, double l2) {
+  DsmRow r;
+  r.cluster_size = size;
+  r.local_cycles = local;
+  r.peer_cycles = peer;
+  r.l2_cycles = l2;
+  return r;
+}
+
+TEST(DsmCheckTest, SaysYesWhenDsmLiesBetweenLocalAndL2) {
+  EXPECT_EQ(DsmCheck({Dsm(2, 30, 190, 260), Dsm(4, 30, 200, 260)}), "yes (cluster sizes 2, 4).");
+}
+
+TEST(DsmCheckTest, SaysNoWhenDsmIsAboveL2) {
+  EXPECT_EQ(DsmCheck({Dsm(2, 30, 190, 260), Dsm(8, 30, 300, 262)}),
+            "no: cluster size 8: DSM 300 cycles ≥ L2 262 cycles.");
+  EXPECT_EQ(DsmCheck({Dsm(2, 30, 20, 260)}),
+            "no: cluster size 2: DSM 20 cycles ≤ local shared 30 cycles.");
+}
+
+TEST(DsmCheckTest, CannotTellWithoutAllThree) {
+  DsmRow r = Dsm(2, 30, 190, 260);
+  r.l2_cycles.reset();
+  EXPECT_THAT(DsmCheck({r}), ::testing::StartsWith("cannot tell"));
+}
+
+Row SkippedRow(std::vector<std::pair<std::string, std::string>> axes, const std::string& why) {
+  Row row;
+  row.axes = std::move(axes);
+  row.error = true;
+  row.error_message = absl::StrCat("skipped: ", why);
+  return row;
+}
+
+ResultFile File(const std::string& experiment, std::vector<Row> rows) {
+  ResultFile f;
+  f.path = experiment + ".json";
+  f.experiment = experiment;
+  f.context = {
+      {"device_name", "GPU"}, {"device_compute_capability", "9.0"}, {"device_sm_count", "4"}};
+  f.rows = std::move(rows);
+  return f;
+}
+
+TEST(DsmTableTest, SkippedRowsShowTheirReason) {
+  Row local;
+  local.axes = {{"cluster_size", "2"}, {"path", "shared_local"}};
+  local.counters = {{"cycles_per_load", 31}, {"max_active_clusters", 66}};
+  Row peer;
+  peer.axes = {{"cluster_size", "4"}, {"path", "dsm_peer"}};
+  // Entry 0 is the block's own shared memory: not a peer in a cluster of 4.
+  peer.counters = {{"cycles_per_load", 186},
+                   {"cycles_by_peer[0]", 150},
+                   {"cycles_by_peer[1]", 184},
+                   {"cycles_by_peer[2]", NAN},
+                   {"cycles_by_peer[3]", 188}};
+  const ResultFile latency =
+      File("dsm_latency",
+           {local, peer, SkippedRow({{"cluster_size", "16"}, {"path", "shared_local"}}, "refused"),
+            SkippedRow({{"cluster_size", "16"}, {"path", "dsm_peer"}}, "refused"),
+            SkippedRow({{"cluster_size", "16"}, {"path", "l2"}}, "no L2 row")});
+  const std::vector<SharingDevice> devices = BuildSharing({&latency});
+  ASSERT_EQ(devices.size(), 1u);
+  const std::vector<DsmRow>& rows = devices[0].dsm;
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].max_active_clusters, 66);
+  EXPECT_EQ(rows[1].peer_cycles, 186);
+  EXPECT_EQ(rows[1].peer_min_cycles, 184);
+  EXPECT_EQ(rows[1].peer_max_cycles, 188);
+  EXPECT_THAT(rows[2].notes, ElementsAre("dsm_latency (shared_local, dsm_peer): skipped: refused",
+                                         "dsm_latency (l2): skipped: no L2 row"));
+  const std::string table = RenderMarkdownTable(DsmTable(rows));
+  EXPECT_THAT(table, HasSubstr(" 184–188 |"));
+  EXPECT_THAT(table, HasSubstr("dsm_latency (shared_local, dsm_peer): skipped: refused; "
+                               "dsm_latency (l2): skipped: no L2 row"));
+}
+
+TEST(CompressRangesTest, RunsBecomeRanges) {
+  EXPECT_EQ(CompressRanges({14, 0, 1, 15, 7}), "0-1, 7, 14-15");
+  EXPECT_EQ(CompressRanges({3}), "3");
+  EXPECT_EQ(CompressRanges({}), "");
+  EXPECT_EQ(CompressRanges({2, 3, 4, 2}), "2-4");
+}
+
+TEST(GpcMapTableTest, UnmappedSmIsListedLast) {
+  GpcMap map;
+  map.gpc_of_sm = {1, 1, 0, 0, -1, 0, 1};
+  const MarkdownTable table = GpcMapTable(map);
+  ASSERT_EQ(table.rows.size(), 3u);
+  EXPECT_THAT(table.rows[0], ElementsAre("0", "3", "2-3, 5"));
+  EXPECT_THAT(table.rows[1], ElementsAre("1", "3", "0-1, 6"));
+  EXPECT_THAT(table.rows[2], ElementsAre("unmapped", "1", "4"));
+}
+
+TEST(DuplicationTableTest, MissingHitRatioAndNaNGpcFractionsAreEmpty) {
+  Row row;
+  row.axes = {{"kernel", "gemv"}, {"layer", "vgg16.fc6"}, {"batch", "1"}};
+  row.counters = {{"lines_touched", 100},
+                  {"replication", 1.5},
+                  {"duplicated_fraction", 0.25},
+                  {"gpc_duplicated_fraction", NAN},
+                  {"cross_gpc_duplicated_fraction", NAN},
+                  {"sms_used", 4}};
+  Row hit = row;
+  hit.counters["cupti/l1_hit_rate"] = 42.5;
+  const ResultFile file = File(
+      "l1_duplication", {row, hit, SkippedRow({{"kernel", "softmax"}, {"layer", "x"}}, "too big")});
+  const MarkdownTable table = DuplicationTable(BuildSharing({&file})[0].duplication);
+  ASSERT_EQ(table.rows.size(), 3u);
+  EXPECT_THAT(table.rows[0],
+              ElementsAre("gemv", "vgg16.fc6", "1", "—", "100", "1.5", "25.0%", "—", "—", "4", ""));
+  EXPECT_EQ(table.rows[1][3], "42.5%");
+  EXPECT_EQ(table.rows[2].back(), "skipped: too big");
+}
+
+TEST(CoopTableTest, LayerRowOfAnotherClusterSizeIsTheBaseline) {
+  auto coop_row = [](const std::string& size, const std::string& variant, double us) {
+    Row row;
+    row.axes = {{"kernel", "gemv"},
+                {"layer", "fc6"},
+                {"batch", "1"},
+                {"cluster_size", size},
+                {"variant", variant}};
+    row.real_time = us;
+    row.time_unit = "us";
+    row.counters = {{"speedup_vs_layer", 100 / us}, {"speedup_spread", 0.05}};
+    return row;
+  };
+  const ResultFile file =
+      File("cluster_coop", {coop_row("1", "layer", 100), coop_row("4", "coop", 80)});
+  const std::vector<CoopRow> rows = BuildSharing({&file})[0].coop;
+  ASSERT_EQ(rows.size(), 2u);
+  const MarkdownTable table = CoopTable(rows);
+  EXPECT_EQ(table.rows[1][3], "4");
+  EXPECT_EQ(table.rows[1][5], "100");  // the layer time of cluster size 1
+  EXPECT_EQ(table.rows[1][7], "80");
+  EXPECT_EQ(table.rows[1][9], "1.250 ±5.0%");
+}
+
+TEST(LinesByPartitionTest, GroupsLinesByPartitionKeepingOrder) {
+  L2Map map;
+  map.line_count = 6;
+  map.partition_of_line = {1, 0, 1, 0, 0};  // line 5 has no partition
+  EXPECT_THAT(LinesByPartition(map), ElementsAre(5, 1, 3, 4, 0, 2));
+}
+
+// gnuplot draws every sharing figure of the fixtures into an SVG.
+TEST(SharingFiguresTest, GnuplotDrawsEveryFigure) {
+  if (RunGnuplot(".", "--version") == 127) GTEST_SKIP() << "gnuplot not on PATH";
+  absl::StatusOr<std::vector<DeviceFigures>> figures = BuildFigures(ReadFixtures());
+  ASSERT_TRUE(figures.ok()) << figures.status();
+  ASSERT_EQ(figures->size(), 1u);
+  const DeviceFigures& device = figures->front();
+  EXPECT_THAT(device.scripts, ElementsAre("sharing_l1_duplication.gp", "sharing_dsm.gp",
+                                          "sharing_l2_heatmap.gp", "sharing_gpc_map.gp"));
+  // A folder of its own: `bazel run` has no TEST_TMPDIR, and other tests may
+  // draw a device of the same name under /tmp at the same time.
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  std::string base = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/sharing_test.XXXXXX");
+  ASSERT_NE(mkdtemp(base.data()), nullptr) << base;
+  const std::filesystem::path dir = std::filesystem::path(base) / device.folder;
+  std::filesystem::create_directories(dir);
+  for (const FigureFile& file : device.files) {
+    std::ofstream(dir / file.name, std::ios::binary) << file.contents;
+  }
+  for (const std::string& script : device.scripts) {
+    EXPECT_EQ(RunGnuplot(dir.string(), script), 0) << dir / script;
+    const std::filesystem::path svg = dir / std::filesystem::path(script).replace_extension(".svg");
+    EXPECT_THAT(ReadText(svg.string()), HasSubstr("<svg")) << svg;
+  }
+  EXPECT_THAT(ReadText((dir / "sharing_l1_duplication.svg").string()),
+              HasSubstr("duplicated fraction of L1 data"));
+  EXPECT_THAT(ReadText((dir / "sharing_l1_duplication.svg").string()), Not(HasSubstr("softmax")));
+}
+
+}  // namespace
+}  // namespace dissect::analysis
