@@ -217,6 +217,22 @@ std::vector<SassLoop> InnermostTimedLoops(const SassFunction& f) {
   return out;
 }
 
+std::vector<SassLoop> InnermostTimedLoopsWith(const SassFunction& f,
+                                              const std::vector<std::string>& ops) {
+  std::vector<SassLoop> out;
+  for (const SassLoop& loop : InnermostTimedLoops(f)) {
+    if (CountOps(f, loop, ops) > 0) out.push_back(loop);
+  }
+  return out;
+}
+
+std::vector<size_t> WrapAround(const SassLoop& loop, size_t last, size_t first) {
+  std::vector<size_t> out;
+  for (size_t k = last + 1; k <= loop.branch; ++k) out.push_back(k);
+  for (size_t k = loop.head; k < first; ++k) out.push_back(k);
+  return out;
+}
+
 absl::StatusOr<SassLoop> FindTimedLoop(const SassFunction& f, const std::vector<std::string>& ops) {
   std::optional<SassLoop> best;
   int best_count = -1;
@@ -340,6 +356,31 @@ std::vector<std::string> AddressRegisters(const SassInstruction& instruction) {
     if (!out.empty()) break;
   }
   return out;
+}
+
+bool WritesRegister(const SassInstruction& instruction, int reg) {
+  const std::vector<int> written = WrittenRegisters(instruction);
+  return std::find(written.begin(), written.end(), reg) != written.end();
+}
+
+int OneRegister(absl::string_view operand) {
+  const std::vector<int> regs = RegisterNumbers(operand);
+  return regs.size() == 1 ? regs[0] : -1;
+}
+
+int OneAddressRegister(const SassInstruction& instruction) {
+  const std::vector<std::string> regs = AddressRegisters(instruction);
+  return regs.size() == 1 ? OneRegister(regs[0]) : -1;
+}
+
+const std::vector<std::string>& MemoryLoadOps() {
+  static const auto* const kOps =
+      new std::vector<std::string>{"LD", "LDG", "LDS", "LDL", "LDC", "LDSM", "TLD", "TEX", "TLD4"};
+  return *kOps;
+}
+
+bool IsMemoryLoad(const SassInstruction& instruction, const std::vector<std::string>& ops) {
+  return std::find(ops.begin(), ops.end(), instruction.op) != ops.end();
 }
 
 }  // namespace dissect

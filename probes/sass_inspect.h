@@ -83,6 +83,16 @@ std::vector<SassLoop> TimedLoops(const SassFunction& f);
 // The innermost of `f`'s TimedLoops (those that contain no other loop).
 std::vector<SassLoop> InnermostTimedLoops(const SassFunction& f);
 
+// The InnermostTimedLoops of `f` that hold at least one instruction among
+// `ops` (e.g. a chase's segments, one timed loop each).
+std::vector<SassLoop> InnermostTimedLoopsWith(const SassFunction& f,
+                                              const std::vector<std::string>& ops);
+
+// The indices a value carried around `loop` passes from code[last] to
+// code[first] of the next trip (both in `loop`, first <= last): after
+// `last` through the branch, then from the head to before `first`.
+std::vector<size_t> WrapAround(const SassLoop& loop, size_t last, size_t first);
+
 // The timed loop of `f`: among the innermost of its TimedLoops, the one that
 // holds the most instructions among `ops`. NotFound if `f` has none.
 absl::StatusOr<SassLoop> FindTimedLoop(const SassFunction& f, const std::vector<std::string>& ops);
@@ -129,6 +139,25 @@ std::string DestinationRegister(const SassInstruction& instruction);
 // The general registers inside the memory operand ("[R4.64+0x10]" gives
 // {"R4"}; "[R2+UR4]" gives {"R2"}); empty if there is none.
 std::vector<std::string> AddressRegisters(const SassInstruction& instruction);
+
+// Whether `instruction` writes register `reg` (one of WrittenRegisters).
+bool WritesRegister(const SassInstruction& instruction, int reg);
+
+// The one general register named in `operand` ("R6", "R2.64", "[R4]"), or
+// -1 if it names none or several.
+int OneRegister(absl::string_view operand);
+
+// The one general register of `instruction`'s memory operand (the first of
+// a pair for "[R2.64]"), or -1 if the address holds none or several.
+int OneAddressRegister(const SassInstruction& instruction);
+
+// Every op that reads memory or a texture: LD, LDG, LDS, LDL, LDC, LDSM,
+// TLD, TEX, TLD4.
+const std::vector<std::string>& MemoryLoadOps();
+
+// Whether `instruction`'s op is among `ops` (MemoryLoadOps by default).
+bool IsMemoryLoad(const SassInstruction& instruction,
+                  const std::vector<std::string>& ops = MemoryLoadOps());
 
 }  // namespace dissect
 

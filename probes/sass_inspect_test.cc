@@ -78,6 +78,35 @@ TEST(SassInspectTest, FindsTheTimedLoopAndCountsItsLoads) {
   EXPECT_EQ(ClockReads(f), (std::vector<size_t>{1, 7}));
 }
 
+TEST(SassInspectTest, RegisterAndLoopHelpersOfTheChecks) {
+  absl::StatusOr<std::vector<SassFunction>> fs = ParseCuobjdumpSass(kExcerpt);
+  ASSERT_TRUE(fs.ok());
+  const SassFunction& f = (*fs)[0];
+  EXPECT_EQ(OneRegister("R2.64"), 2);
+  EXPECT_EQ(OneRegister("RZ"), -1);
+  EXPECT_EQ(OneAddressRegister(f.code[3]), 4);
+  EXPECT_EQ(OneAddressRegister(f.code[0]), -1);  // c[0x0][0x28]
+  EXPECT_TRUE(WritesRegister(f.code[2], 5));     // a 64-bit load writes R4 and R5
+  EXPECT_FALSE(WritesRegister(f.code[2], 2));
+  EXPECT_TRUE(IsMemoryLoad(f.code[2]));
+  EXPECT_FALSE(IsMemoryLoad(f.code[4]));
+  EXPECT_FALSE(IsMemoryLoad(f.code[2], {"ULDC"}));
+  const std::vector<SassLoop> timed = InnermostTimedLoopsWith(f, {"LDG"});
+  ASSERT_EQ(timed.size(), 1u);
+  EXPECT_TRUE(InnermostTimedLoopsWith(f, {"LDS"}).empty());
+  EXPECT_EQ(WrapAround(timed[0], 3, 2), (std::vector<size_t>{4, 5, 6}));
+  EXPECT_EQ(SassLine(f, 2), "/*0020*/ " + f.code[2].text);
+  std::vector<std::string> problems;
+  // Nothing reads R2 between its load (0x30) and the clock read at 0x70.
+  EXPECT_TRUE(CheckWaitsBefore(f, 7, 2, "end", problems));
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_NE(problems[0].find("end: the clock read /*0070*/"), std::string::npos) << problems[0];
+  // ISETP reads R0 after VIADD writes it; nothing before 0x10 touches R2.
+  EXPECT_TRUE(CheckWaitsBefore(f, 7, 0, "counter", problems));
+  EXPECT_FALSE(CheckWaitsBefore(f, 1, 2, "start", problems));
+  EXPECT_EQ(problems.size(), 1u);
+}
+
 TEST(SassInspectTest, FindsFunctionsByNameFragments) {
   absl::StatusOr<std::vector<SassFunction>> fs = ParseCuobjdumpSass(kExcerpt);
   ASSERT_TRUE(fs.ok());

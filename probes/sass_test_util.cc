@@ -39,12 +39,34 @@ const SassFunction* SassFunctionNamed(const std::vector<std::string>& fragments,
   return f.ok() ? *f : nullptr;
 }
 
+std::string SassLine(const SassFunction& f, size_t i) {
+  return absl::StrFormat("/*%04x*/ %s", f.code[i].address, f.code[i].text);
+}
+
 std::string Listing(const SassFunction& f, size_t begin, size_t end) {
   std::string out;
   for (size_t i = begin; i < end && i < f.code.size(); ++i) {
-    absl::StrAppend(&out, absl::StrFormat("  /*%04x*/ %s\n", f.code[i].address, f.code[i].text));
+    absl::StrAppend(&out, "  ", SassLine(f, i), "\n");
   }
   return out;
+}
+
+bool CheckWaitsBefore(const SassFunction& f, size_t clock, int reg, const std::string& what,
+                      std::vector<std::string>& problems,
+                      const std::vector<std::string>& load_ops) {
+  for (size_t k = clock; k-- > 0;) {
+    const SassInstruction& in = f.code[k];
+    if (WritesRegister(in, reg)) {
+      if (IsMemoryLoad(in, load_ops)) {
+        problems.push_back(absl::StrCat(what, ": the clock read ", SassLine(f, clock),
+                                        " does not wait for the load ", SassLine(f, k),
+                                        " (nothing reads R", reg, " in between)"));
+      }
+      return true;
+    }
+    if (ReadsRegister(in, reg)) return true;
+  }
+  return false;
 }
 
 std::string LoopListing(const SassFunction& f, const SassLoop& loop) {

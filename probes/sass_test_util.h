@@ -42,9 +42,25 @@ std::optional<SassLoop> TimedLoopWith(const SassFunction& f, const std::vector<s
 void ExpectTimedLoopCount(const SassFunction& f, const std::vector<std::string>& ops, int want,
                           bool allow_multiple = false);
 
+// Instruction `i` of `f` as one line with its address, "/*0120*/ LDG.E R2,
+// [R2.64]" (for problem and failure messages).
+std::string SassLine(const SassFunction& f, size_t i);
+
 // code[begin, end) of `f` as text, one instruction a line with its address
 // (for failure messages).
 std::string Listing(const SassFunction& f, size_t begin, size_t end);
+
+// Appends a problem (starting with `what`) to `problems` unless the clock
+// read code[clock] of `f` waits for register `reg`: when the last
+// instruction before it that writes `reg` is a load (its op among
+// `load_ops`), an instruction in between must read `reg` (an ALU result
+// arrives in fixed time). A load reads its address before it writes its
+// result, so an instruction that writes `reg` is its producer even if it
+// also reads it. Returns false if nothing before `clock` writes or reads
+// `reg` (no problem appended), else true.
+bool CheckWaitsBefore(const SassFunction& f, size_t clock, int reg, const std::string& what,
+                      std::vector<std::string>& problems,
+                      const std::vector<std::string>& load_ops = MemoryLoadOps());
 
 // The body of `loop` as text, one instruction a line (for failure messages).
 std::string LoopListing(const SassFunction& f, const SassLoop& loop);

@@ -10,26 +10,6 @@
 namespace dissect {
 namespace {
 
-const std::vector<std::string>& LoadOps() {
-  static const auto* const kOps =
-      new std::vector<std::string>{"LD", "LDG", "LDS", "LDL", "LDC", "LDSM", "TLD", "TEX", "TLD4"};
-  return *kOps;
-}
-
-bool IsMemoryLoad(const SassInstruction& in) {
-  return std::find(LoadOps().begin(), LoadOps().end(), in.op) != LoadOps().end();
-}
-
-bool Writes(const SassInstruction& in, int reg) {
-  const std::vector<int> w = WrittenRegisters(in);
-  return std::find(w.begin(), w.end(), reg) != w.end();
-}
-
-int OneRegister(const std::string& operand) {
-  const std::vector<int> regs = RegisterNumbers(operand);
-  return regs.size() == 1 ? regs[0] : -1;
-}
-
 // The source register of a plain copy (MOV Rd, Rs; IMAD.MOV.U32 Rd, RZ, RZ,
 // Rs), else -1.
 int CopySource(const SassInstruction& in) {
@@ -41,22 +21,13 @@ int CopySource(const SassInstruction& in) {
   return -1;
 }
 
-std::string Line(const SassFunction& f, size_t i) {
-  return absl::StrCat("/*", absl::Hex(f.code[i].address, absl::kZeroPad4), "*/ ", f.code[i].text);
-}
-
-int AddressOf(const SassInstruction& in) {
-  const std::vector<std::string> regs = AddressRegisters(in);
-  return regs.size() == 1 ? OneRegister(regs[0]) : -1;
-}
-
 // `between`: the instructions from after `prev` to before `load`, in order.
 void CheckHop(const SassFunction& f, size_t prev, size_t load, const std::vector<size_t>& between,
               std::vector<std::string>& problems) {
   const int result = OneRegister(DestinationRegister(f.code[prev]));
-  const int address = AddressOf(f.code[load]);
+  const int address = OneAddressRegister(f.code[load]);
   if (address < 0 || result < 0) {
-    problems.push_back(absl::StrCat("cannot read the hop ", Line(f, load)));
+    problems.push_back(absl::StrCat("cannot read the hop ", SassLine(f, load)));
     return;
   }
   // Follow the address back through the instructions in between: it must
@@ -64,19 +35,19 @@ void CheckHop(const SassFunction& f, size_t prev, size_t load, const std::vector
   int want = address;
   for (auto it = between.rbegin(); it != between.rend(); ++it) {
     const SassInstruction& in = f.code[*it];
-    if (!Writes(in, want)) continue;
+    if (!WritesRegister(in, want)) continue;
     const int source = CopySource(in);
     if (source < 0) {
-      problems.push_back(absl::StrCat(Line(f, *it), " computes the address of ", Line(f, load),
-                                      " between two hops"));
+      problems.push_back(absl::StrCat(SassLine(f, *it), " computes the address of ",
+                                      SassLine(f, load), " between two hops"));
       return;
     }
     want = source;
   }
   if (want != result) {
-    problems.push_back(absl::StrCat("load ", Line(f, load),
+    problems.push_back(absl::StrCat("load ", SassLine(f, load),
                                     " is not addressed by the previous load's result (",
-                                    Line(f, prev), ")"));
+                                    SassLine(f, prev), ")"));
   }
 }
 
@@ -86,16 +57,13 @@ std::vector<std::string> DsmChaseProblems(const SassFunction& f, const std::stri
                                           bool expect_mapa) {
   std::vector<std::string> problems;
   const std::vector<size_t> clocks = ClockReads(f);
-  std::vector<SassLoop> timed;
-  for (const SassLoop& loop : InnermostTimedLoops(f)) {
-    if (CountOps(f, loop, {op}) > 0) timed.push_back(loop);
-  }
+  const std::vector<SassLoop> timed = InnermostTimedLoopsWith(f, {op});
   if (timed.size() != kChaseSegments) {
     problems.push_back(absl::StrCat(timed.size(), " timed loops hold ", op,
                                     ", want one per segment (", kChaseSegments, ")"));
   }
   for (const SassLoop& loop : timed) {
-    const std::string where = absl::StrCat("timed loop at ", Line(f, loop.head));
+    const std::string where = absl::StrCat("timed loop at ", SassLine(f, loop.head));
     const std::vector<size_t> loads = IndicesOfOps(f, loop, {op});
     if (loads.size() != static_cast<size_t>(kChaseUnroll)) {
       problems.push_back(absl::StrCat(where, ": ", loads.size(), " ", op, " a trip, want ",
@@ -116,8 +84,7 @@ std::vector<std::string> DsmChaseProblems(const SassFunction& f, const std::stri
       if (i == 0) {
         // Loop-carried: from the last load to the branch, then from the head.
         prev = loads.back();
-        for (size_t k = loads.back() + 1; k <= loop.branch; ++k) between.push_back(k);
-        for (size_t k = loop.head; k < loads.front(); ++k) between.push_back(k);
+        between = WrapAround(loop, loads.back(), loads.front());
       } else {
         prev = loads[i - 1];
         for (size_t k = prev + 1; k < loads[i]; ++k) between.push_back(k);
@@ -136,7 +103,7 @@ std::vector<std::string> DsmChaseProblems(const SassFunction& f, const std::stri
       waited = ReadsRegister(f.code[k], last);
     }
     if (!waited) {
-      problems.push_back(absl::StrCat(where, ": the clock read ", Line(f, *end),
+      problems.push_back(absl::StrCat(where, ": the clock read ", SassLine(f, *end),
                                       " does not wait for the last load"));
     }
   }

@@ -13,55 +13,25 @@
 namespace dissect {
 namespace {
 
+// MemoryLoadOps and the loads through the uniform datapath and atomics.
 const std::vector<std::string>& LoadOps() {
-  static const auto* const kOps = new std::vector<std::string>{
-      "LD", "LDG", "LDS", "LDL", "LDC", "LDSM", "TLD", "TEX", "TLD4", "ULDC", "ATOMG", "ATOM"};
+  static const auto* const kOps = [] {
+    auto* ops = new std::vector<std::string>(MemoryLoadOps());
+    ops->insert(ops->end(), {"ULDC", "ATOMG", "ATOM"});
+    return ops;
+  }();
   return *kOps;
 }
 
-bool IsLoad(const SassInstruction& in) {
-  return std::find(LoadOps().begin(), LoadOps().end(), in.op) != LoadOps().end();
-}
-
-bool Writes(const SassInstruction& in, int reg) {
-  const std::vector<int> written = WrittenRegisters(in);
-  return std::find(written.begin(), written.end(), reg) != written.end();
-}
-
-std::string Line(const SassFunction& f, size_t i) {
-  return absl::StrCat("/*", absl::Hex(f.code[i].address, absl::kZeroPad4), "*/ ", f.code[i].text);
-}
-
-// The one general register of an LDG's address ("[R4.64]" gives 4), or -1.
-int AddressRegister(const SassInstruction& in) {
-  const std::vector<std::string> regs = AddressRegisters(in);
-  if (regs.size() != 1) return -1;
-  const std::vector<int> numbers = RegisterNumbers(regs[0]);
-  return numbers.size() == 1 ? numbers[0] : -1;
-}
-
-int Destination(const SassInstruction& in) {
-  const std::vector<int> numbers = RegisterNumbers(DestinationRegister(in));
-  return numbers.size() == 1 ? numbers[0] : -1;
-}
-
 // A problem unless some instruction between the last load before `clock`
-// that writes `reg` and `clock` reads `reg` (a read waits for the load).
+// that writes `reg` and `clock` reads `reg` (a read waits for the load), or
+// if nothing before `clock` writes `reg`.
 void CheckWaits(const SassFunction& f, size_t clock, int reg, const std::string& what,
                 std::vector<std::string>& problems) {
-  for (size_t k = clock; k-- > 0;) {
-    const SassInstruction& in = f.code[k];
-    if (Writes(in, reg)) {
-      if (IsLoad(in)) {
-        problems.push_back(absl::StrCat(what, ": the clock read ", Line(f, clock),
-                                        " does not wait for the load ", Line(f, k),
-                                        " (nothing reads R", reg, " in between)"));
-      }
-      return;
-    }
-    if (ReadsRegister(in, reg)) return;
+  if (!CheckWaitsBefore(f, clock, reg, what, problems, LoadOps())) {
+    problems.push_back(
+        absl::StrCat(what, ": nothing before ", SassLine(f, clock), " writes R", reg));
   }
-  problems.push_back(absl::StrCat(what, ": nothing before ", Line(f, clock), " writes R", reg));
 }
 
 }  // namespace
@@ -91,19 +61,19 @@ std::vector<std::string> L2MapKernelProblems(const SassFunction& f) {
   for (size_t i = 0; i < loads.size(); ++i) {
     const SassInstruction& in = f.code[loads[i]];
     if (!in.HasModifier("STRONG") || !in.HasModifier("GPU")) {
-      problems.push_back(absl::StrCat(Line(f, loads[i]),
+      problems.push_back(absl::StrCat(SassLine(f, loads[i]),
                                       " is not an L2-only load (want LDG...STRONG.GPU, "
                                       "ld.global.cg)"));
     }
     if (!in.HasModifier("64")) {
-      problems.push_back(absl::StrCat(Line(f, loads[i]), " does not load a 64-bit pointer"));
+      problems.push_back(absl::StrCat(SassLine(f, loads[i]), " does not load a 64-bit pointer"));
     }
     const size_t prev = i == 0 ? loads.back() : loads[i - 1];
-    const int address = AddressRegister(in);
-    if (address < 0 || address != Destination(f.code[prev])) {
-      problems.push_back(absl::StrCat(Line(f, loads[i]),
+    const int address = OneAddressRegister(in);
+    if (address < 0 || address != OneRegister(DestinationRegister(f.code[prev]))) {
+      problems.push_back(absl::StrCat(SassLine(f, loads[i]),
                                       " is not addressed by the previous load's result (",
-                                      Line(f, prev), ")"));
+                                      SassLine(f, prev), ")"));
     }
     if (address >= 0) {
       address_registers.insert(address);
@@ -116,9 +86,9 @@ std::vector<std::string> L2MapKernelProblems(const SassFunction& f) {
     if (in.op == "LDG") continue;
     ++overhead;
     for (int reg : address_registers) {
-      if (Writes(in, reg)) {
+      if (WritesRegister(in, reg)) {
         problems.push_back(
-            absl::StrCat(Line(f, k), " computes an address (R", reg, ") between two hops"));
+            absl::StrCat(SassLine(f, k), " computes an address (R", reg, ") between two hops"));
       }
     }
   }
@@ -135,8 +105,8 @@ std::vector<std::string> L2MapKernelProblems(const SassFunction& f) {
     problems.push_back("no clock read before and after the timed loop");
     return problems;
   }
-  CheckWaits(f, *end, Destination(f.code[loads.back()]), "end", problems);
-  CheckWaits(f, *(start - 1), AddressRegister(f.code[loads.front()]), "start", problems);
+  CheckWaits(f, *end, OneRegister(DestinationRegister(f.code[loads.back()])), "end", problems);
+  CheckWaits(f, *(start - 1), OneAddressRegister(f.code[loads.front()]), "start", problems);
   return problems;
 }
 
