@@ -30,6 +30,10 @@ experiments=(
   //experiments:memory_bandwidth //experiments:shared_bandwidth
   //experiments/tensor:mma_sync //experiments/tensor:wgmma //experiments/tensor:cublaslt_gemm
   //experiments/l1_bypass:l1_bypass
+  # Issue 14, intergroup sharing.
+  //experiments/sharing/topology:gpc_topology //experiments/sharing/l2_map:l2_sm_map
+  //experiments/sharing/dsm:dsm_latency //experiments/sharing/dsm:dsm_bandwidth
+  //experiments/sharing/duplication:l1_duplication //experiments/sharing/coop:cluster_coop
   //analysis:report
   # The nightly tools (tools/slurm with DISSECT_BINARIES=dist): the sweep
   # runner (it finds the experiments in dist/bin with --bin_dir), the CPU-only

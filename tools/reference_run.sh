@@ -6,8 +6,9 @@
 #   --parts: a comma-separated subset of memory (issues 2-4: latency,
 #   bandwidth, ReLU), l1_bypass (issue 5: every layer at batch 1 and 8, the
 #   working-set sweeps and the counters), l1_bypass_b32 (the layers at batch
-#   32: inputs up to 411 MB, most of the layer time) and tensor (issue 6);
-#   default all.
+#   32: inputs up to 411 MB, most of the layer time), tensor (issue 6) and
+#   sharing (issue 14: GPC map, SM-to-L2 map, DSM, L1 duplication with the
+#   L1 hit ratio, cluster-cooperative kernels); default all.
 #   The whole run is meant to fit one 10-minute call on an H100, but its
 #   length is an estimate until measured: where a call may be cut short, run
 #   one part per call, each into its own OUTDIR (the report reads them all).
@@ -21,16 +22,16 @@
 # Figures are drawn afterwards where gnuplot is (not on the GPU machine):
 #   ./bazelw run //analysis:figures -- --out=$PWD/OUTDIR/figures $PWD/OUTDIR
 set -uo pipefail
-usage="usage: tools/reference_run.sh OUTDIR [--parts=memory,l1_bypass,l1_bypass_b32,tensor] [flags]"
+usage="usage: tools/reference_run.sh OUTDIR [--parts=memory,l1_bypass,l1_bypass_b32,tensor,sharing] [flags]"
 outdir=${1:?${usage}}
 shift
-parts=memory,l1_bypass,l1_bypass_b32,tensor
+parts=memory,l1_bypass,l1_bypass_b32,tensor,sharing
 if [[ "${1:-}" == --parts=* ]]; then
   parts=${1#--parts=}
   shift
 fi
 for p in ${parts//,/ }; do
-  [[ "${p}" =~ ^(memory|l1_bypass|l1_bypass_b32|tensor)$ ]] || { echo "reference_run.sh: unknown part '${p}'; ${usage}" >&2; exit 2; }
+  [[ "${p}" =~ ^(memory|l1_bypass|l1_bypass_b32|tensor|sharing)$ ]] || { echo "reference_run.sh: unknown part '${p}'; ${usage}" >&2; exit 2; }
 done
 want() { [[ ",${parts}," == *",$1,"* ]]; }
 source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
@@ -94,6 +95,21 @@ if want tensor; then
   run mma_sync mma_sync --samples=10 "$@"
   run wgmma wgmma --samples=10 "$@"
   run cublaslt_gemm cublaslt_gemm --samples=10 --metrics=tensor_pipe_active "$@"
+fi
+# Intergroup sharing (issue 14): the GPC map and the SM-to-L2 map first
+# (the duplication run measures its own GPC map too), then DSM by cluster
+# size, the layer kernels' L1 duplication beside their CUPTI L1 hit ratio
+# (both of the paper's figures from one run), and the cluster-cooperative
+# conv and GEMV with the counters that explain them. Where the machine
+# refuses counters the rows say counters_unavailable and the timings stand.
+# Times estimated, unmeasured.
+if want sharing; then
+  run gpc_topology gpc_topology --samples=10 "$@"
+  run l2_sm_map l2_sm_map --samples=10 "$@"
+  run dsm_latency dsm_latency --samples=10 "$@"
+  run dsm_bandwidth dsm_bandwidth --samples=10 "$@"
+  run l1_duplication l1_duplication --samples=10 --metrics=l1_hit_rate "$@"
+  run cluster_coop cluster_coop --samples=10 --metrics=l2_sectors_read,l1_hit_rate "$@"
 fi
 publish "running the report"
 if dist/bin/report "${out}" > "${out}/REPORT.md" 2> "${out}/report.log"; then
