@@ -33,6 +33,7 @@
 //           for conv. Differences below speedup_spread are noise.
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -49,6 +50,7 @@
 #include "experiments/l1_bypass/workload.h"
 #include "experiments/sharing/cluster_support.h"
 #include "experiments/sharing/coop/coop_host.h"
+#include "experiments/sharing/duplication/trace_plan.h"
 #include "kernels/coop/coop.h"
 #include "kernels/coop/coop_tiling.h"
 #include "kernels/layers/layers.h"
@@ -127,19 +129,17 @@ struct TraceBuffers {
 };
 
 absl::StatusOr<TraceBuffers> PrepareTrace(const DeviceInfo& device, const ShapeCache& shape) {
-  LineTrace trace;
-  uint64_t next = 0;
-  for (const DeviceBuffer<float>* b : {&shape.tensors.x, &shape.tensors.weights}) {
-    TraceRegion& r = trace.regions[trace.region_count++];
-    r.base = reinterpret_cast<uint64_t>(b->get());
-    r.bytes = b->bytes();
-    r.first_line = next;
-    next += RegionLines(r.base, r.bytes);
-  }
+  const auto traced = [](const char* name, const DeviceBuffer<float>& b) {
+    return TracedTensor{name, reinterpret_cast<uint64_t>(b.get()), b.bytes()};
+  };
   // %smid may exceed the SM count (disabled units leave gaps); loads from
-  // SMs past the slots are not recorded.
-  trace.sm_slots = std::max(256, 2 * device.sm_count);
-  trace.words_per_sm = WordsForLines(next);
+  // SMs past the slots are not recorded. The bitmaps' size is bounded by
+  // the device memory check below.
+  DISSECT_ASSIGN_OR_RETURN(
+      const TracePlan plan,
+      PlanTrace({traced("x", shape.tensors.x), traced("weights", shape.tensors.weights)},
+                std::max(256, 2 * device.sm_count), std::numeric_limits<uint64_t>::max()));
+  LineTrace trace = plan.trace;
   DISSECT_ASSIGN_OR_RETURN(LineBitmaps host,
                            LineBitmaps::Create(trace.sm_slots, trace.words_per_sm));
   DISSECT_RETURN_IF_ERROR(l1_bypass::CheckDeviceMemory(host.bytes(), kMemorySlackBytes));
