@@ -1,4 +1,6 @@
 // Distributed-shared-memory kernels (issue 14, part C); see dsm.h.
+#include <algorithm>
+
 #include "kernels/cluster.cuh"
 #include "kernels/cluster_launch.h"
 #include "kernels/device_clock.cuh"
@@ -135,7 +137,7 @@ const void* DsmChaseKernel(DsmPath path) {
 }
 
 cudaError_t LaunchDsmChase(const DsmChaseArgs& args, cudaStream_t stream) {
-  const size_t shared = static_cast<size_t>(args.chain_bytes);
+  const size_t shared = static_cast<size_t>(std::max(args.chain_bytes, args.shared_bytes));
   switch (args.path) {
     case DsmPath::kSharedLocal:
       return LaunchClusters(DsmChase<DsmPath::kSharedLocal>, args, args.cluster_size,

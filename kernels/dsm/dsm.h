@@ -38,7 +38,11 @@ struct DsmChaseArgs {
   // chain, kDsmPeer plus its own shared::cluster address, so a hop loads
   // the next hop's address and does nothing else. Device pointer.
   const uint32_t* offsets = nullptr;
-  uint64_t chain_bytes = 0;  // footprint: the dynamic shared memory per block
+  uint64_t chain_bytes = 0;  // footprint: the chain's bytes in each block
+  // Dynamic shared memory per block (at least chain_bytes): more than half
+  // of an SM's keeps the blocks of a cluster on distinct SMs, so that a
+  // peer's memory is another SM's.
+  uint64_t shared_bytes = 0;
   // kL2: the chain as 64-bit device addresses (ChainAsPointers); its first
   // word starts the chase. Device pointer.
   const unsigned long long* pointers = nullptr;

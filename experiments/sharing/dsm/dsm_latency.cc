@@ -5,7 +5,9 @@
 // Timed:    one cluster of cluster_size blocks (256 threads each). Every
 //           block copies the same pointer chain (footprint_bytes, one slot
 //           every stride_bytes, a random or strided cycle) into its dynamic
-//           shared memory, rebased so that each word is the address of the
+//           shared memory (each block asks for all the shared memory a
+//           block may have, so no two blocks share an SM and every peer is
+//           another SM), rebased so that each word is the address of the
 //           next slot; a cluster barrier follows. Then thread 0 of rank 0
 //           alone chases: path dsm_peer, for every peer distance d in
 //           0..cluster_size-1 in turn, the chain of rank d (its base mapped
@@ -72,9 +74,16 @@ absl::Status Run(PointContext& ctx) {
                                 ctx.device().shared_per_block_optin_bytes,
                                 " B of shared memory a block may use"));
   }
+  // More than half of the per-block maximum: no two blocks of the cluster
+  // fit on one SM, so every peer is another SM (a peer on the chasing
+  // block's own SM would be served like local shared memory).
+  const size_t shared_bytes =
+      std::max(static_cast<size_t>(footprint),
+               static_cast<size_t>(ctx.device().shared_per_block_optin_bytes -
+                                   static_cast<int64_t>(kDsmChaseStaticSharedBytes)));
   DISSECT_ASSIGN_OR_RETURN(const ClusterFit fit,
                            CheckClusterLaunch(ctx.device(), DsmChaseKernel(path), cluster_size,
-                                              kDsmChaseThreads, static_cast<size_t>(footprint)));
+                                              kDsmChaseThreads, shared_bytes));
 
   DISSECT_ASSIGN_OR_RETURN(const std::vector<uint32_t> words,
                            BuildChain(footprint, stride, order, kChainSeed));
@@ -103,6 +112,7 @@ absl::Status Run(PointContext& ctx) {
   args.path = path;
   args.offsets = d_offsets.get();
   args.chain_bytes = static_cast<uint64_t>(footprint);
+  args.shared_bytes = shared_bytes;
   args.pointers = d_pointers.get();
   args.cluster_size = cluster_size;
   args.warmup_loads = std::min(slots, kMaxWarmupLoads);
