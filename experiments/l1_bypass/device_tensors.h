@@ -1,12 +1,14 @@
 // A layer workload's tensors on the device, shared by the experiments that
-// run the layer kernels (l1_bypass, l1_duplication): the memory check, the
-// upload of the host inputs (reference.h MakeInputs) and the kernel
-// arguments that point at them.
+// run the layer kernels (l1_bypass, l1_duplication, cluster_coop): the
+// memory check, the upload of the host inputs (reference.h MakeInputs), the
+// kernel arguments that point at them, and the cache of one shape's tensors
+// from point to point.
 #ifndef DISSECT_EXPERIMENTS_L1_BYPASS_DEVICE_TENSORS_H_
 #define DISSECT_EXPERIMENTS_L1_BYPASS_DEVICE_TENSORS_H_
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -14,6 +16,7 @@
 #include "experiments/l1_bypass/reference.h"
 #include "experiments/l1_bypass/workload.h"
 #include "kernels/layers/layers.h"
+#include "probes/cuda_status.h"
 #include "probes/device_buffer.h"
 
 namespace dissect::l1_bypass {
@@ -36,6 +39,34 @@ absl::StatusOr<DeviceTensors> UploadTensors(const Workload& wl, const HostTensor
 
 // Copies the output back (synchronously).
 absl::StatusOr<std::vector<float>> DownloadOutput(const DeviceTensors& tensors);
+
+// The inputs of one shape (kernel, layer, batch, ...) on host and device,
+// which consecutive points of that shape share. An experiment derives its
+// cache from it, adding what else its points share.
+struct CachedShape {
+  std::string key;
+  Workload wl;
+  HostTensors host;
+  DeviceTensors device;
+};
+
+// The process's one `Shape` (derived from CachedShape) for `key`: kept as it
+// is when its key is `key`; else the previous shape's buffers are freed
+// first, then CheckDeviceMemory(wl.BytesMoved(), slack_bytes) and `wl`'s
+// inputs made from `seed` are uploaded (the key stays empty on an error).
+template <typename Shape>
+absl::StatusOr<Shape*> PrepareCachedShape(const Workload& wl, const std::string& key, uint64_t seed,
+                                          size_t slack_bytes) {
+  static Shape* const cache = new Shape;
+  if (cache->key == key) return cache;
+  *cache = Shape{};
+  DISSECT_RETURN_IF_ERROR(CheckDeviceMemory(static_cast<size_t>(wl.BytesMoved()), slack_bytes));
+  cache->wl = wl;
+  cache->host = MakeInputs(wl, seed);
+  DISSECT_ASSIGN_OR_RETURN(cache->device, UploadTensors(wl, cache->host));
+  cache->key = key;
+  return cache;
+}
 
 }  // namespace dissect::l1_bypass
 

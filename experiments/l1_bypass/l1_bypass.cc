@@ -155,32 +155,10 @@ absl::Status Validate(const Point& p) {
 // host and device, and the first output measured, which every later variant
 // must reproduce bit for bit. Points run with `variant` as the innermost
 // axis, so consecutive points share it.
-struct ShapeCache {
-  std::string key;
-  Workload wl;
-  HostTensors host;
-  DeviceTensors device;
+struct ShapeCache : CachedShape {
   std::vector<float> first_output;  // empty until one output passed the reference
   std::string first_variant;
 };
-
-ShapeCache& Cache() {
-  static ShapeCache* cache = new ShapeCache;
-  return *cache;
-}
-
-absl::StatusOr<ShapeCache*> PrepareShape(const Workload& wl, const std::string& key) {
-  ShapeCache& cache = Cache();
-  if (cache.key == key) return &cache;
-  cache = ShapeCache{};  // frees the previous shape's buffers first
-  DISSECT_RETURN_IF_ERROR(
-      CheckDeviceMemory(static_cast<size_t>(wl.BytesMoved()), kMemorySlackBytes));
-  cache.wl = wl;
-  cache.host = MakeInputs(wl, kInputSeed);
-  DISSECT_ASSIGN_OR_RETURN(cache.device, UploadTensors(wl, cache.host));
-  cache.key = key;
-  return &cache;
-}
 
 // The output must match the CPU reference (first variant of a shape) or the
 // first variant's output (every later one).
@@ -229,7 +207,9 @@ absl::Status Run(PointContext& ctx) {
   }
   DISSECT_ASSIGN_OR_RETURN(
       ShapeCache * shape,
-      PrepareShape(wl, absl::StrCat(ctx.Str("kernel"), "/", layer->name, "/", batched.n, "/", ws)));
+      PrepareCachedShape<ShapeCache>(
+          wl, absl::StrCat(ctx.Str("kernel"), "/", layer->name, "/", batched.n, "/", ws),
+          kInputSeed, kMemorySlackBytes));
   // Poison the output (0xff.. is a NaN) so that unwritten elements show.
   DISSECT_CUDA_RETURN_IF_ERROR(
       cudaMemsetAsync(shape->device.y.get(), 0xff, shape->device.y.bytes(), ctx.stream()));

@@ -62,8 +62,6 @@
 namespace dissect::coop {
 namespace {
 
-using l1_bypass::DeviceTensors;
-using l1_bypass::HostTensors;
 using l1_bypass::LayerShape;
 using l1_bypass::Workload;
 
@@ -75,31 +73,9 @@ constexpr size_t kMemorySlackBytes = size_t{64} << 20;
 
 // What the points of one (kernel, layer, batch) share: inputs on host and
 // device, and the layer kernel's time samples once measured.
-struct ShapeCache {
-  std::string key;
-  Workload wl;
-  HostTensors host;
-  DeviceTensors tensors;
+struct ShapeCache : l1_bypass::CachedShape {
   std::vector<double> layer_ms;
 };
-
-ShapeCache& Cache() {
-  static ShapeCache* cache = new ShapeCache;
-  return *cache;
-}
-
-absl::StatusOr<ShapeCache*> PrepareShape(const Workload& wl, const std::string& key) {
-  ShapeCache& cache = Cache();
-  if (cache.key == key) return &cache;
-  cache = ShapeCache{};  // frees the previous shape's buffers first
-  DISSECT_RETURN_IF_ERROR(
-      l1_bypass::CheckDeviceMemory(static_cast<size_t>(wl.BytesMoved()), kMemorySlackBytes));
-  cache.wl = wl;
-  cache.host = l1_bypass::MakeInputs(wl, kInputSeed);
-  DISSECT_ASSIGN_OR_RETURN(cache.tensors, l1_bypass::UploadTensors(wl, cache.host));
-  cache.key = key;
-  return &cache;
-}
 
 absl::StatusOr<const layers::CompiledVariant*> LayerBuild(bool traced) {
   for (const layers::CompiledVariant& v : layers::CompiledLayerVariants()) {
@@ -114,10 +90,10 @@ absl::StatusOr<const layers::CompiledVariant*> LayerBuild(bool traced) {
 template <typename LaunchFn>
 absl::Status RunAndCheck(PointContext& ctx, ShapeCache& shape, const LaunchFn& launch) {
   DISSECT_CUDA_RETURN_IF_ERROR(
-      cudaMemsetAsync(shape.tensors.y.get(), 0xff, shape.tensors.y.bytes(), ctx.stream()));
+      cudaMemsetAsync(shape.device.y.get(), 0xff, shape.device.y.bytes(), ctx.stream()));
   DISSECT_CUDA_RETURN_IF_ERROR(launch(ctx.stream()));
   DISSECT_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(ctx.stream()));
-  DISSECT_ASSIGN_OR_RETURN(std::vector<float> y, l1_bypass::DownloadOutput(shape.tensors));
+  DISSECT_ASSIGN_OR_RETURN(std::vector<float> y, l1_bypass::DownloadOutput(shape.device));
   return l1_bypass::CheckAgainstReference(shape.wl, shape.host, y, kCheckWork);
 }
 
@@ -137,7 +113,7 @@ absl::StatusOr<TraceBuffers> PrepareTrace(const DeviceInfo& device, const ShapeC
   // the device memory check below.
   DISSECT_ASSIGN_OR_RETURN(
       const TracePlan plan,
-      PlanTrace({traced("x", shape.tensors.x), traced("weights", shape.tensors.weights)},
+      PlanTrace({traced("x", shape.device.x), traced("weights", shape.device.weights)},
                 std::max(256, 2 * device.sm_count), std::numeric_limits<uint64_t>::max()));
   LineTrace trace = plan.trace;
   DISSECT_ASSIGN_OR_RETURN(LineBitmaps host,
@@ -176,7 +152,7 @@ absl::Status RunLayer(PointContext& ctx, ShapeCache& shape) {
   DISSECT_ASSIGN_OR_RETURN(const layers::CompiledVariant* build, LayerBuild(false));
   DISSECT_ASSIGN_OR_RETURN(
       l1_bypass::PreparedLaunch launch,
-      l1_bypass::PreparedLaunch::Prepare(*build->kernels, shape.tensors.Args(shape.wl), 100,
+      l1_bypass::PreparedLaunch::Prepare(*build->kernels, shape.device.Args(shape.wl), 100,
                                          ctx.device().sm_count));
   const auto run = [&launch](cudaStream_t s) { return launch.Launch(s); };
   DISSECT_RETURN_IF_ERROR(RunAndCheck(ctx, shape, run));
@@ -209,9 +185,9 @@ absl::Status RunCoop(PointContext& ctx, ShapeCache& shape, CoopKernel kernel, Co
   args.kernel = kernel;
   args.mode = mode;
   args.dims = CoopDimsOf(shape.wl.dims);
-  args.x = shape.tensors.x.get();
-  args.weights = shape.tensors.weights.get();
-  args.y = shape.tensors.y.get();
+  args.x = shape.device.x.get();
+  args.weights = shape.device.weights.get();
+  args.y = shape.device.y.get();
   args.cluster_size = cluster_size;
   int max_active_clusters = 0;
   if (mode == CoopMode::kCoop) {
@@ -233,7 +209,7 @@ absl::Status RunCoop(PointContext& ctx, ShapeCache& shape, CoopKernel kernel, Co
     DISSECT_ASSIGN_OR_RETURN(const layers::CompiledVariant* build, LayerBuild(false));
     DISSECT_ASSIGN_OR_RETURN(
         l1_bypass::PreparedLaunch layer,
-        l1_bypass::PreparedLaunch::Prepare(*build->kernels, shape.tensors.Args(shape.wl), 100,
+        l1_bypass::PreparedLaunch::Prepare(*build->kernels, shape.device.Args(shape.wl), 100,
                                            ctx.device().sm_count));
     DISSECT_ASSIGN_OR_RETURN(
         shape.layer_ms,
@@ -277,8 +253,9 @@ absl::Status Run(PointContext& ctx) {
                                 ") exceeds the CUDA limit of 65535 blocks in y and z"));
   }
   DISSECT_ASSIGN_OR_RETURN(
-      ShapeCache * shape,
-      PrepareShape(wl, absl::StrCat(ctx.Str("kernel"), "/", layer->name, "/", batched.n)));
+      ShapeCache * shape, l1_bypass::PrepareCachedShape<ShapeCache>(
+                              wl, absl::StrCat(ctx.Str("kernel"), "/", layer->name, "/", batched.n),
+                              kInputSeed, kMemorySlackBytes));
   if (variant == kVariantLayer) return RunLayer(ctx, *shape);
   return RunCoop(ctx, *shape, kernel, variant == kVariantCoop ? CoopMode::kCoop : CoopMode::kTiled,
                  cluster_size);
