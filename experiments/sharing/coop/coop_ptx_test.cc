@@ -11,6 +11,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "experiments/sharing/coop/coop_flavours.h"
 #include "gtest/gtest.h"
 #include "probes/ptx_inspect.h"
 #include "probes/ptx_test_util.h"
@@ -18,24 +19,9 @@
 namespace dissect {
 namespace {
 
-struct Flavour {
-  const char* kernel;  // the mangled name's kernel part
-  bool coop;
-  bool traced;
-  std::string Entry() const {
-    return absl::StrCat(kernel, "ILb", coop ? 1 : 0, "ELb", traced ? 1 : 0, "EE");
-  }
-};
+using Flavour = CoopFlavour;
 
-std::vector<Flavour> Flavours() {
-  std::vector<Flavour> out;
-  for (const char* k : {"13Conv3x3Kernel", "10GemvKernel"}) {
-    for (bool coop : {false, true}) {
-      for (bool traced : {false, true}) out.push_back({k, coop, traced});
-    }
-  }
-  return out;
-}
+std::vector<Flavour> Flavours() { return CoopFlavours(); }
 
 int Count(const std::vector<PtxInstruction>& code, absl::string_view prefix) {
   return CountOpcodePrefix(code, prefix);
@@ -50,8 +36,8 @@ std::vector<std::string> Files() {
 TEST(CoopPtxTest, CoopFlavoursShareThroughDsmAndTiledOnesDoNot) {
   for (const std::string& file : Files()) {
     for (const Flavour& f : Flavours()) {
-      const auto code = EntryCode(file, f.Entry());
-      SCOPED_TRACE(absl::StrCat(file, " ", f.Entry()));
+      const auto code = EntryCode(file, f.Fragment());
+      SCOPED_TRACE(absl::StrCat(file, " ", f.Fragment()));
       ASSERT_FALSE(code.empty());
       const int mapa = Count(code, "mapa");
       const int dsm_loads = Count(code, "ld.shared::cluster");
@@ -77,8 +63,8 @@ TEST(CoopPtxTest, CoopFlavoursShareThroughDsmAndTiledOnesDoNot) {
 TEST(CoopPtxTest, OnlyTracedFlavoursCarryAtomics) {
   for (const std::string& file : Files()) {
     for (const Flavour& f : Flavours()) {
-      const auto code = EntryCode(file, f.Entry());
-      SCOPED_TRACE(absl::StrCat(file, " ", f.Entry()));
+      const auto code = EntryCode(file, f.Fragment());
+      SCOPED_TRACE(absl::StrCat(file, " ", f.Fragment()));
       ASSERT_FALSE(code.empty());
       const int atomics = Count(code, "atom") + Count(code, "red");
       if (f.traced) {
@@ -93,8 +79,8 @@ TEST(CoopPtxTest, OnlyTracedFlavoursCarryAtomics) {
 TEST(CoopPtxTest, EveryFlavourKeepsItsRoundedMultiplyAdds) {
   for (const std::string& file : Files()) {
     for (const Flavour& f : Flavours()) {
-      const auto code = EntryCode(file, f.Entry());
-      SCOPED_TRACE(absl::StrCat(file, " ", f.Entry()));
+      const auto code = EntryCode(file, f.Fragment());
+      SCOPED_TRACE(absl::StrCat(file, " ", f.Fragment()));
       ASSERT_FALSE(code.empty());
       const bool conv = absl::StrContains(f.kernel, "Conv");
       EXPECT_GE(Count(code, "fma.rn.f32"), conv ? 36 : 4);

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "experiments/sharing/coop/coop_flavours.h"
 #include "gtest/gtest.h"
 #include "probes/sass_inspect.h"
 #include "probes/sass_test_util.h"
@@ -24,24 +25,9 @@
 namespace dissect {
 namespace {
 
-struct Flavour {
-  const char* kernel;
-  bool coop;
-  bool traced;
-  std::string Fragment() const {
-    return absl::StrCat(kernel, "ILb", coop ? 1 : 0, "ELb", traced ? 1 : 0, "EE");
-  }
-};
+using Flavour = CoopFlavour;
 
-std::vector<Flavour> Flavours() {
-  std::vector<Flavour> out;
-  for (const char* k : {"13Conv3x3Kernel", "10GemvKernel"}) {
-    for (bool coop : {false, true}) {
-      for (bool traced : {false, true}) out.push_back({k, coop, traced});
-    }
-  }
-  return out;
-}
+std::vector<Flavour> Flavours() { return CoopFlavours(); }
 
 int Count(const SassFunction& f, const std::vector<std::string>& ops) {
   return CountOps(f, 0, f.code.size(), ops);
