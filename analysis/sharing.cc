@@ -299,9 +299,12 @@ std::string DuplicationBlock(const SharingDevice& d) {
       "duplicated across SMs, come from one run here: each row's hit ratio (CUPTI "
       "`cupti/l1_hit_rate`, `--metrics=l1_hit_rate`; — where the run had no counters) and its "
       "duplication (the traced build's per-SM bitmaps of the 128-byte lines each SM loaded) "
-      "are from the same result row. Replication: SMs holding a touched line, on average; "
-      "duplicated: the fraction of touched lines held by more than one SM; within a GPC and "
-      "across GPCs: the same over SMs of one GPC and over GPCs (— without a GPC map).\n\n",
+      "are from the same result row. Replication: SMs that loaded a touched line, on average "
+      "(the per-SM line counts added up ÷ the distinct lines); duplicated: the share of the "
+      "per-SM line copies that another SM also holds, 1 − 1 ÷ replication; within a GPC: the "
+      "same over the SMs of each GPC; across GPCs: with each GPC as one unit (— without a GPC "
+      "map). The bitmaps count loads, not residency: an upper bound on the copies L1 holds at "
+      "once.\n\n",
       RenderMarkdownTable(DuplicationTable(d.duplication)));
 }
 
