@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -23,6 +24,8 @@ constexpr char kDsmLatency[] = "dsm_latency";
 constexpr char kDsmBandwidth[] = "dsm_bandwidth";
 constexpr char kL2SmMap[] = "l2_sm_map";
 constexpr char kClusterCoop[] = "cluster_coop";
+// Imported peer summaries (analysis/import: mt4g), for their L2 segment.
+constexpr char kHierarchySummary[] = "hierarchy_summary";
 constexpr const char* kCoopVariants[] = {"layer", "tiled", "coop"};
 
 // Files of one device and one source share a section.
@@ -336,13 +339,35 @@ std::string GpcBlock(const GpcMap& g) {
 }
 
 std::string L2Block(const SharingDevice& d) {
-  return absl::StrCat(
+  std::string out = absl::StrCat(
       "### near and far L2\n\n",
       "From l2_sm_map: each SM chases lines homed in every L2 partition. Near: the mean latency "
       "from an SM to the partition it reaches fastest; far: to the others; per-SM spread: how "
       "much the near latency varies over the SMs. SMs near each partition: how many SMs reach "
       "partition P fastest.\n\n",
       RenderMarkdownTable(L2Table(d.l2)));
+  for (const PeerL2Segment& peer : d.peer_l2_segments) {
+    absl::StrAppend(&out, "\n", PeerL2Check(d.l2, peer), "\n");
+  }
+  return out;
+}
+
+// An imported hierarchy_summary row of level L2 with a segment size.
+std::optional<PeerL2Segment> PeerSegment(const ResultFile& f) {
+  if (f.experiment != kHierarchySummary) return std::nullopt;
+  for (const Row& row : f.rows) {
+    if (row.error || row.Axis("level") != "L2") continue;
+    const std::optional<double> segment = row.Counter("segment_bytes");
+    if (!segment.has_value() || !std::isfinite(*segment) || *segment <= 0) continue;
+    PeerL2Segment peer;
+    peer.source = f.ContextOr("source", "an imported suite");
+    peer.path = f.path;
+    peer.segment_bytes = *segment;
+    double l2 = 0;
+    if (absl::SimpleAtod(f.ContextOr("device_l2_bytes", ""), &l2) && l2 > 0) peer.l2_bytes = l2;
+    return peer;
+  }
+  return std::nullopt;
 }
 
 std::string CoopBlock(const SharingDevice& d) {
@@ -384,6 +409,7 @@ std::vector<SharingDevice> BuildSharing(const std::vector<const ResultFile*>& fi
       if (const std::string source = f->ContextOr("source", ""); !source.empty()) {
         absl::StrAppend(&d.title, " (", source, ")");
       }
+      d.device_name = f->ContextOr("device_name", "");
       d.device_line = absl::StrCat(f->ContextOr("device_name", "unknown device"), " · cc ",
                                    f->ContextOr("device_compute_capability", "?"), " · ",
                                    f->ContextOr("device_sm_count", "?"), " SMs");
@@ -408,9 +434,40 @@ std::vector<SharingDevice> BuildSharing(const std::vector<const ResultFile*>& fi
     Group& g = groups[key];
     g.device.dsm = g.dsm.Finish();
     g.device.coop = CoopRows(g.coop);
+    if (!g.device.l2.empty()) {
+      for (const ResultFile* f : files) {
+        if (f->ContextOr("device_name", "") != g.device.device_name) continue;
+        if (std::optional<PeerL2Segment> peer = PeerSegment(*f)) {
+          g.device.peer_l2_segments.push_back(*std::move(peer));
+        }
+      }
+    }
     out.push_back(std::move(g.device));
   }
   return out;
+}
+
+std::string PeerL2Check(const std::vector<L2Map>& maps, const PeerL2Segment& peer) {
+  const double mib = 1024.0 * 1024.0;
+  std::string out = absl::StrCat(peer.source, " (`", peer.path, "`) measured an L2 segment of ",
+                                 FormatNumber(peer.segment_bytes / mib), " MiB");
+  if (!peer.l2_bytes.has_value()) return absl::StrCat(out, "; the file gives no L2 size.");
+  const double segments = *peer.l2_bytes / peer.segment_bytes;
+  absl::StrAppend(&out, "; with the ", FormatNumber(*peer.l2_bytes / mib), " MiB L2 that is ",
+                  FormatNumber(segments), " segments.");
+  std::optional<double> partitions;
+  for (const L2Map& m : maps) {
+    if (m.partitions.has_value() && std::isfinite(*m.partitions)) {
+      partitions = m.partitions;
+      break;
+    }
+  }
+  if (!partitions.has_value()) {
+    return absl::StrCat(out, " l2_sm_map inferred no partition count to compare.");
+  }
+  return absl::StrCat(out, " l2_sm_map inferred ", FormatNumber(*partitions), " partition(s): ",
+                      std::fabs(*partitions - segments) < 0.5 ? "they agree."
+                                                              : "they differ (a finding).");
 }
 
 MarkdownTable DuplicationTable(const std::vector<DuplicationRow>& rows) {

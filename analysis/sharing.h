@@ -104,15 +104,28 @@ struct CoopRow {
   std::map<std::string, CoopVariant> variants;
 };
 
+// Another suite's L2 segment size for the same device (an imported mt4g
+// hierarchy_summary row `level:L2` with segment_bytes): what the number of
+// L2 partitions should be, measured by other means.
+struct PeerL2Segment {
+  std::string source;  // the file's `source`, e.g. "mt4g@4cc55662a954"
+  std::string path;
+  double segment_bytes = 0;
+  std::optional<double> l2_bytes;  // the file's device_l2_bytes
+};
+
 struct SharingDevice {
   std::string title;        // device name, "(<source>)" for imported results
   std::string device_line;  // "<name> · cc 9.0 · 132 SMs"
+  std::string device_name;
   std::vector<std::string> paths;
   std::vector<DuplicationRow> duplication;
   std::vector<DsmRow> dsm;  // ascending cluster size
   std::optional<GpcMap> gpc_map;
   std::vector<L2Map> l2;
   std::vector<CoopRow> coop;
+  // Imported peers' L2 segments for a device of this name (any section).
+  std::vector<PeerL2Segment> peer_l2_segments;
 };
 
 // One SharingDevice per device (name, compute capability, SM count) and
@@ -125,6 +138,12 @@ MarkdownTable DsmTable(const std::vector<DsmRow>& rows);
 MarkdownTable GpcMapTable(const GpcMap& map);
 MarkdownTable L2Table(const std::vector<L2Map>& maps);
 MarkdownTable CoopTable(const std::vector<CoopRow>& rows);
+
+// The L2 partitions inferred by l2_sm_map beside a peer's L2 segment size:
+// "mt4g@x (file) measured an L2 segment of 25 MiB; with the 50 MiB L2 that is
+// 2 segments. l2_sm_map inferred 2 partitions: they agree." (or "differ",
+// or no verdict without a partition count). "" without a peer segment.
+std::string PeerL2Check(const std::vector<L2Map>& maps, const PeerL2Segment& peer);
 
 // Whether DSM latency lies between local shared memory and L2, as a
 // finding: "yes (cluster sizes 2, 4)", "no: cluster size 8: DSM 300 cycles

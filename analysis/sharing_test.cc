@@ -20,6 +20,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "analysis/figures.h"
+#include "analysis/import.h"
+#include "analysis/peers_test_util.h"
 #include "analysis/report.h"
 #include "analysis/results.h"
 #include "analysis/test_util.h"
@@ -272,6 +274,55 @@ TEST(SharingFiguresTest, GnuplotDrawsEveryFigure) {
   EXPECT_THAT(ReadText((dir / "sharing_l1_duplication.svg").string()),
               HasSubstr("duplicated fraction of L1 data"));
   EXPECT_THAT(ReadText((dir / "sharing_l1_duplication.svg").string()), Not(HasSubstr("softmax")));
+}
+
+
+TEST(PeerL2CheckTest, AgreesDiffersOrCannotTell) {
+  PeerL2Segment peer;
+  peer.source = "mt4g@abc";
+  peer.path = "h100.json";
+  peer.segment_bytes = 25.0 * 1024 * 1024;
+  peer.l2_bytes = 50.0 * 1024 * 1024;
+  L2Map two;
+  two.partitions = 2;
+  EXPECT_EQ(PeerL2Check({two}, peer),
+            "mt4g@abc (`h100.json`) measured an L2 segment of 25 MiB; with the 50 MiB L2 that is "
+            "2 segments. l2_sm_map inferred 2 partition(s): they agree.");
+  L2Map one;
+  one.partitions = 1;
+  EXPECT_THAT(PeerL2Check({one}, peer), HasSubstr("inferred 1 partition(s): they differ"));
+  EXPECT_THAT(PeerL2Check({L2Map{}}, peer), HasSubstr("inferred no partition count"));
+  peer.l2_bytes.reset();
+  EXPECT_THAT(PeerL2Check({two}, peer), HasSubstr("the file gives no L2 size"));
+}
+
+// Real data: mt4g's H100 result (../shared/data/peers) imported beside an
+// l2_sm_map of the same device name puts mt4g's L2 segment (25 MiB of 50:
+// two segments) under the near/far table; another device's does not.
+TEST(PeerL2CheckTest, Mt4gH100SegmentSitsBesideTheL2Map) {
+  const std::string peers = testing::FindPeersDir();
+  if (!testing::IsDirectory(peers)) GTEST_SKIP() << testing::PeersMissing(peers);
+  std::vector<ResultFile> files;
+  for (const char* name : {"NVIDIA_H100_80GB_HBM3.json", "NVIDIA_A100-PCIE-40GB.json"}) {
+    const std::string path = absl::StrCat(peers, "/mt4g/", name);
+    ImportOptions options;
+    options.from = "mt4g";
+    absl::StatusOr<ImportedFile> imported = ImportPeerText(ReadText(path), path, options);
+    ASSERT_TRUE(imported.ok()) << imported.status();
+    absl::StatusOr<ResultFile> file = ParseResultJson(imported->json, path);
+    ASSERT_TRUE(file.ok()) << file.status();
+    files.push_back(*std::move(file));
+  }
+  const std::string map_path = absl::StrCat(kTestdata, "synthetic_l2_sm_map.json");
+  absl::StatusOr<ResultFile> map = ParseResultJson(ReadText(Runfile(map_path)), map_path);
+  ASSERT_TRUE(map.ok()) << map.status();
+  map->context["device_name"] = "NVIDIA H100 80GB HBM3";
+  files.push_back(*std::move(map));
+  const std::string section = RenderSharingSections(files);
+  EXPECT_THAT(section, HasSubstr("NVIDIA_H100_80GB_HBM3.json`) measured an L2 segment of 25 MiB; "
+                                 "with the 50 MiB L2 that is 2 segments. l2_sm_map inferred 2 "
+                                 "partition(s): they agree."));
+  EXPECT_THAT(section, Not(HasSubstr("NVIDIA_A100-PCIE-40GB.json`) measured")));
 }
 
 }  // namespace
