@@ -1,0 +1,76 @@
+// A network's convolutional part as a layer graph (format dissect.network.v1,
+// configs/networks/README.md): conv, bn, relu, maxpool and add layers, each
+// with the shape it takes and the shape it makes. Pure host code: no CUDA.
+#ifndef DISSECT_EXPERIMENTS_FORWARD_NETWORK_H_
+#define DISSECT_EXPERIMENTS_FORWARD_NETWORK_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace dissect::forward {
+
+enum class LayerOp { kConv, kBatchNorm, kRelu, kMaxPool, kAdd };
+
+// "conv", "bn", "relu", "maxpool", "add".
+const char* LayerOpName(LayerOp op);
+
+// The shape of one image's tensor (NCHW without the batch).
+struct Shape {
+  int c = 0;
+  int h = 0;
+  int w = 0;
+  bool operator==(const Shape& o) const { return c == o.c && h == o.h && w == o.w; }
+  bool operator!=(const Shape& o) const { return !(*this == o); }
+};
+
+// The network input's index in LayerSpec::inputs.
+inline constexpr int kNetworkInput = -1;
+
+struct LayerSpec {
+  std::string name;
+  LayerOp op = LayerOp::kRelu;
+  // Indices of earlier layers whose outputs this layer reads, or
+  // kNetworkInput: one input, except add (two, of equal shape).
+  std::vector<int> inputs;
+  // conv: k output channels, an r x s window (no bias: BN follows);
+  // conv and maxpool: stride and zero padding (max-pool padding is ignored
+  // in the max, as cuDNN's CUDNN_POOLING_MAX).
+  int k = 0;
+  int r = 0;
+  int s = 0;
+  int stride = 1;
+  int pad = 0;
+  Shape in;   // the (first) input's shape
+  Shape out;  // the output's shape
+};
+
+struct NetworkSpec {
+  std::string name;
+  Shape input;
+  std::vector<LayerSpec> layers;
+};
+
+// Parses a dissect.network.v1 document; errors start with `origin` (a file
+// name) and name the layer.
+absl::StatusOr<NetworkSpec> ParseNetwork(std::string_view json, std::string_view origin);
+
+// Reads and parses a file; a missing or corrupt file is an error naming it.
+absl::StatusOr<NetworkSpec> LoadNetworkFile(const std::string& path);
+
+// The networks compiled into the binary (configs/networks/*.json):
+// "vgg16", "resnet50".
+std::vector<std::string> BuiltinNetworkNames();
+absl::StatusOr<NetworkSpec> BuiltinNetwork(std::string_view name);
+
+// How many layers of `op` the network has.
+int CountLayers(const NetworkSpec& net, LayerOp op);
+
+// Elements of one image's output of layer `i` (c*h*w).
+inline size_t ShapeElements(const Shape& s) { return static_cast<size_t>(s.c) * s.h * s.w; }
+
+}  // namespace dissect::forward
+
+#endif  // DISSECT_EXPERIMENTS_FORWARD_NETWORK_H_
