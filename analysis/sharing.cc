@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "analysis/section_util.h"
 
 namespace dissect::analysis {
 namespace {
@@ -28,34 +29,11 @@ constexpr char kClusterCoop[] = "cluster_coop";
 constexpr char kHierarchySummary[] = "hierarchy_summary";
 constexpr const char* kCoopVariants[] = {"layer", "tiled", "coop"};
 
-// Files of one device and one source share a section.
-std::string DeviceKey(const ResultFile& file) {
-  return absl::StrCat(file.ContextOr("device_name", ""), "\n",
-                      file.ContextOr("device_compute_capability", ""), "\n",
-                      file.ContextOr("device_sm_count", ""), "\n", file.ContextOr("source", ""));
-}
-
-// A counter's value where it is finite.
-std::optional<double> Finite(const Row& row, std::string_view counter) {
-  const std::optional<double> value = row.Counter(counter);
-  if (!value || !std::isfinite(*value)) return std::nullopt;
-  return value;
-}
-
 // A vector of indices (GPC, partition) with -1 for a missing or NaN entry.
 std::vector<int> IndexVector(const Row& row, std::string_view name) {
   std::vector<int> out;
   for (double v : RowVector(row, name)) out.push_back(std::isfinite(v) ? static_cast<int>(v) : -1);
   return out;
-}
-
-// The row's real_time in µs.
-std::optional<double> RealTimeUs(const Row& row) {
-  static const std::map<std::string, double> kPerUs = {
-      {"ns", 1e-3}, {"us", 1}, {"ms", 1e3}, {"s", 1e6}};
-  const auto it = kPerUs.find(row.time_unit);
-  if (row.error || it == kPerUs.end()) return std::nullopt;
-  return row.real_time * it->second;
 }
 
 // The row's notes as `report` writes them, then the experiment's own label
@@ -77,13 +55,13 @@ DuplicationRow Duplication(const Row& row) {
   d.batch = row.Axis("batch").value_or("");
   d.note = Note(row);
   if (row.error) return d;
-  d.l1_hit_pct = Finite(row, "cupti/l1_hit_rate");
-  d.lines_touched = Finite(row, "lines_touched");
-  d.replication = Finite(row, "replication");
-  d.duplicated_fraction = Finite(row, "duplicated_fraction");
-  d.gpc_duplicated_fraction = Finite(row, "gpc_duplicated_fraction");
-  d.cross_gpc_duplicated_fraction = Finite(row, "cross_gpc_duplicated_fraction");
-  d.sms_used = Finite(row, "sms_used");
+  d.l1_hit_pct = FiniteCounter(row, "cupti/l1_hit_rate");
+  d.lines_touched = FiniteCounter(row, "lines_touched");
+  d.replication = FiniteCounter(row, "replication");
+  d.duplicated_fraction = FiniteCounter(row, "duplicated_fraction");
+  d.gpc_duplicated_fraction = FiniteCounter(row, "gpc_duplicated_fraction");
+  d.cross_gpc_duplicated_fraction = FiniteCounter(row, "cross_gpc_duplicated_fraction");
+  d.sms_used = FiniteCounter(row, "sms_used");
   return d;
 }
 
@@ -91,10 +69,10 @@ GpcMap Gpc(const Row& row) {
   GpcMap g;
   g.launches = row.Axis("launches").value_or("?");
   g.cluster_size = row.Axis("cluster_size").value_or("?");
-  g.gpcs = Finite(row, "gpcs");
-  g.sms_mapped = Finite(row, "sms_mapped");
-  g.inconsistent_sms = Finite(row, "inconsistent_sms");
-  g.max_active_clusters = Finite(row, "max_active_clusters");
+  g.gpcs = FiniteCounter(row, "gpcs");
+  g.sms_mapped = FiniteCounter(row, "sms_mapped");
+  g.inconsistent_sms = FiniteCounter(row, "inconsistent_sms");
+  g.max_active_clusters = FiniteCounter(row, "max_active_clusters");
   g.gpc_of_sm = IndexVector(row, "gpc_of_sm");
   g.gpc_sizes = RowVector(row, "gpc_sizes");
   g.note = Note(row);
@@ -107,12 +85,12 @@ L2Map L2(const Row& row) {
   m.sm_stride = row.Axis("sm_stride").value_or("?");
   m.note = Note(row);
   if (row.error) return m;
-  m.partitions = Finite(row, "partitions");
-  m.near_cycles = Finite(row, "near_cycles");
-  m.far_cycles = Finite(row, "far_cycles");
-  m.far_minus_near_cycles = Finite(row, "far_minus_near_cycles");
-  m.near_spread_cycles = Finite(row, "near_spread_cycles");
-  m.sms_measured = Finite(row, "sms_measured");
+  m.partitions = FiniteCounter(row, "partitions");
+  m.near_cycles = FiniteCounter(row, "near_cycles");
+  m.far_cycles = FiniteCounter(row, "far_cycles");
+  m.far_minus_near_cycles = FiniteCounter(row, "far_minus_near_cycles");
+  m.near_spread_cycles = FiniteCounter(row, "near_spread_cycles");
+  m.sms_measured = FiniteCounter(row, "sms_measured");
   m.line_count = static_cast<int>(AxisNumber(row, "lines").value_or(0));
   m.cycles = RowVector(row, "cycles");
   m.partition_of_line = IndexVector(row, "partition_of_line");
@@ -124,13 +102,13 @@ CoopVariant Coop(const Row& row) {
   CoopVariant v;
   v.note = Note(row);
   if (row.error) return v;
-  v.us = RealTimeUs(row);
-  v.speedup = Finite(row, "speedup_vs_layer");
-  v.speedup_spread = Finite(row, "speedup_spread");
-  v.l2_sectors_read = Finite(row, "cupti/l2_sectors_read");
-  v.l1_hit_pct = Finite(row, "cupti/l1_hit_rate");
-  v.duplicated_fraction = Finite(row, "duplicated_fraction");
-  v.max_active_clusters = Finite(row, "max_active_clusters");
+  v.us = RowRealTimeUs(row);
+  v.speedup = FiniteCounter(row, "speedup_vs_layer");
+  v.speedup_spread = FiniteCounter(row, "speedup_spread");
+  v.l2_sectors_read = FiniteCounter(row, "cupti/l2_sectors_read");
+  v.l1_hit_pct = FiniteCounter(row, "cupti/l1_hit_rate");
+  v.duplicated_fraction = FiniteCounter(row, "duplicated_fraction");
+  v.max_active_clusters = FiniteCounter(row, "max_active_clusters");
   return v;
 }
 
@@ -155,16 +133,16 @@ struct DsmCollector {
       noted[size].push_back({experiment, path, note, row.error});
     }
     if (row.error) return;
-    if (!d.max_active_clusters) d.max_active_clusters = Finite(row, "max_active_clusters");
+    if (!d.max_active_clusters) d.max_active_clusters = FiniteCounter(row, "max_active_clusters");
     if (experiment == kDsmBandwidth) {
-      const std::optional<double> gbps = Finite(row, "bandwidth_gbps");
+      const std::optional<double> gbps = FiniteCounter(row, "bandwidth_gbps");
       std::optional<double>& best = path == "shared_local" ? d.local_gbps : d.dsm_gbps;
       if (gbps && (!best || *gbps > *best)) best = gbps;
       if (gbps) measured.insert({size, absl::StrCat(experiment, "/", path)});
       return;
     }
     if (!measured.insert({size, absl::StrCat(experiment, "/", path)}).second) return;
-    const std::optional<double> cycles = Finite(row, "cycles_per_load");
+    const std::optional<double> cycles = FiniteCounter(row, "cycles_per_load");
     if (path == "shared_local") {
       d.local_cycles = cycles;
     } else if (path == "l2") {
@@ -247,25 +225,11 @@ std::vector<CoopRow> CoopRows(const std::vector<std::pair<const ResultFile*, con
   return out;
 }
 
-std::string Cell(const std::optional<double>& value) {
-  return value ? FormatNumber(*value) : kEmptyCell;
-}
-
-std::string PercentCell(const std::optional<double>& fraction) {
-  return fraction ? FormatPercent(*fraction) : kEmptyCell;
-}
-
 std::string HitCell(const std::optional<double>& percent) {
   return percent ? FormatPercent(*percent / 100) : kEmptyCell;
 }
 
 std::string Cycles(double cycles) { return absl::StrCat(FormatNumber(cycles), " cycles"); }
-
-MarkdownTable Table(const std::vector<std::pair<std::string, bool>>& columns) {
-  MarkdownTable table;
-  for (const auto& [header, right] : columns) table.columns.push_back({header, right});
-  return table;
-}
 
 // One variant's value at a cluster_coop point, if it has the variant.
 std::optional<double> VariantValue(const CoopRow& row, const char* variant,
@@ -325,15 +289,15 @@ std::string DsmBlock(const SharingDevice& d) {
 std::string GpcBlock(const GpcMap& g) {
   std::vector<std::string> sizes;
   for (double s : g.gpc_sizes) sizes.push_back(FormatNumber(s));
-  std::string out =
-      absl::StrCat("### GPC map\n\n", "From gpc_topology at launches ", g.launches,
-                   ", cluster size ", g.cluster_size, ": ", Cell(g.gpcs), " GPCs, ",
-                   Cell(g.sms_mapped), " of ", g.gpc_of_sm.size(), " SMs mapped, SMs per GPC ",
-                   sizes.empty() ? std::string(kEmptyCell) : absl::StrJoin(sizes, ", "), "; ",
-                   Cell(g.inconsistent_sms),
-                   " inconsistent SM(s) (an SM seen in more than one GPC across "
-                   "launches); max active clusters ",
-                   Cell(g.max_active_clusters), ".");
+  std::string out = absl::StrCat(
+      "### GPC map\n\n", "From gpc_topology at launches ", g.launches, ", cluster size ",
+      g.cluster_size, ": ", OptionalCell(g.gpcs), " GPCs, ", OptionalCell(g.sms_mapped), " of ",
+      g.gpc_of_sm.size(), " SMs mapped, SMs per GPC ",
+      sizes.empty() ? std::string(kEmptyCell) : absl::StrJoin(sizes, ", "), "; ",
+      OptionalCell(g.inconsistent_sms),
+      " inconsistent SM(s) (an SM seen in more than one GPC across "
+      "launches); max active clusters ",
+      OptionalCell(g.max_active_clusters), ".");
   if (!g.note.empty()) absl::StrAppend(&out, " Note: ", g.note, ".");
   return absl::StrCat(out, "\n\n", RenderMarkdownTable(GpcMapTable(g)));
 }
@@ -400,19 +364,14 @@ std::vector<SharingDevice> BuildSharing(const std::vector<const ResultFile*>& fi
   std::map<std::string, Group> groups;
   for (const ResultFile* f : files) {
     if (!IsSharingExperiment(f->experiment)) continue;
-    auto [it, added] = groups.try_emplace(DeviceKey(*f));
+    auto [it, added] = groups.try_emplace(SectionDeviceKey(*f));
     Group& g = it->second;
     SharingDevice& d = g.device;
     if (added) {
-      order.push_back(DeviceKey(*f));
-      d.title = f->ContextOr("device_name", "unknown device");
-      if (const std::string source = f->ContextOr("source", ""); !source.empty()) {
-        absl::StrAppend(&d.title, " (", source, ")");
-      }
+      order.push_back(SectionDeviceKey(*f));
+      d.title = SectionTitle(*f);
       d.device_name = f->ContextOr("device_name", "");
-      d.device_line = absl::StrCat(f->ContextOr("device_name", "unknown device"), " · cc ",
-                                   f->ContextOr("device_compute_capability", "?"), " · ",
-                                   f->ContextOr("device_sm_count", "?"), " SMs");
+      d.device_line = SectionDeviceLine(*f);
     }
     d.paths.push_back(f->path);
     for (const Row& row : f->rows) {
@@ -471,38 +430,39 @@ std::string PeerL2Check(const std::vector<L2Map>& maps, const PeerL2Segment& pee
 }
 
 MarkdownTable DuplicationTable(const std::vector<DuplicationRow>& rows) {
-  MarkdownTable t = Table({{"kernel", false},
-                           {"layer", false},
-                           {"batch", true},
-                           {"L1 hit ratio", true},
-                           {"lines touched", true},
-                           {"replication (SMs/line)", true},
-                           {"duplicated", true},
-                           {"duplicated within a GPC", true},
-                           {"duplicated across GPCs", true},
-                           {"SMs used", true},
-                           {"notes", false}});
+  MarkdownTable t = ColumnsTable({{"kernel", false},
+                                  {"layer", false},
+                                  {"batch", true},
+                                  {"L1 hit ratio", true},
+                                  {"lines touched", true},
+                                  {"replication (SMs/line)", true},
+                                  {"duplicated", true},
+                                  {"duplicated within a GPC", true},
+                                  {"duplicated across GPCs", true},
+                                  {"SMs used", true},
+                                  {"notes", false}});
   for (const DuplicationRow& r : rows) {
     t.rows.push_back({CellText(r.kernel), CellText(r.layer), r.batch.empty() ? kEmptyCell : r.batch,
-                      HitCell(r.l1_hit_pct), Cell(r.lines_touched), Cell(r.replication),
-                      PercentCell(r.duplicated_fraction), PercentCell(r.gpc_duplicated_fraction),
-                      PercentCell(r.cross_gpc_duplicated_fraction), Cell(r.sms_used),
-                      CellText(r.note)});
+                      HitCell(r.l1_hit_pct), OptionalCell(r.lines_touched),
+                      OptionalCell(r.replication), OptionalPercentCell(r.duplicated_fraction),
+                      OptionalPercentCell(r.gpc_duplicated_fraction),
+                      OptionalPercentCell(r.cross_gpc_duplicated_fraction),
+                      OptionalCell(r.sms_used), CellText(r.note)});
   }
   return t;
 }
 
 MarkdownTable DsmTable(const std::vector<DsmRow>& rows) {
-  MarkdownTable t = Table({{"cluster size", true},
-                           {"max active clusters", true},
-                           {"local shared (cycles)", true},
-                           {"DSM peer (cycles)", true},
-                           {"DSM peer range (cycles)", true},
-                           {"L2 (cycles)", true},
-                           {"local shared (GB/s)", true},
-                           {"DSM (GB/s)", true},
-                           {"DSM / local", true},
-                           {"notes", false}});
+  MarkdownTable t = ColumnsTable({{"cluster size", true},
+                                  {"max active clusters", true},
+                                  {"local shared (cycles)", true},
+                                  {"DSM peer (cycles)", true},
+                                  {"DSM peer range (cycles)", true},
+                                  {"L2 (cycles)", true},
+                                  {"local shared (GB/s)", true},
+                                  {"DSM (GB/s)", true},
+                                  {"DSM / local", true},
+                                  {"notes", false}});
   for (const DsmRow& r : rows) {
     std::string range = kEmptyCell;
     if (r.peer_min_cycles && r.peer_max_cycles) {
@@ -515,10 +475,10 @@ MarkdownTable DsmTable(const std::vector<DsmRow>& rows) {
     if (r.local_gbps && r.dsm_gbps && *r.local_gbps > 0) {
       ratio = absl::StrFormat("%.2f", *r.dsm_gbps / *r.local_gbps);
     }
-    t.rows.push_back({absl::StrCat(r.cluster_size), Cell(r.max_active_clusters),
-                      Cell(r.local_cycles), Cell(r.peer_cycles), range, Cell(r.l2_cycles),
-                      Cell(r.local_gbps), Cell(r.dsm_gbps), ratio,
-                      CellText(absl::StrJoin(r.notes, "; "))});
+    t.rows.push_back({absl::StrCat(r.cluster_size), OptionalCell(r.max_active_clusters),
+                      OptionalCell(r.local_cycles), OptionalCell(r.peer_cycles), range,
+                      OptionalCell(r.l2_cycles), OptionalCell(r.local_gbps),
+                      OptionalCell(r.dsm_gbps), ratio, CellText(absl::StrJoin(r.notes, "; "))});
   }
   return t;
 }
@@ -560,7 +520,7 @@ std::string CompressRanges(std::vector<int> indices) {
 }
 
 MarkdownTable GpcMapTable(const GpcMap& map) {
-  MarkdownTable t = Table({{"GPC", false}, {"SMs", true}, {"SM indices", false}});
+  MarkdownTable t = ColumnsTable({{"GPC", false}, {"SMs", true}, {"SM indices", false}});
   std::map<int, std::vector<int>> sms_of;
   for (size_t sm = 0; sm < map.gpc_of_sm.size(); ++sm) {
     sms_of[map.gpc_of_sm[sm]].push_back(static_cast<int>(sm));
@@ -576,16 +536,16 @@ MarkdownTable GpcMapTable(const GpcMap& map) {
 }
 
 MarkdownTable L2Table(const std::vector<L2Map>& maps) {
-  MarkdownTable t = Table({{"lines", true},
-                           {"SM stride", true},
-                           {"partitions", true},
-                           {"SMs measured", true},
-                           {"near (cycles)", true},
-                           {"far (cycles)", true},
-                           {"far − near (cycles)", true},
-                           {"per-SM spread of near (cycles)", true},
-                           {"SMs near each partition", false},
-                           {"notes", false}});
+  MarkdownTable t = ColumnsTable({{"lines", true},
+                                  {"SM stride", true},
+                                  {"partitions", true},
+                                  {"SMs measured", true},
+                                  {"near (cycles)", true},
+                                  {"far (cycles)", true},
+                                  {"far − near (cycles)", true},
+                                  {"per-SM spread of near (cycles)", true},
+                                  {"SMs near each partition", false},
+                                  {"notes", false}});
   for (const L2Map& m : maps) {
     std::map<int, int> near_count;
     for (int p : m.near_partition_of_sm) {
@@ -593,9 +553,10 @@ MarkdownTable L2Table(const std::vector<L2Map>& maps) {
     }
     std::vector<std::string> counts;
     for (const auto& [p, n] : near_count) counts.push_back(absl::StrCat("P", p, ": ", n));
-    t.rows.push_back({m.lines, m.sm_stride, Cell(m.partitions), Cell(m.sms_measured),
-                      Cell(m.near_cycles), Cell(m.far_cycles), Cell(m.far_minus_near_cycles),
-                      Cell(m.near_spread_cycles),
+    t.rows.push_back({m.lines, m.sm_stride, OptionalCell(m.partitions),
+                      OptionalCell(m.sms_measured), OptionalCell(m.near_cycles),
+                      OptionalCell(m.far_cycles), OptionalCell(m.far_minus_near_cycles),
+                      OptionalCell(m.near_spread_cycles),
                       counts.empty() ? kEmptyCell : absl::StrJoin(counts, ", "), CellText(m.note)});
   }
   return t;
@@ -613,20 +574,20 @@ std::vector<int> LinesByPartition(const L2Map& map) {
 }
 
 MarkdownTable CoopTable(const std::vector<CoopRow>& rows) {
-  MarkdownTable t = Table({{"kernel", false},
-                           {"layer", false},
-                           {"batch", true},
-                           {"cluster size", true},
-                           {"max active clusters", true},
-                           {"layer (µs)", true},
-                           {"tiled (µs)", true},
-                           {"coop (µs)", true},
-                           {"tiled speedup", true},
-                           {"coop speedup", true},
-                           {"L2 sectors read", true},
-                           {"L1 hit ratio", true},
-                           {"duplicated", true},
-                           {"notes", false}});
+  MarkdownTable t = ColumnsTable({{"kernel", false},
+                                  {"layer", false},
+                                  {"batch", true},
+                                  {"cluster size", true},
+                                  {"max active clusters", true},
+                                  {"layer (µs)", true},
+                                  {"tiled (µs)", true},
+                                  {"coop (µs)", true},
+                                  {"tiled speedup", true},
+                                  {"coop speedup", true},
+                                  {"L2 sectors read", true},
+                                  {"L1 hit ratio", true},
+                                  {"duplicated", true},
+                                  {"notes", false}});
   for (const CoopRow& r : rows) {
     std::optional<double> active;
     std::vector<std::string> notes;
@@ -637,13 +598,14 @@ MarkdownTable CoopTable(const std::vector<CoopRow>& rows) {
       if (!it->second.note.empty()) notes.push_back(absl::StrCat(name, ": ", it->second.note));
     }
     t.rows.push_back({CellText(r.kernel), CellText(r.layer), r.batch.empty() ? kEmptyCell : r.batch,
-                      absl::StrCat(r.cluster_size), Cell(active),
-                      Cell(VariantValue(r, "layer", &CoopVariant::us)),
-                      Cell(VariantValue(r, "tiled", &CoopVariant::us)),
-                      Cell(VariantValue(r, "coop", &CoopVariant::us)), SpeedupCell(r, "tiled"),
-                      SpeedupCell(r, "coop"), PerVariant(r, &CoopVariant::l2_sectors_read, Cell),
+                      absl::StrCat(r.cluster_size), OptionalCell(active),
+                      OptionalCell(VariantValue(r, "layer", &CoopVariant::us)),
+                      OptionalCell(VariantValue(r, "tiled", &CoopVariant::us)),
+                      OptionalCell(VariantValue(r, "coop", &CoopVariant::us)),
+                      SpeedupCell(r, "tiled"), SpeedupCell(r, "coop"),
+                      PerVariant(r, &CoopVariant::l2_sectors_read, OptionalCell),
                       PerVariant(r, &CoopVariant::l1_hit_pct, HitCell),
-                      PerVariant(r, &CoopVariant::duplicated_fraction, PercentCell),
+                      PerVariant(r, &CoopVariant::duplicated_fraction, OptionalPercentCell),
                       CellText(absl::StrJoin(notes, "; "))});
   }
   return t;
