@@ -34,15 +34,6 @@
 
 namespace dissect::forward {
 
-// A device tensor's NCHW dimensions.
-struct TensorDims {
-  int n = 0;
-  int c = 0;
-  int h = 0;
-  int w = 0;
-  size_t elements() const { return static_cast<size_t>(n) * c * h * w; }
-};
-
 // Called by Run, on the host, right after a layer's work has been enqueued on
 // the pass's stream (Run does not synchronize): `device_data` is the layer's
 // output, NCHW float32, `dims` its dimensions. The observer must enqueue what

@@ -26,6 +26,15 @@ struct Shape {
   bool operator!=(const Shape& o) const { return !(*this == o); }
 };
 
+// A batch tensor's NCHW dimensions (a device tensor's in forward_pass.h).
+struct TensorDims {
+  int n = 0;
+  int c = 0;
+  int h = 0;
+  int w = 0;
+  size_t elements() const { return static_cast<size_t>(n) * c * h * w; }
+};
+
 // The network input's index in LayerSpec::inputs.
 inline constexpr int kNetworkInput = -1;
 

@@ -1,0 +1,416 @@
+// The built-in forward pass; see forward_pass.h.
+#include "experiments/forward/forward_pass.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "experiments/forward/cpu_reference.h"
+#include "experiments/forward/cudnn_api.h"
+#include "kernels/forward/elementwise.h"
+#include "probes/cuda_status.h"
+#include "probes/device_buffer.h"
+
+namespace dissect::forward {
+namespace {
+
+// Conv algorithms needing more workspace than this are passed over.
+constexpr size_t kMaxConvWorkspaceBytes = size_t{1} << 30;
+// Device memory left free besides what the pass holds (cuDNN's own, the
+// observers').
+constexpr size_t kMemoryHeadroomBytes = size_t{256} << 20;
+
+// Owns one cuDNN object (a handle or a descriptor) and destroys it.
+template <typename T>
+class CudnnObject {
+ public:
+  using Destroy = cudnnStatus_t (*)(T);
+  CudnnObject() = default;
+  CudnnObject(T object, Destroy destroy) : object_(object), destroy_(destroy) {}
+  CudnnObject(const CudnnObject&) = delete;
+  CudnnObject& operator=(const CudnnObject&) = delete;
+  CudnnObject(CudnnObject&& other) noexcept
+      : object_(std::exchange(other.object_, nullptr)), destroy_(other.destroy_) {}
+  CudnnObject& operator=(CudnnObject&& other) noexcept {
+    if (this != &other) {
+      Reset();
+      object_ = std::exchange(other.object_, nullptr);
+      destroy_ = other.destroy_;
+    }
+    return *this;
+  }
+  ~CudnnObject() { Reset(); }
+  T get() const { return object_; }
+
+ private:
+  void Reset() {
+    if (object_ != nullptr) destroy_(object_);
+    object_ = nullptr;
+  }
+  T object_ = nullptr;
+  Destroy destroy_ = nullptr;
+};
+
+template <typename T>
+absl::StatusOr<CudnnObject<T>> MakeCudnnObject(const CudnnApi& api, cudnnStatus_t (*create)(T*),
+                                               cudnnStatus_t (*destroy)(T), const char* what) {
+  T object = nullptr;
+  const cudnnStatus_t status = create(&object);
+  if (status != CUDNN_STATUS_SUCCESS) return CudnnStatus(api, status, what);
+  return CudnnObject<T>(object, destroy);
+}
+
+using TensorDesc = CudnnObject<cudnnTensorDescriptor_t>;
+
+absl::StatusOr<TensorDesc> MakeTensorDesc(const CudnnApi& api, const TensorDims& d) {
+  DISSECT_ASSIGN_OR_RETURN(TensorDesc desc, MakeCudnnObject(api, api.cudnnCreateTensorDescriptor,
+                                                            api.cudnnDestroyTensorDescriptor,
+                                                            "cudnnCreateTensorDescriptor"));
+  DISSECT_CUDNN_RETURN_IF_ERROR(
+      api, api.cudnnSetTensor4dDescriptor(desc.get(), CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, d.n, d.c,
+                                          d.h, d.w));
+  return desc;
+}
+
+absl::Status Upload(const std::vector<float>& host, DeviceBuffer<float>& device) {
+  DISSECT_ASSIGN_OR_RETURN(device, DeviceBuffer<float>::Allocate(host.size()));
+  DISSECT_CUDA_RETURN_IF_ERROR(
+      cudaMemcpy(device.get(), host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice));
+  return absl::OkStatus();
+}
+
+TensorDims Batched(int batch, const Shape& s) { return {batch, s.c, s.h, s.w}; }
+
+}  // namespace
+
+class ForwardPass::Impl {
+ public:
+  // What one layer holds on the device and in cuDNN.
+  struct Layer {
+    TensorDesc in_desc;
+    TensorDesc out_desc;
+    int out_buffer = 0;
+    // conv
+    CudnnObject<cudnnFilterDescriptor_t> filter;
+    CudnnObject<cudnnConvolutionDescriptor_t> conv;
+    cudnnConvolutionFwdAlgo_t algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
+    size_t workspace_bytes = 0;
+    DeviceBuffer<float> weights;
+    // bn
+    TensorDesc bn_desc;
+    DeviceBuffer<float> bn_mean;
+    DeviceBuffer<float> bn_var;
+    // maxpool
+    CudnnObject<cudnnPoolingDescriptor_t> pool;
+  };
+
+  absl::Status Init(const NetworkSpec& net, int batch, uint64_t seed, cudaStream_t stream);
+  absl::Status Forward(float threshold, bool calibrate, const ActivationObserver& observer,
+                       Observe observe);
+
+  const float* Output(int layer) const {
+    return layer == kNetworkInput ? input_.get() : buffers_[layers_[layer].out_buffer].get();
+  }
+
+  const CudnnApi* api_ = nullptr;
+  NetworkSpec net_;
+  int batch_ = 0;
+  cudaStream_t stream_ = nullptr;
+  CudnnObject<cudnnHandle_t> handle_;
+  CudnnObject<cudnnActivationDescriptor_t> relu_;
+  std::vector<Layer> layers_;
+  std::vector<DeviceBuffer<float>> buffers_;
+  DeviceBuffer<float> input_;
+  DeviceBuffer<float> bn_ones_;
+  DeviceBuffer<float> bn_zeros_;
+  DeviceBuffer<float> bn_inv_std_;  // calibration scratch
+  DeviceBuffer<unsigned char> workspace_;
+  std::vector<std::string> activation_names_;
+  size_t device_bytes_ = 0;
+};
+
+absl::Status ForwardPass::Impl::Init(const NetworkSpec& net, int batch, uint64_t seed,
+                                     cudaStream_t stream) {
+  net_ = net;
+  batch_ = batch;
+  stream_ = stream;
+  const CudnnApi& api = *api_;
+  DISSECT_ASSIGN_OR_RETURN(handle_,
+                           MakeCudnnObject(api, api.cudnnCreate, api.cudnnDestroy, "cudnnCreate"));
+  DISSECT_CUDNN_RETURN_IF_ERROR(api, api.cudnnSetStream(handle_.get(), stream));
+  DISSECT_ASSIGN_OR_RETURN(relu_, MakeCudnnObject(api, api.cudnnCreateActivationDescriptor,
+                                                  api.cudnnDestroyActivationDescriptor,
+                                                  "cudnnCreateActivationDescriptor"));
+  DISSECT_CUDNN_RETURN_IF_ERROR(api,
+                                api.cudnnSetActivationDescriptor(relu_.get(), CUDNN_ACTIVATION_RELU,
+                                                                 CUDNN_NOT_PROPAGATE_NAN, 0.0));
+
+  // Buffers: a layer's output takes a free buffer (never one of its own
+  // inputs); a buffer is free again after the last layer that reads it.
+  const int count = static_cast<int>(net.layers.size());
+  std::vector<int> last_use(count);
+  for (int i = 0; i < count; ++i) {
+    last_use[i] = i;
+    for (int j : net.layers[i].inputs) {
+      if (j != kNetworkInput) last_use[j] = i;
+    }
+  }
+  layers_.resize(count);
+  std::vector<int> free_buffers;
+  int buffer_count = 0;
+  size_t max_elements = 0;
+  size_t max_channels = 0;
+  size_t weight_elements = 0;
+  for (int i = 0; i < count; ++i) {
+    const LayerSpec& l = net.layers[i];
+    if (free_buffers.empty()) free_buffers.push_back(buffer_count++);
+    layers_[i].out_buffer = free_buffers.back();
+    free_buffers.pop_back();
+    for (int j : l.inputs) {
+      if (j != kNetworkInput && last_use[j] == i) free_buffers.push_back(layers_[j].out_buffer);
+    }
+    if (last_use[i] == i) free_buffers.push_back(layers_[i].out_buffer);
+    max_elements = std::max(max_elements, Batched(batch, l.out).elements());
+    max_channels = std::max(max_channels, static_cast<size_t>(l.out.c));
+    if (l.op == LayerOp::kConv) {
+      weight_elements += static_cast<size_t>(l.k) * l.in.c * l.r * l.s;
+    }
+    if (l.op == LayerOp::kRelu) activation_names_.push_back(l.name);
+  }
+
+  // Descriptors and conv algorithms (no device memory yet).
+  size_t workspace_bytes = 0;
+  for (int i = 0; i < count; ++i) {
+    const LayerSpec& l = net.layers[i];
+    Layer& layer = layers_[i];
+    DISSECT_ASSIGN_OR_RETURN(layer.in_desc, MakeTensorDesc(api, Batched(batch, l.in)));
+    DISSECT_ASSIGN_OR_RETURN(layer.out_desc, MakeTensorDesc(api, Batched(batch, l.out)));
+    if (l.op == LayerOp::kConv) {
+      DISSECT_ASSIGN_OR_RETURN(layer.filter, MakeCudnnObject(api, api.cudnnCreateFilterDescriptor,
+                                                             api.cudnnDestroyFilterDescriptor,
+                                                             "cudnnCreateFilterDescriptor"));
+      DISSECT_CUDNN_RETURN_IF_ERROR(
+          api, api.cudnnSetFilter4dDescriptor(layer.filter.get(), CUDNN_DATA_FLOAT,
+                                              CUDNN_TENSOR_NCHW, l.k, l.in.c, l.r, l.s));
+      DISSECT_ASSIGN_OR_RETURN(layer.conv,
+                               MakeCudnnObject(api, api.cudnnCreateConvolutionDescriptor,
+                                               api.cudnnDestroyConvolutionDescriptor,
+                                               "cudnnCreateConvolutionDescriptor"));
+      DISSECT_CUDNN_RETURN_IF_ERROR(api, api.cudnnSetConvolution2dDescriptor(
+                                             layer.conv.get(), l.pad, l.pad, l.stride, l.stride, 1,
+                                             1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+      DISSECT_CUDNN_RETURN_IF_ERROR(
+          api, api.cudnnSetConvolutionMathType(layer.conv.get(), CUDNN_FMA_MATH));
+      TensorDims out;
+      DISSECT_CUDNN_RETURN_IF_ERROR(api, api.cudnnGetConvolution2dForwardOutputDim(
+                                             layer.conv.get(), layer.in_desc.get(),
+                                             layer.filter.get(), &out.n, &out.c, &out.h, &out.w));
+      if (out.c != l.out.c || out.h != l.out.h || out.w != l.out.w) {
+        return absl::InternalError(absl::StrCat("layer ", l.name, ": cuDNN's output ", out.c, "x",
+                                                out.h, "x", out.w, " differs from the network's ",
+                                                l.out.c, "x", l.out.h, "x", l.out.w));
+      }
+      cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+      int returned = 0;
+      DISSECT_CUDNN_RETURN_IF_ERROR(
+          api, api.cudnnGetConvolutionForwardAlgorithm_v7(
+                   handle_.get(), layer.in_desc.get(), layer.filter.get(), layer.conv.get(),
+                   layer.out_desc.get(), CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf));
+      bool found = false;
+      for (int p = 0; p < returned && !found; ++p) {
+        if (perf[p].status != CUDNN_STATUS_SUCCESS || perf[p].mathType != CUDNN_FMA_MATH ||
+            perf[p].memory > kMaxConvWorkspaceBytes) {
+          continue;
+        }
+        layer.algo = perf[p].algo;
+        found = true;
+      }
+      if (!found) {
+        return absl::InternalError(absl::StrCat(
+            "layer ", l.name, ": cuDNN offers no float32 (FMA) convolution algorithm within ",
+            kMaxConvWorkspaceBytes >> 20, " MiB of workspace"));
+      }
+      DISSECT_CUDNN_RETURN_IF_ERROR(
+          api, api.cudnnGetConvolutionForwardWorkspaceSize(
+                   handle_.get(), layer.in_desc.get(), layer.filter.get(), layer.conv.get(),
+                   layer.out_desc.get(), layer.algo, &layer.workspace_bytes));
+      workspace_bytes = std::max(workspace_bytes, layer.workspace_bytes);
+    } else if (l.op == LayerOp::kBatchNorm) {
+      DISSECT_ASSIGN_OR_RETURN(layer.bn_desc, MakeCudnnObject(api, api.cudnnCreateTensorDescriptor,
+                                                              api.cudnnDestroyTensorDescriptor,
+                                                              "cudnnCreateTensorDescriptor"));
+      DISSECT_CUDNN_RETURN_IF_ERROR(
+          api, api.cudnnDeriveBNTensorDescriptor(layer.bn_desc.get(), layer.in_desc.get(),
+                                                 CUDNN_BATCHNORM_SPATIAL));
+    } else if (l.op == LayerOp::kMaxPool) {
+      DISSECT_ASSIGN_OR_RETURN(layer.pool, MakeCudnnObject(api, api.cudnnCreatePoolingDescriptor,
+                                                           api.cudnnDestroyPoolingDescriptor,
+                                                           "cudnnCreatePoolingDescriptor"));
+      DISSECT_CUDNN_RETURN_IF_ERROR(
+          api, api.cudnnSetPooling2dDescriptor(layer.pool.get(), CUDNN_POOLING_MAX,
+                                               CUDNN_NOT_PROPAGATE_NAN, l.r, l.s, l.pad, l.pad,
+                                               l.stride, l.stride));
+    }
+  }
+
+  // Device memory: check it fits, then allocate it all once.
+  const size_t bn_elements =
+      2 * static_cast<size_t>(CountLayers(net, LayerOp::kBatchNorm)) * max_channels;
+  const TensorDims input_dims = Batched(batch, net.input);
+  device_bytes_ =
+      sizeof(float) * (static_cast<size_t>(buffer_count) * max_elements + input_dims.elements() +
+                       weight_elements + bn_elements + 3 * max_channels) +
+      workspace_bytes;
+  size_t free_bytes = 0;
+  size_t total_bytes = 0;
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (device_bytes_ + kMemoryHeadroomBytes > free_bytes) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        net.name, " at batch ", batch, " needs ", (device_bytes_ >> 20) + 1,
+        " MiB of device memory (", buffer_count, " activation buffers of ",
+        (max_elements * sizeof(float)) >> 20, " MiB) plus ", kMemoryHeadroomBytes >> 20,
+        " MiB headroom; ", free_bytes >> 20, " MiB free: use a smaller batch"));
+  }
+  buffers_.resize(buffer_count);
+  for (DeviceBuffer<float>& buffer : buffers_) {
+    DISSECT_ASSIGN_OR_RETURN(buffer, DeviceBuffer<float>::Allocate(max_elements));
+  }
+  DISSECT_ASSIGN_OR_RETURN(workspace_, DeviceBuffer<unsigned char>::Allocate(workspace_bytes));
+  DISSECT_RETURN_IF_ERROR(Upload(SyntheticImage(seed, input_dims), input_));
+  DISSECT_RETURN_IF_ERROR(Upload(std::vector<float>(max_channels, 1.0f), bn_ones_));
+  DISSECT_RETURN_IF_ERROR(Upload(std::vector<float>(max_channels, 0.0f), bn_zeros_));
+  DISSECT_ASSIGN_OR_RETURN(bn_inv_std_, DeviceBuffer<float>::Allocate(max_channels));
+  for (int i = 0; i < count; ++i) {
+    const LayerSpec& l = net.layers[i];
+    if (l.op == LayerOp::kConv) {
+      DISSECT_RETURN_IF_ERROR(
+          Upload(HeWeights(seed, i, l.k, l.in.c, l.r, l.s), layers_[i].weights));
+    } else if (l.op == LayerOp::kBatchNorm) {
+      DISSECT_ASSIGN_OR_RETURN(layers_[i].bn_mean, DeviceBuffer<float>::Allocate(l.in.c));
+      DISSECT_ASSIGN_OR_RETURN(layers_[i].bn_var, DeviceBuffer<float>::Allocate(l.in.c));
+    }
+  }
+  // BN calibration: one pass in training mode, ReLU, synchronized.
+  DISSECT_RETURN_IF_ERROR(Forward(0.0f, /*calibrate=*/true, nullptr, Observe::kActivations));
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream_));
+  return absl::OkStatus();
+}
+
+absl::Status ForwardPass::Impl::Forward(float threshold, bool calibrate,
+                                        const ActivationObserver& observer, Observe observe) {
+  const CudnnApi& api = *api_;
+  const float one = 1.0f;
+  const float zero = 0.0f;
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    const LayerSpec& l = net_.layers[i];
+    Layer& layer = layers_[i];
+    const float* x = Output(l.inputs[0]);
+    float* y = buffers_[layer.out_buffer].get();
+    const TensorDims out_dims = Batched(batch_, l.out);
+    switch (l.op) {
+      case LayerOp::kConv:
+        DISSECT_CUDNN_RETURN_IF_ERROR(
+            api, api.cudnnConvolutionForward(
+                     handle_.get(), &one, layer.in_desc.get(), x, layer.filter.get(),
+                     layer.weights.get(), layer.conv.get(), layer.algo, workspace_.get(),
+                     layer.workspace_bytes, &zero, layer.out_desc.get(), y));
+        break;
+      case LayerOp::kBatchNorm:
+        if (calibrate) {
+          // The batch's mean and 1/sqrt(var + eps) per channel; the
+          // variance is recovered below.
+          DISSECT_CUDNN_RETURN_IF_ERROR(
+              api, api.cudnnBatchNormalizationForwardTraining(
+                       handle_.get(), CUDNN_BATCHNORM_SPATIAL, &one, &zero, layer.in_desc.get(), x,
+                       layer.out_desc.get(), y, layer.bn_desc.get(), bn_ones_.get(),
+                       bn_zeros_.get(), 1.0, nullptr, nullptr, kBatchNormEpsilon,
+                       layer.bn_mean.get(), bn_inv_std_.get()));
+          std::vector<float> inv_std(l.in.c);
+          DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(inv_std.data(), bn_inv_std_.get(),
+                                                       inv_std.size() * sizeof(float),
+                                                       cudaMemcpyDeviceToHost, stream_));
+          DISSECT_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream_));
+          std::vector<float> var(l.in.c);
+          for (int c = 0; c < l.in.c; ++c) {
+            const double s = inv_std[c];
+            var[c] = static_cast<float>(std::max(1.0 / (s * s) - kBatchNormEpsilon, 0.0));
+          }
+          DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpy(
+              layer.bn_var.get(), var.data(), var.size() * sizeof(float), cudaMemcpyHostToDevice));
+        } else {
+          DISSECT_CUDNN_RETURN_IF_ERROR(
+              api,
+              api.cudnnBatchNormalizationForwardInference(
+                  handle_.get(), CUDNN_BATCHNORM_SPATIAL, &one, &zero, layer.in_desc.get(), x,
+                  layer.out_desc.get(), y, layer.bn_desc.get(), bn_ones_.get(), bn_zeros_.get(),
+                  layer.bn_mean.get(), layer.bn_var.get(), kBatchNormEpsilon));
+        }
+        break;
+      case LayerOp::kRelu:
+        if (threshold > 0) {
+          DISSECT_CUDA_RETURN_IF_ERROR(
+              LaunchFatRelu(x, y, out_dims.elements(), threshold, stream_));
+        } else {
+          DISSECT_CUDNN_RETURN_IF_ERROR(
+              api, api.cudnnActivationForward(handle_.get(), relu_.get(), &one, layer.in_desc.get(),
+                                              x, &zero, layer.out_desc.get(), y));
+        }
+        break;
+      case LayerOp::kMaxPool:
+        DISSECT_CUDNN_RETURN_IF_ERROR(
+            api, api.cudnnPoolingForward(handle_.get(), layer.pool.get(), &one, layer.in_desc.get(),
+                                         x, &zero, layer.out_desc.get(), y));
+        break;
+      case LayerOp::kAdd:
+        DISSECT_CUDA_RETURN_IF_ERROR(
+            LaunchAdd(x, Output(l.inputs[1]), y, out_dims.elements(), stream_));
+        break;
+    }
+    if (observer && (observe == Observe::kEveryLayer || l.op == LayerOp::kRelu)) {
+      DISSECT_RETURN_IF_ERROR(observer(l.name, y, out_dims));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<ForwardPass>> ForwardPass::Create(const NetworkSpec& net, int batch,
+                                                                 uint64_t seed,
+                                                                 cudaStream_t stream) {
+  if (batch < 1) {
+    return absl::InvalidArgumentError(absl::StrCat("batch must be at least 1, not ", batch));
+  }
+  if (net.layers.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("network ", net.name, " has no layers"));
+  }
+  auto impl = std::make_unique<Impl>();
+  DISSECT_ASSIGN_OR_RETURN(impl->api_, LoadCudnnApi());
+  DISSECT_RETURN_IF_ERROR(impl->Init(net, batch, seed, stream));
+  return std::unique_ptr<ForwardPass>(new ForwardPass(std::move(impl)));
+}
+
+ForwardPass::ForwardPass(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+ForwardPass::~ForwardPass() = default;
+
+absl::Status ForwardPass::Run(float fatrelu_threshold, const ActivationObserver& observer,
+                              Observe observe) {
+  if (!(fatrelu_threshold >= 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a FATReLU threshold must be >= 0, not ", fatrelu_threshold));
+  }
+  return impl_->Forward(fatrelu_threshold, /*calibrate=*/false, observer, observe);
+}
+
+const std::vector<std::string>& ForwardPass::ActivationNames() const {
+  return impl_->activation_names_;
+}
+const NetworkSpec& ForwardPass::network() const { return impl_->net_; }
+int ForwardPass::batch() const { return impl_->batch_; }
+cudaStream_t ForwardPass::stream() const { return impl_->stream_; }
+TensorDims ForwardPass::InputDims() const { return Batched(impl_->batch_, impl_->net_.input); }
+TensorDims ForwardPass::OutputDims() const {
+  return Batched(impl_->batch_, impl_->net_.layers.back().out);
+}
+size_t ForwardPass::DeviceBytes() const { return impl_->device_bytes_; }
+
+}  // namespace dissect::forward
