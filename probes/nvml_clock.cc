@@ -35,6 +35,7 @@ struct NvmlClock::Api {
   NvmlReturn (*clock_info)(NvmlDevice, int, unsigned int*) = nullptr;
   NvmlReturn (*reasons)(NvmlDevice, unsigned long long*) = nullptr;
   NvmlReturn (*driver_version)(char*, unsigned int) = nullptr;
+  NvmlReturn (*power_usage)(NvmlDevice, unsigned int*) = nullptr;  // optional
   bool initialized = false;
 
   ~Api() {
@@ -89,6 +90,8 @@ absl::StatusOr<std::unique_ptr<NvmlClock>> NvmlClock::Open(
   }
   api->driver_version = Symbol<decltype(api->driver_version)>(
       api->lib, "nvmlSystemGetDriverVersion");
+  api->power_usage =
+      Symbol<decltype(api->power_usage)>(api->lib, "nvmlDeviceGetPowerUsage");
   if (api->init == nullptr || api->handle_by_pci == nullptr ||
       api->clock_info == nullptr || api->reasons == nullptr) {
     return absl::UnavailableError(
@@ -133,6 +136,19 @@ absl::StatusOr<ClockReading> NvmlClock::Read() const {
     return s;
   }
   return ClockReading{static_cast<double>(mhz), static_cast<uint64_t>(mask)};
+}
+
+absl::StatusOr<double> NvmlClock::PowerWatts() const {
+  if (api_->power_usage == nullptr) {
+    return absl::UnavailableError("libnvidia-ml.so.1 lacks nvmlDeviceGetPowerUsage");
+  }
+  unsigned int milliwatts = 0;
+  if (absl::Status s = api_->Check(api_->power_usage(device_, &milliwatts),
+                                   "nvmlDeviceGetPowerUsage");
+      !s.ok()) {
+    return s;
+  }
+  return milliwatts * 1e-3;
 }
 
 absl::StatusOr<ClockSpan> SummarizeClock(const std::vector<ClockReading>& readings) {
@@ -194,6 +210,32 @@ absl::StatusOr<ClockSpan> ClockPoller::Stop() {
   absl::MutexLock lock(&mu_);
   if (readings_.empty() && !error_.ok()) return error_;
   return SummarizeClock(readings_);
+}
+
+class PowerPoller::AsClock : public ClockSource {
+ public:
+  explicit AsClock(const PowerSource* source) : source_(source) {}
+  absl::StatusOr<ClockReading> Read() const override {
+    absl::StatusOr<double> watts = source_->PowerWatts();
+    if (!watts.ok()) return watts.status();
+    return ClockReading{*watts, 0};
+  }
+
+ private:
+  const PowerSource* source_;
+};
+
+PowerPoller::PowerPoller(const PowerSource* source, absl::Duration period)
+    : as_clock_(std::make_unique<AsClock>(source)), poller_(as_clock_.get(), period) {}
+
+PowerPoller::~PowerPoller() = default;
+
+void PowerPoller::Start() { poller_.Start(); }
+
+absl::StatusOr<PowerSpan> PowerPoller::Stop() {
+  absl::StatusOr<ClockSpan> span = poller_.Stop();
+  if (!span.ok()) return span.status();
+  return PowerSpan{span->readings, span->min_mhz, span->median_mhz, span->max_mhz};
 }
 
 }  // namespace dissect

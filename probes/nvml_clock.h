@@ -1,5 +1,5 @@
-// SM clock and throttle-reason readings through NVML, and a poller that
-// samples them while a point's timed samples run.
+// SM clock, throttle-reason and board-power readings through NVML, and
+// pollers that sample them while a point's timed samples run.
 //
 // NVML ships with the driver, not with the toolkit, so it is loaded at run
 // time (dlopen of libnvidia-ml.so.1). A binary therefore runs where NVML is
@@ -55,7 +55,14 @@ class ClockSource {
   virtual absl::StatusOr<ClockReading> Read() const = 0;
 };
 
-class NvmlClock : public ClockSource {
+// A source of board power readings in watts: NvmlClock, or a fake in tests.
+class PowerSource {
+ public:
+  virtual ~PowerSource() = default;
+  virtual absl::StatusOr<double> PowerWatts() const = 0;
+};
+
+class NvmlClock : public ClockSource, public PowerSource {
  public:
   // Opens NVML for the CUDA device with this PCI bus id (cudaDeviceGetPCIBusId).
   static absl::StatusOr<std::unique_ptr<NvmlClock>> Open(
@@ -65,6 +72,10 @@ class NvmlClock : public ClockSource {
   NvmlClock& operator=(const NvmlClock&) = delete;
 
   absl::StatusOr<ClockReading> Read() const override;
+  // The board's power draw (nvmlDeviceGetPowerUsage, milliwatts → W). NVML
+  // averages it over its own window (tens of ms on recent GPUs), so
+  // readings lag the load. Unavailable where the driver lacks the call.
+  absl::StatusOr<double> PowerWatts() const override;
   const std::string& driver_version() const { return driver_version_; }
 
  private:
@@ -123,6 +134,35 @@ class ClockPoller {
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<ClockReading> readings_ ABSL_GUARDED_BY(mu_);
   absl::Status error_ ABSL_GUARDED_BY(mu_);
+};
+
+// Board power over the readings a PowerPoller took.
+struct PowerSpan {
+  int readings = 0;
+  double min_w = 0;
+  double median_w = 0;
+  double max_w = 0;
+};
+
+// Reads a PowerSource on a thread of its own, at once and then every
+// `period`, from Start() until Stop(): ClockPoller's loop, fed with watts.
+class PowerPoller {
+ public:
+  static constexpr absl::Duration kDefaultPeriod = absl::Milliseconds(5);
+
+  explicit PowerPoller(const PowerSource* source, absl::Duration period = kDefaultPeriod);
+  ~PowerPoller();
+  PowerPoller(const PowerPoller&) = delete;
+  PowerPoller& operator=(const PowerPoller&) = delete;
+
+  // As ClockPoller::Start and ClockPoller::Stop.
+  void Start();
+  absl::StatusOr<PowerSpan> Stop();
+
+ private:
+  class AsClock;  // a ClockSource whose sm_clock_mhz carries the watts
+  std::unique_ptr<AsClock> as_clock_;
+  ClockPoller poller_;
 };
 
 }  // namespace dissect

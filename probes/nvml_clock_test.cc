@@ -135,5 +135,45 @@ TEST(ClockPollerTest, ReadErrorsAreReturnedWhenNothingWasRead) {
   EXPECT_FALSE(ClockPoller(&clock).Stop().ok()) << "Stop without Start";
 }
 
+// Watts in script order, then the last value again; errors for an empty
+// script.
+class FakePower : public PowerSource {
+ public:
+  explicit FakePower(std::vector<double> script) : script_(std::move(script)) {}
+  absl::StatusOr<double> PowerWatts() const override {
+    const int n = reads_++;
+    if (script_.empty()) return absl::UnavailableError("fake power error");
+    return script_[std::min<size_t>(n, script_.size() - 1)];
+  }
+  int reads() const { return reads_; }
+
+ private:
+  std::vector<double> script_;
+  mutable std::atomic<int> reads_{0};
+};
+
+TEST(PowerPollerTest, SummarizesTheWattsReadWhileRunning) {
+  FakePower power({300, 250, 700, 350, 350});
+  PowerPoller poller(&power, absl::Milliseconds(1));
+  poller.Start();
+  const absl::Time deadline = absl::Now() + absl::Seconds(10);
+  while (power.reads() < 5 && absl::Now() < deadline) absl::SleepFor(absl::Microseconds(200));
+  absl::StatusOr<PowerSpan> span = poller.Stop();
+  ASSERT_TRUE(span.ok()) << span.status();
+  EXPECT_EQ(span->readings, power.reads());
+  EXPECT_EQ(span->min_w, 250);
+  EXPECT_EQ(span->max_w, 700);
+  EXPECT_EQ(span->median_w, 350);
+}
+
+TEST(PowerPollerTest, ReadErrorsAreReturnedWhenNothingWasRead) {
+  FakePower power({});
+  PowerPoller poller(&power, absl::Milliseconds(1));
+  poller.Start();
+  absl::StatusOr<PowerSpan> span = poller.Stop();
+  ASSERT_FALSE(span.ok());
+  EXPECT_EQ(span.status().message(), "fake power error");
+}
+
 }  // namespace
 }  // namespace dissect
