@@ -217,20 +217,26 @@ absl::Status ForwardPass::Impl::Init(const NetworkSpec& net, int batch, uint64_t
           api, api.cudnnGetConvolutionForwardAlgorithm_v7(
                    handle_.get(), layer.in_desc.get(), layer.filter.get(), layer.conv.get(),
                    layer.out_desc.get(), CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf));
-      bool found = false;
-      for (int p = 0; p < returned && !found; ++p) {
-        if (perf[p].status != CUDNN_STATUS_SUCCESS || perf[p].mathType != CUDNN_FMA_MATH ||
-            perf[p].memory > kMaxConvWorkspaceBytes) {
+      // The fastest float32 (FMA) algorithm within the workspace limit; where
+      // cuDNN offers none, its fastest algorithm of any math type.
+      int chosen = -1;
+      for (int p = returned - 1; p >= 0; --p) {
+        if (perf[p].status != CUDNN_STATUS_SUCCESS || perf[p].memory > kMaxConvWorkspaceBytes) {
           continue;
         }
-        layer.algo = perf[p].algo;
-        found = true;
+        if (chosen < 0 || perf[p].mathType == CUDNN_FMA_MATH ||
+            perf[chosen].mathType != CUDNN_FMA_MATH) {
+          chosen = p;
+        }
       }
-      if (!found) {
-        return absl::InternalError(absl::StrCat(
-            "layer ", l.name, ": cuDNN offers no float32 (FMA) convolution algorithm within ",
-            kMaxConvWorkspaceBytes >> 20, " MiB of workspace"));
+      if (chosen < 0) {
+        return absl::InternalError(absl::StrCat("layer ", l.name,
+                                                ": cuDNN offers no convolution algorithm within ",
+                                                kMaxConvWorkspaceBytes >> 20, " MiB of workspace"));
       }
+      layer.algo = perf[chosen].algo;
+      DISSECT_CUDNN_RETURN_IF_ERROR(
+          api, api.cudnnSetConvolutionMathType(layer.conv.get(), perf[chosen].mathType));
       DISSECT_CUDNN_RETURN_IF_ERROR(
           api, api.cudnnGetConvolutionForwardWorkspaceSize(
                    handle_.get(), layer.in_desc.get(), layer.filter.get(), layer.conv.get(),
