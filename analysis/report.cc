@@ -19,6 +19,7 @@
 #include "analysis/l1_bypass.h"
 #include "analysis/published.h"
 #include "analysis/sharing.h"
+#include "analysis/sparsity.h"
 #include "analysis/stalls.h"
 
 namespace dissect::analysis {
@@ -498,6 +499,8 @@ absl::StatusOr<std::string> RenderReport(const std::vector<ResultFile>& files,
   if (!tensor.empty()) absl::StrAppend(&out, out.empty() ? "" : "\n", tensor);
   const std::string sharing = RenderSharingSections(files);
   if (!sharing.empty()) absl::StrAppend(&out, out.empty() ? "" : "\n", sharing);
+  const std::string sparsity = RenderSparsitySections(files);
+  if (!sparsity.empty()) absl::StrAppend(&out, out.empty() ? "" : "\n", sparsity);
   return out;
 }
 

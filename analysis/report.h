@@ -47,7 +47,9 @@ struct ReportOptions {
 // the l1_bypass speedup tables (see l1_bypass.h), then one "## tensor cores:
 // <device>" section per device with tensor experiments (tensor.h), then one
 // "## intergroup sharing: <device>" section per device with issue-14
-// sharing experiments (sharing.h). Fails only if the inference fails.
+// sharing experiments (sharing.h), then one "## activation sparsity:
+// <device>" section per device with issue-15 sparsity experiments
+// (sparsity.h). Fails only if the inference fails.
 absl::StatusOr<std::string> RenderReport(const std::vector<ResultFile>& files,
                                          const ReportOptions& options);
 
