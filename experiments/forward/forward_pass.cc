@@ -146,31 +146,15 @@ absl::Status ForwardPass::Impl::Init(const NetworkSpec& net, int batch, uint64_t
                                 api.cudnnSetActivationDescriptor(relu_.get(), CUDNN_ACTIVATION_RELU,
                                                                  CUDNN_NOT_PROPAGATE_NAN, 0.0));
 
-  // Buffers: a layer's output takes a free buffer (never one of its own
-  // inputs); a buffer is free again after the last layer that reads it.
   const int count = static_cast<int>(net.layers.size());
-  std::vector<int> last_use(count);
-  for (int i = 0; i < count; ++i) {
-    last_use[i] = i;
-    for (int j : net.layers[i].inputs) {
-      if (j != kNetworkInput) last_use[j] = i;
-    }
-  }
+  const BufferPlan plan = PlanBuffers(net);
   layers_.resize(count);
-  std::vector<int> free_buffers;
-  int buffer_count = 0;
   size_t max_elements = 0;
-  size_t max_channels = 0;
+  size_t max_channels = static_cast<size_t>(net.input.c);
   size_t weight_elements = 0;
   for (int i = 0; i < count; ++i) {
     const LayerSpec& l = net.layers[i];
-    if (free_buffers.empty()) free_buffers.push_back(buffer_count++);
-    layers_[i].out_buffer = free_buffers.back();
-    free_buffers.pop_back();
-    for (int j : l.inputs) {
-      if (j != kNetworkInput && last_use[j] == i) free_buffers.push_back(layers_[j].out_buffer);
-    }
-    if (last_use[i] == i) free_buffers.push_back(layers_[i].out_buffer);
+    layers_[i].out_buffer = plan.buffer[i];
     max_elements = std::max(max_elements, Batched(batch, l.out).elements());
     max_channels = std::max(max_channels, static_cast<size_t>(l.out.c));
     if (l.op == LayerOp::kConv) {
@@ -265,7 +249,7 @@ absl::Status ForwardPass::Impl::Init(const NetworkSpec& net, int batch, uint64_t
       2 * static_cast<size_t>(CountLayers(net, LayerOp::kBatchNorm)) * max_channels;
   const TensorDims input_dims = Batched(batch, net.input);
   device_bytes_ =
-      sizeof(float) * (static_cast<size_t>(buffer_count) * max_elements + input_dims.elements() +
+      sizeof(float) * (static_cast<size_t>(plan.count) * max_elements + input_dims.elements() +
                        weight_elements + bn_elements + 3 * max_channels) +
       workspace_bytes;
   size_t free_bytes = 0;
@@ -274,11 +258,11 @@ absl::Status ForwardPass::Impl::Init(const NetworkSpec& net, int batch, uint64_t
   if (device_bytes_ + kMemoryHeadroomBytes > free_bytes) {
     return absl::ResourceExhaustedError(absl::StrCat(
         net.name, " at batch ", batch, " needs ", (device_bytes_ >> 20) + 1,
-        " MiB of device memory (", buffer_count, " activation buffers of ",
+        " MiB of device memory (", plan.count, " activation buffers of ",
         (max_elements * sizeof(float)) >> 20, " MiB) plus ", kMemoryHeadroomBytes >> 20,
         " MiB headroom; ", free_bytes >> 20, " MiB free: use a smaller batch"));
   }
-  buffers_.resize(buffer_count);
+  buffers_.resize(plan.count);
   for (DeviceBuffer<float>& buffer : buffers_) {
     DISSECT_ASSIGN_OR_RETURN(buffer, DeviceBuffer<float>::Allocate(max_elements));
   }

@@ -238,6 +238,30 @@ absl::StatusOr<NetworkSpec> BuiltinNetwork(std::string_view name_view) {
                                                  absl::StrJoin(BuiltinNetworkNames(), ", "), ")"));
 }
 
+BufferPlan PlanBuffers(const NetworkSpec& net) {
+  const int count = static_cast<int>(net.layers.size());
+  std::vector<int> last_use(count);
+  for (int i = 0; i < count; ++i) {
+    last_use[i] = i;
+    for (int j : net.layers[i].inputs) {
+      if (j != kNetworkInput) last_use[j] = i;
+    }
+  }
+  BufferPlan plan;
+  plan.buffer.resize(count);
+  std::vector<int> free_buffers;
+  for (int i = 0; i < count; ++i) {
+    if (free_buffers.empty()) free_buffers.push_back(plan.count++);
+    plan.buffer[i] = free_buffers.back();
+    free_buffers.pop_back();
+    for (int j : net.layers[i].inputs) {
+      if (j != kNetworkInput && last_use[j] == i) free_buffers.push_back(plan.buffer[j]);
+    }
+    if (last_use[i] == i) free_buffers.push_back(plan.buffer[i]);
+  }
+  return plan;
+}
+
 int CountLayers(const NetworkSpec& net, LayerOp op) {
   int count = 0;
   for (const LayerSpec& layer : net.layers) count += layer.op == op ? 1 : 0;

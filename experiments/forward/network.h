@@ -77,6 +77,15 @@ absl::StatusOr<NetworkSpec> BuiltinNetwork(std::string_view name);
 // How many layers of `op` the network has.
 int CountLayers(const NetworkSpec& net, LayerOp op);
 
+// Which activation buffer holds each layer's output: a layer takes a free
+// buffer (never one an input or any other live output holds), and a buffer is
+// free again after the last layer that reads it (at once if none does).
+struct BufferPlan {
+  std::vector<int> buffer;  // per layer
+  int count = 0;            // buffers needed
+};
+BufferPlan PlanBuffers(const NetworkSpec& net);
+
 // Elements of one image's output of layer `i` (c*h*w).
 inline size_t ShapeElements(const Shape& s) { return static_cast<size_t>(s.c) * s.h * s.w; }
 

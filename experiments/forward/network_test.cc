@@ -1,5 +1,6 @@
 #include "experiments/forward/network.h"
 
+#include <algorithm>
 #include <fstream>
 #include <string>
 
@@ -63,6 +64,44 @@ TEST(NetworkTest, FilesMatchEmbedded) {
     EXPECT_EQ(file->name, name);
     EXPECT_EQ(file->layers.size(), BuiltinNetwork(name)->layers.size());
   }
+}
+
+// No layer writes a buffer that a tensor still to be read (or its own input)
+// holds.
+void ExpectPlanSafe(const NetworkSpec& net, const BufferPlan& plan) {
+  const int count = static_cast<int>(net.layers.size());
+  ASSERT_EQ(plan.buffer.size(), net.layers.size());
+  std::vector<int> last_use(count);
+  for (int i = 0; i < count; ++i) {
+    last_use[i] = i;
+    for (int j : net.layers[i].inputs) {
+      if (j != kNetworkInput) last_use[j] = std::max(last_use[j], i);
+    }
+  }
+  for (int i = 0; i < count; ++i) {
+    ASSERT_GE(plan.buffer[i], 0);
+    ASSERT_LT(plan.buffer[i], plan.count);
+    for (int j = 0; j < i; ++j) {
+      if (last_use[j] >= i) {
+        EXPECT_NE(plan.buffer[i], plan.buffer[j])
+            << net.layers[i].name << " overwrites " << net.layers[j].name;
+      }
+    }
+  }
+}
+
+TEST(NetworkTest, BufferPlans) {
+  const NetworkSpec vgg = *BuiltinNetwork("vgg16");
+  const BufferPlan vgg_plan = PlanBuffers(vgg);
+  ExpectPlanSafe(vgg, vgg_plan);
+  EXPECT_EQ(vgg_plan.count, 2);  // a chain ping-pongs
+  const NetworkSpec resnet = *BuiltinNetwork("resnet50");
+  const BufferPlan resnet_plan = PlanBuffers(resnet);
+  ExpectPlanSafe(resnet, resnet_plan);
+  // The block input stays live beside the main path's ping-pong and, in
+  // the first block of a stage, the projection.
+  EXPECT_GE(resnet_plan.count, 3);
+  EXPECT_LE(resnet_plan.count, 4);
 }
 
 TEST(NetworkTest, UnknownBuiltin) {
