@@ -52,8 +52,7 @@
   X(cudnnSetPooling2dDescriptor)             \
   X(cudnnPoolingForward)                     \
   X(cudnnDeriveBNTensorDescriptor)           \
-  X(cudnnBatchNormalizationForwardInference) \
-  X(cudnnBatchNormalizationForwardTraining)
+  X(cudnnBatchNormalizationForwardInference)
 
 namespace dissect::forward {
 

@@ -2,7 +2,6 @@
 #include "experiments/forward/forward_pass.h"
 
 #include <algorithm>
-#include <cmath>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -124,7 +123,6 @@ class ForwardPass::Impl {
   DeviceBuffer<float> input_;
   DeviceBuffer<float> bn_ones_;
   DeviceBuffer<float> bn_zeros_;
-  DeviceBuffer<float> bn_inv_std_;  // calibration scratch
   DeviceBuffer<unsigned char> workspace_;
   std::vector<std::string> activation_names_;
   size_t device_bytes_ = 0;
@@ -250,7 +248,7 @@ absl::Status ForwardPass::Impl::Init(const NetworkSpec& net, int batch, uint64_t
   const TensorDims input_dims = Batched(batch, net.input);
   device_bytes_ =
       sizeof(float) * (static_cast<size_t>(plan.count) * max_elements + input_dims.elements() +
-                       weight_elements + bn_elements + 3 * max_channels) +
+                       weight_elements + bn_elements + 2 * max_channels) +
       workspace_bytes;
   size_t free_bytes = 0;
   size_t total_bytes = 0;
@@ -270,7 +268,6 @@ absl::Status ForwardPass::Impl::Init(const NetworkSpec& net, int batch, uint64_t
   DISSECT_RETURN_IF_ERROR(Upload(SyntheticImage(seed, input_dims), input_));
   DISSECT_RETURN_IF_ERROR(Upload(std::vector<float>(max_channels, 1.0f), bn_ones_));
   DISSECT_RETURN_IF_ERROR(Upload(std::vector<float>(max_channels, 0.0f), bn_zeros_));
-  DISSECT_ASSIGN_OR_RETURN(bn_inv_std_, DeviceBuffer<float>::Allocate(max_channels));
   for (int i = 0; i < count; ++i) {
     const LayerSpec& l = net.layers[i];
     if (l.op == LayerOp::kConv) {
@@ -281,7 +278,8 @@ absl::Status ForwardPass::Impl::Init(const NetworkSpec& net, int batch, uint64_t
       DISSECT_ASSIGN_OR_RETURN(layers_[i].bn_var, DeviceBuffer<float>::Allocate(l.in.c));
     }
   }
-  // BN calibration: one pass in training mode, ReLU, synchronized.
+  // BN calibration: one pass with ReLU, each BN taking its input's batch
+  // statistics, synchronized.
   DISSECT_RETURN_IF_ERROR(Forward(0.0f, /*calibrate=*/true, nullptr, Observe::kActivations));
   DISSECT_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream_));
   return absl::OkStatus();
@@ -308,34 +306,17 @@ absl::Status ForwardPass::Impl::Forward(float threshold, bool calibrate,
         break;
       case LayerOp::kBatchNorm:
         if (calibrate) {
-          // The batch's mean and 1/sqrt(var + eps) per channel; the
-          // variance is recovered below.
-          DISSECT_CUDNN_RETURN_IF_ERROR(
-              api, api.cudnnBatchNormalizationForwardTraining(
-                       handle_.get(), CUDNN_BATCHNORM_SPATIAL, &one, &zero, layer.in_desc.get(), x,
-                       layer.out_desc.get(), y, layer.bn_desc.get(), bn_ones_.get(),
-                       bn_zeros_.get(), 1.0, nullptr, nullptr, kBatchNormEpsilon,
-                       layer.bn_mean.get(), bn_inv_std_.get()));
-          std::vector<float> inv_std(l.in.c);
-          DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(inv_std.data(), bn_inv_std_.get(),
-                                                       inv_std.size() * sizeof(float),
-                                                       cudaMemcpyDeviceToHost, stream_));
-          DISSECT_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream_));
-          std::vector<float> var(l.in.c);
-          for (int c = 0; c < l.in.c; ++c) {
-            const double s = inv_std[c];
-            var[c] = static_cast<float>(std::max(1.0 / (s * s) - kBatchNormEpsilon, 0.0));
-          }
-          DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpy(
-              layer.bn_var.get(), var.data(), var.size() * sizeof(float), cudaMemcpyHostToDevice));
-        } else {
-          DISSECT_CUDNN_RETURN_IF_ERROR(
-              api,
-              api.cudnnBatchNormalizationForwardInference(
-                  handle_.get(), CUDNN_BATCHNORM_SPATIAL, &one, &zero, layer.in_desc.get(), x,
-                  layer.out_desc.get(), y, layer.bn_desc.get(), bn_ones_.get(), bn_zeros_.get(),
-                  layer.bn_mean.get(), layer.bn_var.get(), kBatchNormEpsilon));
+          // This batch's mean and biased variance per channel become the
+          // BN's for good.
+          DISSECT_CUDA_RETURN_IF_ERROR(
+              LaunchChannelMeanVar(x, batch_, l.in.c, static_cast<size_t>(l.in.h) * l.in.w,
+                                   layer.bn_mean.get(), layer.bn_var.get(), stream_));
         }
+        DISSECT_CUDNN_RETURN_IF_ERROR(
+            api, api.cudnnBatchNormalizationForwardInference(
+                     handle_.get(), CUDNN_BATCHNORM_SPATIAL, &one, &zero, layer.in_desc.get(), x,
+                     layer.out_desc.get(), y, layer.bn_desc.get(), bn_ones_.get(), bn_zeros_.get(),
+                     layer.bn_mean.get(), layer.bn_var.get(), kBatchNormEpsilon));
         break;
       case LayerOp::kRelu:
         if (threshold > 0) {
