@@ -13,8 +13,9 @@
 //    would in training mode. The calibration pass uses plain ReLU, so a
 //    FATReLU threshold given to Run changes the activations of a fixed
 //    network;
-//  - conv in float32 with CUDNN_FMA_MATH (no TF32), so that the CPU
-//    reference agrees to float32 rounding.
+//  - conv in float32, preferring CUDNN_FMA_MATH algorithms (no TF32) so that
+//    the CPU reference agrees to float32 rounding; where cuDNN offers no FMA
+//    algorithm within 1 GiB of workspace, its fastest of any math type.
 // It is NOT a trained network: its activations show the pipeline and what
 // ReLU does to He-initialised layers, not the sparsity of a trained model.
 #ifndef DISSECT_EXPERIMENTS_FORWARD_FORWARD_PASS_H_
@@ -52,9 +53,11 @@ enum class Observe {
 class ForwardPass {
  public:
   // Loads cuDNN, makes the weights and the input, allocates every device
-  // buffer once (activation buffers reused as the layer graph allows, all of
-  // the largest layer's size), picks each conv's algorithm and calibrates BN
-  // (one pass, synchronized). Errors: cuDNN missing (the message starts
+  // buffer once (activation buffers reused as the layer graph allows,
+  // PlanBuffers in network.h, all of the largest layer's size), picks each
+  // conv's algorithm (cudnnGetConvolutionForwardAlgorithm_v7) and calibrates
+  // BN (one pass, synchronized). Weights and input are made on the host
+  // (about a second for ResNet-50). Errors: cuDNN missing (the message starts
   // "cuDNN not found"), batch < 1, not enough free device memory (says how
   // much is needed), any CUDA or cuDNN failure (names the call).
   static absl::StatusOr<std::unique_ptr<ForwardPass>> Create(const NetworkSpec& net, int batch,
