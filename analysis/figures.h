@@ -45,8 +45,12 @@ std::string DeviceFolder(std::string_view device_name);
 // (sharing.h): sharing_l1_duplication (L1 hit ratio and duplicated fraction
 // per kernel), sharing_dsm (DSM latency and bandwidth vs cluster size),
 // sharing_l2_heatmap (SM x L2 line latency) and sharing_gpc_map (GPC of each
-// SM), each where its experiment has data; in first-seen order. Fails if no
-// input has any.
+// SM), each where its experiment has data, or activation-sparsity results
+// (sparsity.h): per network sparsity_layers_<network> (zero fraction per
+// layer and pass) and sparsity_channels_<network> (sorted per-channel
+// sparsity of a few layers), per sparsity_speed shape
+// sparsity_speedup_<shape> (speedup vs sparsity per method, crossovers
+// marked); in first-seen order. Fails if no input has any.
 absl::StatusOr<std::vector<DeviceFigures>> BuildFigures(
     const std::vector<ResultFile>& files);
 

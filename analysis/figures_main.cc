@@ -39,6 +39,12 @@ ratio and duplicated fraction per kernel, side by side), sharing_dsm.svg
 (dsm_latency, dsm_bandwidth: latency and bandwidth vs cluster size),
 sharing_l2_heatmap.svg (l2_sm_map: SM x L2 line latency, lines grouped by
 partition) and sharing_gpc_map.svg (gpc_topology: the GPC of each SM).
+With activation-sparsity results (issue 15): per network
+DIR/<device>/sparsity_layers_<network>.svg (activation_sparsity: zero
+fraction per layer, a bar per pass) and sparsity_channels_<network>.svg
+(sorted per-channel sparsity of a few layers), and per shape
+sparsity_speedup_<shape>.svg (sparsity_speed: speedup over dense vs
+sparsity, a line per method, crossovers marked on y = 1).
 Beside each SVG are the gnuplot data
 (.dat) and script (.gp) it was drawn from. <device> is the device name in
 lower case with other characters as '_'.

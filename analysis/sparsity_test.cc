@@ -12,7 +12,6 @@
 
 #include <stdlib.h>
 
-#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -65,6 +64,76 @@ TEST(SparsityGoldenTest, SectionMatchesGolden) {
   const std::vector<ResultFile> files = ReadFixtures();
   ASSERT_EQ(files.size(), 4u);
   CheckGolden(RenderSparsitySections(files), "sparsity.golden.md");
+}
+
+absl::StatusOr<std::vector<DeviceFigures>> Figures() { return BuildFigures(ReadFixtures()); }
+
+TEST(SparsityGoldenTest, FiguresMatchGolden) {
+  absl::StatusOr<std::vector<DeviceFigures>> figures = Figures();
+  ASSERT_TRUE(figures.ok()) << figures.status();
+  std::string actual;
+  for (const DeviceFigures& device : *figures) {
+    for (const FigureFile& file : device.files) {
+      absl::StrAppend(&actual, "==> ", device.folder, "/", file.name, " <==\n", file.contents);
+    }
+  }
+  CheckGolden(actual, "sparsity_figures.golden.txt");
+}
+
+// The contents of figure file `name`, "" if there is none.
+std::string FigureText(const DeviceFigures& device, const std::string& name) {
+  for (const FigureFile& file : device.files) {
+    if (file.name == name) return file.contents;
+  }
+  return "";
+}
+
+TEST(SparsityFiguresTest, LayersChannelsAndSpeedupFiguresPerNetworkAndShape) {
+  absl::StatusOr<std::vector<DeviceFigures>> figures = Figures();
+  ASSERT_TRUE(figures.ok()) << figures.status();
+  ASSERT_EQ(figures->size(), 1u);
+  const DeviceFigures& device = figures->front();
+  EXPECT_THAT(
+      device.scripts,
+      ElementsAre("sparsity_layers_vgg16.gp", "sparsity_channels_vgg16.gp",
+                  "sparsity_layers_resnet50.gp", "sparsity_channels_resnet50.gp",
+                  "sparsity_speedup_vgg16_conv3_1.gp", "sparsity_speedup_resnet50_fc1000.gp"));
+  // The channel curves are the plain-ReLU pass's, not the first pass's.
+  EXPECT_THAT(FigureText(device, "sparsity_channels_vgg16.gp"), HasSubstr("synthetic_weights T=0"));
+  // Crossovers beyond noise are marked at y = 1: cusparse_csr between 70
+  // and 90 %, skip_warp on channel structure at 72.5 %; never-winning
+  // methods have no mark.
+  const std::string speedup = FigureText(device, "sparsity_speedup_vgg16_conv3_1.dat");
+  EXPECT_THAT(speedup, HasSubstr("\n76.11111111 1 \"cusparse_csr\"\n"));
+  EXPECT_THAT(speedup, HasSubstr("\n72.5 1 \"skip_warp\"\n"));
+  EXPECT_THAT(speedup, Not(HasSubstr("1 \"skip_tile\"")));
+  EXPECT_THAT(FigureText(device, "sparsity_speedup_vgg16_conv3_1.gp"),
+              HasSubstr("1 with lines dt 2 lc rgb 'gray40' title 'dense (y = 1)'"));
+}
+
+TEST(SparsityFiguresTest, GnuplotDrawsEveryFigure) {
+  if (RunGnuplot(".", "--version") == 127) GTEST_SKIP() << "gnuplot not on PATH";
+  absl::StatusOr<std::vector<DeviceFigures>> figures = Figures();
+  ASSERT_TRUE(figures.ok()) << figures.status();
+  ASSERT_EQ(figures->size(), 1u);
+  const DeviceFigures& device = figures->front();
+  // A folder of its own: `bazel run` has no TEST_TMPDIR, and other tests may
+  // draw a device of the same name under /tmp at the same time.
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  std::string base = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/sparsity_test.XXXXXX");
+  ASSERT_NE(mkdtemp(base.data()), nullptr) << base;
+  const std::filesystem::path dir = std::filesystem::path(base) / device.folder;
+  std::filesystem::create_directories(dir);
+  for (const FigureFile& file : device.files) {
+    std::ofstream(dir / file.name, std::ios::binary) << file.contents;
+  }
+  for (const std::string& script : device.scripts) {
+    EXPECT_EQ(RunGnuplot(dir.string(), script), 0) << dir / script;
+    const std::filesystem::path svg = dir / std::filesystem::path(script).replace_extension(".svg");
+    EXPECT_THAT(ReadText(svg.string()), HasSubstr("<svg")) << svg;
+  }
+  EXPECT_THAT(ReadText((dir / "sparsity_speedup_vgg16_conv3_1.svg").string()),
+              HasSubstr("crossover (beyond noise)"));
 }
 
 // The report ends with the section; without sparsity results it has none.
@@ -258,11 +327,11 @@ TEST(BuildSparsityTest, LayerNamesAndChannelSlicesComeFromTheRow) {
   ASSERT_EQ(devices.size(), 1u);
   const std::vector<ActivationPass>& passes = devices[0].passes;
   ASSERT_EQ(passes.size(), 5u);
-  ASSERT_EQ(passes[0].layers.size(), 4u);
-  EXPECT_EQ(passes[0].source, "synthetic_weights");
-  EXPECT_EQ(passes[0].layers[1].name, "conv3_1");
-  EXPECT_THAT(passes[0].layers[0].channels, ElementsAre(0.1, 0.2, 0.3, 0.35, 0.4, 0.5, 0.6, 0.7));
-  EXPECT_THAT(passes[0].layers[3].channels, ElementsAre(0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 1.0, 1.0));
+  ASSERT_EQ(passes[1].layers.size(), 4u);
+  EXPECT_EQ(passes[1].source, "synthetic_weights");
+  EXPECT_EQ(passes[1].layers[1].name, "conv3_1");
+  EXPECT_THAT(passes[1].layers[0].channels, ElementsAre(0.1, 0.2, 0.3, 0.35, 0.4, 0.5, 0.6, 0.7));
+  EXPECT_THAT(passes[1].layers[3].channels, ElementsAre(0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 1.0, 1.0));
   // Without a `layers=` note the layers are named by index.
   ASSERT_EQ(passes[3].layers.size(), 2u);
   EXPECT_EQ(passes[3].layers[1].name, "1");
