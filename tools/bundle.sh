@@ -34,6 +34,11 @@ experiments=(
   //experiments/sharing/topology:gpc_topology //experiments/sharing/l2_map:l2_sm_map
   //experiments/sharing/dsm:dsm_latency //experiments/sharing/dsm:dsm_bandwidth
   //experiments/sharing/duplication:l1_duplication //experiments/sharing/coop:cluster_coop
+  # Issue 15, activation sparsity (cuDNN is loaded at run time, not bundled:
+  # the GPU machines have it as the nvidia-cudnn Python wheel).
+  //experiments/sparsity:activation_sparsity //experiments/sparsity/speed:sparsity_speed
+  //experiments/sparsity/structured:sparse24_gemm
+  //experiments/sparsity/structured:compressible_bandwidth
   //analysis:report
   # The nightly tools (tools/slurm with DISSECT_BINARIES=dist): the sweep
   # runner (it finds the experiments in dist/bin with --bin_dir), the CPU-only

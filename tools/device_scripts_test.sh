@@ -47,6 +47,7 @@ EOF
   for name in shared_latency relu_bandwidth memory_latency latency_trace memory_bandwidth \
     shared_bandwidth l1_bypass mma_sync wgmma cublaslt_gemm report \
     gpc_topology l2_sm_map dsm_latency dsm_bandwidth l1_duplication cluster_coop \
+    activation_sparsity sparsity_speed sparse24_gemm compressible_bandwidth \
     pass_gpu_test fail_gpu_test big_gpu_test sleep_gpu_test after_gpu_test; do
     ln -s stub "${root}/dist/bin/${name}"
   done
@@ -109,7 +110,7 @@ export DISSECT_WORKDIR="${tmp}/work"
 unset CUDA_PATH LD_LIBRARY_PATH
 
 # 1. Both scripts into one $OUT, as one device call would: 16 result files
-# from the checks (one of 16 MiB, so the archive is split) and 45 from the
+# from the checks (one of 16 MiB, so the archive is split) and 55 from the
 # reference run.
 export OUT="${tmp}/out"
 mkdir -p "${OUT}"
@@ -155,7 +156,8 @@ unpack "${OUT}/h100" h100 "${tmp}/unpacked"
 labels=(shared_latency relu_bandwidth memory_latency memory_latency_tlb memory_latency_dram
   latency_trace memory_bandwidth shared_bandwidth l1_bypass l1_bypass_sweep
   l1_bypass_sweep_conv_gemv l1_bypass_counters l1_bypass_b32 mma_sync wgmma cublaslt_gemm
-  gpc_topology l2_sm_map dsm_latency dsm_bandwidth l1_duplication cluster_coop)
+  gpc_topology l2_sm_map dsm_latency dsm_bandwidth l1_duplication cluster_coop
+  activation_sparsity sparsity_speed sparsity_speed_b32 sparse24_gemm compressible_bandwidth)
 expect_files "${tmp}/unpacked/h100" MACHINE COMMANDS REPORT.md SUMMARY.txt "${labels[@]/%/.log}"
 for label in "${labels[@]}"; do
   [[ "${label}" == memory_bandwidth ]] || expect_files "${tmp}/unpacked/h100" "${label}.json"

@@ -8,7 +8,9 @@
 #   working-set sweeps and the counters), l1_bypass_b32 (the layers at batch
 #   32: inputs up to 411 MB, most of the layer time), tensor (issue 6) and
 #   sharing (issue 14: GPC map, SM-to-L2 map, DSM, L1 duplication with the
-#   L1 hit ratio, cluster-cooperative kernels); default all.
+#   L1 hit ratio, cluster-cooperative kernels) and sparsity (issue 15:
+#   activation sparsity of the built-in passes, the speed of each way of
+#   exploiting it, 2:4 mma.sp, compressible memory); default all.
 #   The whole run is meant to fit one 10-minute call on an H100, but its
 #   length is an estimate until measured: where a call may be cut short, run
 #   one part per call, each into its own OUTDIR (the report reads them all).
@@ -22,16 +24,16 @@
 # Figures are drawn afterwards where gnuplot is (not on the GPU machine):
 #   ./bazelw run //analysis:figures -- --out=$PWD/OUTDIR/figures $PWD/OUTDIR
 set -uo pipefail
-usage="usage: tools/reference_run.sh OUTDIR [--parts=memory,l1_bypass,l1_bypass_b32,tensor,sharing] [flags]"
+usage="usage: tools/reference_run.sh OUTDIR [--parts=memory,l1_bypass,l1_bypass_b32,tensor,sharing,sparsity] [flags]"
 outdir=${1:?${usage}}
 shift
-parts=memory,l1_bypass,l1_bypass_b32,tensor,sharing
+parts=memory,l1_bypass,l1_bypass_b32,tensor,sharing,sparsity
 if [[ "${1:-}" == --parts=* ]]; then
   parts=${1#--parts=}
   shift
 fi
 for p in ${parts//,/ }; do
-  [[ "${p}" =~ ^(memory|l1_bypass|l1_bypass_b32|tensor|sharing)$ ]] || { echo "reference_run.sh: unknown part '${p}'; ${usage}" >&2; exit 2; }
+  [[ "${p}" =~ ^(memory|l1_bypass|l1_bypass_b32|tensor|sharing|sparsity)$ ]] || { echo "reference_run.sh: unknown part '${p}'; ${usage}" >&2; exit 2; }
 done
 want() { [[ ",${parts}," == *",$1,"* ]]; }
 source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
@@ -110,6 +112,19 @@ if want sharing; then
   run dsm_bandwidth dsm_bandwidth --samples=10 "$@"
   run l1_duplication l1_duplication --samples=10 --metrics=l1_hit_rate "$@"
   run cluster_coop cluster_coop --samples=10 --metrics=l2_sectors_read,l1_hit_rate "$@"
+fi
+# Activation sparsity (issue 15): the built-in VGG-16 and ResNet-50 passes
+# (cuDNN, loaded at run time; skipped with the reason where it is missing)
+# with ReLU and FATReLU, then every method's speed over the whole sparsity
+# sweep at batch 1 and 32, 2:4 mma.sp, and compressible memory. Times
+# estimated, unmeasured.
+if want sparsity; then
+  run activation_sparsity activation_sparsity --samples=10 "$@"
+  run sparsity_speed sparsity_speed --samples=10 "$@"
+  run sparsity_speed_b32 sparsity_speed --samples=10 --axis=batch=32 \
+    --axis=shape=resnet50.fc1000,vgg16.fc6 "$@"
+  run sparse24_gemm sparse24_gemm --samples=10 "$@"
+  run compressible_bandwidth compressible_bandwidth --samples=10 "$@"
 fi
 publish "running the report"
 if dist/bin/report "${out}" > "${out}/REPORT.md" 2> "${out}/report.log"; then
