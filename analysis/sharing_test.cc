@@ -20,6 +20,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "analysis/figures.h"
+#include "analysis/fixture_test_util.h"
 #include "analysis/import.h"
 #include "analysis/peers_test_util.h"
 #include "analysis/report.h"
@@ -41,25 +42,14 @@ constexpr char kTestdata[] = "analysis/testdata/sharing/";
 constexpr char kTarget[] = "//analysis:sharing_test";
 
 std::vector<ResultFile> ReadFixtures() {
-  std::vector<ResultFile> files;
-  for (const char* name : {"synthetic_l1_duplication.json", "synthetic_dsm_latency.json",
-                           "synthetic_dsm_bandwidth.json", "synthetic_gpc_topology.json",
-                           "synthetic_l2_sm_map.json", "synthetic_cluster_coop.json"}) {
-    const std::string path = absl::StrCat(kTestdata, name);
-    absl::StatusOr<ResultFile> file = ParseResultJson(ReadText(Runfile(path)), path);
-    EXPECT_TRUE(file.ok()) << file.status();
-    if (file.ok()) files.push_back(*std::move(file));
-  }
-  return files;
+  return testing::ReadResultFixtures(kTestdata,
+                                     {"synthetic_l1_duplication.json", "synthetic_dsm_latency.json",
+                                      "synthetic_dsm_bandwidth.json", "synthetic_gpc_topology.json",
+                                      "synthetic_l2_sm_map.json", "synthetic_cluster_coop.json"});
 }
 
 void CheckGolden(const std::string& actual, const std::string& golden) {
-  const std::string path = absl::StrCat(kTestdata, golden);
-  if (const std::optional<std::string> updated = testing::UpdateGolden(actual, path, kTarget)) {
-    EXPECT_EQ(*updated, "");
-    return;
-  }
-  EXPECT_EQ(actual, ReadText(Runfile(path))) << testing::StaleGolden(path, kTarget);
+  testing::ExpectMatchesGolden(actual, absl::StrCat(kTestdata, golden), kTarget);
 }
 
 TEST(SharingGoldenTest, SectionMatchesGolden) {

@@ -20,6 +20,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "analysis/figures.h"
+#include "analysis/fixture_test_util.h"
 #include "analysis/report.h"
 #include "analysis/results.h"
 #include "analysis/test_util.h"
@@ -39,25 +40,13 @@ constexpr char kTestdata[] = "analysis/testdata/sparsity/";
 constexpr char kTarget[] = "//analysis:sparsity_test";
 
 std::vector<ResultFile> ReadFixtures() {
-  std::vector<ResultFile> files;
-  for (const char* name :
-       {"synthetic_activation_sparsity.json", "synthetic_sparsity_speed.json",
-        "synthetic_sparse24_gemm.json", "synthetic_compressible_bandwidth.json"}) {
-    const std::string path = absl::StrCat(kTestdata, name);
-    absl::StatusOr<ResultFile> file = ParseResultJson(ReadText(Runfile(path)), path);
-    EXPECT_TRUE(file.ok()) << file.status();
-    if (file.ok()) files.push_back(*std::move(file));
-  }
-  return files;
+  return testing::ReadResultFixtures(
+      kTestdata, {"synthetic_activation_sparsity.json", "synthetic_sparsity_speed.json",
+                  "synthetic_sparse24_gemm.json", "synthetic_compressible_bandwidth.json"});
 }
 
 void CheckGolden(const std::string& actual, const std::string& golden) {
-  const std::string path = absl::StrCat(kTestdata, golden);
-  if (const std::optional<std::string> updated = testing::UpdateGolden(actual, path, kTarget)) {
-    EXPECT_EQ(*updated, "");
-    return;
-  }
-  EXPECT_EQ(actual, ReadText(Runfile(path))) << testing::StaleGolden(path, kTarget);
+  testing::ExpectMatchesGolden(actual, absl::StrCat(kTestdata, golden), kTarget);
 }
 
 TEST(SparsityGoldenTest, SectionMatchesGolden) {
