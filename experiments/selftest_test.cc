@@ -116,6 +116,23 @@ TEST(SelftestTest, FullRunWritesTwelveRowsWithoutAGpu) {
   EXPECT_NE(run.err.find("wrote 12 row(s)"), std::string::npos) << run.err;
 }
 
+// `BINARY --smoke`: the check a bundle runs instead of <experiment>_gpu_test
+// (tools/bundle.sh): every point ran and every --expect holds, else exit 1.
+TEST(SelftestTest, SmokeModeChecksExpectations) {
+  std::vector<std::string> args = {Runfile("experiments/selftest"), "--smoke", "--samples=2",
+                                   "--warmup=0", "--selftest_ms=2"};
+  std::vector<std::string> pass = args;
+  pass.push_back("--expect=value_ms:1:10000");
+  const Outcome ok = RunCommand(pass);
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_NE(ok.err.find("ok:   selftest/point:1"), std::string::npos) << ok.err;
+  std::vector<std::string> fail = args;
+  fail.push_back("--expect=value_ms:0:0.5");
+  const Outcome bad = RunCommand(fail);
+  EXPECT_EQ(bad.exit_code, 1) << bad.err;
+  EXPECT_NE(bad.err.find("FAIL: selftest/point:1"), std::string::npos) << bad.err;
+}
+
 TEST(SelftestTest, CrashKeepsEarlierPointsAndResumeMeasuresOnlyTheRest) {
   const std::string out = TempPath("crash.json");
   const Outcome crash = RunCommand(Selftest({"--benchmark_out=" + out, "--selftest_crash_at=5"}));

@@ -48,11 +48,20 @@ experiments=(
   //analysis:dashboard
 )
 # Every test tagged gpu, with its BUILD args into dist/GPU_TESTS for
-# tools/device_checks.sh.
+# tools/device_checks.sh. The tests dissect_experiment makes (tag
+# dissect_smoke_of=<experiment>) are not bundled as binaries: each becomes a
+# two-line script running `<experiment> --smoke ARGS`, the same check from
+# the experiment's own binary (experiments/harness/smoke.h), which keeps the
+# bundle under the device tool's 64 MiB.
 gpu_query='attr(tags, gpu, tests(//...))'
-mapfile -t gpu_tests < <(./bazelw query "${gpu_query}" 2>/dev/null)
-(( ${#gpu_tests[@]} > 0 )) || { echo "bundle.sh: no GPU tests found" >&2; exit 1; }
-targets=("${experiments[@]}" "${gpu_tests[@]}")
+smoke_query='attr(tags, "dissect_smoke_of=", tests(//...))'
+mapfile -t gpu_tests < <(./bazelw query "${gpu_query} except ${smoke_query}" 2>/dev/null)
+mapfile -t smoke_tests < <(./bazelw query "${smoke_query}" --output=xml 2>/dev/null |
+  tools/gpu_test_manifest.py --smoke)
+(( ${#smoke_tests[@]} > 0 )) || { echo "bundle.sh: no GPU tests found" >&2; exit 1; }
+smoke_binaries=()
+for line in "${smoke_tests[@]}"; do smoke_binaries+=("${line#* }"); done
+targets=("${experiments[@]}" "${gpu_tests[@]}" "${smoke_binaries[@]}")
 ./bazelw build -c opt "$@" "${targets[@]}"
 rm -rf dist && mkdir -p dist/bin dist/lib
 bin=$(./bazelw info -c opt "$@" bazel-bin 2>/dev/null)
@@ -76,6 +85,13 @@ fi
 } > dist/MANIFEST
 grep -q '^glibc ' dist/MANIFEST || { echo "bundle.sh: no glibc version found in dist/ (objdump -p)" >&2; exit 1; }
 grep -v '^#' dist/MANIFEST | sed 's/^/bundle.sh: needs /'
+for line in "${smoke_tests[@]}"; do
+  test_name=${line%% *}
+  binary=${line#* }
+  printf '#!/bin/sh\n# %s: the smoke check of %s (tools/bundle.sh).\nexec "$(dirname "$0")/%s" --smoke "$@"\n' \
+    "${test_name}" "${binary}" "${binary##*:}" > dist/bin/"${test_name}"
+  chmod 0755 dist/bin/"${test_name}"
+done
 # The static binaries (wgmma alone is 10 MB) add up to more than the device
 # tool's 64 MiB carry limit; gzip brings them to about a third. Carry
 # dist.tar.gz and unpack it there: tar xzf dist.tar.gz

@@ -34,6 +34,9 @@ def _gpu_test(name, experiment, args, expect):
         tags = [
             "exclusive",
             "gpu",
+            # tools/bundle.sh runs `<experiment> --smoke ARGS` for it instead
+            # of bundling a second binary of the same code.
+            "dissect_smoke_of=" + experiment,
         ],
         deps = [
             ":" + experiment + "_lib",

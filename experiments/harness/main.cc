@@ -1,8 +1,13 @@
 // main() of every experiment binary: runs the one registered experiment.
+// `BINARY --smoke FLAGS --expect=metric:lo:hi ...` runs its smoke check
+// instead (experiments/harness/smoke.h): what <experiment>_gpu_test does,
+// so that a bundle for a GPU machine need not carry the test binaries too.
 #include <iostream>
+#include <string>
 
 #include "experiments/harness/experiment.h"
 #include "experiments/harness/runner.h"
+#include "experiments/harness/smoke.h"
 
 int main(int argc, char** argv) {
   dissect::Experiment* experiment = dissect::RegisteredExperiment();
@@ -10,6 +15,10 @@ int main(int argc, char** argv) {
     std::cerr << "dissect: this binary registers no experiment "
                  "(is the experiment library alwayslink?)\n";
     return dissect::kExitBadInput;
+  }
+  if (argc > 1 && std::string(argv[1]) == "--smoke") {
+    argv[1] = argv[0];
+    return dissect::RunSmoke(*experiment, argc - 1, argv + 1);
   }
   return dissect::RunMain(*experiment, argc, argv);
 }
