@@ -5,11 +5,18 @@
 #ifndef DISSECT_ANALYSIS_FIXTURE_TEST_UTIL_H_
 #define DISSECT_ANALYSIS_FIXTURE_TEST_UTIL_H_
 
+#include <stdlib.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "analysis/figures.h"
 #include "analysis/results.h"
 #include "analysis/test_util.h"
 #include "gtest/gtest.h"
@@ -39,6 +46,28 @@ inline void ExpectMatchesGolden(const std::string& actual, const std::string& go
     return;
   }
   EXPECT_EQ(actual, ReadText(Runfile(golden_path))) << StaleGolden(golden_path, target);
+}
+
+// Writes `device`'s figure files into a fresh folder of its own (`bazel run`
+// has no TEST_TMPDIR, and other tests may draw a device of the same name
+// under /tmp at the same time), runs gnuplot on every script and expects
+// each to draw its SVG. Sets *dir to the device's folder.
+inline void DrawFigures(const DeviceFigures& device, const std::string& test_name,
+                        std::filesystem::path* dir) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  std::string base = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/", test_name, ".XXXXXX");
+  ASSERT_NE(mkdtemp(base.data()), nullptr) << base;
+  *dir = std::filesystem::path(base) / device.folder;
+  std::filesystem::create_directories(*dir);
+  for (const FigureFile& file : device.files) {
+    std::ofstream(*dir / file.name, std::ios::binary) << file.contents;
+  }
+  for (const std::string& script : device.scripts) {
+    EXPECT_EQ(RunGnuplot(dir->string(), script), 0) << *dir / script;
+    const std::filesystem::path svg =
+        *dir / std::filesystem::path(script).replace_extension(".svg");
+    EXPECT_NE(ReadText(svg.string()).find("<svg"), std::string::npos) << svg;
+  }
 }
 
 }  // namespace dissect::analysis::testing

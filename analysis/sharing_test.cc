@@ -246,26 +246,12 @@ TEST(SharingFiguresTest, GnuplotDrawsEveryFigure) {
   const DeviceFigures& device = figures->front();
   EXPECT_THAT(device.scripts, ElementsAre("sharing_l1_duplication.gp", "sharing_dsm.gp",
                                           "sharing_l2_heatmap.gp", "sharing_gpc_map.gp"));
-  // A folder of its own: `bazel run` has no TEST_TMPDIR, and other tests may
-  // draw a device of the same name under /tmp at the same time.
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  std::string base = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/sharing_test.XXXXXX");
-  ASSERT_NE(mkdtemp(base.data()), nullptr) << base;
-  const std::filesystem::path dir = std::filesystem::path(base) / device.folder;
-  std::filesystem::create_directories(dir);
-  for (const FigureFile& file : device.files) {
-    std::ofstream(dir / file.name, std::ios::binary) << file.contents;
-  }
-  for (const std::string& script : device.scripts) {
-    EXPECT_EQ(RunGnuplot(dir.string(), script), 0) << dir / script;
-    const std::filesystem::path svg = dir / std::filesystem::path(script).replace_extension(".svg");
-    EXPECT_THAT(ReadText(svg.string()), HasSubstr("<svg")) << svg;
-  }
+  std::filesystem::path dir;
+  ASSERT_NO_FATAL_FAILURE(testing::DrawFigures(device, "sharing_test", &dir));
   EXPECT_THAT(ReadText((dir / "sharing_l1_duplication.svg").string()),
               HasSubstr("duplicated fraction of L1 data"));
   EXPECT_THAT(ReadText((dir / "sharing_l1_duplication.svg").string()), Not(HasSubstr("softmax")));
 }
-
 
 TEST(PeerL2CheckTest, AgreesDiffersOrCannotTell) {
   PeerL2Segment peer;

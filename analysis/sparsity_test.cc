@@ -106,21 +106,8 @@ TEST(SparsityFiguresTest, GnuplotDrawsEveryFigure) {
   ASSERT_TRUE(figures.ok()) << figures.status();
   ASSERT_EQ(figures->size(), 1u);
   const DeviceFigures& device = figures->front();
-  // A folder of its own: `bazel run` has no TEST_TMPDIR, and other tests may
-  // draw a device of the same name under /tmp at the same time.
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  std::string base = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/sparsity_test.XXXXXX");
-  ASSERT_NE(mkdtemp(base.data()), nullptr) << base;
-  const std::filesystem::path dir = std::filesystem::path(base) / device.folder;
-  std::filesystem::create_directories(dir);
-  for (const FigureFile& file : device.files) {
-    std::ofstream(dir / file.name, std::ios::binary) << file.contents;
-  }
-  for (const std::string& script : device.scripts) {
-    EXPECT_EQ(RunGnuplot(dir.string(), script), 0) << dir / script;
-    const std::filesystem::path svg = dir / std::filesystem::path(script).replace_extension(".svg");
-    EXPECT_THAT(ReadText(svg.string()), HasSubstr("<svg")) << svg;
-  }
+  std::filesystem::path dir;
+  ASSERT_NO_FATAL_FAILURE(testing::DrawFigures(device, "sparsity_test", &dir));
   EXPECT_THAT(ReadText((dir / "sparsity_speedup_vgg16_conv3_1.svg").string()),
               HasSubstr("crossover (beyond noise)"));
 }
