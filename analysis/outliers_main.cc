@@ -18,7 +18,6 @@
 #include "analysis/regression.h"
 #include "analysis/results.h"
 #include "analysis/run_data.h"
-#include "experiments/harness/result_writer.h"
 
 namespace {
 
@@ -161,22 +160,11 @@ int main(int argc, char** argv) {
     runs = *std::move(from_db);
   }
   const OutlierReport report = dissect::analysis::FindFleetOutliers(runs, *thresholds);
-  const std::string markdown = dissect::analysis::RenderOutliersMarkdown(report);
-  if (!junit_path.empty()) {
-    if (absl::Status s = dissect::WriteFileAtomically(
-            junit_path, dissect::analysis::RenderOutliersJUnit(report));
-        !s.ok()) {
-      return Fail(std::string(s.message()));
-    }
-  }
-  if (!markdown_path.empty()) {
-    if (absl::Status s = dissect::WriteFileAtomically(markdown_path, markdown); !s.ok()) {
-      return Fail(std::string(s.message()));
-    }
-  } else {
-    std::cout << markdown;
-    std::cout.flush();
-    if (!std::cout) return Fail("cannot write to stdout");
+  if (absl::Status s = dissect::analysis::WriteReportOutputs(
+          dissect::analysis::RenderOutliersMarkdown(report), markdown_path,
+          junit_path.empty() ? "" : dissect::analysis::RenderOutliersJUnit(report), junit_path);
+      !s.ok()) {
+    return Fail(std::string(s.message()));
   }
   return report.outliers.empty() ? 0 : 1;
 }

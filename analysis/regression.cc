@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <iostream>
 #include <set>
 #include <sstream>
 #include <utility>
@@ -15,6 +16,7 @@
 #include "analysis/format.h"
 #include "analysis/results.h"
 #include "analysis/thresholds_embedded.h"
+#include "experiments/harness/result_writer.h"
 #include "nlohmann/json.hpp"
 
 namespace dissect::analysis {
@@ -592,6 +594,18 @@ std::string RenderRegressionJUnit(const RegressionReport& report) {
   }
   out << "  </testsuite>\n</testsuites>\n";
   return out.str();
+}
+
+absl::Status WriteReportOutputs(const std::string& markdown, const std::string& markdown_path,
+                                const std::string& junit, const std::string& junit_path) {
+  if (!junit_path.empty()) {
+    if (absl::Status s = WriteFileAtomically(junit_path, junit); !s.ok()) return s;
+  }
+  if (!markdown_path.empty()) return WriteFileAtomically(markdown_path, markdown);
+  std::cout << markdown;
+  std::cout.flush();
+  if (!std::cout) return absl::UnavailableError("cannot write to stdout");
+  return absl::OkStatus();
 }
 
 }  // namespace dissect::analysis

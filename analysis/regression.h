@@ -179,6 +179,13 @@ std::string RenderRegressionJUnit(const RegressionReport& report);
 // XML 1.0 cannot hold, become U+FFFD.
 std::string XmlEscape(std::string_view text);
 
+// Writes a report's outputs as compare and outliers do: `junit` to
+// `junit_path` when that is given, and `markdown` to `markdown_path`, or to
+// stdout when that is empty; files atomically. The first failure is
+// returned.
+absl::Status WriteReportOutputs(const std::string& markdown, const std::string& markdown_path,
+                                const std::string& junit, const std::string& junit_path);
+
 // The point key without its leading "<experiment>/".
 std::string PointWithoutExperiment(const std::string& point, const std::string& experiment);
 

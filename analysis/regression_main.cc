@@ -17,7 +17,6 @@
 #include "analysis/regression.h"
 #include "analysis/results.h"
 #include "analysis/run_data.h"
-#include "experiments/harness/result_writer.h"
 
 namespace {
 
@@ -226,22 +225,11 @@ int main(int argc, char** argv) {
     return Fail("nothing to compare: " + sides.baseline.label + " and " + sides.candidate.label +
                 " share no measured point and metric");
   }
-  const std::string markdown = dissect::analysis::RenderRegressionMarkdown(report);
-  if (!junit_path.empty()) {
-    if (absl::Status s = dissect::WriteFileAtomically(
-            junit_path, dissect::analysis::RenderRegressionJUnit(report));
-        !s.ok()) {
-      return Fail(std::string(s.message()));
-    }
-  }
-  if (!markdown_path.empty()) {
-    if (absl::Status s = dissect::WriteFileAtomically(markdown_path, markdown); !s.ok()) {
-      return Fail(std::string(s.message()));
-    }
-  } else {
-    std::cout << markdown;
-    std::cout.flush();
-    if (!std::cout) return Fail("cannot write to stdout");
+  if (absl::Status s = dissect::analysis::WriteReportOutputs(
+          dissect::analysis::RenderRegressionMarkdown(report), markdown_path,
+          junit_path.empty() ? "" : dissect::analysis::RenderRegressionJUnit(report), junit_path);
+      !s.ok()) {
+    return Fail(std::string(s.message()));
   }
   return report.HasRegression() ? 1 : 0;
 }
