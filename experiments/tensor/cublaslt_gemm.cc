@@ -25,6 +25,7 @@
 //           neighbours, or skipped where cuBLASLt has no kernel (FP8, INT8).
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -60,13 +61,43 @@ std::vector<std::string> DefaultShapes() {
   return shapes;
 }
 
-// Everything a --axis=shape override may name: the default sweep and the
-// large squares that do not fit the reference run's budget.
+// FC layers as GEMMs (the paper catalog's ParaDnn heatmap,
+// configs/papers): M = batch, N = K = layer width; our grid, not ParaDnn's.
+std::vector<std::string> FcShapes() {
+  std::vector<std::string> shapes;
+  for (int batch = 1; batch <= 16384; batch *= 2) {
+    for (int width = 256; width <= 8192; width *= 2) {
+      shapes.push_back(absl::StrCat(batch, "x", width, "x", width));
+    }
+  }
+  return shapes;
+}
+
+// Llama-2-7B's linear layers (hidden 4096, FFN 11008; fused QKV 12288) as
+// GEMMs, M = tokens: prefill at 128..8192 tokens, decode at batch 1..64
+// (the paper catalog's LLM roofline, configs/papers).
+std::vector<std::string> LlmShapes() {
+  std::vector<std::string> shapes;
+  const int kNk[][2] = {{12288, 4096}, {4096, 4096}, {11008, 4096}, {4096, 11008}};
+  for (int m : {1, 2, 4, 8, 16, 32, 64, 128, 512, 2048, 8192}) {
+    for (const auto& nk : kNk) shapes.push_back(absl::StrCat(m, "x", nk[0], "x", nk[1]));
+  }
+  return shapes;
+}
+
+// Everything a --axis=shape override may name: the default sweep, the
+// large squares that do not fit the reference run's budget, and the FC and
+// LLM families.
 std::vector<std::string> ShapeChoices() {
   std::vector<std::string> shapes = DefaultShapes();
   shapes.push_back("16384x16384x16384");
   for (int m : {3, 5, 7, 9, 15, 17, 31, 33, 100, 1000, 3000}) {
     shapes.push_back(absl::StrCat(m, "x4096x4096"));
+  }
+  for (const std::vector<std::string>& family : {FcShapes(), LlmShapes()}) {
+    for (const std::string& s : family) {
+      if (std::find(shapes.begin(), shapes.end(), s) == shapes.end()) shapes.push_back(s);
+    }
   }
   return shapes;
 }
