@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "experiments/harness/build_info.h"
+#include "experiments/sweep/cli_util.h"
 #include "experiments/sweep/device_identity.h"
 #include "experiments/sweep/runner.h"
 #include "experiments/sweep/sweep_config.h"
@@ -72,79 +73,12 @@ int Fail(const std::string& message) {
   return dissect::sweep::kExitBadUsage;
 }
 
-std::optional<std::string> FlagValue(const std::string& arg, const std::string& name) {
-  const std::string prefix = "--" + name + "=";
-  if (arg.rfind(prefix, 0) != 0) return std::nullopt;
-  return arg.substr(prefix.size());
-}
-
-std::string Env(const char* name) {
-  const char* value = std::getenv(name);
-  return value != nullptr ? value : "";
-}
-
-// A relative path from the user's folder under `bazel run`, else the
-// working directory, made absolute.
-std::string UserPath(const std::string& path) {
-  fs::path p(path);
-  if (p.is_relative()) {
-    const std::string from = Env("BUILD_WORKING_DIRECTORY");
-    p = from.empty() ? fs::absolute(p) : fs::path(from) / p;
-  }
-  return p.lexically_normal().string();
-}
-
-// Folders that may hold the experiment binaries under their workspace paths.
-std::vector<std::string> SearchRoots() {
-  std::vector<std::string> roots;
-  for (const char* var : {"RUNFILES_DIR", "TEST_SRCDIR"}) {
-    const std::string dir = Env(var);
-    if (!dir.empty()) roots.push_back(dir + "/dissect");
-  }
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) roots.push_back(exe.string() + ".runfiles/dissect");
-  roots.push_back(fs::current_path(ec).string());
-  const std::string workspace = Env("BUILD_WORKSPACE_DIRECTORY");
-  if (!workspace.empty()) roots.push_back(workspace + "/bazel-bin");
-  return roots;
-}
-
-std::string HostName() {
-  char name[256] = {};
-  if (gethostname(name, sizeof(name) - 1) != 0) return "unknown-host";
-  return name;
-}
-
-// An advisory lock on the run folder, released on destruction or when the
-// process dies: two runners never share a run folder.
-class FolderLock {
- public:
-  FolderLock() = default;
-  ~FolderLock() {
-    if (fd_ >= 0) close(fd_);
-  }
-  FolderLock(const FolderLock&) = delete;
-  FolderLock& operator=(const FolderLock&) = delete;
-
-  // Returns "" on success, else why not.
-  std::string Acquire(const std::string& dir) {
-    const std::string path = (fs::path(dir) / ".sweep.lock").string();
-    fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd_ < 0) return absl::StrCat(dir, ": not writable: ", std::strerror(errno));
-    if (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-      return absl::StrCat(dir, " is in use by another sweep runner");
-    }
-    return "";
-  }
-
- private:
-  int fd_ = -1;
-};
-
 }  // namespace
 
 int main(int argc, char** argv) {
+  using dissect::sweep::FlagValue;
+  using dissect::sweep::FolderLock;
+  using dissect::sweep::UserPath;
   dissect::sweep::RunnerOptions options;
   std::string sweep_name;
   std::string out_dir;
@@ -204,8 +138,8 @@ int main(int argc, char** argv) {
     }
     if (std::string why = lock.Acquire(options.out_dir); !why.empty()) return Fail(why);
   }
-  options.search_roots = SearchRoots();
-  options.host = HostName();
+  options.search_roots = dissect::sweep::SearchRoots();
+  options.host = dissect::sweep::HostName();
   options.git_commit = dissect::GetBuildInfo().git_commit;
   options.query_device = dissect::sweep::QueryDeviceIdentity;
   options.progress = &std::cerr;

@@ -1,0 +1,48 @@
+// Command-line plumbing shared by the tools that run sweeps
+// (//experiments:sweep and //experiments:reproduce): user paths under
+// `bazel run`, where the experiment binaries are, the host name, and the
+// lock that keeps two runners out of one run folder.
+#ifndef DISSECT_EXPERIMENTS_SWEEP_CLI_UTIL_H_
+#define DISSECT_EXPERIMENTS_SWEEP_CLI_UTIL_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dissect::sweep {
+
+// The value of "--NAME=VALUE" in `arg`, or nullopt if `arg` is another flag.
+std::optional<std::string> FlagValue(const std::string& arg, const std::string& name);
+
+// The value of environment variable `name`, "" if unset.
+std::string Env(const char* name);
+
+// A relative path from the user's folder under `bazel run`
+// (BUILD_WORKING_DIRECTORY), else the working directory, made absolute.
+std::string UserPath(const std::string& path);
+
+// Folders that may hold the experiment binaries under their workspace paths:
+// the runfiles of the running binary, the working directory, bazel-bin.
+std::vector<std::string> SearchRoots();
+
+std::string HostName();
+
+// An advisory lock on a run folder, released on destruction or when the
+// process dies: two runners never share a run folder.
+class FolderLock {
+ public:
+  FolderLock() = default;
+  ~FolderLock();
+  FolderLock(const FolderLock&) = delete;
+  FolderLock& operator=(const FolderLock&) = delete;
+
+  // Returns "" on success, else why not.
+  std::string Acquire(const std::string& dir);
+
+ private:
+  int fd_ = -1;
+};
+
+}  // namespace dissect::sweep
+
+#endif  // DISSECT_EXPERIMENTS_SWEEP_CLI_UTIL_H_
