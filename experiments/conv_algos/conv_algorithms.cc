@@ -1,0 +1,342 @@
+// Question: how fast is each of cuDNN's legacy forward convolution
+// algorithms (implicit GEMM, GEMM, direct, FFT, Winograd, ...) on every conv
+// layer of AlexNet, VGG-16 and ResNet-50, at which batch sizes, and how much
+// workspace does it need? (Xu, Ma & Guo, NAS 2018; µ-cuDNN, Oyama et al.,
+// CLUSTER 2018, splits a mini-batch into these measured batch sizes.)
+// Timed: one cudnnConvolutionForward call with the point's algorithm, hot
+// (CUDA events, the harness's guard), after its output has been checked
+// against a CPU reference on sampled output positions.
+// Expected: no algorithm wins every layer; FFT and Winograd win some 3x3 and
+// 5x5 layers at large batches but need workspace (FFT up to GiBs); implicit
+// GEMM needs none and is never far behind on 1x1 layers; unsupported
+// (layer, algorithm) pairs are skipped with cuDNN's status.
+#include <cudnn.h>
+
+#include <cmath>
+#include <memory>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "experiments/conv_algos/conv_layers.h"
+#include "experiments/forward/cpu_reference.h"
+#include "experiments/forward/cudnn_api.h"
+#include "experiments/harness/experiment.h"
+#include "probes/cuda_status.h"
+#include "probes/device_buffer.h"
+
+namespace dissect::conv_algos {
+namespace {
+
+using forward::CudnnApi;
+using forward::LayerSpec;
+
+// Device memory left free besides the point's buffers (cuDNN's own).
+constexpr size_t kHeadroomBytes = size_t{256} << 20;
+// Input and weights repeat a pseudo-random pattern of this many values (made
+// on the host once, tiled on the device), so that the CPU reference can read
+// any input value without copying the input back.
+constexpr size_t kPatternElements = size_t{1} << 20;
+// Output positions checked against the CPU reference.
+constexpr int kCheckedOutputs = 256;
+// The check's tolerance: |gpu - cpu| <= kTolerance * sum |x w| over the
+// output's c*r*s products. Float32 accumulation of n products errs by at
+// most about n * 2^-24 of that sum (3e-4 at VGG's largest n = 4608), FFT
+// and Winograd add transform rounding of the same order, TF32 rounds each
+// input to 2^-11; a wrong result (a missed or doubled product) errs by a
+// sizeable fraction of |y|, far above this.
+constexpr double kTolerance = 1e-3;
+constexpr uint64_t kSeed = 16;
+
+const std::vector<ConvLayer>& Layers() {
+  static const auto* const layers = [] {
+    absl::StatusOr<std::vector<ConvLayer>> all = AllConvLayers();
+    return new std::vector<ConvLayer>(all.ok() ? *std::move(all) : std::vector<ConvLayer>{});
+  }();
+  return *layers;
+}
+
+std::vector<std::string> LayerNames() {
+  std::vector<std::string> names;
+  for (const ConvLayer& l : Layers()) names.push_back(l.name);
+  return names;
+}
+
+// The networks of the papers, swept by default.
+const std::vector<std::string>& PaperNetworks() {
+  static const auto* const networks = new std::vector<std::string>{"alexnet", "vgg16", "resnet50"};
+  return *networks;
+}
+
+const ConvLayer* FindLayer(const std::string& name) {
+  for (const ConvLayer& l : Layers()) {
+    if (l.name == name) return &l;
+  }
+  return nullptr;
+}
+
+// A cuDNN handle or descriptor, destroyed with its Destroy function.
+template <typename T>
+struct CudnnDeleter {
+  cudnnStatus_t (*destroy)(T) = nullptr;
+  void operator()(T object) const { destroy(object); }
+};
+template <typename T>
+using CudnnPtr = std::unique_ptr<std::remove_pointer_t<T>, CudnnDeleter<T>>;
+
+template <typename T>
+absl::StatusOr<CudnnPtr<T>> Create(const CudnnApi& api, cudnnStatus_t (*create)(T*),
+                                   cudnnStatus_t (*destroy)(T), const char* what) {
+  T object = nullptr;
+  const cudnnStatus_t status = create(&object);
+  if (status != CUDNN_STATUS_SUCCESS) return forward::CudnnStatus(api, status, what);
+  return CudnnPtr<T>(object, CudnnDeleter<T>{destroy});
+}
+
+absl::StatusOr<cudnnMathType_t> MathType(const std::string& name) {
+  if (name == "fma") return CUDNN_FMA_MATH;
+  if (name == "tensor_op") return CUDNN_TENSOR_OP_MATH;
+  return absl::InvalidArgumentError(absl::StrCat("unknown math '", name, "'"));
+}
+
+// `pattern` repeated over `buffer`: one upload, then copies doubling the
+// filled part.
+absl::Status FillPeriodic(const std::vector<float>& pattern, DeviceBuffer<float>& buffer) {
+  const size_t first = std::min(pattern.size(), buffer.size());
+  DISSECT_CUDA_RETURN_IF_ERROR(
+      cudaMemcpy(buffer.get(), pattern.data(), first * sizeof(float), cudaMemcpyHostToDevice));
+  for (size_t filled = first; filled < buffer.size(); filled *= 2) {
+    const size_t n = std::min(filled, buffer.size() - filled);
+    DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpy(buffer.get() + filled, buffer.get(), n * sizeof(float),
+                                            cudaMemcpyDeviceToDevice));
+  }
+  return absl::OkStatus();
+}
+
+std::vector<float> Pattern(uint64_t stream, double scale) {
+  std::vector<float> values(kPatternElements);
+  for (size_t i = 0; i < values.size(); ++i) {
+    values[i] = static_cast<float>(forward::NormalAt(kSeed, stream, i) * scale);
+  }
+  return values;
+}
+
+// Compares kCheckedOutputs output values (spread over the whole NKPQ
+// tensor) with sums in double on the host.
+absl::Status CheckOutput(const LayerSpec& l, int batch, const std::vector<float>& x,
+                         const std::vector<float>& w, const DeviceBuffer<float>& y) {
+  const size_t outputs = static_cast<size_t>(batch) * l.out.c * l.out.h * l.out.w;
+  for (int i = 0; i < kCheckedOutputs; ++i) {
+    const size_t index =
+        static_cast<size_t>((static_cast<unsigned __int128>(i) * 0x9E3779B97F4A7C15ull) % outputs);
+    size_t rest = index;
+    const int q = rest % l.out.w;
+    rest /= l.out.w;
+    const int p = rest % l.out.h;
+    rest /= l.out.h;
+    const int k = rest % l.out.c;
+    const int n = static_cast<int>(rest / l.out.c);
+    double sum = 0;
+    double magnitude = 0;
+    for (int c = 0; c < l.in.c; ++c) {
+      for (int r = 0; r < l.r; ++r) {
+        const int h = p * l.stride - l.pad + r;
+        if (h < 0 || h >= l.in.h) continue;
+        for (int s = 0; s < l.s; ++s) {
+          const int ww = q * l.stride - l.pad + s;
+          if (ww < 0 || ww >= l.in.w) continue;
+          const size_t xi = ((static_cast<size_t>(n) * l.in.c + c) * l.in.h + h) * l.in.w + ww;
+          const size_t wi = ((static_cast<size_t>(k) * l.in.c + c) * l.r + r) * l.s + s;
+          const double product = static_cast<double>(x[xi % x.size()]) * w[wi % w.size()];
+          sum += product;
+          magnitude += std::fabs(product);
+        }
+      }
+    }
+    float gpu = 0;
+    DISSECT_CUDA_RETURN_IF_ERROR(
+        cudaMemcpy(&gpu, y.get() + index, sizeof(float), cudaMemcpyDeviceToHost));
+    if (!(std::fabs(gpu - sum) <= kTolerance * magnitude)) {
+      return absl::InternalError(absl::StrFormat(
+          "output (n %d, k %d, p %d, q %d) is %g, the CPU reference %g (tolerance %g)", n, k, p, q,
+          gpu, sum, kTolerance * magnitude));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Validate(const Point& p) {
+  if (Layers().empty()) return AllConvLayers().status();
+  const int64_t batch = p.Int("batch");
+  if (batch < 1 || batch > 1024) {
+    return absl::InvalidArgumentError(absl::StrCat("batch must be in 1..1024 (got ", batch, ")"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Run(PointContext& ctx) {
+  const ConvLayer* layer = FindLayer(ctx.Str("layer"));
+  if (layer == nullptr) return absl::InvalidArgumentError("unknown layer " + ctx.Str("layer"));
+  const LayerSpec& l = layer->spec;
+  const int batch = static_cast<int>(ctx.Int("batch"));
+  DISSECT_ASSIGN_OR_RETURN(const cudnnConvolutionFwdAlgo_t algo, ConvAlgoNamed(ctx.Str("algo")));
+  DISSECT_ASSIGN_OR_RETURN(const cudnnMathType_t math, MathType(ctx.Str("math")));
+  absl::StatusOr<const CudnnApi*> loaded = forward::LoadCudnnApi();
+  if (!loaded.ok()) {
+    if (absl::IsNotFound(loaded.status())) return Skipped(loaded.status().message());
+    return loaded.status();
+  }
+  const CudnnApi& api = **loaded;
+
+  DISSECT_ASSIGN_OR_RETURN(
+      auto handle, Create<cudnnHandle_t>(api, api.cudnnCreate, api.cudnnDestroy, "cudnnCreate"));
+  DISSECT_CUDNN_RETURN_IF_ERROR(api, api.cudnnSetStream(handle.get(), ctx.stream()));
+  DISSECT_ASSIGN_OR_RETURN(
+      auto x_desc, Create(api, api.cudnnCreateTensorDescriptor, api.cudnnDestroyTensorDescriptor,
+                          "cudnnCreateTensorDescriptor"));
+  DISSECT_ASSIGN_OR_RETURN(
+      auto y_desc, Create(api, api.cudnnCreateTensorDescriptor, api.cudnnDestroyTensorDescriptor,
+                          "cudnnCreateTensorDescriptor"));
+  DISSECT_ASSIGN_OR_RETURN(
+      auto w_desc, Create(api, api.cudnnCreateFilterDescriptor, api.cudnnDestroyFilterDescriptor,
+                          "cudnnCreateFilterDescriptor"));
+  DISSECT_ASSIGN_OR_RETURN(auto conv_desc, Create(api, api.cudnnCreateConvolutionDescriptor,
+                                                  api.cudnnDestroyConvolutionDescriptor,
+                                                  "cudnnCreateConvolutionDescriptor"));
+  DISSECT_CUDNN_RETURN_IF_ERROR(
+      api, api.cudnnSetTensor4dDescriptor(x_desc.get(), CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, batch,
+                                          l.in.c, l.in.h, l.in.w));
+  DISSECT_CUDNN_RETURN_IF_ERROR(
+      api, api.cudnnSetTensor4dDescriptor(y_desc.get(), CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, batch,
+                                          l.out.c, l.out.h, l.out.w));
+  DISSECT_CUDNN_RETURN_IF_ERROR(
+      api, api.cudnnSetFilter4dDescriptor(w_desc.get(), CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, l.k,
+                                          l.in.c, l.r, l.s));
+  DISSECT_CUDNN_RETURN_IF_ERROR(
+      api, api.cudnnSetConvolution2dDescriptor(conv_desc.get(), l.pad, l.pad, l.stride, l.stride, 1,
+                                               1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+  DISSECT_CUDNN_RETURN_IF_ERROR(api, api.cudnnSetConvolutionMathType(conv_desc.get(), math));
+
+  // cuDNN's heuristic ranking of the algorithms for this layer (any math).
+  cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+  int returned = 0;
+  DISSECT_CUDNN_RETURN_IF_ERROR(
+      api, api.cudnnGetConvolutionForwardAlgorithm_v7(
+               handle.get(), x_desc.get(), w_desc.get(), conv_desc.get(), y_desc.get(),
+               CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf));
+  double rank = NAN;
+  for (int i = 0, supported = 0; i < returned; ++i) {
+    if (perf[i].status != CUDNN_STATUS_SUCCESS) continue;
+    ++supported;
+    if (perf[i].algo == algo) {
+      rank = supported;
+      break;
+    }
+  }
+
+  size_t workspace_bytes = 0;
+  if (const cudnnStatus_t status = api.cudnnGetConvolutionForwardWorkspaceSize(
+          handle.get(), x_desc.get(), w_desc.get(), conv_desc.get(), y_desc.get(), algo,
+          &workspace_bytes);
+      status != CUDNN_STATUS_SUCCESS) {
+    return Skipped(absl::StrCat("cuDNN does not support ", ctx.Str("algo"),
+                                " here: ", api.cudnnGetErrorString(status)));
+  }
+  const size_t x_elements = static_cast<size_t>(batch) * l.in.c * l.in.h * l.in.w;
+  const size_t y_elements = static_cast<size_t>(batch) * l.out.c * l.out.h * l.out.w;
+  const size_t w_elements = static_cast<size_t>(l.k) * l.in.c * l.r * l.s;
+  const size_t needed =
+      (x_elements + y_elements + w_elements) * sizeof(float) + workspace_bytes + kHeadroomBytes;
+  size_t free_bytes = 0;
+  size_t total_bytes = 0;
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (needed > free_bytes) {
+    return Skipped(absl::StrCat("needs ", (needed >> 20) + 1, " MiB (workspace ",
+                                workspace_bytes >> 20, " MiB), ", free_bytes >> 20, " MiB free"));
+  }
+  DISSECT_ASSIGN_OR_RETURN(auto x, DeviceBuffer<float>::Allocate(x_elements));
+  DISSECT_ASSIGN_OR_RETURN(auto y, DeviceBuffer<float>::Allocate(y_elements));
+  DISSECT_ASSIGN_OR_RETURN(auto w, DeviceBuffer<float>::Allocate(w_elements));
+  DISSECT_ASSIGN_OR_RETURN(
+      auto workspace, DeviceBuffer<unsigned char>::Allocate(std::max<size_t>(workspace_bytes, 1)));
+  const std::vector<float> x_pattern = Pattern(0, 1.0);
+  const std::vector<float> w_pattern = Pattern(1, std::sqrt(2.0 / (l.in.c * l.r * l.s)));
+  DISSECT_RETURN_IF_ERROR(FillPeriodic(x_pattern, x));
+  DISSECT_RETURN_IF_ERROR(FillPeriodic(w_pattern, w));
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaMemset(y.get(), 0xff, y.bytes()));  // NaN until written
+
+  const float alpha = 1.0f;
+  const float beta = 0.0f;
+  auto forward = [&]() {
+    return api.cudnnConvolutionForward(handle.get(), &alpha, x_desc.get(), x.get(), w_desc.get(),
+                                       w.get(), conv_desc.get(), algo, workspace.get(),
+                                       workspace_bytes, &beta, y_desc.get(), y.get());
+  };
+  if (const cudnnStatus_t status = forward(); status != CUDNN_STATUS_SUCCESS) {
+    if (status == CUDNN_STATUS_NOT_SUPPORTED) {
+      return Skipped(absl::StrCat("cudnnConvolutionForward does not support ", ctx.Str("algo"),
+                                  " here: ", api.cudnnGetErrorString(status)));
+    }
+    return forward::CudnnStatus(api, status, "cudnnConvolutionForward");
+  }
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(ctx.stream()));
+  if (absl::Status check = CheckOutput(l, batch, x_pattern, w_pattern, y); !check.ok()) {
+    return absl::InternalError(
+        absl::StrCat(ctx.Str("algo"), " on ", layer->name, ": ", check.message()));
+  }
+
+  cudnnStatus_t launch_status = CUDNN_STATUS_SUCCESS;
+  DISSECT_ASSIGN_OR_RETURN(const std::vector<double> ms, ctx.TimeKernel(
+                                                             [&](cudaStream_t) {
+                                                               const cudnnStatus_t s = forward();
+                                                               if (s != CUDNN_STATUS_SUCCESS)
+                                                                 launch_status = s;
+                                                               return s == CUDNN_STATUS_SUCCESS
+                                                                          ? cudaSuccess
+                                                                          : cudaErrorLaunchFailure;
+                                                             },
+                                                             CacheState::kHot));
+  if (launch_status != CUDNN_STATUS_SUCCESS) {
+    return forward::CudnnStatus(api, launch_status, "cudnnConvolutionForward");
+  }
+  std::vector<double> gflops;
+  for (double t : ms) gflops.push_back(ConvFlops(l, batch) / (t * 1e-3) / 1e9);
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("gflops", std::move(gflops)));
+  DISSECT_RETURN_IF_ERROR(
+      ctx.AddSamples("workspace_bytes", {static_cast<double>(workspace_bytes)}));
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("heuristic_rank", {rank}));
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("shape_count", {static_cast<double>(layer->shape_count)}));
+  return ctx.AddSamples("network_conv_layers", {static_cast<double>(layer->network_conv_layers)});
+}
+
+DISSECT_EXPERIMENT(conv_algorithms)
+    .Question(
+        "How fast is each cuDNN forward convolution algorithm on each conv layer of AlexNet, "
+        "VGG-16 and ResNet-50, at which batch size, with how much workspace?")
+    .AddAxis(StringAxis("layer", LayerNames(), DistinctShapeNames(Layers(), PaperNetworks()),
+                        "<network>.<layer>, every conv layer of the built-in networks; the "
+                        "default is AlexNet's, VGG-16's and ResNet-50's first layer of each "
+                        "distinct shape per network (the repeats are accepted too)"))
+    .AddAxis(StringAxis("algo", ConvAlgoNames(), {}, "cuDNN's legacy cudnnConvolutionFwdAlgo_t"))
+    .AddAxis(IntAxis("batch", "images", {1, 8, 32, 64, 128},
+                     "images per call (1..1024); powers of two for the micro-batch analysis"))
+    .AddAxis(StringAxis("math", {"fma", "tensor_op"}, {"fma"},
+                        "fma: CUDNN_FMA_MATH, float32 without tensor cores (TF32 off); "
+                        "tensor_op: CUDNN_TENSOR_OP_MATH, float32 data on TF32 tensor cores"))
+    .AddMetric("gflops", "GFLOP/s", "2 N K C R S P Q / time")
+    .AddMetric("workspace_bytes", "B", "cudnnGetConvolutionForwardWorkspaceSize")
+    .AddMetric("heuristic_rank", "-",
+               "1 = cudnnGetConvolutionForwardAlgorithm_v7's first choice (any math type) "
+               "among supported algorithms; NaN if it does not list this algorithm")
+    .AddMetric("shape_count", "layers",
+               "conv layers of the network with this layer's shape if it is the first of "
+               "them, 0 for a repeat (sum time x shape_count for a network's total)")
+    .AddMetric("network_conv_layers", "layers", "conv layers of the layer's network")
+    .Validate(Validate)
+    .Run(Run);
+
+}  // namespace
+}  // namespace dissect::conv_algos

@@ -1,0 +1,57 @@
+// The axes of conv_algorithms as host code: every conv layer of the built-in
+// networks (experiments/forward/network.h) named "<network>.<layer>", which
+// of them are the first of their shape in their network, and the legacy
+// cuDNN forward algorithms by name. No CUDA, no cuDNN library.
+#ifndef DISSECT_EXPERIMENTS_CONV_ALGOS_CONV_LAYERS_H_
+#define DISSECT_EXPERIMENTS_CONV_ALGOS_CONV_LAYERS_H_
+
+#include <cudnn.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "experiments/forward/network.h"
+
+namespace dissect::conv_algos {
+
+// One conv layer of a built-in network.
+struct ConvLayer {
+  std::string name;     // "<network>.<layer>", e.g. "vgg16.conv1_1"
+  std::string network;  // "vgg16"
+  forward::LayerSpec spec;
+  // Conv layers of the network with this layer's shape (input c x h x w,
+  // k, r x s, stride, pad) when this is the first of them, 0 for a repeat:
+  // summing time x shape_count over a network's layers counts each conv once.
+  int shape_count = 0;
+  int network_conv_layers = 0;  // conv layers of the network
+};
+
+// Every conv layer of every built-in network (BuiltinNetworkNames order),
+// in network order.
+absl::StatusOr<std::vector<ConvLayer>> AllConvLayers();
+
+// The names of `layers` of `networks` whose shape_count is > 0 (the first of
+// each shape in its network).
+std::vector<std::string> DistinctShapeNames(const std::vector<ConvLayer>& layers,
+                                            const std::vector<std::string>& networks);
+
+// Floating-point operations of one forward convolution of `batch` images:
+// 2 N K C R S P Q.
+double ConvFlops(const forward::LayerSpec& layer, int batch);
+
+// cuDNN's legacy forward algorithms as axis values.
+struct ConvAlgo {
+  const char* name;  // "implicit_gemm", ...
+  cudnnConvolutionFwdAlgo_t algo;
+};
+const std::vector<ConvAlgo>& ConvAlgos();
+std::vector<std::string> ConvAlgoNames();
+// The algorithm called `name`; InvalidArgument listing the names if none.
+absl::StatusOr<cudnnConvolutionFwdAlgo_t> ConvAlgoNamed(absl::string_view name);
+
+}  // namespace dissect::conv_algos
+
+#endif  // DISSECT_EXPERIMENTS_CONV_ALGOS_CONV_LAYERS_H_
