@@ -354,6 +354,13 @@ absl::StatusOr<std::unique_ptr<ForwardPass>> ForwardPass::Create(const NetworkSp
   if (net.layers.empty()) {
     return absl::InvalidArgumentError(absl::StrCat("network ", net.name, " has no layers"));
   }
+  for (const LayerSpec& l : net.layers) {
+    if (l.op != LayerOp::kConv && l.op != LayerOp::kBatchNorm && l.op != LayerOp::kRelu &&
+        l.op != LayerOp::kMaxPool && l.op != LayerOp::kAdd) {
+      return absl::UnimplementedError(
+          absl::StrCat("layer ", l.name, ": the forward pass has no ", LayerOpName(l.op), " yet"));
+    }
+  }
   auto impl = std::make_unique<Impl>();
   DISSECT_ASSIGN_OR_RETURN(impl->api_, LoadCudnnApi());
   DISSECT_RETURN_IF_ERROR(impl->Init(net, batch, seed, stream));

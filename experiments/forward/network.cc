@@ -42,14 +42,15 @@ absl::Status GetInt(const Json& j, const char* key, bool required, int min,
 }
 
 absl::StatusOr<LayerOp> ParseOp(const Json& j, absl::string_view origin, const std::string& where) {
-  static const std::map<std::string, LayerOp> kOps = {{"conv", LayerOp::kConv},
-                                                      {"bn", LayerOp::kBatchNorm},
-                                                      {"relu", LayerOp::kRelu},
-                                                      {"maxpool", LayerOp::kMaxPool},
-                                                      {"add", LayerOp::kAdd}};
+  static const std::map<std::string, LayerOp> kOps = {
+      {"conv", LayerOp::kConv},       {"bn", LayerOp::kBatchNorm}, {"relu", LayerOp::kRelu},
+      {"maxpool", LayerOp::kMaxPool}, {"add", LayerOp::kAdd},      {"avgpool", LayerOp::kAvgPool},
+      {"concat", LayerOp::kConcat},   {"fc", LayerOp::kFc},        {"softmax", LayerOp::kSoftmax}};
   const auto it = j.find("op");
   if (it == j.end() || !it->is_string() || kOps.count(it->get<std::string>()) == 0) {
-    return Error(origin, where, "\"op\" must be one of conv, bn, relu, maxpool, add");
+    return Error(origin, where,
+                 "\"op\" must be one of conv, bn, relu, maxpool, add, avgpool, concat, fc, "
+                 "softmax");
   }
   return kOps.at(it->get<std::string>());
 }
@@ -58,15 +59,22 @@ absl::StatusOr<LayerOp> ParseOp(const Json& j, absl::string_view origin, const s
 const std::set<std::string>& AllowedKeys(LayerOp op) {
   static const std::set<std::string> kWindowed = {"input", "k", "r", "s", "stride", "pad"};
   static const std::set<std::string> kPool = {"input", "r", "s", "stride", "pad"};
+  static const std::set<std::string> kAvgPoolKeys = {"input", "r", "s", "stride", "pad", "global"};
+  static const std::set<std::string> kFcKeys = {"input", "k"};
   static const std::set<std::string> kUnary = {"input"};
-  static const std::set<std::string> kAddKeys = {"inputs"};
+  static const std::set<std::string> kTwoInputs = {"inputs"};
   switch (op) {
     case LayerOp::kConv:
       return kWindowed;
     case LayerOp::kMaxPool:
       return kPool;
+    case LayerOp::kAvgPool:
+      return kAvgPoolKeys;
+    case LayerOp::kFc:
+      return kFcKeys;
     case LayerOp::kAdd:
-      return kAddKeys;
+    case LayerOp::kConcat:
+      return kTwoInputs;
     default:
       return kUnary;
   }
@@ -112,10 +120,11 @@ absl::Status ParseLayer(const Json& j, int position, const NetworkSpec& net,
     }
   }
   const int previous = position == 0 ? kNetworkInput : position - 1;
-  if (layer.op == LayerOp::kAdd) {
+  if (layer.op == LayerOp::kAdd || layer.op == LayerOp::kConcat) {
     const auto inputs = j.find("inputs");
     if (inputs == j.end() || !inputs->is_array() || inputs->size() != 2) {
-      return Error(origin, where, "add needs \"inputs\": two layer names");
+      return Error(origin, where,
+                   absl::StrCat(LayerOpName(layer.op), " needs \"inputs\": two layer names"));
     }
     for (const Json& ref : *inputs) {
       absl::StatusOr<int> input = Resolve(ref, index, origin, where);
@@ -139,7 +148,35 @@ absl::Status ParseLayer(const Json& j, int position, const NetworkSpec& net,
                  absl::StrCat("add of unequal shapes ", a.c, "x", a.h, "x", a.w, " and ", b.c, "x",
                               b.h, "x", b.w));
   }
-  if (layer.op == LayerOp::kConv || layer.op == LayerOp::kMaxPool) {
+  if (layer.op == LayerOp::kConcat) {
+    const Shape b = shape_of(layer.inputs[1]);
+    if (b.h != layer.in.h || b.w != layer.in.w) {
+      return Error(origin, where,
+                   absl::StrCat("concat of unequal sizes ", layer.in.h, "x", layer.in.w, " and ",
+                                b.h, "x", b.w));
+    }
+    layer.out.c = layer.in.c + b.c;
+  }
+  if (layer.op == LayerOp::kFc) {
+    DISSECT_RETURN_IF_ERROR(GetInt(j, "k", true, 1, origin, where, layer.k));
+    layer.out = {layer.k, 1, 1};
+  }
+  bool global = false;
+  if (const auto it = j.find("global"); it != j.end()) {
+    if (!it->is_boolean()) return Error(origin, where, "\"global\" must be true or false");
+    global = it->get<bool>();
+    if (global &&
+        (j.contains("r") || j.contains("s") || j.contains("stride") || j.contains("pad"))) {
+      return Error(origin, where, "a global avgpool takes no r, s, stride or pad");
+    }
+  }
+  if (global) {
+    layer.r = layer.in.h;
+    layer.s = layer.in.w;
+    layer.out.h = 1;
+    layer.out.w = 1;
+  } else if (layer.op == LayerOp::kConv || layer.op == LayerOp::kMaxPool ||
+             layer.op == LayerOp::kAvgPool) {
     if (layer.op == LayerOp::kConv) {
       DISSECT_RETURN_IF_ERROR(GetInt(j, "k", true, 1, origin, where, layer.k));
     }
@@ -173,11 +210,20 @@ const char* LayerOpName(LayerOp op) {
       return "maxpool";
     case LayerOp::kAdd:
       return "add";
+    case LayerOp::kAvgPool:
+      return "avgpool";
+    case LayerOp::kConcat:
+      return "concat";
+    case LayerOp::kFc:
+      return "fc";
+    case LayerOp::kSoftmax:
+      return "softmax";
   }
   return "?";
 }
 
-absl::StatusOr<NetworkSpec> ParseNetwork(std::string_view json, std::string_view origin_view) {
+absl::StatusOr<NetworkSpec> ParseNetwork(std::string_view json, std::string_view origin_view,
+                                         NetworkPart part) {
   const absl::string_view origin(origin_view.data(), origin_view.size());
   Json doc;
   try {
@@ -207,35 +253,58 @@ absl::StatusOr<NetworkSpec> ParseNetwork(std::string_view json, std::string_view
   if (layers == doc.end() || !layers->is_array() || layers->empty()) {
     return Error(origin, "top level", "\"layers\" must be a non-empty array");
   }
+  const auto classifier = doc.find("classifier");
+  if (classifier != doc.end() && (!classifier->is_array() || classifier->empty())) {
+    return Error(origin, "top level", "\"classifier\" must be a non-empty array");
+  }
+  std::vector<const Json*> all;
+  for (const Json& j : *layers) all.push_back(&j);
+  const size_t feature_count = all.size();
+  if (classifier != doc.end()) {
+    for (const Json& j : *classifier) all.push_back(&j);
+  }
   std::map<std::string, int> index;
-  for (size_t i = 0; i < layers->size(); ++i) {
+  for (size_t i = 0; i < all.size(); ++i) {
     LayerSpec layer;
-    DISSECT_RETURN_IF_ERROR(
-        ParseLayer((*layers)[i], static_cast<int>(i), net, index, origin, layer));
+    DISSECT_RETURN_IF_ERROR(ParseLayer(*all[i], static_cast<int>(i), net, index, origin, layer));
     index[layer.name] = static_cast<int>(i);
     net.layers.push_back(std::move(layer));
   }
+  if (part == NetworkPart::kFeatures) net.layers.resize(feature_count);
   return net;
 }
 
-absl::StatusOr<NetworkSpec> LoadNetworkFile(const std::string& path) {
+absl::StatusOr<NetworkSpec> LoadNetworkFile(const std::string& path, NetworkPart part) {
   std::ifstream in(path);
   if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot read the network file"));
   std::stringstream text;
   text << in.rdbuf();
-  return ParseNetwork(text.str(), path);
+  return ParseNetwork(text.str(), path, part);
+}
+
+std::vector<std::string> AllBuiltinNetworkNames() {
+  return {"vgg16", "resnet50", "densenet121", "alexnet"};
 }
 
 std::vector<std::string> BuiltinNetworkNames() { return {"vgg16", "resnet50"}; }
 
-absl::StatusOr<NetworkSpec> BuiltinNetwork(std::string_view name_view) {
+absl::StatusOr<NetworkSpec> BuiltinNetwork(std::string_view name_view, NetworkPart part) {
   const absl::string_view name(name_view.data(), name_view.size());
-  if (name == "vgg16") return ParseNetwork(kEmbeddedVgg16Json, "configs/networks/vgg16.json");
-  if (name == "resnet50") {
-    return ParseNetwork(kEmbeddedResnet50Json, "configs/networks/resnet50.json");
+  if (name == "vgg16") {
+    return ParseNetwork(kEmbeddedVgg16Json, "configs/networks/vgg16.json", part);
   }
-  return absl::InvalidArgumentError(absl::StrCat("unknown network \"", name, "\" (built in: ",
-                                                 absl::StrJoin(BuiltinNetworkNames(), ", "), ")"));
+  if (name == "resnet50") {
+    return ParseNetwork(kEmbeddedResnet50Json, "configs/networks/resnet50.json", part);
+  }
+  if (name == "densenet121") {
+    return ParseNetwork(kEmbeddedDensenet121Json, "configs/networks/densenet121.json", part);
+  }
+  if (name == "alexnet") {
+    return ParseNetwork(kEmbeddedAlexnetJson, "configs/networks/alexnet.json", part);
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown network \"", name,
+                   "\" (built in: ", absl::StrJoin(AllBuiltinNetworkNames(), ", "), ")"));
 }
 
 BufferPlan PlanBuffers(const NetworkSpec& net) {
@@ -260,6 +329,52 @@ BufferPlan PlanBuffers(const NetworkSpec& net) {
     if (last_use[i] == i) free_buffers.push_back(plan.buffer[i]);
   }
   return plan;
+}
+
+LayerCost ComputeLayerCost(const NetworkSpec& net, int i, int batch) {
+  const LayerSpec& l = net.layers[i];
+  const double n = batch;
+  const double in = n * ShapeElements(l.in);
+  const double out = n * ShapeElements(l.out);
+  LayerCost cost;
+  double read = in;
+  switch (l.op) {
+    case LayerOp::kConv: {
+      const double weights = static_cast<double>(l.k) * l.in.c * l.r * l.s;
+      read += weights;
+      cost.flops = 2.0 * out * l.in.c * l.r * l.s;
+      break;
+    }
+    case LayerOp::kFc: {
+      const double weights = static_cast<double>(l.k) * ShapeElements(l.in);
+      read += weights;
+      cost.flops = 2.0 * n * weights;
+      break;
+    }
+    case LayerOp::kBatchNorm:
+      read += 4.0 * l.in.c;
+      cost.flops = 2.0 * out;
+      break;
+    case LayerOp::kRelu:
+      cost.flops = out;
+      break;
+    case LayerOp::kAdd:
+      read *= 2;
+      cost.flops = out;
+      break;
+    case LayerOp::kConcat:
+      read = out;  // both inputs, all of the output's channels
+      break;
+    case LayerOp::kMaxPool:
+    case LayerOp::kAvgPool:
+      cost.flops = out * l.r * l.s;
+      break;
+    case LayerOp::kSoftmax:
+      cost.flops = 3.0 * out;
+      break;
+  }
+  cost.bytes = (read + out) * sizeof(float);
+  return cost;
 }
 
 int CountLayers(const NetworkSpec& net, LayerOp op) {

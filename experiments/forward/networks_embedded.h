@@ -7,6 +7,8 @@ namespace dissect::forward {
 
 extern const char kEmbeddedVgg16Json[];
 extern const char kEmbeddedResnet50Json[];
+extern const char kEmbeddedDensenet121Json[];
+extern const char kEmbeddedAlexnetJson[];
 
 }  // namespace dissect::forward
 
