@@ -1,0 +1,172 @@
+// The paper catalog's check, on the CPU (issue 16): every
+// configs/papers/*.json parses, names an analysis generator that exists and
+// that refuses empty results (it never draws a figure from nothing), and its
+// sweep is accepted by the experiment binaries themselves (`BIN --list` with
+// the entry's axes and flags, as //experiments/sweep:sweeps_schema_test does
+// for the sweep files).
+//
+// Arguments (from BUILD): the catalog files and the experiment binaries, as
+// runfiles paths.
+#include "analysis/papers/catalog.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_join.h"
+#include "analysis/papers/registry.h"
+#include "experiments/reproduce/reproduce.h"
+#include "experiments/sweep/binary_check.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace dissect::reproduce {
+namespace {
+
+using ::dissect::analysis::papers::CatalogEntry;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+std::vector<std::string>& CatalogFiles() {
+  static auto* files = new std::vector<std::string>;
+  return *files;
+}
+
+std::set<std::string>& Binaries() {
+  static auto* binaries = new std::set<std::string>;
+  return *binaries;
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string TmpDir() {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  return dir != nullptr ? dir : "/tmp";
+}
+
+// Every problem of one catalog file, one line each.
+std::vector<std::string> CheckEntry(const std::string& path) {
+  absl::StatusOr<CatalogEntry> entry = analysis::papers::ParseCatalogEntry(ReadAll(path), path);
+  if (!entry.ok()) return {std::string(entry.status().message())};
+  std::vector<std::string> problems;
+  const analysis::papers::Generator generator = analysis::papers::FindGenerator(entry->generator);
+  if (generator == nullptr) {
+    problems.push_back(path + ": analysis.generator '" + entry->generator + "' is not one of: " +
+                       absl::StrJoin(analysis::papers::GeneratorNames(), ", "));
+  } else if (generator(*entry, {}).ok()) {
+    problems.push_back(path + ": generator '" + entry->generator +
+                       "' made a figure from no results at all");
+  }
+  absl::StatusOr<sweep::Sweep> sweep = EntrySweep(*entry);
+  if (!sweep.ok()) {
+    problems.push_back(std::string(sweep.status().message()));
+    return problems;
+  }
+  for (const sweep::SweepEntry& e : sweep->entries) {
+    if (e.why.empty()) {
+      problems.push_back(path + ": sweep entry \"" + e.id + "\" has no \"why\"");
+    }
+  }
+  for (std::string& p : sweep::CheckAgainstBinaries(*sweep, Binaries())) {
+    problems.push_back(std::move(p));
+  }
+  return problems;
+}
+
+TEST(Catalog, HasEntries) {
+  EXPECT_GE(CatalogFiles().size(), 10u) << "issue 16 asks for at least ten reproductions";
+  EXPECT_FALSE(Binaries().empty());
+}
+
+TEST(Catalog, EveryEntryIsValid) {
+  for (const std::string& file : CatalogFiles()) {
+    SCOPED_TRACE(file);
+    EXPECT_THAT(CheckEntry(file), IsEmpty());
+  }
+}
+
+TEST(Catalog, LoadsAsOneCatalogWithUniqueIds) {
+  ASSERT_FALSE(CatalogFiles().empty());
+  const std::string dir = std::filesystem::path(CatalogFiles().front()).parent_path().string();
+  absl::StatusOr<std::vector<CatalogEntry>> catalog = analysis::papers::LoadCatalog(dir);
+  ASSERT_TRUE(catalog.ok()) << catalog.status();
+  EXPECT_EQ(catalog->size(), CatalogFiles().size());
+  std::set<std::string> ids;
+  for (const CatalogEntry& e : *catalog) EXPECT_TRUE(ids.insert(e.id).second) << e.id;
+  const std::string listing = ListCatalog(*catalog);
+  for (const CatalogEntry& e : *catalog) {
+    EXPECT_THAT(listing, HasSubstr(e.id + "  [" + (e.ready() ? "ready" : "pending") + "]"));
+    if (!e.ready()) EXPECT_THAT(listing, HasSubstr("  pending: " + e.pending));
+  }
+}
+
+// The check itself: each kind of broken entry is caught and named.
+TEST(Catalog, ABrokenEntryFailsTheCheck) {
+  const std::string head = R"({
+  "format": "dissect.paper.v1",
+  "paper": {"key": "broken_2000", "title": "T", "authors": "A", "year": 2000, "venue": "V"},
+  "figure": "Figure 1", "claim": "c", "status": "ready",
+  "expected_signature": "s", "expected_differences": "d",)";
+  struct Case {
+    std::string name, body, expected;
+  };
+  const std::vector<Case> cases = {
+      {"unknown_generator",
+       R"("sweep": {"entries": [{"id": "a", "experiment": "relu_bandwidth", "why": "w", "time_limit_s": 5,
+           "axes": {"bytes": "64MiB"}}]},
+         "analysis": {"generator": "no_such_generator"}, "published": []})",
+       "analysis.generator 'no_such_generator' is not one of"},
+      {"unknown_axis",
+       R"("sweep": {"entries": [{"id": "a", "experiment": "relu_bandwidth", "why": "w", "time_limit_s": 5,
+           "axes": {"bytez": "64MiB"}}]},
+         "analysis": {"generator": "latency_pair"}, "published": []})",
+       "unknown axis 'bytez'"},
+      {"unknown_experiment",
+       R"("sweep": {"entries": [{"id": "a", "experiment": "no_such_experiment", "why": "w", "time_limit_s": 5}]},
+         "analysis": {"generator": "latency_pair"}, "published": []})",
+       "binary experiments/no_such_experiment is not an experiment this test depends on"},
+      {"invented_number",
+       R"("sweep": {"entries": [{"id": "a", "experiment": "relu_bandwidth", "why": "w", "time_limit_s": 5}]},
+         "analysis": {"generator": "latency_pair"},
+         "published": [{"key": "k", "quantity": "q", "value": 38, "unit": "cycles"}]})",
+       "a published number needs where it comes from"},
+      {"no_why",
+       R"("sweep": {"entries": [{"id": "a", "experiment": "relu_bandwidth",
+           "time_limit_s": 5, "axes": {"bytes": "64MiB"}}]},
+         "analysis": {"generator": "latency_pair"}, "published": []})",
+       "sweep entry \"a\" has no \"why\""},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string path = TmpDir() + "/broken_2000_" + c.name + ".json";
+    std::ofstream(path) << head << c.body;
+    const std::vector<std::string> problems = CheckEntry(path);
+    EXPECT_THAT(absl::StrJoin(problems, "\n"), HasSubstr(c.expected));
+  }
+}
+
+}  // namespace
+}  // namespace dissect::reproduce
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (absl::EndsWith(arg, ".json")) {
+      dissect::reproduce::CatalogFiles().push_back(arg);
+    } else {
+      dissect::reproduce::Binaries().insert(arg);
+    }
+  }
+  return RUN_ALL_TESTS();
+}

@@ -1,0 +1,160 @@
+// `reproduce`: remakes a paper's figure on this GPU from the paper catalog
+// (configs/papers). See experiments/reproduce/reproduce.h.
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "analysis/papers/catalog.h"
+#include "experiments/harness/build_info.h"
+#include "experiments/reproduce/reproduce.h"
+#include "experiments/sweep/cli_util.h"
+#include "experiments/sweep/device_identity.h"
+#include "experiments/sweep/runner.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char kUsage[] =
+    R"(usage: reproduce --paper=ID|KEY --out=DIR [flags]
+       reproduce --list
+
+Remakes a figure or table of a paper in the catalog (configs/papers/ID.json)
+on this GPU: runs the entry's sweep with the nightly-sweep runner (each
+experiment a child process with a time limit, resumable) into DIR/ID/, then
+the entry's analysis, which writes DIR/ID/ID.md (the paper vs this GPU
+table, the expected signature and where a difference is expected) and the
+figure DIR/ID/figures/*.svg (gnuplot).
+
+  --paper=ID|KEY   a catalog entry, or a paper key (every figure of the paper)
+  --out=DIR        output folder (created if missing); rerun with the same
+                   DIR to resume an interrupted sweep
+  --list           print the catalog (pending entries say what they wait for)
+  --results=DIR    run nothing: analyse the result files under DIR (e.g.
+                   analysis/reference/<device>/) and write the figure to --out
+  --dry_run        print the commands the sweep would run, write nothing
+  --no_draw        write the gnuplot scripts and data, do not run gnuplot
+  --bin_dir=DIR    take the experiment binaries from DIR (a bundle's dist/bin)
+  --device=N       CUDA device for the experiments (default 0)
+  --catalog=DIR    another catalog folder (default configs/papers)
+  --help           this text
+
+Exit status: 0 every figure made; 1 a sweep entry failed or timed out, an
+analysis or a drawing failed (the rest was still made); 2 bad usage (unknown
+paper, pending entry, bad flag, unwritable --out); 130/143 stopped (rerun to
+resume).
+
+Examples:
+  ./bazelw run -c opt //experiments:reproduce -- --list
+  ./bazelw run -c opt //experiments:reproduce -- --paper=dong_kaeli_2018_a_latency --out=papers
+)";
+
+int Fail(const std::string& message) {
+  std::cerr << "reproduce: " << message << "\n";
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using dissect::sweep::FlagValue;
+  using dissect::sweep::UserPath;
+  dissect::reproduce::ReproduceOptions options;
+  std::string paper, out_dir, catalog_dir;
+  bool list = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      std::cout << kUsage;
+      return 0;
+    } else if (arg == "--list") {
+      list = true;
+    } else if (arg == "--dry_run") {
+      options.dry_run = true;
+    } else if (arg == "--no_draw") {
+      options.draw = false;
+    } else if (auto v = FlagValue(arg, "paper")) {
+      paper = *v;
+    } else if (auto v = FlagValue(arg, "out")) {
+      out_dir = *v;
+    } else if (auto v = FlagValue(arg, "results")) {
+      if (v->empty()) return Fail("--results needs a folder");
+      options.results_dir = UserPath(*v);
+    } else if (auto v = FlagValue(arg, "catalog")) {
+      if (v->empty()) return Fail("--catalog needs a folder");
+      catalog_dir = UserPath(*v);
+    } else if (auto v = FlagValue(arg, "bin_dir")) {
+      if (v->empty()) return Fail("--bin_dir needs a folder");
+      options.runner.bin_dir = UserPath(*v);
+    } else if (auto v = FlagValue(arg, "device")) {
+      int device = 0;
+      if (!absl::SimpleAtoi(*v, &device) || device < 0) {
+        return Fail("--device='" + *v + "' is not a device index (0, 1, ...)");
+      }
+      options.runner.device = device;
+    } else {
+      return Fail("unknown flag or argument '" + arg + "' (see --help)");
+    }
+  }
+  if (catalog_dir.empty()) {
+    absl::StatusOr<std::string> found = dissect::analysis::papers::FindCatalogDir();
+    if (!found.ok()) return Fail(std::string(found.status().message()));
+    catalog_dir = *found;
+  }
+  absl::StatusOr<std::vector<dissect::analysis::papers::CatalogEntry>> catalog =
+      dissect::analysis::papers::LoadCatalog(catalog_dir);
+  if (!catalog.ok()) return Fail(std::string(catalog.status().message()));
+  if (list) {
+    std::cout << dissect::reproduce::ListCatalog(*catalog);
+    return 0;
+  }
+  if (paper.empty()) return Fail("--paper=ID is required (--list shows the catalog)");
+  if (out_dir.empty()) return Fail("--out=DIR is required");
+  absl::StatusOr<std::vector<const dissect::analysis::papers::CatalogEntry*>> selected =
+      dissect::analysis::papers::SelectEntries(*catalog, paper);
+  if (!selected.ok()) return Fail(std::string(selected.status().message()));
+  if (!options.results_dir.empty()) {
+    std::error_code ec;
+    if (!fs::is_directory(options.results_dir, ec)) {
+      return Fail("--results=" + options.results_dir + " is not a folder");
+    }
+  }
+  if (!options.runner.bin_dir.empty()) {
+    std::error_code ec;
+    if (!fs::is_directory(options.runner.bin_dir, ec)) {
+      return Fail("--bin_dir=" + options.runner.bin_dir + " is not a folder");
+    }
+  }
+  // An explicitly named pending entry is refused; a paper key runs its
+  // ready figures and lists the pending ones.
+  if (selected->size() == 1 && !selected->front()->ready()) {
+    return Fail(selected->front()->id + " is pending: " + selected->front()->pending);
+  }
+  options.out_dir = UserPath(out_dir);
+  options.runner.search_roots = dissect::sweep::SearchRoots();
+  options.runner.host = dissect::sweep::HostName();
+  options.runner.git_commit = dissect::GetBuildInfo().git_commit;
+  options.runner.query_device = dissect::sweep::QueryDeviceIdentity;
+  options.runner.progress = &std::cerr;
+  options.runner.out = &std::cout;
+  options.progress = &std::cerr;
+  setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", /*overwrite=*/0);
+  dissect::sweep::InstallStopHandlers();
+
+  int status = 0;
+  for (const dissect::analysis::papers::CatalogEntry* entry : *selected) {
+    if (!entry->ready()) {
+      std::cerr << "reproduce: " << entry->id << ": pending, not run: " << entry->pending << "\n";
+      continue;
+    }
+    absl::StatusOr<int> done = dissect::reproduce::Reproduce(*entry, options);
+    if (!done.ok()) return Fail(std::string(done.status().message()));
+    if (*done >= 128) return *done;
+    status = std::max(status, *done);
+  }
+  return status;
+}
