@@ -154,8 +154,11 @@ absl::StatusOr<CatalogEntry> ParseCatalogEntry(std::string_view text, std::strin
   }
   const auto sweep = doc.find("sweep");
   if (sweep == doc.end() || !sweep->is_object() || !sweep->contains("entries") ||
-      !(*sweep)["entries"].is_array() || (*sweep)["entries"].empty()) {
-    return Bad(path, "sweep: missing, or without entries (dissect.sweep.v1 entries)");
+      !(*sweep)["entries"].is_array()) {
+    return Bad(path, "sweep: missing, or without \"entries\" (dissect.sweep.v1 entries)");
+  }
+  if ((*sweep)["entries"].empty() && e.status == "ready") {
+    return Bad(path, "sweep.entries: a ready entry needs at least one (only pending ones may have none)");
   }
   e.sweep = *sweep;
   const auto analysis = doc.find("analysis");

@@ -67,6 +67,7 @@ std::vector<std::string> CheckEntry(const std::string& path) {
     problems.push_back(path + ": generator '" + entry->generator +
                        "' made a figure from no results at all");
   }
+  if (!entry->ready() && entry->sweep["entries"].empty()) return problems;
   absl::StatusOr<sweep::Sweep> sweep = EntrySweep(*entry);
   if (!sweep.ok()) {
     problems.push_back(std::string(sweep.status().message()));
@@ -83,8 +84,13 @@ std::vector<std::string> CheckEntry(const std::string& path) {
   return problems;
 }
 
-TEST(Catalog, HasEntries) {
-  EXPECT_GE(CatalogFiles().size(), 10u) << "issue 16 asks for at least ten reproductions";
+TEST(Catalog, HasTenReadyReproductions) {
+  int ready = 0;
+  for (const std::string& file : CatalogFiles()) {
+    absl::StatusOr<CatalogEntry> entry = analysis::papers::ParseCatalogEntry(ReadAll(file), file);
+    if (entry.ok() && entry->ready()) ++ready;
+  }
+  EXPECT_GE(ready, 10) << "issue 16 asks for at least ten reproductions";
   EXPECT_FALSE(Binaries().empty());
 }
 
