@@ -1,0 +1,193 @@
+// fc_heatmap (ParaDnn, Wang et al. 2019) and tensor_good_bad_ugly over
+// cublaslt_gemm results.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "analysis/format.h"
+#include "analysis/papers/registry.h"
+#include "analysis/papers/reused/common.h"
+#include "analysis/tensor.h"
+#include "analysis/tensor_peaks_embedded.h"
+
+namespace dissect::analysis::papers {
+namespace {
+
+using reused::Heatmap;
+
+absl::StatusOr<TensorPeaks> Peaks() {
+  return ParseTensorPeaksJson(kEmbeddedTensorPeaksJson, kEmbeddedTensorPeaksOrigin);
+}
+
+double ContextNumber(const ResultFile& f, const char* key) {
+  double v = 0;
+  return absl::SimpleAtod(f.ContextOr(key, ""), &v) ? v : 0;
+}
+
+// The dense peak of `dtype` on the file's device in TFLOP/s, as the tensor
+// section grades it: NVIDIA's published peak of the product where
+// configs/tensor/peaks.json knows it, else SMs x max boost clock x the
+// architecture's per-SM rate. `basis` says which.
+std::optional<double> DensePeak(const TensorPeaks& peaks, const ResultFile& f,
+                                const std::string& dtype, std::string* basis) {
+  const TensorArchitecture* arch =
+      peaks.ForComputeCapability(f.ContextOr("device_compute_capability", ""));
+  if (arch == nullptr) return std::nullopt;
+  const double sms = ContextNumber(f, "device_sm_count");
+  if (const TensorProduct* p =
+          arch->ProductFor(f.ContextOr("device_name", ""), static_cast<int>(sms))) {
+    if (std::optional<double> t = p->DenseTflops(dtype)) {
+      *basis = absl::StrCat("published peak of the ", p->name);
+      return t;
+    }
+  }
+  const TensorRate* rate = arch->Find(dtype);
+  const double mhz = ContextNumber(f, "device_sm_clock_max_khz") / 1000;
+  if (rate == nullptr || rate->dense <= 0 || sms <= 0 || mhz <= 0) return std::nullopt;
+  *basis = absl::StrCat(arch->name, " per-SM rate × ", FormatNumber(sms), " SMs × ",
+                        FormatNumber(mhz), " MHz (max boost clock)");
+  return sms * mhz * 1e6 * rate->dense / 1e12;
+}
+
+// One hot GEMM row graded against its input type's dense peak.
+struct GradedGemm {
+  std::string dtype, shape_text;
+  GemmShape shape;
+  std::optional<double> pct;  // nullopt: not measured or no peak
+};
+
+// Every hot cublaslt_gemm row of `files` (first-seen order), and per dtype
+// the basis of its peak.
+std::vector<GradedGemm> GradeGemms(const std::vector<const ResultFile*>& files,
+                                   const TensorPeaks& peaks,
+                                   std::map<std::string, std::string>& basis) {
+  std::vector<GradedGemm> graded;
+  for (const ResultFile* f : files) {
+    for (const Row& row : f->rows) {
+      const std::optional<std::string> dtype = row.Axis("dtype");
+      const std::optional<std::string> shape_text = row.Axis("shape");
+      const std::optional<GemmShape> shape = ParseGemmShape(shape_text.value_or(""));
+      if (!dtype || !shape || row.Axis("cache").value_or("hot") != "hot") continue;
+      GradedGemm g{.dtype = *dtype, .shape_text = *shape_text, .shape = *shape};
+      const std::optional<double> tflops = row.error ? std::nullopt : row.Counter("tflops");
+      std::string why;
+      const std::optional<TensorKind> kind = KindOf(*dtype);
+      const std::optional<double> peak =
+          kind && !kind->sparse ? DensePeak(peaks, *f, kind->dtype, &why) : std::nullopt;
+      if (tflops && peak && *peak > 0) {
+        g.pct = 100 * *tflops / *peak;
+        basis.emplace(*dtype, why);
+      }
+      graded.push_back(std::move(g));
+    }
+  }
+  return graded;
+}
+
+void AddFirstSeen(std::vector<std::string>& list, const std::string& value) {
+  if (std::find(list.begin(), list.end(), value) == list.end()) list.push_back(value);
+}
+
+}  // namespace
+
+absl::StatusOr<PaperFigure> GenerateFcHeatmap(const CatalogEntry& entry,
+                                              const std::vector<ResultFile>& results) {
+  absl::StatusOr<std::vector<const ResultFile*>> files =
+      reused::RequireExperiment(entry, results, "cublaslt_gemm");
+  if (!files.ok()) return files.status();
+  absl::StatusOr<TensorPeaks> peaks = Peaks();
+  if (!peaks.ok()) return peaks.status();
+  std::map<std::string, std::string> basis;
+  // dtype -> (batch, width) -> % of peak; the first measured row wins.
+  std::vector<std::string> dtypes;
+  std::map<std::string, std::map<std::pair<int64_t, int64_t>, double>> pct;
+  std::vector<int64_t> batches, widths;
+  for (const GradedGemm& g : GradeGemms(*files, *peaks, basis)) {
+    if (g.shape.n != g.shape.k) continue;  // not an FC shape
+    AddFirstSeen(dtypes, g.dtype);
+    batches.push_back(g.shape.m);
+    widths.push_back(g.shape.n);
+    if (g.pct) pct[g.dtype].emplace(std::make_pair(g.shape.m, g.shape.n), *g.pct);
+  }
+  for (std::vector<int64_t>* v : {&batches, &widths}) {
+    std::sort(v->begin(), v->end());
+    v->erase(std::unique(v->begin(), v->end()), v->end());
+  }
+  PaperFigure out;
+  absl::StrAppend(&out.markdown, "Device: ", DeviceLine(results), "\n\n",
+                  "FC layers as GEMMs: M = batch, N = K = layer width; % of the input type's "
+                  "dense peak (hot, cuBLASLt); — not measured.\n\n");
+  for (const std::string& dtype : dtypes) {
+    Heatmap map{.stem = absl::StrCat("fc_heatmap_", dtype),
+                .title = absl::StrCat("FC layer ", dtype, ": % of peak (batch × width)"),
+                .xlabel = "layer width (N = K)",
+                .ylabel = "batch (M)",
+                .cblabel = "% of peak"};
+    for (int64_t w : widths) map.x.push_back(absl::StrCat(w));
+    for (int64_t b : batches) {
+      map.y.push_back(absl::StrCat(b));
+      map.values.emplace_back();
+      for (int64_t w : widths) {
+        const auto it = pct[dtype].find({b, w});
+        map.values.back().push_back(it == pct[dtype].end() ? NAN : it->second);
+      }
+    }
+    const auto b = basis.find(dtype);
+    absl::StrAppend(&out.markdown, "### ", dtype, "\n\nPeak: ",
+                    b == basis.end()
+                        ? "unknown (no rate for this device in configs/tensor/peaks.json)"
+                        : b->second,
+                    "\n\n", reused::HeatmapMarkdown(map, "batch \\ width"), "\n");
+    reused::AddHeatmap(map, InputPaths(*files), out);
+  }
+  MarkdownTable compare = ComparisonTable();
+  AddComparison(compare, "FC-layer % of peak per batch and width",
+                entry.FindPublished("fc_peak_pct"), std::nullopt, "%",
+                "per dtype above; the paper's heatmaps are for other devices");
+  absl::StrAppend(&out.markdown, RenderMarkdownTable(compare), "\n",
+                  reused::UnmeasuredRows(*files));
+  return out;
+}
+
+absl::StatusOr<PaperFigure> GenerateTensorGoodBadUgly(const CatalogEntry& entry,
+                                                      const std::vector<ResultFile>& results) {
+  absl::StatusOr<std::vector<const ResultFile*>> files =
+      reused::RequireExperiment(entry, results, "cublaslt_gemm");
+  if (!files.ok()) return files.status();
+  absl::StatusOr<TensorPeaks> peaks = Peaks();
+  if (!peaks.ok()) return peaks.status();
+  std::vector<ResultFile> gemm;
+  for (const ResultFile* f : *files) gemm.push_back(*f);
+  PaperFigure out;
+  MarkdownTable compare = ComparisonTable();
+  AddComparison(compare, "% of peak per GEMM shape", entry.FindPublished("peak_fraction"),
+                std::nullopt, "%", "per shape in the heatmap and good / bad / ugly table below");
+  absl::StrAppend(&out.markdown, RenderMarkdownTable(compare), "\n",
+                  RenderTensorSections(gemm, *peaks));
+  std::map<std::string, std::string> basis;
+  const std::vector<GradedGemm> graded = GradeGemms(*files, *peaks, basis);
+  reused::Heatmap map{.stem = "gemm_peak_pct",
+                      .title = "cuBLASLt GEMM: % of the input type's dense peak (hot)",
+                      .xlabel = "input type",
+                      .ylabel = "shape (MxNxK)",
+                      .cblabel = "% of peak"};
+  for (const GradedGemm& g : graded) {
+    AddFirstSeen(map.x, g.dtype);
+    AddFirstSeen(map.y, g.shape_text);
+  }
+  map.values.assign(map.y.size(), std::vector<double>(map.x.size(), NAN));
+  for (const GradedGemm& g : graded) {
+    const size_t x = std::find(map.x.begin(), map.x.end(), g.dtype) - map.x.begin();
+    const size_t y = std::find(map.y.begin(), map.y.end(), g.shape_text) - map.y.begin();
+    if (g.pct && std::isnan(map.values[y][x])) map.values[y][x] = *g.pct;
+  }
+  reused::AddHeatmap(map, InputPaths(*files), out);
+  return out;
+}
+
+}  // namespace dissect::analysis::papers
