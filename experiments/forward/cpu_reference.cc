@@ -186,6 +186,82 @@ std::vector<float> AddCpu(const std::vector<float>& a, const std::vector<float>&
   return out;
 }
 
+std::vector<float> AvgPoolCpu(const std::vector<float>& in, const TensorDims& dims, int r, int s,
+                              int stride, int pad, TensorDims* out) {
+  *out = {dims.n, dims.c, WindowOut(dims.h, r, stride, pad), WindowOut(dims.w, s, stride, pad)};
+  std::vector<float> result(out->elements());
+  for (int n = 0; n < dims.n; ++n) {
+    for (int c = 0; c < dims.c; ++c) {
+      for (int y = 0; y < out->h; ++y) {
+        for (int x = 0; x < out->w; ++x) {
+          double sum = 0;
+          for (int i = 0; i < r; ++i) {
+            const int iy = y * stride - pad + i;
+            if (iy < 0 || iy >= dims.h) continue;
+            for (int j = 0; j < s; ++j) {
+              const int ix = x * stride - pad + j;
+              if (ix >= 0 && ix < dims.w) sum += in[At(dims, n, c, iy, ix)];
+            }
+          }
+          result[At(*out, n, c, y, x)] = static_cast<float>(sum / (r * s));
+        }
+      }
+    }
+  }
+  return result;
+}
+
+std::vector<float> ConcatCpu(const std::vector<float>& a, const TensorDims& a_dims,
+                             const std::vector<float>& b, const TensorDims& b_dims,
+                             TensorDims* out) {
+  *out = {a_dims.n, a_dims.c + b_dims.c, a_dims.h, a_dims.w};
+  std::vector<float> result;
+  result.reserve(out->elements());
+  const size_t a_image = a_dims.elements() / a_dims.n;
+  const size_t b_image = b_dims.elements() / b_dims.n;
+  for (int n = 0; n < a_dims.n; ++n) {
+    result.insert(result.end(), a.begin() + n * a_image, a.begin() + (n + 1) * a_image);
+    result.insert(result.end(), b.begin() + n * b_image, b.begin() + (n + 1) * b_image);
+  }
+  return result;
+}
+
+std::vector<float> FcCpu(const std::vector<float>& in, const TensorDims& dims,
+                         const std::vector<float>& weights, int k, TensorDims* out) {
+  *out = {dims.n, k, 1, 1};
+  const size_t features = dims.elements() / dims.n;
+  std::vector<float> result(out->elements());
+  for (int n = 0; n < dims.n; ++n) {
+    for (int o = 0; o < k; ++o) {
+      double sum = 0;
+      for (size_t f = 0; f < features; ++f) {
+        sum += static_cast<double>(in[n * features + f]) * weights[o * features + f];
+      }
+      result[static_cast<size_t>(n) * k + o] = static_cast<float>(sum);
+    }
+  }
+  return result;
+}
+
+std::vector<float> SoftmaxCpu(const std::vector<float>& in, const TensorDims& dims) {
+  std::vector<float> out(in.size());
+  for (int n = 0; n < dims.n; ++n) {
+    for (int y = 0; y < dims.h; ++y) {
+      for (int x = 0; x < dims.w; ++x) {
+        double max = -std::numeric_limits<double>::infinity();
+        for (int c = 0; c < dims.c; ++c) max = std::max<double>(max, in[At(dims, n, c, y, x)]);
+        double sum = 0;
+        for (int c = 0; c < dims.c; ++c) sum += std::exp(in[At(dims, n, c, y, x)] - max);
+        for (int c = 0; c < dims.c; ++c) {
+          const size_t i = At(dims, n, c, y, x);
+          out[i] = static_cast<float>(std::exp(in[i] - max) / sum);
+        }
+      }
+    }
+  }
+  return out;
+}
+
 absl::Status RunNetworkCpu(const NetworkSpec& net, int batch, uint64_t seed,
                            float fatrelu_threshold, const CpuLayerObserver& observer) {
   if (batch < 1) return absl::InvalidArgumentError("batch must be at least 1");
@@ -199,6 +275,9 @@ absl::Status RunNetworkCpu(const NetworkSpec& net, int batch, uint64_t seed,
     const LayerSpec& l = net.layers[i];
     if (l.op == LayerOp::kConv) {
       weights[i] = HeWeights(seed, static_cast<int>(i), l.k, l.in.c, l.r, l.s);
+    } else if (l.op == LayerOp::kFc) {
+      weights[i] =
+          HeWeights(seed, static_cast<int>(i), l.k, static_cast<int>(ShapeElements(l.in)), 1, 1);
     }
   }
   for (const bool calibrate : {true, false}) {
@@ -228,6 +307,20 @@ absl::Status RunNetworkCpu(const NetworkSpec& net, int batch, uint64_t seed,
           break;
         case LayerOp::kAdd:
           outputs[i] = AddCpu(x, source(1));
+          break;
+        case LayerOp::kAvgPool:
+          outputs[i] = AvgPoolCpu(x, in_dims, l.r, l.s, l.stride, l.pad, &dims[i]);
+          break;
+        case LayerOp::kConcat: {
+          const TensorDims b_dims = l.inputs[1] == kNetworkInput ? input_dims : dims[l.inputs[1]];
+          outputs[i] = ConcatCpu(x, in_dims, source(1), b_dims, &dims[i]);
+          break;
+        }
+        case LayerOp::kFc:
+          outputs[i] = FcCpu(x, in_dims, weights[i], l.k, &dims[i]);
+          break;
+        case LayerOp::kSoftmax:
+          outputs[i] = SoftmaxCpu(x, in_dims);
           break;
       }
       if (!calibrate && observer) observer(l, outputs[i], dims[i]);

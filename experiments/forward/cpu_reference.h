@@ -61,6 +61,24 @@ std::vector<float> MaxPoolCpu(const std::vector<float>& in, const TensorDims& di
 // Elementwise a + b.
 std::vector<float> AddCpu(const std::vector<float>& a, const std::vector<float>& b);
 
+// Mean over an r x s window, padded positions counted as zeros (cuDNN's
+// CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING).
+std::vector<float> AvgPoolCpu(const std::vector<float>& in, const TensorDims& dims, int r, int s,
+                              int stride, int pad, TensorDims* out);
+
+// Channel concatenation: per image, a's channels then b's (equal n, h, w).
+std::vector<float> ConcatCpu(const std::vector<float>& a, const TensorDims& a_dims,
+                             const std::vector<float>& b, const TensorDims& b_dims,
+                             TensorDims* out);
+
+// Fully connected, no bias: y[n][o] = sum_f x[n][f] weights[o][f] over the
+// f = c*h*w features of each image; output n x k x 1 x 1.
+std::vector<float> FcCpu(const std::vector<float>& in, const TensorDims& dims,
+                         const std::vector<float>& weights, int k, TensorDims* out);
+
+// Softmax over the channels of each (n, y, x): exp(x - max) / sum.
+std::vector<float> SoftmaxCpu(const std::vector<float>& in, const TensorDims& dims);
+
 // Called after every layer of RunNetworkCpu's measured pass.
 using CpuLayerObserver =
     std::function<void(const LayerSpec& layer, const std::vector<float>& out, TensorDims dims)>;

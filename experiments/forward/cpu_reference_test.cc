@@ -174,5 +174,53 @@ TEST(RunNetworkCpuTest, CalibratedBnAndFatRelu) {
   EXPECT_FALSE(RunNetworkCpu(net, 1, 9, -1, nullptr).ok());
 }
 
+TEST(AvgPoolCpuTest, PaddingCountsAsZero) {
+  TensorDims out;
+  // 1..9 in a 3x3 map; 2x2 windows, stride 2, pad 1: corners see one value.
+  const std::vector<float> y = AvgPoolCpu(Iota(9, 1), {1, 1, 3, 3}, 2, 2, 2, 1, &out);
+  EXPECT_EQ(out.h, 2);
+  EXPECT_EQ(out.w, 2);
+  EXPECT_EQ(y, (std::vector<float>{0.25f, (2 + 3) / 4.0f, (4 + 7) / 4.0f, (5 + 6 + 8 + 9) / 4.0f}));
+}
+
+TEST(AvgPoolCpuTest, GlobalPerChannel) {
+  TensorDims out;
+  const std::vector<float> y = AvgPoolCpu(Iota(8, 1), {1, 2, 2, 2}, 2, 2, 1, 0, &out);
+  EXPECT_EQ(out.c, 2);
+  EXPECT_EQ(out.h, 1);
+  EXPECT_EQ(y, (std::vector<float>{2.5f, 6.5f}));
+}
+
+TEST(ConcatCpuTest, ChannelsPerImage) {
+  TensorDims out;
+  // Two images: a has 1 channel of 2 pixels, b 2 channels.
+  const std::vector<float> y =
+      ConcatCpu({1, 2, 3, 4}, {2, 1, 1, 2}, Iota(8, 10), {2, 2, 1, 2}, &out);
+  EXPECT_EQ(out.c, 3);
+  EXPECT_EQ(y, (std::vector<float>{1, 2, 10, 11, 12, 13, 3, 4, 14, 15, 16, 17}));
+}
+
+TEST(FcCpuTest, FlattensEachImage) {
+  TensorDims out;
+  // Two images of 2x1x2 = 4 features; k = 2: sum and alternating sum.
+  const std::vector<float> y = FcCpu(Iota(8, 1), {2, 2, 1, 2}, {1, 1, 1, 1, 1, -1, 1, -1}, 2, &out);
+  EXPECT_EQ(out.n, 2);
+  EXPECT_EQ(out.c, 2);
+  EXPECT_EQ(out.h, 1);
+  EXPECT_EQ(y, (std::vector<float>{10, -2, 26, -2}));
+}
+
+TEST(SoftmaxCpuTest, OverChannelsPerPixel) {
+  // One image, 2 channels, 2 pixels: pixel 0 sees (0, 0), pixel 1 (0, ln 3).
+  const std::vector<float> y = SoftmaxCpu({0, 0, 0, std::log(3.0f)}, {1, 2, 1, 2});
+  EXPECT_FLOAT_EQ(y[0], 0.5f);
+  EXPECT_FLOAT_EQ(y[1], 0.25f);
+  EXPECT_FLOAT_EQ(y[2], 0.5f);
+  EXPECT_FLOAT_EQ(y[3], 0.75f);
+  // Large logits do not overflow.
+  const std::vector<float> big = SoftmaxCpu({1000, 1000}, {1, 2, 1, 1});
+  EXPECT_FLOAT_EQ(big[0], 0.5f);
+}
+
 }  // namespace
 }  // namespace dissect::forward

@@ -52,7 +52,8 @@
   X(cudnnSetPooling2dDescriptor)             \
   X(cudnnPoolingForward)                     \
   X(cudnnDeriveBNTensorDescriptor)           \
-  X(cudnnBatchNormalizationForwardInference)
+  X(cudnnBatchNormalizationForwardInference) \
+  X(cudnnSoftmaxForward)
 
 namespace dissect::forward {
 

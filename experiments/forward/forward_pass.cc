@@ -1,7 +1,10 @@
 // The built-in forward pass; see forward_pass.h.
 #include "experiments/forward/forward_pass.h"
 
+#include <cublas_v2.h>
+
 #include <algorithm>
+#include <type_traits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -81,6 +84,17 @@ absl::Status Upload(const std::vector<float>& host, DeviceBuffer<float>& device)
 
 TensorDims Batched(int batch, const Shape& s) { return {batch, s.c, s.h, s.w}; }
 
+absl::Status BlasStatus(cublasStatus_t status, const char* call) {
+  if (status == CUBLAS_STATUS_SUCCESS) return absl::OkStatus();
+  return absl::InternalError(absl::StrCat(call, " failed: ", cublasGetStatusString(status),
+                                          " (cublasStatus_t ", static_cast<int>(status), ")"));
+}
+
+struct BlasDeleter {
+  void operator()(cublasHandle_t h) const { cublasDestroy(h); }
+};
+using BlasHandle = std::unique_ptr<std::remove_pointer_t<cublasHandle_t>, BlasDeleter>;
+
 }  // namespace
 
 class ForwardPass::Impl {
@@ -100,7 +114,7 @@ class ForwardPass::Impl {
     TensorDesc bn_desc;
     DeviceBuffer<float> bn_mean;
     DeviceBuffer<float> bn_var;
-    // maxpool
+    // maxpool, avgpool
     CudnnObject<cudnnPoolingDescriptor_t> pool;
   };
 
@@ -117,6 +131,7 @@ class ForwardPass::Impl {
   int batch_ = 0;
   cudaStream_t stream_ = nullptr;
   CudnnObject<cudnnHandle_t> handle_;
+  BlasHandle blas_;  // made only when the network has an fc layer
   CudnnObject<cudnnActivationDescriptor_t> relu_;
   std::vector<Layer> layers_;
   std::vector<DeviceBuffer<float>> buffers_;
@@ -157,6 +172,8 @@ absl::Status ForwardPass::Impl::Init(const NetworkSpec& net, int batch, uint64_t
     max_channels = std::max(max_channels, static_cast<size_t>(l.out.c));
     if (l.op == LayerOp::kConv) {
       weight_elements += static_cast<size_t>(l.k) * l.in.c * l.r * l.s;
+    } else if (l.op == LayerOp::kFc) {
+      weight_elements += static_cast<size_t>(l.k) * ShapeElements(l.in);
     }
     if (l.op == LayerOp::kRelu) activation_names_.push_back(l.name);
   }
@@ -231,14 +248,24 @@ absl::Status ForwardPass::Impl::Init(const NetworkSpec& net, int batch, uint64_t
       DISSECT_CUDNN_RETURN_IF_ERROR(
           api, api.cudnnDeriveBNTensorDescriptor(layer.bn_desc.get(), layer.in_desc.get(),
                                                  CUDNN_BATCHNORM_SPATIAL));
-    } else if (l.op == LayerOp::kMaxPool) {
+    } else if (l.op == LayerOp::kMaxPool || l.op == LayerOp::kAvgPool) {
       DISSECT_ASSIGN_OR_RETURN(layer.pool, MakeCudnnObject(api, api.cudnnCreatePoolingDescriptor,
                                                            api.cudnnDestroyPoolingDescriptor,
                                                            "cudnnCreatePoolingDescriptor"));
       DISSECT_CUDNN_RETURN_IF_ERROR(
-          api, api.cudnnSetPooling2dDescriptor(layer.pool.get(), CUDNN_POOLING_MAX,
-                                               CUDNN_NOT_PROPAGATE_NAN, l.r, l.s, l.pad, l.pad,
-                                               l.stride, l.stride));
+          api, api.cudnnSetPooling2dDescriptor(
+                   layer.pool.get(),
+                   l.op == LayerOp::kMaxPool ? CUDNN_POOLING_MAX
+                                             : CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING,
+                   CUDNN_NOT_PROPAGATE_NAN, l.r, l.s, l.pad, l.pad, l.stride, l.stride));
+    } else if (l.op == LayerOp::kFc && blas_ == nullptr) {
+      cublasHandle_t blas = nullptr;
+      DISSECT_RETURN_IF_ERROR(BlasStatus(cublasCreate(&blas), "cublasCreate"));
+      blas_.reset(blas);
+      DISSECT_RETURN_IF_ERROR(BlasStatus(cublasSetStream(blas, stream), "cublasSetStream"));
+      // Plain float32 (no TF32), as the CPU reference.
+      DISSECT_RETURN_IF_ERROR(
+          BlasStatus(cublasSetMathMode(blas, CUBLAS_PEDANTIC_MATH), "cublasSetMathMode"));
     }
   }
 
@@ -273,6 +300,10 @@ absl::Status ForwardPass::Impl::Init(const NetworkSpec& net, int batch, uint64_t
     if (l.op == LayerOp::kConv) {
       DISSECT_RETURN_IF_ERROR(
           Upload(HeWeights(seed, i, l.k, l.in.c, l.r, l.s), layers_[i].weights));
+    } else if (l.op == LayerOp::kFc) {
+      DISSECT_RETURN_IF_ERROR(
+          Upload(HeWeights(seed, i, l.k, static_cast<int>(ShapeElements(l.in)), 1, 1),
+                 layers_[i].weights));
     } else if (l.op == LayerOp::kBatchNorm) {
       DISSECT_ASSIGN_OR_RETURN(layers_[i].bn_mean, DeviceBuffer<float>::Allocate(l.in.c));
       DISSECT_ASSIGN_OR_RETURN(layers_[i].bn_var, DeviceBuffer<float>::Allocate(l.in.c));
@@ -329,6 +360,7 @@ absl::Status ForwardPass::Impl::Forward(float threshold, bool calibrate,
         }
         break;
       case LayerOp::kMaxPool:
+      case LayerOp::kAvgPool:
         DISSECT_CUDNN_RETURN_IF_ERROR(
             api, api.cudnnPoolingForward(handle_.get(), layer.pool.get(), &one, layer.in_desc.get(),
                                          x, &zero, layer.out_desc.get(), y));
@@ -336,6 +368,37 @@ absl::Status ForwardPass::Impl::Forward(float threshold, bool calibrate,
       case LayerOp::kAdd:
         DISSECT_CUDA_RETURN_IF_ERROR(
             LaunchAdd(x, Output(l.inputs[1]), y, out_dims.elements(), stream_));
+        break;
+      case LayerOp::kConcat: {
+        // Per image: the first input's channels, then the second's.
+        const int second = l.inputs[1];
+        const size_t a_bytes = ShapeElements(l.in) * sizeof(float);
+        const size_t b_bytes =
+            ShapeElements(second == kNetworkInput ? net_.input : net_.layers[second].out) *
+            sizeof(float);
+        const size_t y_bytes = a_bytes + b_bytes;
+        DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpy2DAsync(y, y_bytes, x, a_bytes, a_bytes, batch_,
+                                                       cudaMemcpyDeviceToDevice, stream_));
+        DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpy2DAsync(
+            reinterpret_cast<unsigned char*>(y) + a_bytes, y_bytes, Output(second), b_bytes,
+            b_bytes, batch_, cudaMemcpyDeviceToDevice, stream_));
+        break;
+      }
+      case LayerOp::kFc: {
+        // Row-major Y[n][k] = sum_f X[n][f] W[k][f]: column-major, with W
+        // read as an f x k matrix, Y^T (k x n) = W^T X^T.
+        const int features = static_cast<int>(ShapeElements(l.in));
+        DISSECT_RETURN_IF_ERROR(
+            BlasStatus(cublasSgemm(blas_.get(), CUBLAS_OP_T, CUBLAS_OP_N, l.k, batch_, features,
+                                   &one, layer.weights.get(), features, x, features, &zero, y, l.k),
+                       "cublasSgemm"));
+        break;
+      }
+      case LayerOp::kSoftmax:
+        DISSECT_CUDNN_RETURN_IF_ERROR(
+            api, api.cudnnSoftmaxForward(handle_.get(), CUDNN_SOFTMAX_ACCURATE,
+                                         CUDNN_SOFTMAX_MODE_CHANNEL, &one, layer.in_desc.get(), x,
+                                         &zero, layer.out_desc.get(), y));
         break;
     }
     if (observer && (observe == Observe::kEveryLayer || l.op == LayerOp::kRelu)) {
@@ -353,13 +416,6 @@ absl::StatusOr<std::unique_ptr<ForwardPass>> ForwardPass::Create(const NetworkSp
   }
   if (net.layers.empty()) {
     return absl::InvalidArgumentError(absl::StrCat("network ", net.name, " has no layers"));
-  }
-  for (const LayerSpec& l : net.layers) {
-    if (l.op != LayerOp::kConv && l.op != LayerOp::kBatchNorm && l.op != LayerOp::kRelu &&
-        l.op != LayerOp::kMaxPool && l.op != LayerOp::kAdd) {
-      return absl::UnimplementedError(
-          absl::StrCat("layer ", l.name, ": the forward pass has no ", LayerOpName(l.op), " yet"));
-    }
   }
   auto impl = std::make_unique<Impl>();
   DISSECT_ASSIGN_OR_RETURN(impl->api_, LoadCudnnApi());

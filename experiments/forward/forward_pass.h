@@ -1,10 +1,13 @@
-// A built-in forward pass through a network's convolutional part on the GPU
-// with cuDNN (loaded at run time, cudnn_api.h): conv -> BN -> ReLU stacks,
-// max-pools and residual adds as the NetworkSpec (network.h) says.
+// A built-in forward pass through a network on the GPU with cuDNN (loaded at
+// run time, cudnn_api.h) and cuBLAS: conv -> BN -> ReLU stacks, max- and
+// average pools, residual adds, channel concatenations (two strided
+// device-to-device copies), FC layers (cublasSgemm, float32 without TF32)
+// and softmax, as the NetworkSpec (network.h) says.
 //
 // What it computes (the activation_source "synthetic_weights"):
 //  - conv weights He-initialised from a fixed seed (HeWeights,
-//    cpu_reference.h): normal, std sqrt(2 / (c*r*s)), no bias;
+//    cpu_reference.h): normal, std sqrt(2 / (c*r*s)), no bias; fc weights
+//    the same with c*h*w input features and a 1x1 window;
 //  - the input a deterministic image-like tensor (SyntheticImage,
 //    cpu_reference.h): smooth gradients plus noise, 3 channels;
 //  - BN with gamma 1, beta 0 and each channel's mean and variance

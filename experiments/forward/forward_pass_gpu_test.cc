@@ -161,8 +161,95 @@ TEST(ForwardPassGpuTest, TinyNetworkEndToEnd) {
   ExpectMatchesCpu(net, 0.25f, kNetworkRelTol);
 }
 
+TEST(ForwardPassGpuTest, AvgPoolWindowedAndGlobal) {
+  ExpectMatchesCpu(Parse(R"({"name": "c", "op": "conv", "k": 4, "r": 3, "s": 3, "pad": 1},
+                          {"name": "p", "op": "avgpool", "r": 3, "s": 3, "stride": 2, "pad": 1},
+                          {"name": "g", "op": "avgpool", "global": true})"),
+                   0, kRelTol);
+}
+
+TEST(ForwardPassGpuTest, Concat) {
+  ExpectMatchesCpu(Parse(R"({"name": "a", "op": "conv", "k": 5, "r": 3, "s": 3, "pad": 1},
+                          {"name": "b", "op": "concat", "inputs": ["a", "input"]},
+                          {"name": "c", "op": "conv", "k": 2, "r": 1, "s": 1},
+                          {"name": "d", "op": "concat", "inputs": ["b", "c"]})"),
+                   0, kRelTol);
+}
+
+TEST(ForwardPassGpuTest, FcAndSoftmax) {
+  ExpectMatchesCpu(Parse(R"({"name": "c", "op": "conv", "k": 4, "r": 3, "s": 3, "pad": 1},
+                          {"name": "f1", "op": "fc", "k": 33},
+                          {"name": "r", "op": "relu"},
+                          {"name": "f2", "op": "fc", "k": 10},
+                          {"name": "s", "op": "softmax"})"),
+                   0, kRelTol);
+}
+
+// A two-layer dense block, a transition and the DenseNet head.
+constexpr char kTinyDensenet[] = R"(
+  {"name": "c0", "op": "conv", "k": 8, "r": 3, "s": 3, "stride": 2, "pad": 1},
+  {"name": "n0", "op": "bn"}, {"name": "r0", "op": "relu"},
+  {"name": "l1.n1", "op": "bn", "input": "r0"}, {"name": "l1.r1", "op": "relu"},
+  {"name": "l1.c1", "op": "conv", "k": 16, "r": 1, "s": 1},
+  {"name": "l1.n2", "op": "bn"}, {"name": "l1.r2", "op": "relu"},
+  {"name": "l1.c2", "op": "conv", "k": 4, "r": 3, "s": 3, "pad": 1},
+  {"name": "l1.cat", "op": "concat", "inputs": ["r0", "l1.c2"]},
+  {"name": "l2.n1", "op": "bn"}, {"name": "l2.r1", "op": "relu"},
+  {"name": "l2.c1", "op": "conv", "k": 16, "r": 1, "s": 1},
+  {"name": "l2.n2", "op": "bn"}, {"name": "l2.r2", "op": "relu"},
+  {"name": "l2.c2", "op": "conv", "k": 4, "r": 3, "s": 3, "pad": 1},
+  {"name": "l2.cat", "op": "concat", "inputs": ["l1.cat", "l2.c2"]},
+  {"name": "t.n", "op": "bn"}, {"name": "t.r", "op": "relu"},
+  {"name": "t.c", "op": "conv", "k": 8, "r": 1, "s": 1},
+  {"name": "t.p", "op": "avgpool", "r": 2, "s": 2, "stride": 2},
+  {"name": "n5", "op": "bn"}, {"name": "r5", "op": "relu"},
+  {"name": "gap", "op": "avgpool", "global": true},
+  {"name": "fc", "op": "fc", "k": 10},
+  {"name": "sm", "op": "softmax"})";
+
+TEST(ForwardPassGpuTest, TinyDensenetEndToEnd) {
+  const NetworkSpec net = Parse(kTinyDensenet, 3, 32);
+  ExpectMatchesCpu(net, 0, kNetworkRelTol);
+}
+
+TEST(ForwardPassGpuTest, FullBuiltinNetworksRunEveryLayer) {
+  for (const std::string& name : AllBuiltinNetworkNames()) {
+    const absl::StatusOr<NetworkSpec> net = BuiltinNetwork(name, NetworkPart::kFull);
+    ASSERT_TRUE(net.ok());
+    Stream stream;
+    absl::StatusOr<std::unique_ptr<ForwardPass>> pass =
+        ForwardPass::Create(*net, 2, kSeed, stream.get());
+    ASSERT_TRUE(pass.ok()) << name << ": " << pass.status();
+    int layers = 0;
+    std::vector<float> probabilities(2 * 1000);
+    const absl::Status run = (*pass)->Run(
+        0,
+        [&](const std::string&, const float* data, TensorDims dims) -> absl::Status {
+          ++layers;
+          if (layers == static_cast<int>(net->layers.size())) {
+            EXPECT_EQ(dims.elements(), probabilities.size());
+            EXPECT_EQ(
+                cudaMemcpyAsync(probabilities.data(), data, probabilities.size() * sizeof(float),
+                                cudaMemcpyDeviceToHost, stream.get()),
+                cudaSuccess);
+          }
+          return absl::OkStatus();
+        },
+        Observe::kEveryLayer);
+    ASSERT_TRUE(run.ok()) << run;
+    ASSERT_EQ(cudaStreamSynchronize(stream.get()), cudaSuccess);
+    EXPECT_EQ(layers, static_cast<int>(net->layers.size())) << name;
+    // Each image's softmax sums to 1.
+    for (int n = 0; n < 2; ++n) {
+      double sum = 0;
+      for (int k = 0; k < 1000; ++k) sum += probabilities[n * 1000 + k];
+      EXPECT_NEAR(sum, 1.0, 1e-4) << name;
+    }
+  }
+}
+
 TEST(ForwardPassGpuTest, BuiltinNetworksRun) {
-  for (const std::string& name : BuiltinNetworkNames()) {
+  for (const std::string& name : AllBuiltinNetworkNames()) {
     const absl::StatusOr<NetworkSpec> net = BuiltinNetwork(name);
     ASSERT_TRUE(net.ok());
     Stream stream;
