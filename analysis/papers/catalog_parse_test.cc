@@ -1,0 +1,146 @@
+// The catalog parser and the generators' table helpers, on hand-written
+// entries: every field's error names the file and the field; published
+// values are numbers, ranges or "unknown" with a reason, never a number
+// without its source; the comparison table's ratio uses the middle of a
+// range and is empty where either side is unknown.
+#include <string>
+
+#include "analysis/papers/catalog.h"
+#include "analysis/papers/paper_figure.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace dissect::analysis::papers {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string Entry(const std::string& published, const std::string& extra = "",
+                  const std::string& status = R"("status": "ready",)") {
+  return R"({"format": "dissect.paper.v1",
+    "paper": {"key": "p_2018", "title": "T", "authors": "A", "year": 2018, "venue": "V"},
+    "figure": "Figure 2", "claim": "c", )" +
+         status + R"( "expected_signature": "s", "expected_differences": "d",
+    "sweep": {"defaults": {"time_limit_s": 9}, "entries": [{"id": "e", "experiment": "x"}]},
+    "analysis": {"generator": "g", "params": {"n": 3}}, )" +
+         extra + R"("published": )" + published + "}";
+}
+
+TEST(CatalogParse, AGoodEntry) {
+  absl::StatusOr<CatalogEntry> e = ParseCatalogEntry(
+      Entry(R"([{"key": "a", "quantity": "qa", "value": 38, "unit": "cycles", "source": "Table 2"},
+                {"key": "b", "quantity": "qb", "value": [436, 443], "unit": "cycles", "source": "p. 5"},
+                {"key": "c", "quantity": "qc", "value": "unknown", "why": "not offline"}])"),
+      "configs/papers/p_2018_fig2.json");
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_EQ(e->id, "p_2018_fig2");
+  EXPECT_EQ(e->paper_key, "p_2018");
+  EXPECT_EQ(e->year, 2018);
+  EXPECT_TRUE(e->ready());
+  EXPECT_EQ(e->generator, "g");
+  EXPECT_EQ(e->params["n"], 3);
+  ASSERT_EQ(e->published.size(), 3u);
+  EXPECT_EQ(*e->FindPublished("a")->lo, 38);
+  EXPECT_EQ(*e->FindPublished("b")->hi, 443);
+  EXPECT_FALSE(e->FindPublished("c")->known());
+  EXPECT_EQ(e->FindPublished("zz"), nullptr);
+  EXPECT_EQ(PublishedCell(e->FindPublished("a")), "38 cycles (Table 2)");
+  EXPECT_EQ(PublishedCell(e->FindPublished("b")), "436–443 cycles (p. 5)");
+  EXPECT_EQ(PublishedCell(e->FindPublished("c")), "unknown: not offline");
+  const nlohmann::ordered_json sweep = e->SweepDocument();
+  EXPECT_EQ(sweep["format"], "dissect.sweep.v1");
+  EXPECT_EQ(sweep["name"], "p_2018_fig2");
+  EXPECT_EQ(sweep["defaults"]["time_limit_s"], 9);
+  EXPECT_EQ(sweep["entries"][0]["id"], "e");
+}
+
+TEST(CatalogParse, ErrorsNameTheFileAndTheField) {
+  const std::string path = "configs/papers/p_2018_x.json";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"{", "not valid JSON"},
+      {Entry("[]", R"("colour": 1, )"), "colour: unknown field"},
+      {Entry(R"([{"key": "a", "quantity": "q", "value": 38}])"),
+       "published[0].source: a published number needs where it comes from"},
+      {Entry(R"([{"key": "a", "quantity": "q", "value": "unknown"}])"),
+       "published[0].why: an unknown value needs the reason"},
+      {Entry(R"([{"key": "a", "quantity": "q", "value": [443, 436], "source": "s"}])"),
+       "published[0].value: not a number, [lo, hi] with lo <= hi"},
+      {Entry(R"([{"key": "a", "quantity": "q", "value": "about 38"}])"), "published[0].value"},
+      {Entry(R"([{"key": "a", "quantity": "q", "value": 1, "source": "s"},
+                 {"key": "a", "quantity": "q", "value": 2, "source": "s"}])"),
+       "published[1].key: 'a' appears twice"},
+      {Entry("[]", "", R"("status": "maybe",)"), "status: must be \"ready\" or \"pending\""},
+      {Entry("[]", "", R"("status": "pending",)"), "pending: a pending entry says what is missing"},
+      {Entry("[]", R"("pending": "x", )"), "pending: only for status \"pending\""},
+  };
+  for (const auto& [text, expected] : cases) {
+    absl::StatusOr<CatalogEntry> e = ParseCatalogEntry(text, path);
+    ASSERT_FALSE(e.ok()) << expected;
+    EXPECT_THAT(std::string(e.status().message()), HasSubstr(path + ": "));
+    EXPECT_THAT(std::string(e.status().message()), HasSubstr(expected));
+  }
+  absl::StatusOr<CatalogEntry> other_key =
+      ParseCatalogEntry(Entry("[]"), "configs/papers/q_2018_x.json");
+  ASSERT_FALSE(other_key.ok());
+  EXPECT_THAT(std::string(other_key.status().message()),
+              HasSubstr("must start with paper.key 'p_2018'"));
+}
+
+TEST(CatalogParse, SelectByIdOrPaperKey) {
+  std::vector<CatalogEntry> catalog(3);
+  catalog[0].id = "p_2018_a";
+  catalog[0].paper_key = "p_2018";
+  catalog[1].id = "p_2018_b";
+  catalog[1].paper_key = "p_2018";
+  catalog[2].id = "q_2019";
+  catalog[2].paper_key = "q_2019";
+  auto one = SelectEntries(catalog, "p_2018_b");
+  ASSERT_TRUE(one.ok());
+  ASSERT_EQ(one->size(), 1u);
+  EXPECT_EQ(one->front()->id, "p_2018_b");
+  auto paper = SelectEntries(catalog, "p_2018");
+  ASSERT_TRUE(paper.ok());
+  EXPECT_EQ(paper->size(), 2u);
+  auto none = SelectEntries(catalog, "r");
+  ASSERT_FALSE(none.ok());
+  EXPECT_THAT(std::string(none.status().message()),
+              HasSubstr("unknown paper 'r' (known: p_2018_a, p_2018_b, q_2019)"));
+}
+
+TEST(PaperFigure, ComparisonRatioUsesTheMiddleOfARangeAndNeedsBothSides) {
+  PublishedValue range{"k", "q", 400, 500, "cycles", "Table 1", ""};
+  PublishedValue unknown{"u", "q", std::nullopt, std::nullopt, "", "", "not offline"};
+  MarkdownTable t = ComparisonTable();
+  AddComparison(t, "texture", &range, 900, "cycles", "miss");
+  AddComparison(t, "shared", &unknown, 30, "cycles", "");
+  AddComparison(t, "l2", &range, std::nullopt, "cycles", "no rows");
+  ASSERT_EQ(t.rows.size(), 3u);
+  EXPECT_EQ(t.rows[0][2], "900 cycles");
+  EXPECT_EQ(t.rows[0][3], "2");
+  EXPECT_EQ(t.rows[1][3], kEmptyCell);
+  EXPECT_EQ(t.rows[2][2], "not measured");
+  EXPECT_EQ(t.rows[2][3], kEmptyCell);
+}
+
+TEST(PaperFigure, BarChartWritesDataAndScript) {
+  PaperFigure out;
+  BarChart chart;
+  chart.stem = "bars";
+  chart.title = "t";
+  chart.ylabel = "x";
+  chart.categories = {"conv 1", "pool"};
+  chart.series = {"a", "b"};
+  chart.values = {{1, 2}, {3, NAN}};
+  chart.lines = {{5, "peak"}};
+  AddBarChart(chart, {"in.json"}, out);
+  ASSERT_EQ(out.files.size(), 2u);
+  EXPECT_EQ(out.files[0].name, "bars.dat");
+  EXPECT_THAT(out.files[0].contents, HasSubstr("conv_1 1 3\npool 2 ?\n"));
+  EXPECT_THAT(out.files[1].contents, HasSubstr("#   in.json\n"));
+  EXPECT_THAT(out.files[1].contents, HasSubstr("set output 'bars.svg'"));
+  EXPECT_THAT(out.files[1].contents, HasSubstr("5 with lines dashtype 2 lw 2 title 'peak'"));
+  EXPECT_EQ(out.scripts, std::vector<std::string>{"bars.gp"});
+}
+
+}  // namespace
+}  // namespace dissect::analysis::papers
