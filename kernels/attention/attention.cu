@@ -1,6 +1,7 @@
 // Tiled attention with the online softmax (kernels/attention/attention.h).
 #include <cuda_fp16.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -158,7 +159,31 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+// splitmix64 of (seed, i): a counter-based hash, no state between elements.
+__device__ uint64_t Mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+__global__ void FillSignedKernel(__half* dst, size_t n, float amplitude, uint64_t seed) {
+  for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < n;
+       i += size_t{gridDim.x} * blockDim.x) {
+    const float unit = static_cast<float>(Mix(seed * 0x100000001b3ull + i) >> 40) * 0x1p-24f;
+    dst[i] = __float2half_rn((2.f * unit - 1.f) * amplitude);
+  }
+}
+
 }  // namespace
+
+cudaError_t LaunchFillSigned(__half* dst, size_t n, float amplitude, uint64_t seed,
+                             cudaStream_t stream) {
+  if (dst == nullptr || n == 0) return cudaErrorInvalidValue;
+  const size_t blocks = std::min<size_t>((n + 255) / 256, 65536);
+  FillSignedKernel<<<static_cast<unsigned>(blocks), 256, 0, stream>>>(dst, n, amplitude, seed);
+  return cudaGetLastError();
+}
 
 cudaError_t LaunchAttention(const AttentionArgs& args, cudaStream_t stream) {
   const AttentionShape& s = args.shape;

@@ -12,6 +12,9 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
+#include <cstdint>
+
 #include "kernels/attention/attention_shape.h"
 
 namespace dissect::attention {
@@ -33,6 +36,12 @@ struct AttentionArgs {
 // cudaErrorInvalidValue for a head_dim other than 128, non-positive sizes
 // or a grid too large.
 cudaError_t LaunchAttention(const AttentionArgs& args, cudaStream_t stream);
+
+// Element i of `dst` (n elements) becomes a function of (seed, i) only:
+// uniform in [-amplitude, amplitude), rounded to fp16. Signed values, so that
+// a tile left out or a wrong softmax weight moves the output visibly.
+cudaError_t LaunchFillSigned(__half* dst, size_t n, float amplitude, uint64_t seed,
+                             cudaStream_t stream);
 
 }  // namespace dissect::attention
 
