@@ -849,7 +849,10 @@ absl::StatusOr<std::vector<std::string>> CollectResultPaths(
         arg, fs::directory_options::skip_permission_denied, ec);
     for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
       std::error_code file_ec;
-      if (it->path().extension() == ".json" && it->is_regular_file(file_ec)) {
+      // A sweep run folder's manifest.json (experiments/sweep) is not a
+      // result file; named on its own it is read (and refused) as given.
+      if (it->path().extension() == ".json" && it->path().filename() != "manifest.json" &&
+          it->is_regular_file(file_ec)) {
         found.push_back(it->path().string());
       }
     }

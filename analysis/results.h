@@ -96,7 +96,8 @@ absl::StatusOr<ResultFile> ParseResultJson(std::string_view text,
 absl::StatusOr<ResultFile> ReadResultFile(const std::string& path);
 
 // Expands arguments into result file paths: a file is taken as is, a folder
-// is searched recursively for `*.json` files (sorted within that folder).
+// is searched recursively for `*.json` files (sorted within that folder)
+// but the sweep runner's `manifest.json`.
 // Order of arguments is kept. Fails on a non-existent path or a folder with
 // no .json file.
 absl::StatusOr<std::vector<std::string>> CollectResultPaths(

@@ -91,24 +91,10 @@ absl::StatusOr<sweep::Sweep> EntrySweep(const CatalogEntry& entry) {
 absl::StatusOr<analysis::ReadResults> ReadResultsUnder(const std::string& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return absl::NotFoundError(absl::StrCat(dir, ": not a folder"));
-  std::vector<std::string> paths;
-  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it);
-       it.increment(ec)) {
-    if (!it->is_regular_file(ec) || it->path().extension() != ".json") continue;
-    if (it->path().filename() == sweep::kManifestName) continue;
-    paths.push_back(it->path().string());
-  }
-  if (ec) return absl::InternalError(absl::StrCat(dir, ": cannot be listed: ", ec.message()));
-  std::sort(paths.begin(), paths.end());
-  analysis::ReadResults read;
-  for (const std::string& path : paths) {
-    absl::StatusOr<analysis::ResultFile> file = analysis::ReadResultFile(path);
-    if (file.ok()) {
-      read.files.push_back(*std::move(file));
-    } else {
-      read.bad.push_back(std::string(file.status().message()));
-    }
-  }
+  absl::StatusOr<analysis::ReadResults> read = analysis::ReadResultFiles({dir});
+  // A folder without result files (a sweep whose entries all failed to
+  // start) is no results, which the generator reports.
+  if (!read.ok() && absl::IsNotFound(read.status())) return analysis::ReadResults{};
   return read;
 }
 

@@ -45,8 +45,8 @@ std::string ListCatalog(const std::vector<analysis::papers::CatalogEntry>& catal
 // The entry's sweep for the runner (ParseSweepJson of SweepDocument).
 absl::StatusOr<sweep::Sweep> EntrySweep(const analysis::papers::CatalogEntry& entry);
 
-// Every result file under `dir` (recursively, *.json but manifest.json),
-// sorted by path. Files that do not parse are named in `bad`.
+// Every result file under `dir` (ReadResultFiles: recursively, *.json but
+// manifest.json). Files that do not parse are named in `bad`.
 absl::StatusOr<analysis::ReadResults> ReadResultsUnder(const std::string& dir);
 
 // The markdown page of a figure: header (paper, figure, claim, expected
