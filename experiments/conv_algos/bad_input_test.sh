@@ -12,12 +12,12 @@ expect 2 "unknown value 'tf32'" conv_algorithms --axis=math=tf32
 expect 2 "batch must be in 1..1024 (got 0)" conv_algorithms --axis=batch=0
 
 list=$(./conv_algorithms --list)
-for name in layer:vgg16.conv4_2/ layer:resnet50.layer1.0.conv2/ algo:winograd_nonfused/ \
+for name in layer:alexnet.features.0/ layer:vgg16.conv4_2/ layer:resnet50.layer1.0.conv2/ algo:winograd_nonfused/ \
   batch:128/ math:fma; do
   [[ "${list}" == *"${name}"* ]] || { echo "FAIL: --list lacks ${name}"; failures=$((failures + 1)); }
 done
 # Repeats of a shape are accepted but not swept by default.
-for name in layer:vgg16.conv4_3/ layer:resnet50.layer1.1.conv2/ math:tensor_op; do
+for name in layer:densenet121.features.conv0/ layer:vgg16.conv4_3/ layer:resnet50.layer1.1.conv2/ math:tensor_op; do
   [[ "${list}" != *"${name}"* ]] || { echo "FAIL: --list has ${name}"; failures=$((failures + 1)); }
 done
 explicit=$(./conv_algorithms --list --axis=layer=resnet50.layer1.1.conv2 --axis=algo=fft \

@@ -13,7 +13,7 @@ namespace dissect::conv_algos {
 
 absl::StatusOr<std::vector<ConvLayer>> AllConvLayers() {
   std::vector<ConvLayer> all;
-  for (const std::string& network : forward::BuiltinNetworkNames()) {
+  for (const std::string& network : forward::AllBuiltinNetworkNames()) {
     DISSECT_ASSIGN_OR_RETURN(forward::NetworkSpec net, forward::BuiltinNetwork(network));
     using ShapeKey = std::tuple<int, int, int, int, int, int, int, int>;
     std::map<ShapeKey, size_t> first_of_shape;  // index into `all`

@@ -29,7 +29,7 @@ struct ConvLayer {
   int network_conv_layers = 0;  // conv layers of the network
 };
 
-// Every conv layer of every built-in network (BuiltinNetworkNames order),
+// Every conv layer of every built-in network (AllBuiltinNetworkNames order),
 // in network order.
 absl::StatusOr<std::vector<ConvLayer>> AllConvLayers();
 

@@ -23,6 +23,7 @@ TEST(ConvLayersTest, NamesEveryConvOfEveryNetwork) {
   for (const ConvLayer& l : *layers) ++per_network[l.network];
   EXPECT_EQ(per_network["vgg16"], 13);
   EXPECT_EQ(per_network["resnet50"], 53);
+  EXPECT_EQ(per_network["alexnet"], 5);
   const ConvLayer* conv = Find(*layers, "vgg16.conv4_2");
   ASSERT_NE(conv, nullptr);
   EXPECT_EQ(conv->spec.in.c, 512);
