@@ -30,6 +30,9 @@ echo "fake ${name} $*"
 for a in "$@"; do
   [[ "${a}" != --benchmark_out=* ]] || echo '{"fake": true}' > "${a#--benchmark_out=}"
 done
+if [[ "${name}" == reproduce && " $* " == *" --list "* ]]; then
+  printf 'x_2020_a  [ready]\n  a paper\n\ny_2020_b  [pending]\n  pending: waits\n'
+fi
 if [[ "${name}" == report ]]; then
   echo "| shared | latency | ≥ 40 cycles | Fake GPU | 29.11 cycles | **outside** | [1] |"
   echo "| L2 | latency | 200 – 300 cycles | Fake GPU | 250 cycles | in range | [1] |"
@@ -47,7 +50,7 @@ EOF
   for name in shared_latency relu_bandwidth memory_latency latency_trace memory_bandwidth \
     shared_bandwidth l1_bypass mma_sync wgmma cublaslt_gemm report \
     gpc_topology l2_sm_map dsm_latency dsm_bandwidth l1_duplication cluster_coop \
-    activation_sparsity sparsity_speed sparse24_gemm compressible_bandwidth \
+    activation_sparsity sparsity_speed sparse24_gemm compressible_bandwidth reproduce \
     pass_gpu_test fail_gpu_test big_gpu_test sleep_gpu_test after_gpu_test; do
     ln -s stub "${root}/dist/bin/${name}"
   done
@@ -226,6 +229,14 @@ OUT="" "${tools}/reference_run.sh" "${tmp}/plain" --parts=tensor > /dev/null 2>&
 rc=$?
 ((rc == 0)) || fail "reference_run.sh outside \$OUT exited ${rc}, want 0"
 expect_files "${tmp}/plain" mma_sync.json wgmma.log REPORT.md SUMMARY.txt
+# The papers part (not in the default): one step per ready catalog entry.
+OUT="" "${tools}/reference_run.sh" "${tmp}/papers" --parts=papers > /dev/null 2>&1
+rc=$?
+((rc == 0)) || fail "reference_run.sh --parts=papers exited ${rc}, want 0"
+expect_files "${tmp}/papers" paper_x_2020_a.log REPORT.md SUMMARY.txt
+[[ ! -e "${tmp}/papers/paper_y_2020_b.log" ]] || fail "the pending catalog entry ran"
+expect_line "${tmp}/papers/paper_x_2020_a.log" "--paper=x_2020_a --out=${tmp}/papers/papers"
+[[ ! -e "${tmp}/h100/paper_x_2020_a.log" ]] || fail "papers ran in the default parts"
 
 if ((failures > 0)); then
   echo "${failures} failures"

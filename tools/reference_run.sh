@@ -10,7 +10,15 @@
 #   sharing (issue 14: GPC map, SM-to-L2 map, DSM, L1 duplication with the
 #   L1 hit ratio, cluster-cooperative kernels) and sparsity (issue 15:
 #   activation sparsity of the built-in passes, the speed of each way of
-#   exploiting it, 2:4 mma.sp, compressible memory); default all.
+#   exploiting it, 2:4 mma.sp, compressible memory); default all of these.
+#   papers (issue 16, not in the default): every ready entry of the paper
+#   catalog (dist/papers) through dist/bin/reproduce, one step per entry,
+#   into OUTDIR/papers/<id>/ (run folder, figure page, gnuplot scripts; the
+#   SVGs are drawn afterwards where gnuplot is:
+#     ./bazelw run //experiments:reproduce -- --paper=<id> --out=DIR/papers \
+#         --results=DIR/papers/<id>).
+#   It measures again what the other parts measure, in the catalog's sizes,
+#   and may take longer than one call: pass --papers=ID,ID to run a subset.
 #   The whole run is meant to fit one 10-minute call on an H100, but its
 #   length is an estimate until measured: where a call may be cut short, run
 #   one part per call, each into its own OUTDIR (the report reads them all).
@@ -24,7 +32,7 @@
 # Figures are drawn afterwards where gnuplot is (not on the GPU machine):
 #   ./bazelw run //analysis:figures -- --out=$PWD/OUTDIR/figures $PWD/OUTDIR
 set -uo pipefail
-usage="usage: tools/reference_run.sh OUTDIR [--parts=memory,l1_bypass,l1_bypass_b32,tensor,sharing,sparsity] [flags]"
+usage="usage: tools/reference_run.sh OUTDIR [--parts=memory,l1_bypass,l1_bypass_b32,tensor,sharing,sparsity,papers] [--papers=ID,ID] [flags]"
 outdir=${1:?${usage}}
 shift
 parts=memory,l1_bypass,l1_bypass_b32,tensor,sharing,sparsity
@@ -32,8 +40,13 @@ if [[ "${1:-}" == --parts=* ]]; then
   parts=${1#--parts=}
   shift
 fi
+papers=""
+if [[ "${1:-}" == --papers=* ]]; then
+  papers=${1#--papers=}
+  shift
+fi
 for p in ${parts//,/ }; do
-  [[ "${p}" =~ ^(memory|l1_bypass|l1_bypass_b32|tensor|sharing|sparsity)$ ]] || { echo "reference_run.sh: unknown part '${p}'; ${usage}" >&2; exit 2; }
+  [[ "${p}" =~ ^(memory|l1_bypass|l1_bypass_b32|tensor|sharing|sparsity|papers)$ ]] || { echo "reference_run.sh: unknown part '${p}'; ${usage}" >&2; exit 2; }
 done
 want() { [[ ",${parts}," == *",$1,"* ]]; }
 source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
@@ -125,6 +138,20 @@ if want sparsity; then
     --axis=shape=resnet50.fc1000,vgg16.fc6 "$@"
   run sparse24_gemm sparse24_gemm --samples=10 "$@"
   run compressible_bandwidth compressible_bandwidth --samples=10 "$@"
+fi
+# Paper reproductions (issue 16): each ready catalog entry's sweep and its
+# figure page (gnuplot is not on the GPU machine: --no_draw). Times are the
+# catalog's estimates, unmeasured.
+if want papers; then
+  if [[ -z "${papers}" ]]; then
+    papers=$(dist/bin/reproduce --catalog=dist/papers --list | awk '$2 == "[ready]" {print $1}' | paste -sd,)
+  fi
+  for id in ${papers//,/ }; do
+    step "paper_${id}" "${out}/paper_${id}.log" dist/bin/reproduce --catalog=dist/papers \
+      --bin_dir=dist/bin --no_draw --paper="${id}" --out="${out}/papers" ||
+      { status=1; echo "   failed, see ${out}/paper_${id}.log" >&2; }
+    pack "after paper ${id}"
+  done
 fi
 publish "running the report"
 if dist/bin/report "${out}" > "${out}/REPORT.md" 2> "${out}/report.log"; then
