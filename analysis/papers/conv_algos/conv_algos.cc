@@ -1,15 +1,534 @@
-// Generators of analysis/papers/registry.h for conv_algos (placeholder until implemented).
+// Generators of analysis/papers/registry.h for conv_algos, from
+// conv_algorithms results (experiments/conv_algos):
+//  - GenerateConvAlgorithms (Xu, Ma & Guo, NAS 2018): per network and layer
+//    each algorithm's time and workspace at one batch, the fastest marked;
+//    how often each algorithm wins; the network's conv time with the best
+//    algorithm per layer vs each fixed algorithm. Params: "batch" (default
+//    64), "networks" (default: every network in the results), "math"
+//    (default "fma"), "figure_network" (default the first network).
+//  - GenerateWorkspaceLimit (µ-cuDNN, Oyama et al., CLUSTER 2018): per layer
+//    and workspace limit, the best time of the whole mini-batch with the
+//    algorithms that fit vs the best split into measured micro-batch sizes
+//    (micro_batch.h). Params: "batch" (the mini-batch, default 128),
+//    "limits_bytes" (default [0, 8 MiB, 64 MiB, 512 MiB, -1]; -1 is no
+//    limit), "networks", "math".
+// A network's totals weight each layer by its row's shape_count (repeats of
+// a shape are measured once) and are given only when every conv layer of the
+// network was measured.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "analysis/format.h"
+#include "analysis/papers/conv_algos/micro_batch.h"
 #include "analysis/papers/registry.h"
+#include "analysis/section_util.h"
 
 namespace dissect::analysis::papers {
+namespace {
 
-absl::StatusOr<PaperFigure> GenerateConvAlgorithms(const CatalogEntry&, const std::vector<ResultFile>&) {
-  return absl::UnimplementedError("GenerateConvAlgorithms is not implemented yet");
+constexpr char kExperiment[] = "conv_algorithms";
+
+// One measured (layer, algorithm, batch).
+struct Measured {
+  double time_us = 0;
+  double workspace_bytes = 0;
+};
+
+struct LayerData {
+  std::string name;     // "vgg16.conv1_1"
+  std::string network;  // "vgg16"
+  std::optional<int> shape_count;
+  std::optional<int> network_conv_layers;
+  // algo -> batch -> measurement
+  std::map<std::string, std::map<int, Measured>> measured;
+};
+
+struct NotMeasured {
+  std::string layer, algo;
+  int batch = 0;
+  std::string notes;
+};
+
+struct ConvData {
+  std::vector<std::string> algos;  // in first-seen order
+  std::vector<LayerData> layers;   // in first-seen order
+  std::vector<NotMeasured> not_measured;
+  std::vector<std::string> inputs;
+};
+
+std::string NetworkOf(const std::string& layer) { return layer.substr(0, layer.find('.')); }
+
+std::string ShortName(const std::string& layer) {
+  const size_t dot = layer.find('.');
+  return dot == std::string::npos ? layer : layer.substr(dot + 1);
 }
 
-absl::StatusOr<PaperFigure> GenerateWorkspaceLimit(const CatalogEntry&, const std::vector<ResultFile>&) {
-  return absl::UnimplementedError("GenerateWorkspaceLimit is not implemented yet");
+absl::StatusOr<ConvData> ReadConvData(const std::vector<ResultFile>& results,
+                                      const std::string& math,
+                                      const std::vector<std::string>& networks) {
+  const std::vector<const ResultFile*> files = FilesOf(results, kExperiment);
+  if (files.empty()) {
+    return absl::NotFoundError(
+        "no conv_algorithms results: run the experiment conv_algorithms "
+        "(experiments/conv_algos) first");
+  }
+  ConvData data;
+  data.inputs = InputPaths(files);
+  std::map<std::string, size_t> layer_index;
+  for (const ResultFile* file : files) {
+    for (const Row& row : file->rows) {
+      const std::optional<std::string> layer = row.Axis("layer");
+      const std::optional<std::string> algo = row.Axis("algo");
+      const std::optional<double> batch = AxisNumber(row, "batch");
+      if (!layer || !algo || !batch || row.Axis("math").value_or("") != math) continue;
+      if (!networks.empty() &&
+          std::find(networks.begin(), networks.end(), NetworkOf(*layer)) == networks.end()) {
+        continue;
+      }
+      if (std::find(data.algos.begin(), data.algos.end(), *algo) == data.algos.end()) {
+        data.algos.push_back(*algo);
+      }
+      auto [it, inserted] = layer_index.emplace(*layer, data.layers.size());
+      if (inserted) data.layers.push_back({*layer, NetworkOf(*layer)});
+      LayerData& l = data.layers[it->second];
+      const std::optional<double> time = RowRealTimeUs(row);
+      if (row.error || !time) {
+        data.not_measured.push_back({*layer, *algo, static_cast<int>(*batch), RowNotes(row)});
+        continue;
+      }
+      if (const auto count = FiniteCounter(row, "shape_count")) {
+        l.shape_count = static_cast<int>(*count);
+      }
+      if (const auto count = FiniteCounter(row, "network_conv_layers")) {
+        l.network_conv_layers = static_cast<int>(*count);
+      }
+      l.measured[*algo][static_cast<int>(*batch)] = {
+          *time, FiniteCounter(row, "workspace_bytes").value_or(0)};
+    }
+  }
+  return data;
+}
+
+// The networks of `data`, in the order of `wanted` (or first seen).
+std::vector<std::string> NetworksOf(const ConvData& data, const std::vector<std::string>& wanted) {
+  std::vector<std::string> seen;
+  for (const LayerData& l : data.layers) {
+    if (std::find(seen.begin(), seen.end(), l.network) == seen.end()) seen.push_back(l.network);
+  }
+  if (wanted.empty()) return seen;
+  std::vector<std::string> ordered;
+  for (const std::string& n : wanted) {
+    if (std::find(seen.begin(), seen.end(), n) != seen.end()) ordered.push_back(n);
+  }
+  return ordered;
+}
+
+// How far a network's measured layers cover its conv layers: each counted
+// layer (shape_count > 0) stands for shape_count of them.
+struct Coverage {
+  int expected = 0;        // the network's conv layers (0: unknown)
+  std::string incomplete;  // "" when the counted layers cover them all, else why not
+};
+
+Coverage CoverageOf(const ConvData& data, const std::string& network) {
+  Coverage coverage;
+  int counted = 0;
+  for (const LayerData& l : data.layers) {
+    if (l.network != network) continue;
+    if (l.network_conv_layers) coverage.expected = *l.network_conv_layers;
+    counted += std::max(0, l.shape_count.value_or(0));
+  }
+  if (coverage.expected == 0 || counted != coverage.expected) {
+    coverage.incomplete =
+        absl::StrCat("measured layers cover ", counted, " of ",
+                     coverage.expected > 0 ? absl::StrCat(coverage.expected) : "?", " conv layers");
+  }
+  return coverage;
+}
+
+// Reads an integer param, `fallback` when absent.
+absl::StatusOr<int64_t> IntParam(const CatalogEntry& entry, const char* name, int64_t fallback) {
+  if (!entry.params.contains(name)) return fallback;
+  const auto& value = entry.params[name];
+  if (!value.is_number_integer()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(entry.id, ": params.", name, " must be an integer"));
+  }
+  return value.get<int64_t>();
+}
+
+absl::StatusOr<std::string> StringParam(const CatalogEntry& entry, const char* name,
+                                        const std::string& fallback) {
+  if (!entry.params.contains(name)) return fallback;
+  if (!entry.params[name].is_string()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(entry.id, ": params.", name, " must be a string"));
+  }
+  return entry.params[name].get<std::string>();
+}
+
+absl::StatusOr<std::vector<std::string>> NetworksParam(const CatalogEntry& entry) {
+  std::vector<std::string> networks;
+  if (!entry.params.contains("networks")) return networks;
+  for (const auto& n : entry.params["networks"]) {
+    if (!n.is_string()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(entry.id, ": params.networks must be a list of strings"));
+    }
+    networks.push_back(n.get<std::string>());
+  }
+  return networks;
+}
+
+std::string TimeCell(double us) { return absl::StrCat(FormatNumber(us), " µs"); }
+
+std::string NotMeasuredSection(const ConvData& data) {
+  if (data.not_measured.empty()) return "";
+  std::string out = "### Not measured\n\n";
+  for (const NotMeasured& n : data.not_measured) {
+    absl::StrAppend(&out, "- `", n.layer, "` ", n.algo, " at batch ", n.batch, ": ",
+                    n.notes.empty() ? "no time" : n.notes, "\n");
+  }
+  return out + "\n";
+}
+
+// The fastest algorithm of `layer` at `batch` whose workspace is at most
+// `limit` (nullopt: no limit): its name and measurement, or nullptr.
+const Measured* Fastest(const LayerData& layer, int batch, std::optional<double> limit,
+                        std::string* algo) {
+  const Measured* best = nullptr;
+  for (const auto& [name, by_batch] : layer.measured) {
+    const auto it = by_batch.find(batch);
+    if (it == by_batch.end() || (limit && it->second.workspace_bytes > *limit)) continue;
+    if (best == nullptr || it->second.time_us < best->time_us) {
+      best = &it->second;
+      *algo = name;
+    }
+  }
+  return best;
+}
+
+std::string MathNote(const std::string& math) {
+  return math == "fma" ? "float32 without tensor cores (CUDNN_FMA_MATH)"
+                       : absl::StrCat("math ", math);
+}
+
+}  // namespace
+
+absl::StatusOr<PaperFigure> GenerateConvAlgorithms(const CatalogEntry& entry,
+                                                   const std::vector<ResultFile>& results) {
+  const absl::StatusOr<int64_t> batch_param = IntParam(entry, "batch", 64);
+  if (!batch_param.ok()) return batch_param.status();
+  const int batch = static_cast<int>(*batch_param);
+  const absl::StatusOr<std::string> math = StringParam(entry, "math", "fma");
+  if (!math.ok()) return math.status();
+  const absl::StatusOr<std::vector<std::string>> wanted = NetworksParam(entry);
+  if (!wanted.ok()) return wanted.status();
+  absl::StatusOr<ConvData> read = ReadConvData(results, *math, *wanted);
+  if (!read.ok()) return read.status();
+  const ConvData& data = *read;
+  const std::vector<std::string> networks = NetworksOf(data, *wanted);
+  if (networks.empty()) {
+    return absl::NotFoundError(absl::StrCat("conv_algorithms results hold no layer of ",
+                                            absl::StrJoin(*wanted, ", "), " at math ", *math));
+  }
+  const absl::StatusOr<std::string> figure_network =
+      StringParam(entry, "figure_network", networks.front());
+  if (!figure_network.ok()) return figure_network.status();
+
+  PaperFigure out;
+  out.markdown = absl::StrCat(
+      "Device: ", DeviceLine(results), "\n\nBatch ", batch, ", ", MathNote(*math),
+      ". Each time is the median of the hot, event-timed samples of one "
+      "cudnnConvolutionForward call (its output checked against a CPU reference first); "
+      "**bold**: the layer's fastest algorithm; workspace in parentheses; × counts the "
+      "network's conv layers of that shape; — not measured (listed at the end).\n\n");
+
+  std::map<std::string, int> wins_distinct;
+  std::map<std::string, int> wins_all;
+  MarkdownTable totals = ColumnsTable({{"network", false},
+                                       {"strategy", false},
+                                       {"conv time (µs)", true},
+                                       {"best per layer is faster by", true}});
+  MarkdownTable comparison = ComparisonTable();
+  for (const std::string& network : networks) {
+    std::vector<std::pair<std::string, bool>> columns = {{"layer", false}, {"×", true}};
+    for (const std::string& a : data.algos) columns.push_back({a, true});
+    MarkdownTable table = ColumnsTable(columns);
+    const Coverage coverage = CoverageOf(data, network);
+    const std::string& incomplete = coverage.incomplete;
+    double best_total = 0;
+    std::map<std::string, double> fixed_total;
+    std::map<std::string, int> fixed_missing;
+    for (const LayerData& l : data.layers) {
+      if (l.network != network) continue;
+      std::string best_algo;
+      const Measured* best = Fastest(l, batch, std::nullopt, &best_algo);
+      const int weight = l.shape_count.value_or(0);
+      std::vector<std::string> cells = {ShortName(l.name),
+                                        l.shape_count ? absl::StrCat(*l.shape_count) : kEmptyCell};
+      for (const std::string& a : data.algos) {
+        const auto by_batch = l.measured.find(a);
+        const Measured* m = nullptr;
+        if (by_batch != l.measured.end()) {
+          const auto it = by_batch->second.find(batch);
+          if (it != by_batch->second.end()) m = &it->second;
+        }
+        if (m == nullptr) {
+          cells.push_back(kEmptyCell);
+          fixed_missing[a] += weight;
+          continue;
+        }
+        std::string cell =
+            absl::StrCat(TimeCell(m->time_us), " (", FormatBytes(m->workspace_bytes), ")");
+        cells.push_back(a == best_algo ? absl::StrCat("**", cell, "**") : cell);
+        fixed_total[a] += weight * m->time_us;
+      }
+      table.rows.push_back(cells);
+      if (best == nullptr) continue;
+      best_total += weight * best->time_us;
+      if (weight > 0) {
+        ++wins_distinct[best_algo];
+        wins_all[best_algo] += weight;
+      }
+    }
+    absl::StrAppend(&out.markdown, "### ", network, "\n\n", RenderMarkdownTable(table), "\n");
+
+    if (!incomplete.empty()) {
+      totals.rows.push_back({network, "—", "not given", CellText(incomplete)});
+      AddComparison(comparison, absl::StrCat(network, ": best algorithm per layer vs fixed"),
+                    entry.FindPublished(absl::StrCat(network, "_speedup")), std::nullopt, "x",
+                    incomplete);
+      continue;
+    }
+    totals.rows.push_back({network, "best algorithm per layer", FormatNumber(best_total), "1x"});
+    double lo = std::numeric_limits<double>::infinity();
+    double hi = 0;
+    std::string lo_algo;
+    std::string hi_algo;
+    int complete = 0;
+    for (const std::string& a : data.algos) {
+      if (fixed_missing[a] > 0) {
+        totals.rows.push_back({network, a + " everywhere", "—",
+                               absl::StrCat("cannot run ", fixed_missing[a], " of ",
+                                            coverage.expected, " conv layers")});
+        continue;
+      }
+      const double speedup = fixed_total[a] / best_total;
+      totals.rows.push_back({network, a + " everywhere", FormatNumber(fixed_total[a]),
+                             absl::StrCat(FormatNumber(speedup), "x")});
+      ++complete;
+      if (speedup < lo) lo = speedup, lo_algo = a;
+      if (speedup > hi) hi = speedup, hi_algo = a;
+    }
+    const std::string note =
+        complete == 0 ? "no fixed algorithm ran every layer"
+                      : absl::StrCat("range ", FormatNumber(lo), "–", FormatNumber(hi), "x over ",
+                                     complete, " fixed algorithms that run every layer (", lo_algo,
+                                     " closest, ", hi_algo, " farthest)");
+    AddComparison(comparison,
+                  absl::StrCat(network, ": best algorithm per layer vs fixed (largest speedup)"),
+                  entry.FindPublished(absl::StrCat(network, "_speedup")),
+                  complete > 0 ? std::optional<double>(hi) : std::nullopt, "x", note);
+  }
+
+  MarkdownTable wins = ColumnsTable(
+      {{"algorithm", false}, {"distinct layers won", true}, {"conv layers won", true}});
+  for (const std::string& a : data.algos) {
+    wins.rows.push_back({a, absl::StrCat(wins_distinct[a]), absl::StrCat(wins_all[a])});
+  }
+  absl::StrAppend(&out.markdown, "### How often each algorithm is fastest\n\n",
+                  RenderMarkdownTable(wins), "\n### Whole network (conv layers only)\n\n",
+                  RenderMarkdownTable(totals), "\n### Paper vs this GPU\n\n",
+                  RenderMarkdownTable(comparison), "\n", NotMeasuredSection(data));
+
+  BarChart chart;
+  chart.stem = "conv_algorithms_" + *figure_network;
+  chart.title =
+      absl::StrCat(*figure_network, ": cuDNN forward algorithms per layer, batch ", batch);
+  chart.ylabel = "time (µs)";
+  chart.log_y = true;
+  chart.series = data.algos;
+  chart.values.assign(data.algos.size(), {});
+  for (const LayerData& l : data.layers) {
+    if (l.network != *figure_network) continue;
+    chart.categories.push_back(ShortName(l.name));
+    for (size_t a = 0; a < data.algos.size(); ++a) {
+      const auto by_batch = l.measured.find(data.algos[a]);
+      double v = NAN;
+      if (by_batch != l.measured.end()) {
+        const auto it = by_batch->second.find(batch);
+        if (it != by_batch->second.end()) v = it->second.time_us;
+      }
+      chart.values[a].push_back(v);
+    }
+  }
+  AddBarChart(chart, data.inputs, out);
+  return out;
+}
+
+absl::StatusOr<PaperFigure> GenerateWorkspaceLimit(const CatalogEntry& entry,
+                                                   const std::vector<ResultFile>& results) {
+  const absl::StatusOr<int64_t> batch_param = IntParam(entry, "batch", 128);
+  if (!batch_param.ok()) return batch_param.status();
+  const int batch = static_cast<int>(*batch_param);
+  const absl::StatusOr<std::string> math = StringParam(entry, "math", "fma");
+  if (!math.ok()) return math.status();
+  const absl::StatusOr<std::vector<std::string>> wanted = NetworksParam(entry);
+  if (!wanted.ok()) return wanted.status();
+  std::vector<double> limits = {0, 8 << 20, 64 << 20, 512 << 20, -1};
+  if (entry.params.contains("limits_bytes")) {
+    limits.clear();
+    for (const auto& v : entry.params["limits_bytes"]) {
+      if (!v.is_number() || (v.get<double>() < 0 && v.get<double>() != -1)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            entry.id, ": params.limits_bytes must be byte counts >= 0 or -1 (no limit)"));
+      }
+      limits.push_back(v.get<double>());
+    }
+  }
+  absl::StatusOr<ConvData> read = ReadConvData(results, *math, *wanted);
+  if (!read.ok()) return read.status();
+  const ConvData& data = *read;
+  const std::vector<std::string> networks = NetworksOf(data, *wanted);
+  if (networks.empty()) {
+    return absl::NotFoundError(absl::StrCat("conv_algorithms results hold no layer of ",
+                                            absl::StrJoin(*wanted, ", "), " at math ", *math));
+  }
+  auto limit_label = [](double limit) {
+    return limit < 0 ? std::string("no limit") : FormatBytes(limit);
+  };
+
+  PaperFigure out;
+  out.markdown = absl::StrCat(
+      "Device: ", DeviceLine(results), "\n\nMini-batch ", batch, ", ", MathNote(*math),
+      ". At each workspace limit, *whole batch* is the fastest algorithm whose workspace fits "
+      "at batch ",
+      batch,
+      "; *micro-batched* is µ-cuDNN's best split of the mini-batch into "
+      "measured batch sizes, each micro-batch with its own fastest fitting algorithm (dynamic "
+      "programming over the splits). The split's time is the sum of its micro-batches' "
+      "separately measured times: this assumes back-to-back micro-batches cost the sum of "
+      "their separate times (no overlap, no extra launch gaps). Speedup = whole batch / "
+      "micro-batched.\n\n");
+
+  BarChart chart;
+  chart.stem = "workspace_limit";
+  chart.title =
+      absl::StrCat("µ-cuDNN: micro-batching speedup of the conv layers, mini-batch ", batch);
+  chart.ylabel = "speedup over the whole batch (x)";
+  for (double limit : limits) chart.categories.push_back(limit_label(limit));
+  chart.lines.push_back({1.0, "no speedup"});
+  MarkdownTable summary = ColumnsTable({{"network", false},
+                                        {"workspace limit", false},
+                                        {"whole batch (µs)", true},
+                                        {"micro-batched (µs)", true},
+                                        {"speedup", true}});
+  double best_speedup = 0;
+  std::string best_where;
+  for (const std::string& network : networks) {
+    MarkdownTable table = ColumnsTable({{"layer", false},
+                                        {"workspace limit", false},
+                                        {"whole batch", false},
+                                        {"micro-batched", false},
+                                        {"speedup", true}});
+    const std::string incomplete = CoverageOf(data, network).incomplete;
+    chart.series.push_back(network);
+    chart.values.emplace_back();
+    for (double limit_bytes : limits) {
+      const std::optional<double> limit =
+          limit_bytes < 0 ? std::nullopt : std::optional<double>(limit_bytes);
+      double whole_total = 0;
+      double split_total = 0;
+      bool totals_ok = incomplete.empty();
+      for (const LayerData& l : data.layers) {
+        if (l.network != network) continue;
+        std::string whole_algo;
+        const Measured* whole = Fastest(l, batch, limit, &whole_algo);
+        std::map<int, double> time_at_batch;
+        std::map<int, std::string> algo_at_batch;
+        std::set<int> sizes;
+        for (const auto& [algo, by_batch] : l.measured) {
+          for (const auto& [b, m] : by_batch) sizes.insert(b);
+        }
+        for (int b : sizes) {
+          if (b > batch) continue;
+          std::string algo;
+          if (const Measured* m = Fastest(l, b, limit, &algo)) {
+            time_at_batch[b] = m->time_us;
+            algo_at_batch[b] = algo;
+          }
+        }
+        const std::optional<MicroBatchSplit> split = BestMicroBatchSplit(time_at_batch, batch);
+        std::string split_cell = "no split fits";
+        if (split) {
+          std::vector<std::string> parts;
+          for (size_t i = 0; i < split->sizes.size();) {
+            size_t j = i;
+            while (j < split->sizes.size() && split->sizes[j] == split->sizes[i]) ++j;
+            parts.push_back(
+                absl::StrCat(j - i, "×", split->sizes[i], " ", algo_at_batch[split->sizes[i]]));
+            i = j;
+          }
+          split_cell = absl::StrCat(TimeCell(split->time), " (", absl::StrJoin(parts, " + "), ")");
+        }
+        std::string speedup_cell = kEmptyCell;
+        if (whole != nullptr && split) {
+          const double speedup = whole->time_us / split->time;
+          speedup_cell = absl::StrCat(FormatNumber(speedup), "x");
+          if (speedup > best_speedup) {
+            best_speedup = speedup;
+            best_where = absl::StrCat(l.name, " at ", limit_label(limit_bytes));
+          }
+        }
+        table.rows.push_back({ShortName(l.name), limit_label(limit_bytes),
+                              whole != nullptr
+                                  ? absl::StrCat(TimeCell(whole->time_us), " (", whole_algo, ")")
+                                  : "none fits",
+                              split_cell, speedup_cell});
+        const int weight = l.shape_count.value_or(0);
+        if (weight == 0) continue;
+        if (whole == nullptr || !split) {
+          totals_ok = false;
+          continue;
+        }
+        whole_total += weight * whole->time_us;
+        split_total += weight * split->time;
+      }
+      if (totals_ok) {
+        summary.rows.push_back({network, limit_label(limit_bytes), FormatNumber(whole_total),
+                                FormatNumber(split_total),
+                                absl::StrCat(FormatNumber(whole_total / split_total), "x")});
+        chart.values.back().push_back(whole_total / split_total);
+      } else {
+        summary.rows.push_back(
+            {network, limit_label(limit_bytes), "—", "—",
+             CellText(incomplete.empty() ? "a layer has no fitting algorithm or split"
+                                         : incomplete)});
+        chart.values.back().push_back(NAN);
+      }
+    }
+    absl::StrAppend(&out.markdown, "### ", network, "\n\n", RenderMarkdownTable(table), "\n");
+  }
+  MarkdownTable comparison = ComparisonTable();
+  AddComparison(comparison, "largest per-layer speedup of micro-batching",
+                entry.FindPublished("layer_speedup"),
+                best_speedup > 0 ? std::optional<double>(best_speedup) : std::nullopt, "x",
+                best_speedup > 0 ? best_where : "no layer had both a whole-batch and a split time");
+  absl::StrAppend(&out.markdown, "### Whole network (conv layers only)\n\n",
+                  RenderMarkdownTable(summary), "\n### Paper vs this GPU\n\n",
+                  RenderMarkdownTable(comparison), "\n", NotMeasuredSection(data));
+  AddBarChart(chart, data.inputs, out);
+  return out;
 }
 
 }  // namespace dissect::analysis::papers

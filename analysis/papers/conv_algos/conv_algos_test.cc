@@ -1,0 +1,103 @@
+// Golden tests of the conv_algos generators on the synthetic conv_algorithms
+// results of testdata/make_synthetic_conv_algos.py (made-up numbers) with
+// the catalog's own entries (configs/papers/xu_2018_conv_algorithms.json,
+// oyama_2018_mucudnn.json): each markdown page and its figure files against
+// the goldens, gnuplot drawing every figure, and the errors. After an
+// intended change:
+//   DISSECT_UPDATE_GOLDEN=1 ./bazelw run //analysis/papers/conv_algos:conv_algos_test
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "analysis/figures.h"
+#include "analysis/fixture_test_util.h"
+#include "analysis/papers/catalog.h"
+#include "analysis/papers/registry.h"
+#include "analysis/results.h"
+#include "analysis/test_util.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace dissect::analysis::papers {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::ReadText;
+using testing::Runfile;
+
+constexpr char kTestdata[] = "analysis/papers/conv_algos/testdata/";
+constexpr char kTarget[] = "//analysis/papers/conv_algos:conv_algos_test";
+
+std::vector<ResultFile> Fixtures() {
+  return testing::ReadResultFixtures(kTestdata, {"synthetic_conv_algorithms.json"});
+}
+
+CatalogEntry Entry(const std::string& id) {
+  const std::string path = absl::StrCat("configs/papers/", id, ".json");
+  absl::StatusOr<CatalogEntry> entry = ParseCatalogEntry(ReadText(Runfile(path)), path);
+  EXPECT_TRUE(entry.ok()) << entry.status();
+  return entry.ok() ? *std::move(entry) : CatalogEntry{};
+}
+
+void ExpectGolden(const PaperFigure& figure, const std::string& stem) {
+  testing::ExpectMatchesGolden(figure.markdown, absl::StrCat(kTestdata, stem, ".golden.md"),
+                               kTarget);
+  std::string files;
+  for (const FigureFile& file : figure.files) {
+    absl::StrAppend(&files, "==> ", file.name, " <==\n", file.contents);
+  }
+  testing::ExpectMatchesGolden(files, absl::StrCat(kTestdata, stem, "_figures.golden.txt"),
+                               kTarget);
+}
+
+void ExpectDrawn(const PaperFigure& figure, const std::string& name) {
+  if (RunGnuplot(".", "--version") == 127) GTEST_SKIP() << "gnuplot not on PATH";
+  std::filesystem::path dir;
+  ASSERT_NO_FATAL_FAILURE(
+      testing::DrawFigures({"synthetic", name, figure.files, figure.scripts}, name, &dir));
+}
+
+TEST(ConvAlgorithmsTest, MatchesGolden) {
+  absl::StatusOr<PaperFigure> figure =
+      GenerateConvAlgorithms(Entry("xu_2018_conv_algorithms"), Fixtures());
+  ASSERT_TRUE(figure.ok()) << figure.status();
+  ExpectGolden(*figure, "conv_algorithms");
+  // Synthetic AlexNet at batch 64: fft is fastest on every layer (144 + 216 + 108 =
+  // 468 µs); implicit_gemm everywhere takes 360 + 540 + 270 = 1170 µs: 2.5x.
+  EXPECT_THAT(figure->markdown,
+              HasSubstr("| alexnet  | implicit_gemm everywhere |           1170 |"));
+  EXPECT_THAT(figure->markdown, HasSubstr("2.5x"));
+  EXPECT_THAT(figure->markdown, HasSubstr("CUDNN_STATUS_NOT_SUPPORTED"));
+  EXPECT_THAT(figure->markdown, HasSubstr("measured layers cover 3 of 53 conv layers"));
+  ExpectDrawn(*figure, "conv_algorithms_test");
+}
+
+TEST(WorkspaceLimitTest, MatchesGolden) {
+  absl::StatusOr<PaperFigure> figure =
+      GenerateWorkspaceLimit(Entry("oyama_2018_mucudnn"), Fixtures());
+  ASSERT_TRUE(figure.ok()) << figure.status();
+  ExpectGolden(*figure, "workspace_limit");
+  EXPECT_THAT(figure->markdown, HasSubstr("assumes back-to-back micro-batches cost the sum"));
+  ExpectDrawn(*figure, "workspace_limit_test");
+}
+
+TEST(ConvAlgosErrorsTest, MissingExperimentAndBadParams) {
+  ResultFile other;
+  other.experiment = "memory_latency";
+  for (auto generate : {&GenerateConvAlgorithms, &GenerateWorkspaceLimit}) {
+    absl::StatusOr<PaperFigure> figure = generate(Entry("oyama_2018_mucudnn"), {other});
+    EXPECT_EQ(figure.status().code(), absl::StatusCode::kNotFound);
+    EXPECT_THAT(figure.status().message(), HasSubstr("no conv_algorithms results"));
+  }
+  CatalogEntry entry = Entry("oyama_2018_mucudnn");
+  entry.params["limits_bytes"] = {0, -5};
+  EXPECT_THAT(GenerateWorkspaceLimit(entry, Fixtures()).status().message(),
+              HasSubstr("params.limits_bytes must be byte counts >= 0 or -1"));
+  entry.params["networks"] = {"lenet"};
+  EXPECT_EQ(GenerateConvAlgorithms(entry, Fixtures()).status().message(),
+            "conv_algorithms results hold no layer of lenet at math fma");
+}
+
+}  // namespace
+}  // namespace dissect::analysis::papers
