@@ -32,6 +32,10 @@ SWEEP_EXPERIMENTS = [
 ]
 
 PAPER_ONLY_EXPERIMENTS = [
+    "//experiments/attention:attention",
+    "//experiments/conv_algos:conv_algorithms",
+    "//experiments/fusion:layer_fusion",
+    "//experiments/layer_breakdown:layer_breakdown",
 ]
 
 ALL_EXPERIMENTS = SWEEP_EXPERIMENTS + PAPER_ONLY_EXPERIMENTS
