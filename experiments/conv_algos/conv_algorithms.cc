@@ -12,7 +12,9 @@
 // (layer, algorithm) pairs are skipped with cuDNN's status.
 #include <cudnn.h>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <type_traits>
 #include <utility>
@@ -42,13 +44,16 @@ constexpr size_t kHeadroomBytes = size_t{256} << 20;
 constexpr size_t kPatternElements = size_t{1} << 20;
 // Output positions checked against the CPU reference.
 constexpr int kCheckedOutputs = 256;
-// The check's tolerance: |gpu - cpu| <= kTolerance * sum |x w| over the
+// The check's tolerance: |gpu - cpu| <= tolerance * sum |x w| over the
 // output's c*r*s products. Float32 accumulation of n products errs by at
 // most about n * 2^-24 of that sum (3e-4 at VGG's largest n = 4608), FFT
-// and Winograd add transform rounding of the same order, TF32 rounds each
-// input to 2^-11; a wrong result (a missed or doubled product) errs by a
-// sizeable fraction of |y|, far above this.
-constexpr double kTolerance = 1e-3;
+// and Winograd add transform rounding of the same order: 1e-3 (fma). TF32
+// rounds both inputs of every product to 10 mantissa bits (up to 2 * 2^-11
+// each): 4e-3 (tensor_op). A wrong result (a missed or doubled product, an
+// unwritten output, which starts as NaN) errs by a sizeable fraction of |y|,
+// far above either.
+constexpr double kFmaTolerance = 1e-3;
+constexpr double kTf32Tolerance = 4e-3;
 constexpr uint64_t kSeed = 16;
 
 const std::vector<ConvLayer>& Layers() {
@@ -116,18 +121,25 @@ absl::Status FillPeriodic(const std::vector<float>& pattern, DeviceBuffer<float>
   return absl::OkStatus();
 }
 
+// kPatternElements standard normal values times `scale`; the unit values
+// of each stream are made once per process.
 std::vector<float> Pattern(uint64_t stream, double scale) {
-  std::vector<float> values(kPatternElements);
-  for (size_t i = 0; i < values.size(); ++i) {
-    values[i] = static_cast<float>(forward::NormalAt(kSeed, stream, i) * scale);
+  static auto* const unit = new std::map<uint64_t, std::vector<float>>;
+  std::vector<float>& values = (*unit)[stream];
+  if (values.empty()) {
+    values.resize(kPatternElements);
+    for (size_t i = 0; i < values.size(); ++i) values[i] = forward::NormalAt(kSeed, stream, i);
   }
-  return values;
+  std::vector<float> scaled(values.size());
+  for (size_t i = 0; i < values.size(); ++i) scaled[i] = static_cast<float>(values[i] * scale);
+  return scaled;
 }
 
 // Compares kCheckedOutputs output values (spread over the whole NKPQ
 // tensor) with sums in double on the host.
 absl::Status CheckOutput(const LayerSpec& l, int batch, const std::vector<float>& x,
-                         const std::vector<float>& w, const DeviceBuffer<float>& y) {
+                         const std::vector<float>& w, const DeviceBuffer<float>& y,
+                         double tolerance) {
   const size_t outputs = static_cast<size_t>(batch) * l.out.c * l.out.h * l.out.w;
   for (int i = 0; i < kCheckedOutputs; ++i) {
     const size_t index =
@@ -139,30 +151,14 @@ absl::Status CheckOutput(const LayerSpec& l, int batch, const std::vector<float>
     rest /= l.out.h;
     const int k = rest % l.out.c;
     const int n = static_cast<int>(rest / l.out.c);
-    double sum = 0;
-    double magnitude = 0;
-    for (int c = 0; c < l.in.c; ++c) {
-      for (int r = 0; r < l.r; ++r) {
-        const int h = p * l.stride - l.pad + r;
-        if (h < 0 || h >= l.in.h) continue;
-        for (int s = 0; s < l.s; ++s) {
-          const int ww = q * l.stride - l.pad + s;
-          if (ww < 0 || ww >= l.in.w) continue;
-          const size_t xi = ((static_cast<size_t>(n) * l.in.c + c) * l.in.h + h) * l.in.w + ww;
-          const size_t wi = ((static_cast<size_t>(k) * l.in.c + c) * l.r + r) * l.s + s;
-          const double product = static_cast<double>(x[xi % x.size()]) * w[wi % w.size()];
-          sum += product;
-          magnitude += std::fabs(product);
-        }
-      }
-    }
+    const ReferenceValue ref = ConvOutputAt(l, x, w, n, k, p, q);
     float gpu = 0;
     DISSECT_CUDA_RETURN_IF_ERROR(
         cudaMemcpy(&gpu, y.get() + index, sizeof(float), cudaMemcpyDeviceToHost));
-    if (!(std::fabs(gpu - sum) <= kTolerance * magnitude)) {
+    if (!(std::fabs(gpu - ref.value) <= tolerance * ref.magnitude)) {
       return absl::InternalError(absl::StrFormat(
           "output (n %d, k %d, p %d, q %d) is %g, the CPU reference %g (tolerance %g)", n, k, p, q,
-          gpu, sum, kTolerance * magnitude));
+          gpu, ref.value, tolerance * ref.magnitude));
     }
   }
   return absl::OkStatus();
@@ -283,7 +279,9 @@ absl::Status Run(PointContext& ctx) {
     return forward::CudnnStatus(api, status, "cudnnConvolutionForward");
   }
   DISSECT_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(ctx.stream()));
-  if (absl::Status check = CheckOutput(l, batch, x_pattern, w_pattern, y); !check.ok()) {
+  if (absl::Status check = CheckOutput(l, batch, x_pattern, w_pattern, y,
+                                       math == CUDNN_FMA_MATH ? kFmaTolerance : kTf32Tolerance);
+      !check.ok()) {
     return absl::InternalError(
         absl::StrCat(ctx.Str("algo"), " on ", layer->name, ": ", check.message()));
   }

@@ -1,6 +1,7 @@
 // The axes of conv_algorithms; see conv_layers.h.
 #include "experiments/conv_algos/conv_layers.h"
 
+#include <cmath>
 #include <map>
 #include <tuple>
 
@@ -44,6 +45,27 @@ std::vector<std::string> DistinctShapeNames(const std::vector<ConvLayer>& layers
 
 double ConvFlops(const forward::LayerSpec& l, int batch) {
   return 2.0 * batch * l.k * l.in.c * l.r * l.s * l.out.h * l.out.w;
+}
+
+ReferenceValue ConvOutputAt(const forward::LayerSpec& l, const std::vector<float>& x,
+                            const std::vector<float>& w, int n, int k, int p, int q) {
+  ReferenceValue out;
+  for (int c = 0; c < l.in.c; ++c) {
+    for (int r = 0; r < l.r; ++r) {
+      const int h = p * l.stride - l.pad + r;
+      if (h < 0 || h >= l.in.h) continue;
+      for (int s = 0; s < l.s; ++s) {
+        const int col = q * l.stride - l.pad + s;
+        if (col < 0 || col >= l.in.w) continue;
+        const size_t xi = ((static_cast<size_t>(n) * l.in.c + c) * l.in.h + h) * l.in.w + col;
+        const size_t wi = ((static_cast<size_t>(k) * l.in.c + c) * l.r + r) * l.s + s;
+        const double product = static_cast<double>(x[xi % x.size()]) * w[wi % w.size()];
+        out.value += product;
+        out.magnitude += std::fabs(product);
+      }
+    }
+  }
+  return out;
 }
 
 const std::vector<ConvAlgo>& ConvAlgos() {

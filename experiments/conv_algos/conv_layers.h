@@ -42,6 +42,17 @@ std::vector<std::string> DistinctShapeNames(const std::vector<ConvLayer>& layers
 // 2 N K C R S P Q.
 double ConvFlops(const forward::LayerSpec& layer, int batch);
 
+// One output value of conv layer `l` (no bias) on periodic tensors: input
+// element i (NCHW) is x[i % x.size()], weight element i (KCRS) is
+// w[i % w.size()]; sums in double. `magnitude` is sum |x w| over the
+// products, the scale of the rounding error of any algorithm.
+struct ReferenceValue {
+  double value = 0;
+  double magnitude = 0;
+};
+ReferenceValue ConvOutputAt(const forward::LayerSpec& l, const std::vector<float>& x,
+                            const std::vector<float>& w, int n, int k, int p, int q);
+
 // cuDNN's legacy forward algorithms as axis values.
 struct ConvAlgo {
   const char* name;  // "implicit_gemm", ...

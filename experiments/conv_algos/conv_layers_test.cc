@@ -1,9 +1,11 @@
 #include "experiments/conv_algos/conv_layers.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <string>
 
+#include "experiments/forward/cpu_reference.h"
 #include "gtest/gtest.h"
 
 namespace dissect::conv_algos {
@@ -60,6 +62,47 @@ TEST(ConvLayersTest, FlopsAreTwiceTheMultiplyAdds) {
   // ResNet-50's stem: 7x7 stride 2 to 112 x 112.
   EXPECT_DOUBLE_EQ(ConvFlops(Find(*layers, "resnet50.conv1")->spec, 1),
                    2.0 * 64 * 3 * 7 * 7 * 112 * 112);
+}
+
+// The sampled reference of the experiment's check equals the forward pass's
+// CPU convolution (ConvCpu) everywhere on a small strided, padded layer,
+// with an input pattern shorter than the tensor (it repeats).
+TEST(ConvLayersTest, OutputAtMatchesTheCpuConvolution) {
+  forward::LayerSpec l;
+  l.op = forward::LayerOp::kConv;
+  l.in = {3, 7, 6};
+  l.k = 4;
+  l.r = 3;
+  l.s = 2;
+  l.stride = 2;
+  l.pad = 1;
+  l.out = {4, 4, 4};
+  const int batch = 2;
+  std::vector<float> x_pattern(50);
+  std::vector<float> w_pattern(17);
+  for (size_t i = 0; i < x_pattern.size(); ++i) x_pattern[i] = forward::NormalAt(1, 0, i);
+  for (size_t i = 0; i < w_pattern.size(); ++i) w_pattern[i] = forward::NormalAt(1, 1, i);
+  const forward::TensorDims dims{batch, l.in.c, l.in.h, l.in.w};
+  std::vector<float> x(dims.elements());
+  std::vector<float> w(static_cast<size_t>(l.k) * l.in.c * l.r * l.s);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = x_pattern[i % x_pattern.size()];
+  for (size_t i = 0; i < w.size(); ++i) w[i] = w_pattern[i % w_pattern.size()];
+  forward::TensorDims out;
+  const std::vector<float> y = forward::ConvCpu(x, dims, w, l.k, l.r, l.s, l.stride, l.pad, &out);
+  ASSERT_EQ(out.h, l.out.h);
+  ASSERT_EQ(out.w, l.out.w);
+  size_t i = 0;
+  for (int n = 0; n < batch; ++n) {
+    for (int k = 0; k < l.k; ++k) {
+      for (int p = 0; p < out.h; ++p) {
+        for (int q = 0; q < out.w; ++q, ++i) {
+          const ReferenceValue ref = ConvOutputAt(l, x_pattern, w_pattern, n, k, p, q);
+          EXPECT_NEAR(ref.value, y[i], 1e-5) << n << " " << k << " " << p << " " << q;
+          EXPECT_GE(ref.magnitude, std::fabs(ref.value));
+        }
+      }
+    }
+  }
 }
 
 TEST(ConvLayersTest, AlgorithmsByName) {
