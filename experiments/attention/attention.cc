@@ -14,7 +14,7 @@
 //           context (each K/V element is used once per query): memory-bound,
 //           its GB/s should approach the DRAM bandwidth at large batch ×
 //           context (small batches leave SMs idle: one block per head).
-//           Prefill's intensity grows with the context (about context / 2
+//           Prefill's intensity grows with the context (about context / 4
 //           FLOP/B causal): compute-bound, capped by the FP32 FMA pipe (not
 //           the tensor pipe), well below cuBLASLt's fp16 TFLOP/s.
 #include "kernels/attention/attention.h"

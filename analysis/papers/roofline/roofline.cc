@@ -1,11 +1,535 @@
-// Generators of analysis/papers/registry.h for roofline (placeholder until implemented).
+// GenerateRoofline (analysis/papers/registry.h): the LLM-inference roofline
+// of yuan_2024 with ceilings measured on this GPU. Reads memory_bandwidth
+// (the memory roof: the best 128-bit read bandwidth at DRAM footprints),
+// cublaslt_gemm (the tensor roof per dtype: its best TFLOP/s; the FP32 FMA
+// roof: its best fp32 TFLOP/s, else computed from device attributes; and
+// Llama-2-7B's linear layers as prefill GEMM and decode GEMV points) and
+// attention (our FFMA kernel, placed under the FP32 FMA roof). Params (all
+// optional): gemm_dtypes, llm_nk ("NxK" list), prefill_min_m, decode_max_m,
+// prefill_cache, decode_cache, dram_min_footprint_bytes.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "analysis/format.h"
+#include "analysis/papers/paper_figure.h"
 #include "analysis/papers/registry.h"
+#include "analysis/papers/roofline/roofline_model.h"
+#include "analysis/results.h"
+#include "analysis/tensor.h"
+#include "analysis/tensor_peaks_embedded.h"
+#include "kernels/attention/attention_shape.h"
 
 namespace dissect::analysis::papers {
+namespace {
 
-absl::StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry&, const std::vector<ResultFile>&) {
-  return absl::UnimplementedError("GenerateRoofline is not implemented yet");
+namespace rl = roofline;
+
+struct Params {
+  std::vector<std::string> gemm_dtypes = {"fp16", "bf16"};
+  std::vector<std::string> llm_nk = {"12288x4096", "4096x4096", "11008x4096", "4096x11008"};
+  int64_t prefill_min_m = 128;
+  int64_t decode_max_m = 64;
+  std::string prefill_cache = "hot";
+  std::string decode_cache = "hot";
+  double dram_min_footprint_bytes = 268435456;
+};
+
+absl::StatusOr<Params> ReadParams(const CatalogEntry& entry) {
+  Params p;
+  const nlohmann::ordered_json& j = entry.params;
+  if (j.is_null()) return p;
+  if (!j.is_object()) return absl::InvalidArgumentError("roofline: params must be an object");
+  auto bad = [&](const char* key, const char* want) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(entry.path, ": analysis.params.", key, " must be ", want));
+  };
+  auto strings = [&](const char* key, std::vector<std::string>& out) -> absl::Status {
+    if (!j.contains(key)) return absl::OkStatus();
+    const auto& v = j.at(key);
+    if (!v.is_array() || v.empty()) return bad(key, "a non-empty list of strings");
+    out.clear();
+    for (const auto& s : v) {
+      if (!s.is_string()) return bad(key, "a non-empty list of strings");
+      out.push_back(s.get<std::string>());
+    }
+    return absl::OkStatus();
+  };
+  auto integer = [&](const char* key, int64_t& out) -> absl::Status {
+    if (!j.contains(key)) return absl::OkStatus();
+    if (!j.at(key).is_number_integer() || j.at(key).get<int64_t>() < 1) {
+      return bad(key, "a positive integer");
+    }
+    out = j.at(key).get<int64_t>();
+    return absl::OkStatus();
+  };
+  auto cache = [&](const char* key, std::string& out) -> absl::Status {
+    if (!j.contains(key)) return absl::OkStatus();
+    const auto& v = j.at(key);
+    if (!v.is_string() || (v != "hot" && v != "cold")) return bad(key, "\"hot\" or \"cold\"");
+    out = v.get<std::string>();
+    return absl::OkStatus();
+  };
+  if (absl::Status s = strings("gemm_dtypes", p.gemm_dtypes); !s.ok()) return s;
+  if (absl::Status s = strings("llm_nk", p.llm_nk); !s.ok()) return s;
+  if (absl::Status s = integer("prefill_min_m", p.prefill_min_m); !s.ok()) return s;
+  if (absl::Status s = integer("decode_max_m", p.decode_max_m); !s.ok()) return s;
+  if (absl::Status s = cache("prefill_cache", p.prefill_cache); !s.ok()) return s;
+  if (absl::Status s = cache("decode_cache", p.decode_cache); !s.ok()) return s;
+  int64_t footprint = static_cast<int64_t>(p.dram_min_footprint_bytes);
+  if (absl::Status s = integer("dram_min_footprint_bytes", footprint); !s.ok()) return s;
+  p.dram_min_footprint_bytes = static_cast<double>(footprint);
+  return p;
+}
+
+// "experiment/axis:value/..." without Google Benchmark's own segments.
+std::string PointName(const ResultFile& file, const Row& row) {
+  std::string name = file.experiment;
+  for (const auto& [axis, value] : row.axes) absl::StrAppend(&name, "/", axis, ":", value);
+  return name;
+}
+
+std::optional<double> ContextNumber(const ResultFile& file, std::string_view key) {
+  const std::string text = file.ContextOr(key, "");
+  if (text.empty()) return std::nullopt;
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || *end != '\0' || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+struct Ceiling {
+  std::string name;
+  double value = 0;
+  std::string unit;
+  bool measured = true;
+  std::string source;
+  std::string datasheet;  // the side column
+};
+
+// The roof of the device: DRAM read bandwidth, best (footprint, bytes in
+// flight) median of 128-bit reads (else the widest read) at footprints >=
+// the DRAM minimum.
+absl::StatusOr<Ceiling> MemoryCeiling(const std::vector<const ResultFile*>& files,
+                                      const Params& params) {
+  if (files.empty()) {
+    return absl::FailedPreconditionError(
+        "roofline: no memory_bandwidth results: the memory ceiling (DRAM read bandwidth) cannot "
+        "be measured");
+  }
+  double widest = 0;
+  for (const ResultFile* f : files) {
+    for (const Row& row : f->rows) {
+      const std::optional<double> width = AxisNumber(row, "width_bits");
+      if (!row.error && row.Axis("op") == std::optional<std::string>("read") && width) {
+        widest = std::max(widest, std::min(*width, 128.0));
+      }
+    }
+  }
+  // (footprint, bytes in flight) -> values and the first row's name.
+  std::map<std::pair<double, double>, std::pair<std::vector<double>, std::string>> groups;
+  for (const ResultFile* f : files) {
+    for (const Row& row : f->rows) {
+      const std::optional<double> gbps = row.Counter("bandwidth_gbps");
+      const std::optional<double> footprint = AxisNumber(row, "footprint_bytes");
+      if (row.error || !gbps || !(*gbps > 0) || !footprint ||
+          *footprint < params.dram_min_footprint_bytes ||
+          row.Axis("op") != std::optional<std::string>("read") ||
+          AxisNumber(row, "width_bits") != std::optional<double>(widest)) {
+        continue;
+      }
+      auto& group =
+          groups[{*footprint, AxisNumber(row, "bytes_in_flight_per_thread").value_or(-1)}];
+      group.first.push_back(*gbps);
+      if (group.second.empty()) group.second = PointName(*f, row);
+    }
+  }
+  if (groups.empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("roofline: no measured memory_bandwidth read rows at footprints >= ",
+                     FormatBytes(params.dram_min_footprint_bytes),
+                     ": the memory ceiling (DRAM read bandwidth) cannot be measured"));
+  }
+  Ceiling c{"DRAM read bandwidth", 0, "GB/s", true, "", kEmptyCell};
+  for (const auto& [key, group] : groups) {
+    const double median = Median(group.first);
+    if (median > c.value) {
+      c.value = median;
+      c.source = absl::StrCat(group.second, " (median of ", group.first.size(), " row(s))");
+    }
+  }
+  if (const std::optional<double> peak = ContextNumber(*files.front(), "device_dram_peak_gbps")) {
+    c.datasheet = absl::StrCat(FormatNumber(*peak),
+                               " GB/s computed (2 × memory clock × bus width, device attributes)");
+  }
+  return c;
+}
+
+// NVIDIA's published dense peak of `dtype` for the device of `file`, or "—".
+std::string DatasheetCell(const TensorPeaks* peaks, const ResultFile& file,
+                          const std::string& dtype) {
+  if (peaks == nullptr) return kEmptyCell;
+  const TensorArchitecture* arch =
+      peaks->ForComputeCapability(file.ContextOr("device_compute_capability", ""));
+  if (arch == nullptr) return kEmptyCell;
+  const std::optional<double> sms = ContextNumber(file, "device_sm_count");
+  const TensorProduct* product =
+      arch->ProductFor(file.ContextOr("device_name", ""), sms ? static_cast<int>(*sms) : 0);
+  if (product == nullptr) return kEmptyCell;
+  const std::optional<double> tflops = product->DenseTflops(dtype);
+  if (!tflops) return kEmptyCell;
+  return absl::StrCat(FormatNumber(*tflops), " TFLOP/s datasheet (", product->name,
+                      ", configs/tensor/peaks.json)");
+}
+
+// The best cuBLASLt TFLOP/s of `dtype` (every shape and cache), or nullopt.
+std::optional<Ceiling> BestGemm(const std::vector<const ResultFile*>& files,
+                                const std::string& dtype, const std::string& name) {
+  std::optional<Ceiling> best;
+  for (const ResultFile* f : files) {
+    for (const Row& row : f->rows) {
+      const std::optional<double> tflops = row.Counter("tflops");
+      if (row.error || !tflops || !(*tflops > 0) ||
+          row.Axis("dtype") != std::optional<std::string>(dtype)) {
+        continue;
+      }
+      if (!best || *tflops > best->value) {
+        best = Ceiling{name, *tflops, "TFLOP/s", true, PointName(*f, row), kEmptyCell};
+      }
+    }
+  }
+  return best;
+}
+
+// The FP32 FMA roof from device attributes (not measured), or nullopt.
+std::optional<Ceiling> ComputedFmaCeiling(const ResultFile& file) {
+  const std::optional<double> sms = ContextNumber(file, "device_sm_count");
+  const std::optional<double> khz = ContextNumber(file, "device_sm_clock_max_khz");
+  const std::string cc = file.ContextOr("device_compute_capability", "");
+  const int lanes = rl::Fp32LanesPerSm(cc);
+  if (!sms || !khz) return std::nullopt;
+  const double tflops = rl::Fp32FmaPeakTflops(static_cast<int>(*sms), lanes, *khz / 1000);
+  if (!(tflops > 0)) return std::nullopt;
+  return Ceiling{
+      "FP32 FMA pipe",
+      tflops,
+      "TFLOP/s",
+      false,
+      absl::StrCat("device attributes: ", FormatNumber(*sms), " SMs × ", lanes, " FP32 lanes (cc ",
+                   cc, ") × 2 FLOP × ", FormatNumber(*khz / 1000), " MHz maximum SM clock"),
+      kEmptyCell};
+}
+
+struct OpPoint {
+  int set = 0;  // 0 prefill GEMM, 1 decode GEMV, 2 attention
+  std::string shape, dtype, note;
+  double intensity = 0;
+  double tflops = 0;
+  const Ceiling* roof = nullptr;
+};
+
+const char* const kSetNames[] = {"prefill GEMM", "decode GEMV", "attention"};
+
+bool Contains(const std::vector<std::string>& list, const std::string& value) {
+  return std::find(list.begin(), list.end(), value) != list.end();
+}
+
+}  // namespace
+
+absl::StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry& entry,
+                                             const std::vector<ResultFile>& results) {
+  absl::StatusOr<Params> params_or = ReadParams(entry);
+  if (!params_or.ok()) return params_or.status();
+  const Params& params = *params_or;
+  const std::vector<const ResultFile*> bandwidth_files = FilesOf(results, "memory_bandwidth");
+  const std::vector<const ResultFile*> gemm_files = FilesOf(results, "cublaslt_gemm");
+  const std::vector<const ResultFile*> attention_files = FilesOf(results, "attention");
+
+  absl::StatusOr<Ceiling> memory = MemoryCeiling(bandwidth_files, params);
+  if (!memory.ok()) return memory.status();
+  if (gemm_files.empty()) {
+    return absl::FailedPreconditionError(
+        "roofline: no cublaslt_gemm results: the tensor compute ceiling cannot be measured");
+  }
+  absl::StatusOr<TensorPeaks> peaks_or =
+      ParseTensorPeaksJson(kEmbeddedTensorPeaksJson, kEmbeddedTensorPeaksOrigin);
+  const TensorPeaks* peaks = peaks_or.ok() ? &*peaks_or : nullptr;
+  const ResultFile& device = *gemm_files.front();
+
+  // Ceilings: memory, one tensor roof per dtype with rows, the FMA pipe.
+  std::vector<Ceiling> ceilings = {*memory};
+  std::map<std::string, size_t> tensor_roof;
+  for (const std::string& dtype : params.gemm_dtypes) {
+    std::optional<Ceiling> c =
+        BestGemm(gemm_files, dtype, absl::StrCat(dtype, " tensor (cuBLASLt)"));
+    if (!c) continue;
+    c->datasheet = DatasheetCell(peaks, device, dtype);
+    tensor_roof[dtype] = ceilings.size();
+    ceilings.push_back(*c);
+  }
+  if (tensor_roof.empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("roofline: no measured cublaslt_gemm rows of dtype ",
+                     absl::StrJoin(params.gemm_dtypes, " or "),
+                     ": the tensor compute ceiling cannot be measured"));
+  }
+  std::optional<Ceiling> fma = BestGemm(gemm_files, "fp32", "FP32 FMA pipe (cuBLASLt SGEMM)");
+  std::optional<Ceiling> computed_fma = ComputedFmaCeiling(device);
+  if (fma) {
+    fma->datasheet = computed_fma ? absl::StrCat(FormatNumber(computed_fma->value),
+                                                 " TFLOP/s computed (", computed_fma->source, ")")
+                                  : kEmptyCell;
+  } else {
+    fma = computed_fma;
+    if (fma) fma->datasheet = DatasheetCell(peaks, device, "fp32");
+  }
+  std::optional<size_t> fma_roof;
+  if (fma) {
+    fma_roof = ceilings.size();
+    ceilings.push_back(*fma);
+  }
+  const double bandwidth = ceilings.front().value;
+  const double l2_bytes = ContextNumber(device, "device_l2_bytes").value_or(0);
+
+  // Operator points, and the rows that were not measured.
+  std::vector<OpPoint> points;
+  std::vector<std::string> not_measured;
+  for (const ResultFile* f : gemm_files) {
+    for (const Row& row : f->rows) {
+      const std::string dtype = row.Axis("dtype").value_or("");
+      const std::optional<GemmShape> shape = ParseGemmShape(row.Axis("shape").value_or(""));
+      if (!shape || !Contains(params.gemm_dtypes, dtype) ||
+          !Contains(params.llm_nk, absl::StrCat(shape->n, "x", shape->k))) {
+        continue;
+      }
+      const std::string cache = row.Axis("cache").value_or("");
+      int set = -1;
+      if (shape->m >= params.prefill_min_m && cache == params.prefill_cache) set = 0;
+      if (shape->m <= params.decode_max_m && cache == params.decode_cache) set = 1;
+      if (set < 0) continue;
+      const std::optional<double> tflops = row.Counter("tflops");
+      if (row.error || !tflops) {
+        not_measured.push_back(
+            absl::StrCat("`", PointName(*f, row), "`: ", row.error ? RowNotes(row) : "no tflops"));
+        continue;
+      }
+      OpPoint p;
+      p.set = set;
+      p.shape = row.Axis("shape").value_or("");
+      p.dtype = dtype;
+      p.intensity = rl::GemmIntensity(shape->m, shape->n, shape->k, 2);
+      p.tflops = *tflops;
+      p.roof = &ceilings[tensor_roof.count(dtype) ? tensor_roof[dtype] : 1];
+      if (cache == "hot" && rl::GemmBytes(shape->m, shape->n, shape->k, 2) < l2_bytes) {
+        p.note = "hot, operands fit in L2: may exceed the DRAM roof";
+      }
+      points.push_back(p);
+    }
+  }
+  for (const ResultFile* f : attention_files) {
+    for (const Row& row : f->rows) {
+      const std::optional<double> context = AxisNumber(row, "context");
+      const std::optional<double> batch = AxisNumber(row, "batch");
+      const std::optional<double> heads = AxisNumber(row, "heads");
+      const std::string phase = row.Axis("phase").value_or("");
+      if (!context || !batch || !heads || (phase != "prefill" && phase != "decode")) continue;
+      const std::optional<double> tflops = row.Counter("tflops");
+      if (row.error || !tflops) {
+        not_measured.push_back(
+            absl::StrCat("`", PointName(*f, row), "`: ", row.error ? RowNotes(row) : "no tflops"));
+        continue;
+      }
+      attention::AttentionShape s;
+      s.batch = static_cast<int64_t>(*batch);
+      s.heads = static_cast<int64_t>(*heads);
+      s.keys = static_cast<int64_t>(*context);
+      s.queries = phase == "prefill" ? s.keys : 1;
+      s.causal = phase == "prefill";
+      OpPoint p;
+      p.set = 2;
+      p.shape = absl::StrCat(phase, " context ", s.keys, " batch ", s.batch, " heads ", s.heads);
+      p.dtype = "fp16 (FP32 FFMA)";
+      p.intensity = rl::AttentionIntensity(s);
+      p.tflops = *tflops;
+      p.roof = fma_roof ? &ceilings[*fma_roof] : nullptr;
+      if (!fma_roof) p.note = "no FP32 FMA roof (no fp32 cublaslt_gemm row, no device attributes)";
+      if (row.Axis("cache") == std::optional<std::string>("hot") &&
+          attention::AttentionBytes(s) < l2_bytes) {
+        p.note = "hot, operands fit in L2: may exceed the DRAM roof";
+      }
+      points.push_back(p);
+    }
+  }
+  std::stable_sort(points.begin(), points.end(), [](const OpPoint& a, const OpPoint& b) {
+    return std::tie(a.set, a.intensity) < std::tie(b.set, b.intensity);
+  });
+
+  // --- Markdown ---
+  std::string md = absl::StrCat(DeviceLine(results), "\n\n### Ceilings\n\n");
+  MarkdownTable ct{{{"roof"},
+                    {"this GPU", true},
+                    {"unit"},
+                    {"how"},
+                    {"source"},
+                    {"ridge (FLOP/B)", true},
+                    {"datasheet / computed peak (side column)"}},
+                   {}};
+  for (const Ceiling& c : ceilings) {
+    const bool compute = c.unit == "TFLOP/s";
+    ct.rows.push_back(
+        {c.name, FormatNumber(c.value), c.unit, c.measured ? "measured" : "computed", c.source,
+         compute ? FormatNumber(rl::RidgePoint(c.value, bandwidth)) : kEmptyCell, c.datasheet});
+  }
+  absl::StrAppend(&md, RenderMarkdownTable(ct),
+                  "\nattainable(AI) = min(roof, AI × DRAM bandwidth); an operator left of its "
+                  "roof's ridge is memory-bound. GEMM points use the tensor roof of their dtype; "
+                  "our attention kernel does not use tensor cores, so its roof is the FP32 FMA "
+                  "pipe.\n\n### Operators\n\n");
+  MarkdownTable ot{{{"operator"},
+                    {"shape"},
+                    {"dtype"},
+                    {"AI (FLOP/B)", true},
+                    {"measured TFLOP/s", true},
+                    {"roof"},
+                    {"attainable TFLOP/s", true},
+                    {"% of attainable", true},
+                    {"bound"},
+                    {"note"}},
+                   {}};
+  int counts[3] = {0, 0, 0}, memory_bound[3] = {0, 0, 0};
+  for (const OpPoint& p : points) {
+    ++counts[p.set];
+    std::string attainable = kEmptyCell, pct = kEmptyCell, bound = kEmptyCell;
+    if (p.roof != nullptr) {
+      const double a = rl::Attainable(p.intensity, p.roof->value, bandwidth);
+      const rl::Bound b = rl::BoundAt(p.intensity, p.roof->value, bandwidth);
+      if (b == rl::Bound::kMemory) ++memory_bound[p.set];
+      attainable = FormatNumber(a);
+      pct = FormatPercent(p.tflops / a);
+      bound = rl::BoundName(b);
+    }
+    ot.rows.push_back({kSetNames[p.set], p.shape, p.dtype, FormatNumber(p.intensity),
+                       FormatNumber(p.tflops), p.roof ? p.roof->name : kEmptyCell, attainable, pct,
+                       bound, p.note.empty() ? kEmptyCell : p.note});
+  }
+  absl::StrAppend(&md, RenderMarkdownTable(ot), "\n### Findings\n\n");
+  for (int set = 0; set < 3; ++set) {
+    absl::StrAppend(&md, "- ", kSetNames[set], ": ", counts[set], " point(s), ", memory_bound[set],
+                    " memory-bound, ", counts[set] - memory_bound[set],
+                    " compute-bound (by the ridge of their roof).\n");
+  }
+  absl::StrAppend(&md, "- Expected (the paper's qualitative claim): ", entry.expected_signature,
+                  "\n\n### Paper vs this GPU\n\n");
+
+  // Published values: the paper's numbers (unknown offline) against ours.
+  std::optional<double> decode_ai, prefill_ai;
+  std::string decode_shape, prefill_shape;
+  for (const OpPoint& p : points) {
+    if (p.set == 1 && !decode_ai) decode_ai = p.intensity, decode_shape = p.shape;
+    if (p.set == 0 && !prefill_ai) prefill_ai = p.intensity, prefill_shape = p.shape;
+  }
+  const Ceiling& first_tensor = ceilings[tensor_roof.begin()->second];
+  MarkdownTable cmp = ComparisonTable();
+  for (const PublishedValue& v : entry.published) {
+    std::optional<double> measured;
+    std::string note;
+    if (v.key == "decode_gemv_intensity" && decode_ai) {
+      measured = decode_ai;
+      note = absl::StrCat("from the shape of the least intense decode GEMV, ", decode_shape);
+    } else if (v.key == "prefill_gemm_intensity" && prefill_ai) {
+      measured = prefill_ai;
+      note = absl::StrCat("from the shape of the least intense prefill GEMM, ", prefill_shape);
+    } else if (v.key == "ridge_point") {
+      measured = rl::RidgePoint(first_tensor.value, bandwidth);
+      note = absl::StrCat(first_tensor.name, " / DRAM read bandwidth, both measured");
+    } else if (v.key == "dram_bandwidth") {
+      measured = bandwidth;
+      note = "measured (memory_bandwidth)";
+    } else if (v.key == "fp16_tflops" && tensor_roof.count("fp16")) {
+      measured = ceilings[tensor_roof["fp16"]].value;
+      note = "measured (best cuBLASLt fp16)";
+    } else {
+      note = "no measurement of this GPU for it";
+    }
+    AddComparison(cmp, v.quantity, &v, measured, v.unit, note);
+  }
+  absl::StrAppend(&md, RenderMarkdownTable(cmp));
+  if (!not_measured.empty()) {
+    absl::StrAppend(&md, "\n### Not measured\n\n");
+    for (const std::string& line : not_measured) absl::StrAppend(&md, "- ", line, "\n");
+  }
+
+  // --- Figure: log-log roofline ---
+  PaperFigure out;
+  out.markdown = md;
+  std::string data = "# roofline.dat: operator points, one block per set: AI (FLOP/B) TFLOP/s\n";
+  std::vector<int> present;
+  double x_lo = 1e300, x_hi = 0, y_lo = 1e300, y_hi = 0;
+  for (int set = 0; set < 3; ++set) {
+    if (counts[set] == 0) continue;
+    absl::StrAppend(&data, present.empty() ? "" : "\n\n", "# ", kSetNames[set], "\n");
+    present.push_back(set);
+    for (const OpPoint& p : points) {
+      if (p.set != set) continue;
+      absl::StrAppend(&data, GpNumber(p.intensity), " ", GpNumber(p.tflops), " ", GpLabel(p.shape),
+                      "\n");
+      x_lo = std::min(x_lo, p.intensity);
+      x_hi = std::max(x_hi, p.intensity);
+      y_lo = std::min(y_lo, p.tflops);
+    }
+  }
+  for (const Ceiling& c : ceilings) {
+    if (c.unit != "TFLOP/s") continue;
+    x_hi = std::max(x_hi, rl::RidgePoint(c.value, bandwidth));
+    y_hi = std::max(y_hi, c.value);
+  }
+  if (points.empty()) x_lo = 1;
+  x_lo = std::exp2(std::floor(std::log2(x_lo)) - 1);
+  x_hi = std::exp2(std::ceil(std::log2(x_hi)) + 1);
+  y_lo = std::min(y_lo, rl::Attainable(x_lo, y_hi, bandwidth));
+  y_lo = std::pow(10, std::floor(std::log10(y_lo)));
+  y_hi = std::pow(10, std::ceil(std::log10(y_hi * 1.5)));
+  std::vector<std::string> inputs;
+  for (const auto* list : {&bandwidth_files, &gemm_files, &attention_files}) {
+    for (const std::string& path : InputPaths(*list)) inputs.push_back(path);
+  }
+  std::string script = ScriptHead("roofline", inputs, 960, 640,
+                                  "Roofline with measured ceilings: Llama-2-7B operators");
+  absl::StrAppend(&script, "set xlabel 'arithmetic intensity (FLOP/B)'\n", "set ylabel 'TFLOP/s'\n",
+                  "set logscale x 2\n", "set logscale y 10\n", "set xrange [", GpNumber(x_lo), ":",
+                  GpNumber(x_hi), "]\n", "set yrange [", GpNumber(y_lo), ":", GpNumber(y_hi), "]\n",
+                  "set samples 2000\n", "set grid xtics ytics\n", "set key below\n",
+                  "bw = ", GpNumber(bandwidth), "  # GB/s, ", ceilings.front().source, "\n",
+                  "roof(x, c) = (x * bw / 1000.0 < c) ? x * bw / 1000.0 : c\n");
+  std::vector<std::string> plots;
+  int dash = 1;
+  for (const Ceiling& c : ceilings) {
+    if (c.unit != "TFLOP/s") continue;
+    plots.push_back(
+        absl::StrCat("roof(x, ", GpNumber(c.value), ") with lines lw 2 dt ", dash++, " title ",
+                     GpQuoted(absl::StrCat(c.name, ": ", FormatNumber(c.value), " TFLOP/s (",
+                                           c.measured ? "measured" : "computed", "), DRAM ",
+                                           FormatNumber(bandwidth), " GB/s (measured)"))));
+  }
+  const int point_types[] = {7, 5, 9};
+  for (size_t i = 0; i < present.size(); ++i) {
+    plots.push_back(absl::StrCat("'roofline.dat' index ", i, " using 1:2 with points pt ",
+                                 point_types[present[i]], " ps 1.2 title ",
+                                 GpQuoted(kSetNames[present[i]])));
+  }
+  absl::StrAppend(&script, "plot ", absl::StrJoin(plots, ", \\\n     "), "\n");
+  out.files.push_back({"roofline.dat", data});
+  out.files.push_back({"roofline.gp", script});
+  out.scripts.push_back("roofline.gp");
+  return out;
 }
 
 }  // namespace dissect::analysis::papers
