@@ -263,15 +263,17 @@ absl::Status Run(PointContext& ctx) {
   DISSECT_RETURN_IF_ERROR(FillPeriodic(x_pattern, x));
   DISSECT_RETURN_IF_ERROR(FillPeriodic(w_pattern, w));
   DISSECT_CUDA_RETURN_IF_ERROR(cudaMemset(y.get(), 0xff, y.bytes()));  // NaN until written
+  // The fills ran on the default stream; the point's stream may not wait for it.
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaDeviceSynchronize());
 
   const float alpha = 1.0f;
   const float beta = 0.0f;
-  auto forward = [&]() {
+  auto convolve = [&]() {
     return api.cudnnConvolutionForward(handle.get(), &alpha, x_desc.get(), x.get(), w_desc.get(),
                                        w.get(), conv_desc.get(), algo, workspace.get(),
                                        workspace_bytes, &beta, y_desc.get(), y.get());
   };
-  if (const cudnnStatus_t status = forward(); status != CUDNN_STATUS_SUCCESS) {
+  if (const cudnnStatus_t status = convolve(); status != CUDNN_STATUS_SUCCESS) {
     if (status == CUDNN_STATUS_NOT_SUPPORTED) {
       return Skipped(absl::StrCat("cudnnConvolutionForward does not support ", ctx.Str("algo"),
                                   " here: ", api.cudnnGetErrorString(status)));
@@ -287,16 +289,13 @@ absl::Status Run(PointContext& ctx) {
   }
 
   cudnnStatus_t launch_status = CUDNN_STATUS_SUCCESS;
-  DISSECT_ASSIGN_OR_RETURN(const std::vector<double> ms, ctx.TimeKernel(
-                                                             [&](cudaStream_t) {
-                                                               const cudnnStatus_t s = forward();
-                                                               if (s != CUDNN_STATUS_SUCCESS)
-                                                                 launch_status = s;
-                                                               return s == CUDNN_STATUS_SUCCESS
-                                                                          ? cudaSuccess
-                                                                          : cudaErrorLaunchFailure;
-                                                             },
-                                                             CacheState::kHot));
+  const LaunchFn launch = [&](cudaStream_t) {
+    const cudnnStatus_t status = convolve();
+    if (status == CUDNN_STATUS_SUCCESS) return cudaSuccess;
+    launch_status = status;
+    return cudaErrorLaunchFailure;
+  };
+  DISSECT_ASSIGN_OR_RETURN(const std::vector<double> ms, ctx.TimeKernel(launch, CacheState::kHot));
   if (launch_status != CUDNN_STATUS_SUCCESS) {
     return forward::CudnnStatus(api, launch_status, "cudnnConvolutionForward");
   }

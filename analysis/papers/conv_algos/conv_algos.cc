@@ -222,32 +222,54 @@ std::string MathNote(const std::string& math) {
                        : absl::StrCat("math ", math);
 }
 
+// What both generators read: params "batch" (default `default_batch`),
+// "math" and "networks", and the results' rows for them.
+struct Inputs {
+  int batch = 0;
+  std::string math;
+  ConvData data;
+  std::vector<std::string> networks;  // those with rows, in the params' order
+};
+
+absl::StatusOr<Inputs> ReadInputs(const CatalogEntry& entry, const std::vector<ResultFile>& results,
+                                  int default_batch) {
+  Inputs in;
+  const absl::StatusOr<int64_t> batch = IntParam(entry, "batch", default_batch);
+  if (!batch.ok()) return batch.status();
+  in.batch = static_cast<int>(*batch);
+  absl::StatusOr<std::string> math = StringParam(entry, "math", "fma");
+  if (!math.ok()) return math.status();
+  in.math = *std::move(math);
+  const absl::StatusOr<std::vector<std::string>> wanted = NetworksParam(entry);
+  if (!wanted.ok()) return wanted.status();
+  absl::StatusOr<ConvData> data = ReadConvData(results, in.math, *wanted);
+  if (!data.ok()) return data.status();
+  in.data = *std::move(data);
+  in.networks = NetworksOf(in.data, *wanted);
+  if (in.networks.empty()) {
+    return absl::NotFoundError(absl::StrCat("conv_algorithms results hold no layer of ",
+                                            absl::StrJoin(*wanted, ", "), " at math ", in.math));
+  }
+  return in;
+}
+
 }  // namespace
 
 absl::StatusOr<PaperFigure> GenerateConvAlgorithms(const CatalogEntry& entry,
                                                    const std::vector<ResultFile>& results) {
-  const absl::StatusOr<int64_t> batch_param = IntParam(entry, "batch", 64);
-  if (!batch_param.ok()) return batch_param.status();
-  const int batch = static_cast<int>(*batch_param);
-  const absl::StatusOr<std::string> math = StringParam(entry, "math", "fma");
-  if (!math.ok()) return math.status();
-  const absl::StatusOr<std::vector<std::string>> wanted = NetworksParam(entry);
-  if (!wanted.ok()) return wanted.status();
-  absl::StatusOr<ConvData> read = ReadConvData(results, *math, *wanted);
-  if (!read.ok()) return read.status();
-  const ConvData& data = *read;
-  const std::vector<std::string> networks = NetworksOf(data, *wanted);
-  if (networks.empty()) {
-    return absl::NotFoundError(absl::StrCat("conv_algorithms results hold no layer of ",
-                                            absl::StrJoin(*wanted, ", "), " at math ", *math));
-  }
+  absl::StatusOr<Inputs> in = ReadInputs(entry, results, 64);
+  if (!in.ok()) return in.status();
+  const int batch = in->batch;
+  const std::string& math = in->math;
+  const ConvData& data = in->data;
+  const std::vector<std::string>& networks = in->networks;
   const absl::StatusOr<std::string> figure_network =
       StringParam(entry, "figure_network", networks.front());
   if (!figure_network.ok()) return figure_network.status();
 
   PaperFigure out;
   out.markdown = absl::StrCat(
-      "Device: ", DeviceLine(results), "\n\nBatch ", batch, ", ", MathNote(*math),
+      "Device: ", DeviceLine(results), "\n\nBatch ", batch, ", ", MathNote(math),
       ". Each time is the median of the hot, event-timed samples of one "
       "cudnnConvolutionForward call (its output checked against a CPU reference first); "
       "**bold**: the layer's fastest algorithm; workspace in parentheses; × counts the "
@@ -378,13 +400,6 @@ absl::StatusOr<PaperFigure> GenerateConvAlgorithms(const CatalogEntry& entry,
 
 absl::StatusOr<PaperFigure> GenerateWorkspaceLimit(const CatalogEntry& entry,
                                                    const std::vector<ResultFile>& results) {
-  const absl::StatusOr<int64_t> batch_param = IntParam(entry, "batch", 128);
-  if (!batch_param.ok()) return batch_param.status();
-  const int batch = static_cast<int>(*batch_param);
-  const absl::StatusOr<std::string> math = StringParam(entry, "math", "fma");
-  if (!math.ok()) return math.status();
-  const absl::StatusOr<std::vector<std::string>> wanted = NetworksParam(entry);
-  if (!wanted.ok()) return wanted.status();
   std::vector<double> limits = {0, 8 << 20, 64 << 20, 512 << 20, -1};
   if (entry.params.contains("limits_bytes")) {
     limits.clear();
@@ -396,21 +411,19 @@ absl::StatusOr<PaperFigure> GenerateWorkspaceLimit(const CatalogEntry& entry,
       limits.push_back(v.get<double>());
     }
   }
-  absl::StatusOr<ConvData> read = ReadConvData(results, *math, *wanted);
-  if (!read.ok()) return read.status();
-  const ConvData& data = *read;
-  const std::vector<std::string> networks = NetworksOf(data, *wanted);
-  if (networks.empty()) {
-    return absl::NotFoundError(absl::StrCat("conv_algorithms results hold no layer of ",
-                                            absl::StrJoin(*wanted, ", "), " at math ", *math));
-  }
+  absl::StatusOr<Inputs> in = ReadInputs(entry, results, 128);
+  if (!in.ok()) return in.status();
+  const int batch = in->batch;
+  const std::string& math = in->math;
+  const ConvData& data = in->data;
+  const std::vector<std::string>& networks = in->networks;
   auto limit_label = [](double limit) {
     return limit < 0 ? std::string("no limit") : FormatBytes(limit);
   };
 
   PaperFigure out;
   out.markdown = absl::StrCat(
-      "Device: ", DeviceLine(results), "\n\nMini-batch ", batch, ", ", MathNote(*math),
+      "Device: ", DeviceLine(results), "\n\nMini-batch ", batch, ", ", MathNote(math),
       ". At each workspace limit, *whole batch* is the fastest algorithm whose workspace fits "
       "at batch ",
       batch,
