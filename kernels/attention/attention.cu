@@ -33,10 +33,10 @@ __global__ void __launch_bounds__(kThreads)
     AttentionKernel(const __half* __restrict__ q, const __half* __restrict__ k,
                     const __half* __restrict__ v, __half* __restrict__ o, int queries, int keys,
                     int causal, float scale_log2) {
-  __shared__ __half2 k_tile[kKeyTile * kKStrideWords];
-  __shared__ __half2 v_tile[kKeyTile * kVStrideWords];
-  __shared__ float q_rows[kRowsPerBlock][kHeadDim];
-  __shared__ float p_rows[kRowsPerBlock][kKeyTile];
+  __shared__ __align__(16) __half2 k_tile[kKeyTile * kKStrideWords];
+  __shared__ __align__(16) __half2 v_tile[kKeyTile * kVStrideWords];
+  __shared__ __align__(16) float q_rows[kRowsPerBlock][kHeadDim];
+  __shared__ __align__(16) float p_rows[kRowsPerBlock][kKeyTile];
 
   const int lane = threadIdx.x % 32;
   const int warp = threadIdx.x / 32;
@@ -68,6 +68,7 @@ __global__ void __launch_bounds__(kThreads)
     for (int c = 0; c < 4; ++c) acc[r][c] = 0.f;
   }
 
+  const bool active = first_query + warp * kRowsPerWarp < queries;
   for (int tile = 0; tile < key_end; tile += kKeyTile) {
     __syncthreads();  // the previous tile is consumed (and q_rows written)
     // 16-byte global loads; rows past the end are zeros.
@@ -87,6 +88,9 @@ __global__ void __launch_bounds__(kThreads)
                                 chunk * 4) = vv;
     }
     __syncthreads();
+    // A warp whose rows all lie past the last query (decode: warps 1..3)
+    // only helps to load the tiles.
+    if (!active) continue;
 
     // Scores of keys lane and lane + 32 against the warp's rows.
     float s[kRowsPerWarp][2];
