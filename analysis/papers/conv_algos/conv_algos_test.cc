@@ -9,13 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
-#include "analysis/figures.h"
 #include "analysis/fixture_test_util.h"
 #include "analysis/papers/catalog.h"
+#include "analysis/papers/paper_test_util.h"
 #include "analysis/papers/registry.h"
 #include "analysis/results.h"
-#include "analysis/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -23,8 +21,6 @@ namespace dissect::analysis::papers {
 namespace {
 
 using ::testing::HasSubstr;
-using testing::ReadText;
-using testing::Runfile;
 
 constexpr char kTestdata[] = "analysis/papers/conv_algos/testdata/";
 constexpr char kTarget[] = "//analysis/papers/conv_algos:conv_algos_test";
@@ -33,29 +29,16 @@ std::vector<ResultFile> Fixtures() {
   return testing::ReadResultFixtures(kTestdata, {"synthetic_conv_algorithms.json"});
 }
 
-CatalogEntry Entry(const std::string& id) {
-  const std::string path = absl::StrCat("configs/papers/", id, ".json");
-  absl::StatusOr<CatalogEntry> entry = ParseCatalogEntry(ReadText(Runfile(path)), path);
-  EXPECT_TRUE(entry.ok()) << entry.status();
-  return entry.ok() ? *std::move(entry) : CatalogEntry{};
-}
+CatalogEntry Entry(const std::string& id) { return testing::CatalogEntryOrFail(id); }
 
 void ExpectGolden(const PaperFigure& figure, const std::string& stem) {
-  testing::ExpectMatchesGolden(figure.markdown, absl::StrCat(kTestdata, stem, ".golden.md"),
-                               kTarget);
-  std::string files;
-  for (const FigureFile& file : figure.files) {
-    absl::StrAppend(&files, "==> ", file.name, " <==\n", file.contents);
-  }
-  testing::ExpectMatchesGolden(files, absl::StrCat(kTestdata, stem, "_figures.golden.txt"),
-                               kTarget);
+  testing::ExpectPaperGoldens(figure, kTestdata, stem, kTarget);
 }
 
 void ExpectDrawn(const PaperFigure& figure, const std::string& name) {
-  if (RunGnuplot(".", "--version") == 127) GTEST_SKIP() << "gnuplot not on PATH";
+  if (!testing::HaveGnuplot()) GTEST_SKIP() << "gnuplot not on PATH";
   std::filesystem::path dir;
-  ASSERT_NO_FATAL_FAILURE(
-      testing::DrawFigures({"synthetic", name, figure.files, figure.scripts}, name, &dir));
+  ASSERT_NO_FATAL_FAILURE(testing::DrawPaperFigure(figure, name, name, &dir));
 }
 
 TEST(ConvAlgorithmsTest, MatchesGolden) {

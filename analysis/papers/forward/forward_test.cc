@@ -9,14 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "analysis/figures.h"
 #include "analysis/fixture_test_util.h"
 #include "analysis/papers/catalog.h"
+#include "analysis/papers/paper_test_util.h"
 #include "analysis/papers/registry.h"
 #include "analysis/results.h"
-#include "analysis/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -25,8 +24,6 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
-using testing::ReadText;
-using testing::Runfile;
 
 constexpr char kTestdata[] = "analysis/papers/forward/testdata/";
 constexpr char kTarget[] = "//analysis/papers/forward:forward_test";
@@ -35,29 +32,16 @@ std::vector<ResultFile> Fixtures() {
   return testing::ReadResultFixtures(kTestdata, {"synthetic_layer_breakdown.json"});
 }
 
-CatalogEntry Entry(const std::string& id) {
-  const std::string path = absl::StrCat("configs/papers/", id, ".json");
-  absl::StatusOr<CatalogEntry> entry = ParseCatalogEntry(ReadText(Runfile(path)), path);
-  EXPECT_TRUE(entry.ok()) << entry.status();
-  return entry.ok() ? *std::move(entry) : CatalogEntry{};
-}
+CatalogEntry Entry(const std::string& id) { return testing::CatalogEntryOrFail(id); }
 
 void ExpectGolden(const PaperFigure& figure, const std::string& stem) {
-  testing::ExpectMatchesGolden(figure.markdown, absl::StrCat(kTestdata, stem, ".golden.md"),
-                               kTarget);
-  std::string files;
-  for (const FigureFile& file : figure.files) {
-    absl::StrAppend(&files, "==> ", file.name, " <==\n", file.contents);
-  }
-  testing::ExpectMatchesGolden(files, absl::StrCat(kTestdata, stem, "_figures.golden.txt"),
-                               kTarget);
+  testing::ExpectPaperGoldens(figure, kTestdata, stem, kTarget);
 }
 
 void ExpectDrawn(const PaperFigure& figure, const std::string& name) {
-  if (RunGnuplot(".", "--version") == 127) GTEST_SKIP() << "gnuplot not on PATH";
+  if (!testing::HaveGnuplot()) GTEST_SKIP() << "gnuplot not on PATH";
   std::filesystem::path dir;
-  ASSERT_NO_FATAL_FAILURE(
-      testing::DrawFigures({"synthetic", name, figure.files, figure.scripts}, name, &dir));
+  ASSERT_NO_FATAL_FAILURE(testing::DrawPaperFigure(figure, name, name, &dir));
 }
 
 TEST(LayerBandwidthTest, MatchesGolden) {

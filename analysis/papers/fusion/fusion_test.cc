@@ -10,8 +10,8 @@
 #include "analysis/figures.h"
 #include "analysis/fixture_test_util.h"
 #include "analysis/papers/catalog.h"
+#include "analysis/papers/paper_test_util.h"
 #include "analysis/papers/registry.h"
-#include "analysis/test_util.h"
 #include "gtest/gtest.h"
 
 namespace dissect::analysis::papers {
@@ -20,13 +20,7 @@ namespace {
 constexpr char kTarget[] = "//analysis/papers/fusion:fusion_test";
 constexpr char kData[] = "analysis/papers/fusion/testdata/";
 
-CatalogEntry Entry(const std::string& id) {
-  const std::string path = "configs/papers/" + id + ".json";
-  absl::StatusOr<CatalogEntry> entry =
-      ParseCatalogEntry(testing::ReadText(testing::Runfile(path)), path);
-  EXPECT_TRUE(entry.ok()) << entry.status();
-  return entry.ok() ? *entry : CatalogEntry{};
-}
+CatalogEntry Entry(const std::string& id) { return testing::CatalogEntryOrFail(id); }
 
 // The markdown and every figure file against goldens named after `stem`,
 // then gnuplot draws every script.
@@ -36,12 +30,8 @@ void ExpectGolden(const PaperFigure& figure, const std::string& stem) {
     testing::ExpectMatchesGolden(file.contents,
                                  std::string(kData) + stem + "." + file.name + ".golden", kTarget);
   }
-  DeviceFigures device;
-  device.folder = stem;
-  device.files = figure.files;
-  device.scripts = figure.scripts;
   std::filesystem::path dir;
-  testing::DrawFigures(device, "fusion_test_" + stem, &dir);
+  testing::DrawPaperFigure(figure, stem, "fusion_test_" + stem, &dir);
 }
 
 TEST(FusionSpeedup, ConvReluWithSkippedAndFailedRows) {

@@ -15,21 +15,17 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/str_cat.h"
-#include "analysis/figures.h"
 #include "analysis/fixture_test_util.h"
 #include "analysis/papers/catalog.h"
+#include "analysis/papers/paper_test_util.h"
 #include "analysis/papers/registry.h"
 #include "analysis/results.h"
-#include "analysis/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace dissect::analysis::papers {
 namespace {
 
-using ::dissect::analysis::testing::ReadText;
-using ::dissect::analysis::testing::Runfile;
 using ::testing::HasSubstr;
 
 constexpr char kGoldens[] = "analysis/papers/reused/testdata/";
@@ -45,10 +41,7 @@ const std::vector<std::string>& EntryIds() {
   return *ids;
 }
 
-absl::StatusOr<CatalogEntry> Entry(const std::string& id) {
-  const std::string path = absl::StrCat("configs/papers/", id, ".json");
-  return ParseCatalogEntry(ReadText(Runfile(path)), path);
-}
+absl::StatusOr<CatalogEntry> Entry(const std::string& id) { return testing::ReadCatalogEntry(id); }
 
 struct Case {
   std::string entry;
@@ -124,30 +117,19 @@ TEST(ReusedGeneratorsTest, MarkdownAndFiguresMatchGoldens) {
     SCOPED_TRACE(c.generator);
     absl::StatusOr<PaperFigure> figure = Generate(c);
     ASSERT_TRUE(figure.ok()) << figure.status();
-    testing::ExpectMatchesGolden(figure->markdown,
-                                 absl::StrCat(kGoldens, c.generator, ".golden.md"), kTarget);
-    std::string files;
-    for (const FigureFile& file : figure->files) {
-      absl::StrAppend(&files, "==> ", file.name, " <==\n", file.contents);
-    }
-    testing::ExpectMatchesGolden(files, absl::StrCat(kGoldens, c.generator, "_figures.golden.txt"),
-                                 kTarget);
+    testing::ExpectPaperGoldens(*figure, kGoldens, c.generator, kTarget);
     EXPECT_FALSE(figure->scripts.empty());
   }
 }
 
 TEST(ReusedGeneratorsTest, GnuplotDrawsEveryFigure) {
-  if (RunGnuplot(".", "--version") == 127) GTEST_SKIP() << "gnuplot not on PATH";
+  if (!testing::HaveGnuplot()) GTEST_SKIP() << "gnuplot not on PATH";
   for (const Case& c : Cases()) {
     SCOPED_TRACE(c.generator);
     absl::StatusOr<PaperFigure> figure = Generate(c);
     ASSERT_TRUE(figure.ok()) << figure.status();
-    DeviceFigures device{.device_name = c.generator,
-                         .folder = c.generator,
-                         .files = figure->files,
-                         .scripts = figure->scripts};
     std::filesystem::path dir;
-    testing::DrawFigures(device, "reused_generators_test", &dir);
+    testing::DrawPaperFigure(*figure, c.generator, "reused_generators_test", &dir);
   }
 }
 

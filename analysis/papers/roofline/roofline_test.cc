@@ -13,12 +13,11 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "analysis/figures.h"
 #include "analysis/fixture_test_util.h"
 #include "analysis/papers/catalog.h"
+#include "analysis/papers/paper_test_util.h"
 #include "analysis/papers/registry.h"
 #include "analysis/results.h"
-#include "analysis/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -29,14 +28,8 @@ using ::testing::HasSubstr;
 
 constexpr char kFolder[] = "analysis/papers/roofline/testdata/";
 constexpr char kTarget[] = "//analysis/papers/roofline:roofline_test";
-constexpr char kEntry[] = "configs/papers/yuan_2024_llm_roofline.json";
 
-CatalogEntry Entry() {
-  absl::StatusOr<CatalogEntry> entry =
-      ParseCatalogEntry(testing::ReadText(testing::Runfile(kEntry)), kEntry);
-  EXPECT_TRUE(entry.ok()) << entry.status();
-  return entry.ok() ? *entry : CatalogEntry{};
-}
+CatalogEntry Entry() { return testing::CatalogEntryOrFail("yuan_2024_llm_roofline"); }
 
 std::vector<ResultFile> Fixtures(const std::vector<std::string>& names) {
   return testing::ReadResultFixtures(kFolder, names);
@@ -57,20 +50,16 @@ TEST(RooflineTest, MarkdownMatchesGolden) {
 TEST(RooflineTest, FigureMatchesGolden) {
   absl::StatusOr<PaperFigure> figure = GenerateRoofline(Entry(), AllFixtures());
   ASSERT_TRUE(figure.ok()) << figure.status();
-  std::string text;
-  for (const FigureFile& file : figure->files) {
-    absl::StrAppend(&text, "==> ", file.name, " <==\n", file.contents);
-  }
-  testing::ExpectMatchesGolden(text, absl::StrCat(kFolder, "roofline_figures.golden.txt"), kTarget);
+  testing::ExpectMatchesGolden(testing::FigureFilesText(*figure),
+                               absl::StrCat(kFolder, "roofline_figures.golden.txt"), kTarget);
 }
 
 TEST(RooflineTest, GnuplotDrawsTheFigure) {
-  if (RunGnuplot(".", "--version") == 127) GTEST_SKIP() << "gnuplot not on PATH";
+  if (!testing::HaveGnuplot()) GTEST_SKIP() << "gnuplot not on PATH";
   absl::StatusOr<PaperFigure> figure = GenerateRoofline(Entry(), AllFixtures());
   ASSERT_TRUE(figure.ok()) << figure.status();
-  DeviceFigures device{"roofline", "roofline", figure->files, figure->scripts};
   std::filesystem::path dir;
-  testing::DrawFigures(device, "roofline_test", &dir);
+  testing::DrawPaperFigure(*figure, "roofline", "roofline_test", &dir);
 }
 
 TEST(RooflineTest, NoMemoryBandwidthRowsIsAnErrorNamingIt) {

@@ -1,0 +1,68 @@
+// Test helpers for the paper catalog's generator tests: reading a catalog
+// entry of configs/papers, comparing a PaperFigure with its goldens and
+// drawing its figures with gnuplot. Built on analysis/fixture_test_util.h.
+
+#ifndef DISSECT_ANALYSIS_PAPERS_PAPER_TEST_UTIL_H_
+#define DISSECT_ANALYSIS_PAPERS_PAPER_TEST_UTIL_H_
+
+#include <filesystem>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "analysis/figures.h"
+#include "analysis/fixture_test_util.h"
+#include "analysis/papers/catalog.h"
+#include "analysis/papers/paper_figure.h"
+#include "analysis/test_util.h"
+#include "gtest/gtest.h"
+
+namespace dissect::analysis::testing {
+
+// Parses configs/papers/<id>.json (a runfile).
+inline absl::StatusOr<papers::CatalogEntry> ReadCatalogEntry(const std::string& id) {
+  const std::string path = absl::StrCat("configs/papers/", id, ".json");
+  return papers::ParseCatalogEntry(ReadText(Runfile(path)), path);
+}
+
+// ReadCatalogEntry, failing the test (and returning an empty entry) when the
+// file does not parse.
+inline papers::CatalogEntry CatalogEntryOrFail(const std::string& id) {
+  absl::StatusOr<papers::CatalogEntry> entry = ReadCatalogEntry(id);
+  EXPECT_TRUE(entry.ok()) << entry.status();
+  return entry.ok() ? *std::move(entry) : papers::CatalogEntry{};
+}
+
+// Every figure file of `figure` as one text: "==> <name> <==\n<contents>".
+inline std::string FigureFilesText(const papers::PaperFigure& figure) {
+  std::string text;
+  for (const FigureFile& file : figure.files) {
+    absl::StrAppend(&text, "==> ", file.name, " <==\n", file.contents);
+  }
+  return text;
+}
+
+// Expects `figure`'s markdown to match <folder><stem>.golden.md and its
+// files (FigureFilesText) <folder><stem>_figures.golden.txt; `target` is
+// the test's label, for DISSECT_UPDATE_GOLDEN=1.
+inline void ExpectPaperGoldens(const papers::PaperFigure& figure, const std::string& folder,
+                               const std::string& stem, const std::string& target) {
+  ExpectMatchesGolden(figure.markdown, absl::StrCat(folder, stem, ".golden.md"), target);
+  ExpectMatchesGolden(FigureFilesText(figure), absl::StrCat(folder, stem, "_figures.golden.txt"),
+                      target);
+}
+
+// Whether gnuplot can be run (tests that draw skip without it).
+inline bool HaveGnuplot() { return RunGnuplot(".", "--version") != 127; }
+
+// DrawFigures for a paper figure: its files and scripts written into the
+// folder `folder` of a fresh directory named after `test_name`, every script
+// drawing its SVG. Sets *dir to that folder.
+inline void DrawPaperFigure(const papers::PaperFigure& figure, const std::string& folder,
+                            const std::string& test_name, std::filesystem::path* dir) {
+  DrawFigures({folder, folder, figure.files, figure.scripts}, test_name, dir);
+}
+
+}  // namespace dissect::analysis::testing
+
+#endif  // DISSECT_ANALYSIS_PAPERS_PAPER_TEST_UTIL_H_
