@@ -4,6 +4,7 @@
 // without its source; the comparison table's ratio uses the middle of a
 // range and is empty where either side is unknown.
 #include <string>
+#include <vector>
 
 #include "analysis/papers/catalog.h"
 #include "analysis/papers/paper_figure.h"
@@ -140,6 +141,38 @@ TEST(PaperFigure, BarChartWritesDataAndScript) {
   EXPECT_THAT(out.files[1].contents, HasSubstr("set output 'bars.svg'"));
   EXPECT_THAT(out.files[1].contents, HasSubstr("5 with lines dashtype 2 lw 2 title 'peak'"));
   EXPECT_EQ(out.scripts, std::vector<std::string>{"bars.gp"});
+}
+
+TEST(PaperFigureHelpers, ParamReaders) {
+  CatalogEntry entry;
+  entry.id = "p_2018_fig2";
+  entry.params = {{"s", "x"}, {"n", 3}, {"f", 2.5}, {"list", {"a", "b"}}, {"nums", {1, -1}}};
+  EXPECT_EQ(*StringParam(entry, "s", "d"), "x");
+  EXPECT_EQ(*StringParam(entry, "absent", "d"), "d");
+  EXPECT_EQ(*IntParam(entry, "n", 0, 1), 3);
+  EXPECT_EQ(*IntParam(entry, "absent", 0, 1), 0);
+  EXPECT_EQ(*NumberParam(entry, "f", 0), 2.5);
+  EXPECT_EQ(*NumberParam(entry, "n", 0), 3);
+  EXPECT_EQ(*StringListParam(entry, "list", {}), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(*NumberListParam(entry, "nums", {}), (std::vector<double>{1, -1}));
+  EXPECT_EQ(StringParam(entry, "n", "").status().message(),
+            "p_2018_fig2: params.n must be a string");
+  EXPECT_EQ(IntParam(entry, "f", 0).status().message(), "p_2018_fig2: params.f must be an integer");
+  EXPECT_EQ(IntParam(entry, "n", 0, 4).status().message(),
+            "p_2018_fig2: params.n must be an integer >= 4");
+  EXPECT_EQ(NumberParam(entry, "s", 0).status().message(),
+            "p_2018_fig2: params.s must be a number");
+  EXPECT_EQ(StringListParam(entry, "s", {}).status().message(),
+            "p_2018_fig2: params.s must be a list of strings");
+  EXPECT_EQ(StringListParam(entry, "nums", {}).status().message(),
+            "p_2018_fig2: params.nums must be a list of strings");
+  entry.params["list"] = nlohmann::ordered_json::array();
+  EXPECT_TRUE(StringListParam(entry, "list", {"x"}).ok());
+  EXPECT_EQ(StringListParam(entry, "list", {"x"}, true).status().message(),
+            "p_2018_fig2: params.list must be a non-empty list of strings");
+  EXPECT_EQ(NumberListParam(entry, "list", {}).value(), std::vector<double>{});
+  EXPECT_EQ(NumberListParam(entry, "s", {}).status().message(),
+            "p_2018_fig2: params.s must be a list of numbers");
 }
 
 }  // namespace

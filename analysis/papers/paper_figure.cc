@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -69,6 +72,69 @@ void AddComparison(MarkdownTable& table, const std::string& quantity,
   }
   table.rows.push_back({CellText(quantity), CellText(PublishedCell(published)),
                         CellText(measured_cell), ratio, CellText(note)});
+}
+
+absl::Status BadParam(const CatalogEntry& entry, std::string_view key, std::string_view what) {
+  return absl::InvalidArgumentError(
+      absl::StrCat(entry.id, ": params.", std::string(key), " must be ", std::string(what)));
+}
+
+absl::StatusOr<std::string> StringParam(const CatalogEntry& entry, std::string_view key,
+                                        std::string fallback) {
+  const auto it = entry.params.find(std::string(key));
+  if (it == entry.params.end()) return fallback;
+  if (!it->is_string()) return BadParam(entry, key, "a string");
+  return it->get<std::string>();
+}
+
+absl::StatusOr<int64_t> IntParam(const CatalogEntry& entry, std::string_view key, int64_t fallback,
+                                 int64_t min) {
+  const auto it = entry.params.find(std::string(key));
+  if (it == entry.params.end()) return fallback;
+  if (!it->is_number_integer() || it->get<int64_t>() < min) {
+    return BadParam(entry, key,
+                    min == std::numeric_limits<int64_t>::min()
+                        ? std::string("an integer")
+                        : absl::StrCat("an integer >= ", min));
+  }
+  return it->get<int64_t>();
+}
+
+absl::StatusOr<double> NumberParam(const CatalogEntry& entry, std::string_view key,
+                                   double fallback) {
+  const auto it = entry.params.find(std::string(key));
+  if (it == entry.params.end()) return fallback;
+  if (!it->is_number()) return BadParam(entry, key, "a number");
+  return it->get<double>();
+}
+
+absl::StatusOr<std::vector<std::string>> StringListParam(const CatalogEntry& entry,
+                                                         std::string_view key,
+                                                         std::vector<std::string> fallback,
+                                                         bool non_empty) {
+  const auto it = entry.params.find(std::string(key));
+  if (it == entry.params.end()) return fallback;
+  const char* what = non_empty ? "a non-empty list of strings" : "a list of strings";
+  if (!it->is_array() || (non_empty && it->empty())) return BadParam(entry, key, what);
+  std::vector<std::string> list;
+  for (const auto& v : *it) {
+    if (!v.is_string()) return BadParam(entry, key, what);
+    list.push_back(v.get<std::string>());
+  }
+  return list;
+}
+
+absl::StatusOr<std::vector<double>> NumberListParam(const CatalogEntry& entry, std::string_view key,
+                                                    std::vector<double> fallback) {
+  const auto it = entry.params.find(std::string(key));
+  if (it == entry.params.end()) return fallback;
+  if (!it->is_array()) return BadParam(entry, key, "a list of numbers");
+  std::vector<double> list;
+  for (const auto& v : *it) {
+    if (!v.is_number()) return BadParam(entry, key, "a list of numbers");
+    list.push_back(v.get<double>());
+  }
+  return list;
 }
 
 std::string GpQuoted(std::string_view text) {

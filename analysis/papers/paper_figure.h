@@ -5,11 +5,14 @@
 #ifndef DISSECT_ANALYSIS_PAPERS_PAPER_FIGURE_H_
 #define DISSECT_ANALYSIS_PAPERS_PAPER_FIGURE_H_
 
+#include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "analysis/figures.h"
 #include "analysis/format.h"
@@ -58,6 +61,29 @@ MarkdownTable ComparisonTable();
 void AddComparison(MarkdownTable& table, const std::string& quantity,
                    const PublishedValue* published, std::optional<double> measured,
                    const std::string& unit, const std::string& note);
+
+// Typed readers of a generator's parameters (entry.params[key]): `fallback`
+// when the key is absent, else the value; a value of the wrong type (or
+// outside the range) is an InvalidArgumentError
+// "<entry id>: params.<key> must be <what>".
+absl::StatusOr<std::string> StringParam(const CatalogEntry& entry, std::string_view key,
+                                        std::string fallback);
+// An integer >= `min`; `fallback` need not be >= min (e.g. 0 for "not
+// given" where min is 1).
+absl::StatusOr<int64_t> IntParam(const CatalogEntry& entry, std::string_view key, int64_t fallback,
+                                 int64_t min = std::numeric_limits<int64_t>::min());
+absl::StatusOr<double> NumberParam(const CatalogEntry& entry, std::string_view key,
+                                   double fallback);
+// A list of strings; `non_empty`: an empty list is an error too.
+absl::StatusOr<std::vector<std::string>> StringListParam(const CatalogEntry& entry,
+                                                         std::string_view key,
+                                                         std::vector<std::string> fallback,
+                                                         bool non_empty = false);
+absl::StatusOr<std::vector<double>> NumberListParam(const CatalogEntry& entry, std::string_view key,
+                                                    std::vector<double> fallback);
+// The readers' error, for checks of their own: "<entry id>: params.<key>
+// must be <what>".
+absl::Status BadParam(const CatalogEntry& entry, std::string_view key, std::string_view what);
 
 // gnuplot text helpers: a single-quoted string, a number ("%.10g"), and a
 // label safe as one data-file token (spaces become '_').

@@ -155,40 +155,6 @@ Coverage CoverageOf(const ConvData& data, const std::string& network) {
   return coverage;
 }
 
-// Reads an integer param, `fallback` when absent.
-absl::StatusOr<int64_t> IntParam(const CatalogEntry& entry, const char* name, int64_t fallback) {
-  if (!entry.params.contains(name)) return fallback;
-  const auto& value = entry.params[name];
-  if (!value.is_number_integer()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(entry.id, ": params.", name, " must be an integer"));
-  }
-  return value.get<int64_t>();
-}
-
-absl::StatusOr<std::string> StringParam(const CatalogEntry& entry, const char* name,
-                                        const std::string& fallback) {
-  if (!entry.params.contains(name)) return fallback;
-  if (!entry.params[name].is_string()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(entry.id, ": params.", name, " must be a string"));
-  }
-  return entry.params[name].get<std::string>();
-}
-
-absl::StatusOr<std::vector<std::string>> NetworksParam(const CatalogEntry& entry) {
-  std::vector<std::string> networks;
-  if (!entry.params.contains("networks")) return networks;
-  for (const auto& n : entry.params["networks"]) {
-    if (!n.is_string()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(entry.id, ": params.networks must be a list of strings"));
-    }
-    networks.push_back(n.get<std::string>());
-  }
-  return networks;
-}
-
 std::string TimeCell(double us) { return absl::StrCat(FormatNumber(us), " µs"); }
 
 std::string NotMeasuredSection(const ConvData& data) {
@@ -240,7 +206,7 @@ absl::StatusOr<Inputs> ReadInputs(const CatalogEntry& entry, const std::vector<R
   absl::StatusOr<std::string> math = StringParam(entry, "math", "fma");
   if (!math.ok()) return math.status();
   in.math = *std::move(math);
-  const absl::StatusOr<std::vector<std::string>> wanted = NetworksParam(entry);
+  const absl::StatusOr<std::vector<std::string>> wanted = StringListParam(entry, "networks", {});
   if (!wanted.ok()) return wanted.status();
   absl::StatusOr<ConvData> data = ReadConvData(results, in.math, *wanted);
   if (!data.ok()) return data.status();
@@ -400,15 +366,13 @@ absl::StatusOr<PaperFigure> GenerateConvAlgorithms(const CatalogEntry& entry,
 
 absl::StatusOr<PaperFigure> GenerateWorkspaceLimit(const CatalogEntry& entry,
                                                    const std::vector<ResultFile>& results) {
-  std::vector<double> limits = {0, 8 << 20, 64 << 20, 512 << 20, -1};
-  if (entry.params.contains("limits_bytes")) {
-    limits.clear();
-    for (const auto& v : entry.params["limits_bytes"]) {
-      if (!v.is_number() || (v.get<double>() < 0 && v.get<double>() != -1)) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            entry.id, ": params.limits_bytes must be byte counts >= 0 or -1 (no limit)"));
-      }
-      limits.push_back(v.get<double>());
+  const absl::StatusOr<std::vector<double>> limits_param =
+      NumberListParam(entry, "limits_bytes", {0, 8 << 20, 64 << 20, 512 << 20, -1});
+  if (!limits_param.ok()) return limits_param.status();
+  const std::vector<double>& limits = *limits_param;
+  for (const double limit : limits) {
+    if (limit < 0 && limit != -1) {
+      return BadParam(entry, "limits_bytes", "byte counts >= 0 or -1 (no limit)");
     }
   }
   absl::StatusOr<Inputs> in = ReadInputs(entry, results, 128);

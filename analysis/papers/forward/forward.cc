@@ -166,16 +166,6 @@ std::optional<double> Percent(std::optional<double> value, double peak) {
   return 100.0 * *value / peak;
 }
 
-absl::StatusOr<std::string> StringParam(const CatalogEntry& entry, const char* name,
-                                        const std::string& fallback) {
-  if (!entry.params.contains(name)) return fallback;
-  if (!entry.params[name].is_string()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(entry.id, ": params.", name, " must be a string"));
-  }
-  return entry.params[name].get<std::string>();
-}
-
 }  // namespace
 
 absl::StatusOr<PaperFigure> GenerateLayerBandwidth(const CatalogEntry& entry,
@@ -183,14 +173,10 @@ absl::StatusOr<PaperFigure> GenerateLayerBandwidth(const CatalogEntry& entry,
   const absl::StatusOr<std::string> network_param = StringParam(entry, "network", "densenet121");
   if (!network_param.ok()) return network_param.status();
   const std::string& network = *network_param;
+  const absl::StatusOr<int64_t> batch_param = IntParam(entry, "batch", 0, 1);
+  if (!batch_param.ok()) return batch_param.status();
   std::optional<int> want_batch;
-  if (entry.params.contains("batch")) {
-    if (!entry.params["batch"].is_number_integer() || entry.params["batch"].get<int>() < 1) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(entry.id, ": params.batch must be an integer >= 1"));
-    }
-    want_batch = entry.params["batch"].get<int>();
-  }
+  if (*batch_param > 0) want_batch = static_cast<int>(*batch_param);
   std::vector<std::string> inputs;
   const absl::StatusOr<std::vector<Pass>> read = ReadPasses(results, &inputs);
   if (!read.ok()) return read.status();
@@ -305,21 +291,10 @@ absl::StatusOr<PaperFigure> GenerateLayerBandwidth(const CatalogEntry& entry,
 
 absl::StatusOr<PaperFigure> GenerateOpBreakdown(const CatalogEntry& entry,
                                                 const std::vector<ResultFile>& results) {
-  std::vector<std::string> only;
-  if (entry.params.contains("networks")) {
-    const auto& list = entry.params["networks"];
-    if (!list.is_array()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(entry.id, ": params.networks must be a list of strings"));
-    }
-    for (const auto& n : list) {
-      if (!n.is_string()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(entry.id, ": params.networks must be a list of strings"));
-      }
-      only.push_back(n.get<std::string>());
-    }
-  }
+  const absl::StatusOr<std::vector<std::string>> only_param =
+      StringListParam(entry, "networks", {});
+  if (!only_param.ok()) return only_param.status();
+  const std::vector<std::string>& only = *only_param;
   std::vector<std::string> inputs;
   const absl::StatusOr<std::vector<Pass>> read = ReadPasses(results, &inputs);
   if (!read.ok()) return read.status();

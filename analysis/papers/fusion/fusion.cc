@@ -58,21 +58,12 @@ absl::StatusOr<std::vector<std::string>> PatternsOf(const CatalogEntry& entry) {
     return absl::InvalidArgumentError(
         absl::StrCat(entry.id, ": params.pattern is missing (conv_relu, bn_relu, bn_relu_conv)"));
   }
-  std::vector<std::string> patterns;
-  if (it->is_string()) {
-    patterns.push_back(it->get<std::string>());
-  } else if (it->is_array()) {
-    for (const auto& p : *it) {
-      if (!p.is_string()) break;
-      patterns.push_back(p.get<std::string>());
-    }
-    if (patterns.size() != it->size()) patterns.clear();
-  }
-  if (patterns.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(entry.id, ": params.pattern must be a pattern name or a list of them"));
-  }
-  for (const std::string& p : patterns) {
+  // One name, or a non-empty list of them.
+  const absl::StatusOr<std::vector<std::string>> patterns =
+      it->is_string() ? std::vector<std::string>{it->get<std::string>()}
+                      : StringListParam(entry, "pattern", {}, /*non_empty=*/true);
+  if (!patterns.ok()) return BadParam(entry, "pattern", "a pattern name or a list of them");
+  for (const std::string& p : *patterns) {
     if (p != "conv_relu" && p != "bn_relu" && p != "bn_relu_conv") {
       return absl::InvalidArgumentError(absl::StrCat(entry.id, ": unknown params.pattern '", p,
                                                      "' (conv_relu, bn_relu, bn_relu_conv)"));

@@ -19,11 +19,6 @@ namespace {
 using reused::RequireExperiment;
 using reused::UnmeasuredRows;
 
-double ParamNumber(const CatalogEntry& entry, const char* name, double fallback) {
-  const auto it = entry.params.find(name);
-  return it != entry.params.end() && it->is_number() ? it->get<double>() : fallback;
-}
-
 // The median cycles per load of `curve`'s points with footprint <= max_bytes.
 std::optional<double> HitCycles(const LatencyCurve* curve, double max_bytes) {
   if (curve == nullptr) return std::nullopt;
@@ -42,7 +37,9 @@ absl::StatusOr<PaperFigure> GenerateLatencyPair(const CatalogEntry& entry,
   absl::StatusOr<std::vector<const ResultFile*>> files =
       RequireExperiment(entry, results, "memory_latency");
   if (!files.ok()) return files.status();
-  const double hit_max = ParamNumber(entry, "hit_max_bytes", 16384);
+  const absl::StatusOr<double> hit_max_param = NumberParam(entry, "hit_max_bytes", 16384);
+  if (!hit_max_param.ok()) return hit_max_param.status();
+  const double hit_max = *hit_max_param;
   const std::vector<LatencyCurve> curves = BuildLatencyCurves(*files);
   const LatencyCurve* shared = ChooseLatencyCurve(curves, "shared");
   const LatencyCurve* tex = ChooseLatencyCurve(curves, "tex");

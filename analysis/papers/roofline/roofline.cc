@@ -45,38 +45,21 @@ struct Params {
 
 absl::StatusOr<Params> ReadParams(const CatalogEntry& entry) {
   Params p;
-  const nlohmann::ordered_json& j = entry.params;
-  if (j.is_null()) return p;
-  if (!j.is_object()) return absl::InvalidArgumentError("roofline: params must be an object");
-  auto bad = [&](const char* key, const char* want) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(entry.path, ": analysis.params.", key, " must be ", want));
-  };
   auto strings = [&](const char* key, std::vector<std::string>& out) -> absl::Status {
-    if (!j.contains(key)) return absl::OkStatus();
-    const auto& v = j.at(key);
-    if (!v.is_array() || v.empty()) return bad(key, "a non-empty list of strings");
-    out.clear();
-    for (const auto& s : v) {
-      if (!s.is_string()) return bad(key, "a non-empty list of strings");
-      out.push_back(s.get<std::string>());
-    }
-    return absl::OkStatus();
+    absl::StatusOr<std::vector<std::string>> v = StringListParam(entry, key, out, true);
+    if (v.ok()) out = *std::move(v);
+    return v.status();
   };
   auto integer = [&](const char* key, int64_t& out) -> absl::Status {
-    if (!j.contains(key)) return absl::OkStatus();
-    if (!j.at(key).is_number_integer() || j.at(key).get<int64_t>() < 1) {
-      return bad(key, "a positive integer");
-    }
-    out = j.at(key).get<int64_t>();
-    return absl::OkStatus();
+    const absl::StatusOr<int64_t> v = IntParam(entry, key, out, 1);
+    if (v.ok()) out = *v;
+    return v.status();
   };
   auto cache = [&](const char* key, std::string& out) -> absl::Status {
-    if (!j.contains(key)) return absl::OkStatus();
-    const auto& v = j.at(key);
-    if (!v.is_string() || (v != "hot" && v != "cold")) return bad(key, "\"hot\" or \"cold\"");
-    out = v.get<std::string>();
-    return absl::OkStatus();
+    absl::StatusOr<std::string> v = StringParam(entry, key, out);
+    if (v.ok() && *v != "hot" && *v != "cold") return BadParam(entry, key, "\"hot\" or \"cold\"");
+    if (v.ok()) out = *std::move(v);
+    return v.status();
   };
   if (absl::Status s = strings("gemm_dtypes", p.gemm_dtypes); !s.ok()) return s;
   if (absl::Status s = strings("llm_nk", p.llm_nk); !s.ok()) return s;
