@@ -28,12 +28,8 @@
 #include "analysis/stalls.h"
 
 namespace dissect::analysis {
-namespace {
 
-constexpr int kMaxTics = 10;
-
-// A gnuplot single-quoted string ('' stands for ').
-std::string Quoted(std::string_view text) {
+std::string GnuplotQuoted(std::string_view text) {
   std::string out = "'";
   for (char c : text) {
     if (c == '\'') {
@@ -46,6 +42,10 @@ std::string Quoted(std::string_view text) {
   }
   return out + "'";
 }
+
+namespace {
+
+constexpr int kMaxTics = 10;
 
 // Full precision, locale-independent.
 std::string Number(double value) { return absl::StrFormat("%.10g", value); }
@@ -64,7 +64,7 @@ std::string ByteTics(double lo, double hi) {
   std::vector<std::string> tics;
   for (int e = first; e <= last; e += step) {
     const double x = std::ldexp(1.0, e);
-    tics.push_back(absl::StrCat(Quoted(FormatBytes(x)), " ", Number(x)));
+    tics.push_back(absl::StrCat(GnuplotQuoted(FormatBytes(x)), " ", Number(x)));
   }
   // A margin of a third of a power of two on each side, so that the end
   // tics and points are inside the range.
@@ -102,19 +102,19 @@ void AddFigure(const std::string& stem, const std::string& title,
   for (const std::string& input : inputs) {
     absl::StrAppend(&script, "#   ", input, "\n");
   }
-  absl::StrAppend(
-      &script,
-      "set terminal svg size 960,600 dynamic noenhanced font 'sans,12' "
-      "background rgb 'white'\n",
-      "set output ", Quoted(stem + ".svg"), "\n", "set title ", Quoted(title),
-      "\n", "set xlabel 'footprint (bytes, log scale)'\n", "set ylabel ",
-      Quoted(ylabel), "\n", "set logscale x 2\n", "set logscale y 10\n",
-      ByteTics(lo, hi), "set grid xtics ytics\n", "set key below\n", "plot ");
+  absl::StrAppend(&script,
+                  "set terminal svg size 960,600 dynamic noenhanced font 'sans,12' "
+                  "background rgb 'white'\n",
+                  "set output ", GnuplotQuoted(stem + ".svg"), "\n", "set title ",
+                  GnuplotQuoted(title), "\n", "set xlabel 'footprint (bytes, log scale)'\n",
+                  "set ylabel ", GnuplotQuoted(ylabel), "\n", "set logscale x 2\n",
+                  "set logscale y 10\n", ByteTics(lo, hi), "set grid xtics ytics\n",
+                  "set key below\n", "plot ");
   std::vector<std::string> plots;
   for (size_t i = 0; i < lines.size(); ++i) {
-    plots.push_back(absl::StrCat(Quoted(stem + ".dat"), " index ", i,
+    plots.push_back(absl::StrCat(GnuplotQuoted(stem + ".dat"), " index ", i,
                                  " using 1:2 with linespoints title ",
-                                 Quoted(lines[i].title)));
+                                 GnuplotQuoted(lines[i].title)));
   }
   if (!extra_plot.empty()) plots.push_back(extra_plot);
   absl::StrAppend(&script, absl::StrJoin(plots, ", \\\n     "), "\n");
@@ -191,10 +191,9 @@ void BandwidthFigure(const std::vector<const ResultFile*>& files,
     lines.push_back(std::move(line));
   }
   const std::string peak_plot =
-      peak ? absl::StrCat(
-                 Number(*peak), " with lines dashtype 2 lc rgb 'black' title ",
-                 Quoted(absl::StrCat("DRAM peak (device_dram_peak_gbps, ",
-                                     FormatNumber(*peak), " GB/s)")))
+      peak ? absl::StrCat(Number(*peak), " with lines dashtype 2 lc rgb 'black' title ",
+                          GnuplotQuoted(absl::StrCat("DRAM peak (device_dram_peak_gbps, ",
+                                                     FormatNumber(*peak), " GB/s)")))
            : "";
   AddFigure("bandwidth_vs_footprint",
             absl::StrCat(device, ": streaming bandwidth vs footprint"),
@@ -267,24 +266,22 @@ void StallFigure(const std::vector<const ResultFile*>& files,
   const int width = std::max<int>(
       960, 120 * static_cast<int>(table.rows.size()) + 10 * lmargin + 360);
   const int height = 480 + 16 * bmargin;
-  absl::StrAppend(
-      &script, "set terminal svg size ", width, ",", height,
-      " dynamic noenhanced font 'sans,12' background rgb 'white'\n",
-      "set output ", Quoted(stem + ".svg"), "\n", "set title ", Quoted(title),
-      "\n", "set ylabel 'fraction of stall'\n", "set yrange [0:1]\n",
-      "set style data histograms\n", "set style histogram rowstacked\n",
-      "set style fill solid 0.9 border rgb 'black'\n", "set boxwidth 0.75\n",
-      "set xtics rotate by 45 right nomirror\n", "set lmargin ", lmargin, "\n",
-      "set bmargin ", bmargin, "\n", "set grid ytics\n",
-      "set key outside right top\n", "plot ");
+  absl::StrAppend(&script, "set terminal svg size ", width, ",", height,
+                  " dynamic noenhanced font 'sans,12' background rgb 'white'\n", "set output ",
+                  GnuplotQuoted(stem + ".svg"), "\n", "set title ", GnuplotQuoted(title), "\n",
+                  "set ylabel 'fraction of stall'\n", "set yrange [0:1]\n",
+                  "set style data histograms\n", "set style histogram rowstacked\n",
+                  "set style fill solid 0.9 border rgb 'black'\n", "set boxwidth 0.75\n",
+                  "set xtics rotate by 45 right nomirror\n", "set lmargin ", lmargin, "\n",
+                  "set bmargin ", bmargin, "\n", "set grid ytics\n", "set key outside right top\n",
+                  "plot ");
   std::vector<std::string> plots;
   for (size_t i = 0; i < table.reasons.size(); ++i) {
     const char* color =
         kStallColors[i % (sizeof(kStallColors) / sizeof(kStallColors[0]))];
-    plots.push_back(absl::StrCat(i == 0 ? Quoted(stem + ".dat") : "''",
-                                 " using ", i + 2, i == 0 ? ":xtic(1)" : "",
-                                 " title ", Quoted(table.reasons[i]),
-                                 " lc rgb ", Quoted(color)));
+    plots.push_back(absl::StrCat(
+        i == 0 ? GnuplotQuoted(stem + ".dat") : "''", " using ", i + 2, i == 0 ? ":xtic(1)" : "",
+        " title ", GnuplotQuoted(table.reasons[i]), " lc rgb ", GnuplotQuoted(color)));
   }
   absl::StrAppend(&script, absl::StrJoin(plots, ", \\\n     "), "\n");
   out.files.push_back({stem + ".dat", data});
@@ -300,7 +297,7 @@ std::string ScriptHead(const std::string& stem, const std::vector<std::string>& 
   for (const std::string& input : inputs) absl::StrAppend(&script, "#   ", input, "\n");
   absl::StrAppend(&script, "set terminal svg size ", width, ",", height,
                   " dynamic noenhanced font 'sans,12' background rgb 'white'\n", "set output ",
-                  Quoted(stem + ".svg"), "\n", "set title ", Quoted(title), "\n");
+                  GnuplotQuoted(stem + ".svg"), "\n", "set title ", GnuplotQuoted(title), "\n");
   return script;
 }
 
@@ -344,7 +341,7 @@ void DuplicationFigure(const SharingDevice& d, const std::vector<std::string>& i
                   "set style data histograms\n", "set style histogram clustered gap 1\n",
                   "set style fill solid 0.8 border -1\n", "set boxwidth 0.9\n",
                   "set datafile missing '?'\n", "set xtics rotate by -45 noenhanced\n",
-                  "set grid ytics\n", "set key below\n", "plot ", Quoted(stem + ".dat"),
+                  "set grid ytics\n", "set key below\n", "plot ", GnuplotQuoted(stem + ".dat"),
                   " using 2:xtic(1) title 'L1 hit ratio', \\\n     '' using 3 title "
                   "'duplicated fraction of L1 data'\n");
   AddScript(stem, data, script, out);
@@ -374,14 +371,14 @@ void DsmFigure(const SharingDevice& d, const std::vector<std::string>& inputs, D
                     Value(r.l2_cycles), " ", Value(r.local_gbps), " ", Value(r.dsm_gbps), "\n");
   }
   if (points == 0) return;
-  const std::string file = Quoted(stem + ".dat");
+  const std::string file = GnuplotQuoted(stem + ".dat");
   std::string script = ScriptHead(stem, inputs, 1200, 520, title);
   absl::StrAppend(
       &script, "unset title\n", "set datafile missing '?'\n", "set logscale x 2\n",
       "set xlabel 'cluster size (blocks)'\n", "set xrange [", Number(lo / 1.4), ":",
       Number(hi * 1.4), "]\n", "set xtics 2\n", "set grid xtics ytics\n", "set key below\n",
-      "set multiplot layout 1,2 title ", Quoted(title), "\n", "set ylabel 'latency (cycles)'\n",
-      "set yrange [0:*]\n", "plot ", file,
+      "set multiplot layout 1,2 title ", GnuplotQuoted(title), "\n",
+      "set ylabel 'latency (cycles)'\n", "set yrange [0:*]\n", "plot ", file,
       " using 1:2 with linespoints title 'local shared', \\\n     ", file,
       " using 1:3:4:5 with yerrorlines title 'DSM peer (mean, range over peers)', \\\n     ", file,
       " using 1:6 with linespoints title 'L2'\n", "set ylabel 'bandwidth (GB/s)'\n", "plot ", file,
@@ -428,7 +425,7 @@ void L2HeatmapFigure(const SharingDevice& d, const std::vector<std::string>& inp
     size_t last = first;
     while (last + 1 < lines.size() && partition(last + 1) == partition(first)) ++last;
     const int p = partition(first);
-    tics.push_back(absl::StrCat(Quoted(p < 0 ? std::string("?") : absl::StrCat("P", p)), " ",
+    tics.push_back(absl::StrCat(GnuplotQuoted(p < 0 ? std::string("?") : absl::StrCat("P", p)), " ",
                                 Number((first + last) / 2.0)));
     first = last + 1;
   }
@@ -439,7 +436,7 @@ void L2HeatmapFigure(const SharingDevice& d, const std::vector<std::string>& inp
                   "set cblabel 'latency (cycles)'\n", "set xtics (", absl::StrJoin(tics, ", "),
                   ")\n", "set xrange [-0.5:", Number(lines.size() - 0.5), "]\n",
                   "set yrange [-0.5:", Number(sms - 0.5), "]\n",
-                  "set palette rgbformulae 33,13,10\n", "plot ", Quoted(stem + ".dat"),
+                  "set palette rgbformulae 33,13,10\n", "plot ", GnuplotQuoted(stem + ".dat"),
                   " using 1:2:3 with image pixels notitle\n");
   AddScript(stem, data, script, out);
 }
@@ -466,7 +463,7 @@ void GpcMapFigure(const SharingDevice& d, const std::vector<std::string>& inputs
   absl::StrAppend(&script, "set xlabel 'SM'\n", "set xrange [-1:", sms, "]\n",
                   "set yrange [-1.5:", Number(gpcs - 0.5), "]\n", "set ytics (",
                   absl::StrJoin(tics, ", "), ")\n", "set grid xtics ytics\n", "plot ",
-                  Quoted(stem + ".dat"),
+                  GnuplotQuoted(stem + ".dat"),
                   " using 1:2:($2 + 2) with points pt 5 ps 1.2 lc variable notitle\n");
   AddScript(stem, data, script, out);
 }
@@ -516,8 +513,8 @@ void SparsityLayersFigure(const SparsityDevice& d, const std::string& network,
                   "set grid ytics\n", "set key below\n", "plot ");
   std::vector<std::string> plots;
   for (size_t i = 0; i < titles.size(); ++i) {
-    plots.push_back(absl::StrCat(i == 0 ? Quoted(stem + ".dat") : "''", " using ", i + 2,
-                                 i == 0 ? ":xtic(1)" : "", " title ", Quoted(titles[i])));
+    plots.push_back(absl::StrCat(i == 0 ? GnuplotQuoted(stem + ".dat") : "''", " using ", i + 2,
+                                 i == 0 ? ":xtic(1)" : "", " title ", GnuplotQuoted(titles[i])));
   }
   absl::StrAppend(&script, absl::StrJoin(plots, ", \\\n     "), "\n");
   AddScript(stem, data, script, out);
@@ -561,8 +558,8 @@ void SparsityChannelsFigure(const SparsityDevice& d, const std::string& network,
       const double rank = channels.size() > 1 ? c / (channels.size() - 1.0) : 0;
       absl::StrAppend(&data, Number(rank), " ", Number(100 * channels[c]), "\n");
     }
-    plots.push_back(absl::StrCat(Quoted(stem + ".dat"), " index ", block,
-                                 " using 1:2 with lines lw 2 title ", Quoted(layer.name)));
+    plots.push_back(absl::StrCat(GnuplotQuoted(stem + ".dat"), " index ", block,
+                                 " using 1:2 with lines lw 2 title ", GnuplotQuoted(layer.name)));
     ++block;
   }
   std::string script = ScriptHead(stem, inputs, 960, 600, title);
@@ -616,8 +613,8 @@ void SparsitySpeedupFigure(const SparsityDevice& d, const std::string& shape,
       if (points.empty()) continue;
       const int index = start_block(absl::StrCat(structure, " ", name));
       data += points;
-      plots.push_back(absl::StrCat(Quoted(stem + ".dat"), " index ", index,
-                                   " using 1:2:3:4 with yerrorlines title ", Quoted(name)));
+      plots.push_back(absl::StrCat(GnuplotQuoted(stem + ".dat"), " index ", index,
+                                   " using 1:2:3:4 with yerrorlines title ", GnuplotQuoted(name)));
       const Crossover x = NoiseCrossover(c);
       if (c.method != "dense_cublas" && x.sparsity_pct) {
         absl::StrAppend(&crossings, Number(*x.sparsity_pct), " 1 ", DataLabel(name), "\n");
@@ -627,7 +624,7 @@ void SparsitySpeedupFigure(const SparsityDevice& d, const std::string& shape,
     if (!crossings.empty()) {
       const int index = start_block(absl::StrCat(structure, " crossovers"));
       data += crossings;
-      const std::string file = absl::StrCat(Quoted(stem + ".dat"), " index ", index);
+      const std::string file = absl::StrCat(GnuplotQuoted(stem + ".dat"), " index ", index);
       plots.push_back(absl::StrCat(
           file,
           " using 1:2 with points pt 7 ps 1.5 lc rgb 'black' title 'crossover (beyond noise)'"));
@@ -636,7 +633,8 @@ void SparsitySpeedupFigure(const SparsityDevice& d, const std::string& shape,
                                    "noenhanced notitle"));
     }
     plots.push_back("1 with lines dt 2 lc rgb 'gray40' title 'dense (y = 1)'");
-    panels.push_back(absl::StrCat("set title ", Quoted(structure.empty() ? shape : structure), "\n",
+    panels.push_back(absl::StrCat("set title ",
+                                  GnuplotQuoted(structure.empty() ? shape : structure), "\n",
                                   "plot ", absl::StrJoin(plots, ", \\\n     "), "\n"));
   }
   if (panels.empty()) return;
@@ -645,7 +643,7 @@ void SparsitySpeedupFigure(const SparsityDevice& d, const std::string& shape,
   absl::StrAppend(&script, "unset title\n", "set xlabel 'sparsity (%)'\n",
                   "set ylabel 'speedup over dense at 0 % (log scale)'\n", "set xrange [0:100]\n",
                   "set logscale y 2\n", "set grid xtics ytics\n", "set key below\n",
-                  "set multiplot layout 1,", count, " title ", Quoted(title), "\n",
+                  "set multiplot layout 1,", count, " title ", GnuplotQuoted(title), "\n",
                   absl::StrJoin(panels, ""), "unset multiplot\n");
   AddScript(stem, data, script, out);
 }

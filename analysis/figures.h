@@ -38,6 +38,10 @@ struct DeviceFigures {
 // "Synthetic H100-like GPU (fixture)" -> "synthetic_h100_like_gpu_fixture".
 std::string DeviceFolder(std::string_view device_name);
 
+// `text` as a gnuplot single-quoted string: '' stands for ', and line
+// breaks become spaces.
+std::string GnuplotQuoted(std::string_view text);
+
 // The figures of every device (name, compute capability, SM count) with
 // memory_latency, shared_latency, memory_bandwidth or l1_bypass rows
 // (l1_bypass_dlcm_cg.svg: see l1_bypass.h), rows with

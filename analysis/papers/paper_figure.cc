@@ -137,20 +137,6 @@ absl::StatusOr<std::vector<double>> NumberListParam(const CatalogEntry& entry, s
   return list;
 }
 
-std::string GpQuoted(std::string_view text) {
-  std::string out = "'";
-  for (char c : text) {
-    if (c == '\'') {
-      out += "''";
-    } else if (c == '\n' || c == '\r') {
-      out += ' ';
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
-
 std::string GpNumber(double value) {
   if (!std::isfinite(value)) return "?";
   return absl::StrFormat("%.10g", value);
@@ -169,7 +155,7 @@ std::string ScriptHead(const std::string& stem, const std::vector<std::string>& 
   for (const std::string& input : inputs) absl::StrAppend(&script, "#   ", input, "\n");
   absl::StrAppend(&script, "set terminal svg size ", width, ",", height,
                   " dynamic noenhanced font 'sans,12' background rgb 'white'\n", "set output ",
-                  GpQuoted(stem + ".svg"), "\n", "set title ", GpQuoted(title), "\n");
+                  GnuplotQuoted(stem + ".svg"), "\n", "set title ", GnuplotQuoted(title), "\n");
   return script;
 }
 
@@ -197,7 +183,7 @@ void AddBarChart(const BarChart& chart, const std::vector<std::string>& inputs,
                                   std::max<size_t>(1, chart.stacked ? 1 : chart.series.size()) *
                                   18));
   std::string script = ScriptHead(chart.stem, inputs, std::min(width, 4000), 600, chart.title);
-  absl::StrAppend(&script, "set ylabel ", GpQuoted(chart.ylabel), "\n");
+  absl::StrAppend(&script, "set ylabel ", GnuplotQuoted(chart.ylabel), "\n");
   if (chart.log_y) absl::StrAppend(&script, "set logscale y 10\n");
   absl::StrAppend(&script, "set style data histograms\n",
                   chart.stacked ? "set style histogram rowstacked\n"
@@ -208,13 +194,13 @@ void AddBarChart(const BarChart& chart, const std::vector<std::string>& inputs,
   if (!chart.log_y) absl::StrAppend(&script, "set yrange [0:*]\n");
   std::vector<std::string> plots;
   for (size_t s = 0; s < chart.series.size(); ++s) {
-    plots.push_back(absl::StrCat(s == 0 ? GpQuoted(chart.stem + ".dat") : "''", " using ", s + 2,
-                                 s == 0 ? ":xtic(1)" : "", " title ",
-                                 GpQuoted(chart.series[s])));
+    plots.push_back(absl::StrCat(s == 0 ? GnuplotQuoted(chart.stem + ".dat") : "''", " using ",
+                                 s + 2, s == 0 ? ":xtic(1)" : "", " title ",
+                                 GnuplotQuoted(chart.series[s])));
   }
   for (const BarChart::Line& line : chart.lines) {
     plots.push_back(absl::StrCat(GpNumber(line.y), " with lines dashtype 2 lw 2 title ",
-                                 GpQuoted(line.title)));
+                                 GnuplotQuoted(line.title)));
   }
   absl::StrAppend(&script, "plot ", absl::StrJoin(plots, ", \\\n     "), "\n");
   out.files.push_back({chart.stem + ".dat", data});
@@ -234,17 +220,17 @@ void AddLinePlot(const LinePlot& plot, const std::vector<std::string>& inputs,
     }
   }
   std::string script = ScriptHead(plot.stem, inputs, 960, 640, plot.title);
-  absl::StrAppend(&script, "set xlabel ", GpQuoted(plot.xlabel), "\n", "set ylabel ",
-                  GpQuoted(plot.ylabel), "\n");
+  absl::StrAppend(&script, "set xlabel ", GnuplotQuoted(plot.xlabel), "\n", "set ylabel ",
+                  GnuplotQuoted(plot.ylabel), "\n");
   if (plot.log_x) absl::StrAppend(&script, "set logscale x 2\n");
   if (plot.log_y) absl::StrAppend(&script, "set logscale y 10\n");
   absl::StrAppend(&script, "set datafile missing '?'\n", "set grid xtics ytics\n",
                   "set key below\n", plot.extra_commands);
   std::vector<std::string> plots;
   for (size_t s = 0; s < plot.series.size(); ++s) {
-    plots.push_back(absl::StrCat(GpQuoted(plot.stem + ".dat"), " index ", s,
+    plots.push_back(absl::StrCat(GnuplotQuoted(plot.stem + ".dat"), " index ", s,
                                  " using 1:2 with linespoints title ",
-                                 GpQuoted(plot.series[s].title)));
+                                 GnuplotQuoted(plot.series[s].title)));
   }
   for (const std::string& extra : plot.extra_plots) plots.push_back(extra);
   absl::StrAppend(&script, "plot ", absl::StrJoin(plots, ", \\\n     "), "\n");

@@ -85,9 +85,9 @@ absl::StatusOr<std::vector<double>> NumberListParam(const CatalogEntry& entry, s
 // must be <what>".
 absl::Status BadParam(const CatalogEntry& entry, std::string_view key, std::string_view what);
 
-// gnuplot text helpers: a single-quoted string, a number ("%.10g"), and a
-// label safe as one data-file token (spaces become '_').
-std::string GpQuoted(std::string_view text);
+// gnuplot text helpers (a quoted string: GnuplotQuoted, figures.h): a
+// number ("%.10g"), and a label safe as one data-file token (spaces become
+// '_').
 std::string GpNumber(double value);
 std::string GpLabel(std::string_view text);
 

@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "analysis/figures.h"
 #include "analysis/format.h"
 
 namespace dissect::analysis::papers::reused {
@@ -82,20 +83,20 @@ void AddHeatmap(const Heatmap& map, const std::vector<std::string>& inputs, Pape
   }
   std::vector<std::string> xtics, ytics;
   for (size_t x = 0; x < map.x.size(); ++x)
-    xtics.push_back(absl::StrCat(GpQuoted(map.x[x]), " ", x));
+    xtics.push_back(absl::StrCat(GnuplotQuoted(map.x[x]), " ", x));
   for (size_t y = 0; y < map.y.size(); ++y)
-    ytics.push_back(absl::StrCat(GpQuoted(map.y[y]), " ", y));
+    ytics.push_back(absl::StrCat(GnuplotQuoted(map.y[y]), " ", y));
   const int width = 300 + 70 * static_cast<int>(map.x.size());
   const int height = 200 + 45 * static_cast<int>(map.y.size());
   std::string script = ScriptHead(map.stem, inputs, width, height, map.title);
   absl::StrAppend(
-      &script, "set xlabel ", GpQuoted(map.xlabel), "\nset ylabel ", GpQuoted(map.ylabel),
-      "\nset cblabel ", GpQuoted(map.cblabel), "\nset datafile missing '?'\n", "set xtics (",
+      &script, "set xlabel ", GnuplotQuoted(map.xlabel), "\nset ylabel ", GnuplotQuoted(map.ylabel),
+      "\nset cblabel ", GnuplotQuoted(map.cblabel), "\nset datafile missing '?'\n", "set xtics (",
       absl::StrJoin(xtics, ", "), ")\n", "set ytics (", absl::StrJoin(ytics, ", "), ")\n",
       "set xrange [-0.5:", GpNumber(map.x.size() - 0.5), "]\n",
       "set yrange [-0.5:", GpNumber(map.y.size() - 0.5), "]\n", "set cbrange [0:*]\n",
       "set palette rgbformulae 33,13,10\n", "set style fill solid 1.0 noborder\n", "unset key\n",
-      "plot ", GpQuoted(map.stem + ".dat"),
+      "plot ", GnuplotQuoted(map.stem + ".dat"),
       " using 1:2:(0.5):(0.5):3 with boxxyerror fillcolor palette, \\\n     '' using 1:2:"
       "(sprintf('%.0f', $3)) with labels\n");
   out.files.push_back({map.stem + ".dat", data});

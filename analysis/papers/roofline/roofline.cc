@@ -19,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "analysis/figures.h"
 #include "analysis/format.h"
 #include "analysis/papers/paper_figure.h"
 #include "analysis/papers/registry.h"
@@ -498,15 +499,15 @@ absl::StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry& entry,
     if (c.unit != "TFLOP/s") continue;
     plots.push_back(
         absl::StrCat("roof(x, ", GpNumber(c.value), ") with lines lw 2 dt ", dash++, " title ",
-                     GpQuoted(absl::StrCat(c.name, ": ", FormatNumber(c.value), " TFLOP/s (",
-                                           c.measured ? "measured" : "computed", "), DRAM ",
-                                           FormatNumber(bandwidth), " GB/s (measured)"))));
+                     GnuplotQuoted(absl::StrCat(c.name, ": ", FormatNumber(c.value), " TFLOP/s (",
+                                                c.measured ? "measured" : "computed", "), DRAM ",
+                                                FormatNumber(bandwidth), " GB/s (measured)"))));
   }
   const int point_types[] = {7, 5, 9};
   for (size_t i = 0; i < present.size(); ++i) {
     plots.push_back(absl::StrCat("'roofline.dat' index ", i, " using 1:2 with points pt ",
                                  point_types[present[i]], " ps 1.2 title ",
-                                 GpQuoted(kSetNames[present[i]])));
+                                 GnuplotQuoted(kSetNames[present[i]])));
   }
   absl::StrAppend(&script, "plot ", absl::StrJoin(plots, ", \\\n     "), "\n");
   out.files.push_back({"roofline.dat", data});
