@@ -6,6 +6,9 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
 
 namespace dissect::analysis {
 
@@ -41,6 +44,16 @@ std::optional<double> RowRealTimeUs(const Row& row) {
   const auto it = kPerUs.find(row.time_unit);
   if (row.error || it == kPerUs.end()) return std::nullopt;
   return row.real_time * it->second;
+}
+
+std::optional<std::string> LabelNote(std::string_view label, std::string_view key) {
+  const std::string prefix = absl::StrCat(std::string(key), "=");
+  for (absl::string_view part :
+       absl::StrSplit(absl::string_view(label.data(), label.size()), ';')) {
+    part = absl::StripAsciiWhitespace(part);
+    if (absl::ConsumePrefix(&part, prefix)) return std::string(part);
+  }
+  return std::nullopt;
 }
 
 std::string OptionalCell(const std::optional<double>& value) {

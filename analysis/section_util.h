@@ -33,6 +33,11 @@ std::optional<double> FiniteCounter(const Row& row, std::string_view counter);
 // The row's real_time in µs; nullopt for an error row or an unknown unit.
 std::optional<double> RowRealTimeUs(const Row& row);
 
+// The value of note `key=<value>` in a row label whose notes are separated
+// by ';' (usually "; "): the note's text after "key=", whitespace-trimmed;
+// nullopt without such a note.
+std::optional<std::string> LabelNote(std::string_view label, std::string_view key);
+
 // A number (FormatNumber) or a percentage of a fraction (FormatPercent);
 // kEmptyCell without a value.
 std::string OptionalCell(const std::optional<double>& value);

@@ -15,7 +15,6 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "absl/strings/strip.h"
 #include "analysis/section_util.h"
 
 namespace dissect::analysis {
@@ -27,17 +26,6 @@ constexpr char kSparse24[] = "sparse24_gemm";
 constexpr char kCompressible[] = "compressible_bandwidth";
 constexpr char kDense[] = "dense_cublas";
 constexpr char kSparseMma[] = "sparse_mma_sp";
-
-// The value of note `key=<value>` in a row label whose notes are joined with
-// "; ": up to the next "; ", and for a one-word key up to the first space.
-std::optional<std::string> LabelNote(const std::string& label, absl::string_view key) {
-  for (absl::string_view part : absl::StrSplit(label, "; ")) {
-    part = absl::StripAsciiWhitespace(part);
-    if (!absl::ConsumePrefix(&part, absl::StrCat(key, "="))) continue;
-    return std::string(part);
-  }
-  return std::nullopt;
-}
 
 // The layer names of a `layers=<name> <name> ...` note, stopping at a word
 // that is another note (`key=value`) where the notes are not "; "-joined.

@@ -57,15 +57,6 @@ struct Pass {
   std::string not_measured;  // why not ("" when measured)
 };
 
-// The `ops=` note of a row's label ("; "-separated notes).
-std::optional<std::string> OpsNote(const std::string& label) {
-  for (absl::string_view part : absl::StrSplit(label, ';')) {
-    part = absl::StripAsciiWhitespace(part);
-    if (absl::ConsumePrefix(&part, "ops=")) return std::string(part);
-  }
-  return std::nullopt;
-}
-
 Pass ReadPass(const ResultFile& file, const Row& row) {
   Pass p;
   p.network = row.Axis("network").value_or("?");
@@ -83,7 +74,7 @@ Pass ReadPass(const ResultFile& file, const Row& row) {
   const std::vector<double> us = RowVector(row, "op_us");
   const std::vector<double> bytes = RowVector(row, "op_bytes");
   const std::vector<double> flops = RowVector(row, "op_flops");
-  const std::optional<std::string> note = OpsNote(row.label);
+  const std::optional<std::string> note = LabelNote(row.label, "ops");
   if (!note) {
     p.not_measured = "the row has no ops= note";
     return p;
