@@ -2,24 +2,18 @@
 // transforms as functors) and the per-channel affine (BN) kernel. The BN
 // arithmetic is __fmaf_rn and ReLU fmaxf(v, 0) everywhere, so that fused and
 // unfused forms round identically and their outputs are bit-identical.
+#include "kernels/direct_conv.cuh"
 #include "kernels/fusion/fusion.h"
+#include "kernels/grid_stride.cuh"
 
 namespace dissect::fusion {
 namespace device {
 
 __device__ __forceinline__ float Relu(float v) { return fmaxf(v, 0.0f); }
 
-// An input transform gives, for channel c, the function applied to each of
-// that channel's loaded values (so per-channel parameters are loaded once
-// per channel, not once per tap).
-struct InIdentity {
-  struct Channel {
-    __device__ __forceinline__ float operator()(float v) const { return v; }
-  };
-  const float* scale;
-  const float* shift;
-  __device__ __forceinline__ Channel ForChannel(int) const { return {}; }
-};
+// Input transforms (kernels/direct_conv.cuh): for channel c, the function
+// applied to each of that channel's loaded values.
+struct InIdentity : DirectConvNoTransform {};
 
 struct InBnRelu {
   struct Channel {
@@ -41,14 +35,6 @@ struct OutRelu {
   __device__ __forceinline__ float operator()(float v) const { return Relu(v); }
 };
 
-__device__ __forceinline__ size_t FirstThread() {
-  return static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-}
-
-__device__ __forceinline__ size_t GridThreads() {
-  return static_cast<size_t>(gridDim.x) * blockDim.x;
-}
-
 template <typename In, typename Out>
 __global__ void __launch_bounds__(kFusionThreads)
     ConvKernel(const float* __restrict__ x, const float* __restrict__ weights,
@@ -56,25 +42,8 @@ __global__ void __launch_bounds__(kFusionThreads)
   const int out_h = d.OutH(), out_w = d.OutW();
   const size_t total = static_cast<size_t>(d.n) * d.k * out_h * out_w;
   for (size_t i = FirstThread(); i < total; i += GridThreads()) {
-    const int q = static_cast<int>(i % out_w);
-    const int p = static_cast<int>(i / out_w % out_h);
-    const int k = static_cast<int>(i / (static_cast<size_t>(out_w) * out_h) % d.k);
-    const size_t n = i / (static_cast<size_t>(out_w) * out_h * d.k);
-    float acc = 0.0f;
-    for (int c = 0; c < d.c; ++c) {
-      const float* plane = x + (n * d.c + c) * d.h * d.w;
-      const float* filter = weights + (static_cast<size_t>(k) * d.c + c) * d.r * d.s;
-      const typename In::Channel transform = in_op.ForChannel(c);
-      for (int r = 0; r < d.r; ++r) {
-        const int ih = p * d.stride - d.pad + r;
-        if (ih < 0 || ih >= d.h) continue;
-        for (int s = 0; s < d.s; ++s) {
-          const int iw = q * d.stride - d.pad + s;
-          if (iw < 0 || iw >= d.w) continue;
-          acc = __fmaf_rn(transform(plane[ih * d.w + iw]), filter[r * d.s + s], acc);
-        }
-      }
-    }
+    const float acc =
+        DirectConvOutput(i, x, weights, d, [](const float* p) { return *p; }, in_op);
     y[i] = out_op(acc);
   }
 }
@@ -128,7 +97,7 @@ cudaError_t LaunchConv(const float* x, const float* weights, const float* scale,
   }
   switch (in_op) {
     case InputOp::kIdentity:
-      return LaunchWithOutput(x, weights, y, d, device::InIdentity{scale, shift}, out_op, blocks,
+      return LaunchWithOutput(x, weights, y, d, device::InIdentity{}, out_op, blocks,
                               stream);
     case InputOp::kBnRelu:
       if (scale == nullptr || shift == nullptr) return cudaErrorInvalidValue;

@@ -16,6 +16,8 @@
 // tracing code.
 #include <cfloat>
 
+#include "kernels/direct_conv.cuh"
+#include "kernels/grid_stride.cuh"
 #include "kernels/layers/cache_load.cuh"
 #include "kernels/layers/layers.h"
 #ifdef DISSECT_TRACE_LINES
@@ -51,14 +53,6 @@ __device__ __forceinline__ void BeginBlock() {
 #ifdef DISSECT_TRACE_LINES
   RecordBlockSm(g_trace);
 #endif
-}
-
-__device__ __forceinline__ size_t FirstThread() {
-  return static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-}
-
-__device__ __forceinline__ size_t GridThreads() {
-  return static_cast<size_t>(gridDim.x) * blockDim.x;
 }
 
 __global__ void __launch_bounds__(kLayerThreads)
@@ -105,26 +99,9 @@ __global__ void __launch_bounds__(kLayerThreads)
   BeginBlock();
   const int out_h = d.OutH(), out_w = d.OutW();
   const size_t total = static_cast<size_t>(d.n) * d.k * out_h * out_w;
+  const auto load = [](const float* p) { return Ld(p); };
   for (size_t i = FirstThread(); i < total; i += GridThreads()) {
-    const int q = static_cast<int>(i % out_w);
-    const int p = static_cast<int>(i / out_w % out_h);
-    const int k = static_cast<int>(i / (static_cast<size_t>(out_w) * out_h) % d.k);
-    const size_t n = i / (static_cast<size_t>(out_w) * out_h * d.k);
-    float acc = 0.0f;
-    for (int c = 0; c < d.c; ++c) {
-      const float* plane = x + (n * d.c + c) * d.h * d.w;
-      const float* filter = weights + (static_cast<size_t>(k) * d.c + c) * d.r * d.s;
-      for (int r = 0; r < d.r; ++r) {
-        const int ih = p * d.stride - d.pad + r;
-        if (ih < 0 || ih >= d.h) continue;
-        for (int s = 0; s < d.s; ++s) {
-          const int iw = q * d.stride - d.pad + s;
-          if (iw < 0 || iw >= d.w) continue;
-          acc = __fmaf_rn(Ld(plane + ih * d.w + iw), Ld(filter + r * d.s + s), acc);
-        }
-      }
-    }
-    y[i] = acc;
+    y[i] = DirectConvOutput(i, x, weights, d, load, DirectConvNoTransform{});
   }
 }
 
