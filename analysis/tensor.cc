@@ -197,48 +197,54 @@ std::string KindName(const TensorKind& k) {
   return k.sparse ? absl::StrCat(k.dtype, " 2:4 sparse") : k.dtype;
 }
 
-// A device's tensor section inputs and its three ceilings.
-struct DeviceCeilings {
-  const ResultFile* file = nullptr;
-  const TensorArchitecture* arch = nullptr;
-  const TensorProduct* product = nullptr;
-  double sms = 0;
-  double max_mhz = 0;  // device_sm_clock_max_khz / 1000
+}  // namespace
 
-  // SMs × clock × per-SM rate, in TFLOP/s.
-  std::optional<double> AtClock(const TensorKind& kind, double mhz) const {
-    const double rate = RateOf(arch, kind);
-    if (sms <= 0 || mhz <= 0 || rate <= 0) return std::nullopt;
-    return sms * mhz * 1e6 * rate / 1e12;
+std::optional<double> TensorCeilings::AtClock(const TensorKind& kind, double mhz) const {
+  const double rate = RateOf(arch, kind);
+  if (sms <= 0 || mhz <= 0 || rate <= 0) return std::nullopt;
+  return sms * mhz * 1e6 * rate / 1e12;
+}
+
+std::optional<double> TensorCeilings::AtMax(const TensorKind& kind) const {
+  return AtClock(kind, max_mhz);
+}
+
+std::optional<double> TensorCeilings::Published(const TensorKind& kind) const {
+  if (product == nullptr || arch == nullptr) return std::nullopt;
+  const std::optional<double> dense = product->DenseTflops(kind.dtype);
+  const TensorRate* r = arch->Find(kind.dtype);
+  if (!dense || r == nullptr) return std::nullopt;
+  if (!kind.sparse) return dense;
+  if (r->sparse <= 0) return std::nullopt;
+  return *dense * r->sparse / r->dense;
+}
+
+std::optional<double> TensorCeilings::PublishedMhz(const TensorKind& kind) const {
+  const std::optional<double> p = Published(kind);
+  const std::optional<double> at_one_mhz = AtClock(kind, 1);
+  if (!p || !at_one_mhz) return std::nullopt;
+  return *p / *at_one_mhz;
+}
+
+std::optional<double> TensorCeilings::Basis(const TensorKind& kind) const {
+  const std::optional<double> p = Published(kind);
+  return p ? p : AtMax(kind);
+}
+
+TensorCeilings CeilingsOf(const ResultFile& file, const TensorPeaks& peaks) {
+  TensorCeilings ceilings;
+  ceilings.file = &file;
+  ceilings.arch = peaks.ForComputeCapability(file.ContextOr("device_compute_capability", ""));
+  ceilings.sms = ContextNumber(file, "device_sm_count");
+  ceilings.max_mhz = ContextNumber(file, "device_sm_clock_max_khz") / 1e3;
+  if (ceilings.arch != nullptr) {
+    ceilings.product = ceilings.arch->ProductFor(file.ContextOr("device_name", ""),
+                                                 static_cast<int>(ceilings.sms));
   }
-  std::optional<double> AtMax(const TensorKind& kind) const {
-    return AtClock(kind, max_mhz);
-  }
-  // NVIDIA's published peak of the product; sparse: the dense one scaled by
-  // the architecture's sparse / dense rate (2×, as NVIDIA publishes it).
-  std::optional<double> Published(const TensorKind& kind) const {
-    if (product == nullptr || arch == nullptr) return std::nullopt;
-    const std::optional<double> dense = product->DenseTflops(kind.dtype);
-    const TensorRate* r = arch->Find(kind.dtype);
-    if (!dense || r == nullptr) return std::nullopt;
-    if (!kind.sparse) return dense;
-    if (r->sparse <= 0) return std::nullopt;
-    return *dense * r->sparse / r->dense;
-  }
-  // The clock the published peak implies, MHz.
-  std::optional<double> PublishedMhz(const TensorKind& kind) const {
-    const std::optional<double> p = Published(kind);
-    const std::optional<double> at_one_mhz = AtClock(kind, 1);
-    if (!p || !at_one_mhz) return std::nullopt;
-    return *p / *at_one_mhz;
-  }
-  // The grading basis: the published peak where known, else the peak at the
-  // maximum boost clock.
-  std::optional<double> Basis(const TensorKind& kind) const {
-    const std::optional<double> p = Published(kind);
-    return p ? p : AtMax(kind);
-  }
-};
+  return ceilings;
+}
+
+namespace {
 
 // % of the three ceilings and of the best of one throughput measurement;
 // all empty for latency and emulated rows.
@@ -246,7 +252,7 @@ struct Percents {
   std::optional<double> at_measured, at_max, published, best;
 };
 
-Percents PercentsOf(const Measurement& m, const DeviceCeilings& d,
+Percents PercentsOf(const Measurement& m, const TensorCeilings& d,
                     const std::map<std::string, double>& best) {
   Percents p;
   if (m.mode != "throughput" || m.emulated) return p;
@@ -272,7 +278,7 @@ Percents PercentsOf(const Measurement& m, const DeviceCeilings& d,
 // "1755 clock64", with the droop below the maximum boost clock on
 // throughput rows (those with a %) and "moved" where the NVML clock polled
 // during the samples moved (clock_moved).
-std::string ClockCell(const Measurement& m, const DeviceCeilings& d) {
+std::string ClockCell(const Measurement& m, const TensorCeilings& d) {
   if (!m.clock_mhz) return kNone;
   std::vector<std::string> notes;
   if (m.mode == "throughput" && d.max_mhz > 0 &&
@@ -371,7 +377,7 @@ std::string MeasuredClocks(const std::vector<Measurement>& rows) {
   return absl::StrJoin(parts, "; ");
 }
 
-std::string CeilingsBlock(const DeviceCeilings& d, const TensorPeaks& peaks,
+std::string CeilingsBlock(const TensorCeilings& d, const TensorPeaks& peaks,
                           const std::vector<Measurement>& rows) {
   const ResultFile& f = *d.file;
   std::string out;
@@ -458,8 +464,7 @@ constexpr char kEmulatedNote[] =
     "emulated: ptxas expands this form into other instructions on this GPU; "
     "no % and not a best";
 
-std::string ProbeBlock(const std::vector<const Measurement*>& probes,
-                       const DeviceCeilings& d,
+std::string ProbeBlock(const std::vector<const Measurement*>& probes, const TensorCeilings& d,
                        const std::map<std::string, double>& best) {
   std::vector<std::vector<std::string>> rows;
   for (const Measurement* m : probes) {
@@ -492,8 +497,7 @@ std::string ShapeName(const GemmShape& s) {
   return absl::StrCat(s.m, "x", s.n, "x", s.k);
 }
 
-std::string GemmBlock(const DeviceCeilings& d,
-                      const std::vector<const Measurement*>& gemm,
+std::string GemmBlock(const TensorCeilings& d, const std::vector<const Measurement*>& gemm,
                       const std::map<std::string, double>& best) {
   const ResultFile& f = *d.file;
   const int sms = static_cast<int>(d.sms);
@@ -876,16 +880,7 @@ std::string RenderTensorSections(const std::vector<ResultFile>& files,
   for (const std::string& key : order) {
     const Device& d = devices[key];
     const ResultFile& f = *d.first;
-    DeviceCeilings ceilings;
-    ceilings.file = &f;
-    ceilings.arch = peaks.ForComputeCapability(
-        f.ContextOr("device_compute_capability", ""));
-    ceilings.sms = ContextNumber(f, "device_sm_count");
-    ceilings.max_mhz = ContextNumber(f, "device_sm_clock_max_khz") / 1e3;
-    if (ceilings.arch != nullptr) {
-      ceilings.product = ceilings.arch->ProductFor(
-          f.ContextOr("device_name", ""), static_cast<int>(ceilings.sms));
-    }
+    const TensorCeilings ceilings = CeilingsOf(f, peaks);
     // The best TFLOP/s per type among throughput rows with random data;
     // emulated rows never count.
     std::map<std::string, double> best;

@@ -103,6 +103,32 @@ struct GemmShape {
 };
 std::optional<GemmShape> ParseGemmShape(std::string_view shape);
 
+// The ceilings of one device (the device_* context of its result file) in
+// TFLOP/s: SM count x the architecture's per-SM rate x a clock, and NVIDIA's
+// published peak of the product (configs/tensor/peaks.json). The tensor
+// section grades a measurement against Basis, as does the paper catalog's
+// fc_heatmap.
+struct TensorCeilings {
+  const ResultFile* file = nullptr;
+  const TensorArchitecture* arch = nullptr;  // null: unknown compute capability
+  const TensorProduct* product = nullptr;    // null: no product of peaks.json
+  double sms = 0;
+  double max_mhz = 0;  // device_sm_clock_max_khz / 1000
+
+  // SMs x clock x per-SM rate.
+  std::optional<double> AtClock(const TensorKind& kind, double mhz) const;
+  std::optional<double> AtMax(const TensorKind& kind) const;
+  // NVIDIA's published peak of the product; sparse: the dense one scaled by
+  // the architecture's sparse / dense rate (2x, as NVIDIA publishes it).
+  std::optional<double> Published(const TensorKind& kind) const;
+  // The clock the published peak implies, MHz.
+  std::optional<double> PublishedMhz(const TensorKind& kind) const;
+  // The grading basis: the published peak where known, else the peak at the
+  // maximum boost clock.
+  std::optional<double> Basis(const TensorKind& kind) const;
+};
+TensorCeilings CeilingsOf(const ResultFile& file, const TensorPeaks& peaks);
+
 // The tensor sections of every device with mma_sync, wgmma or cublaslt_gemm
 // rows, "" if none. Each starts with "## tensor cores: <device>" and ends
 // with a newline.

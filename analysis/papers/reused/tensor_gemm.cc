@@ -7,7 +7,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "analysis/format.h"
 #include "analysis/papers/registry.h"
@@ -20,38 +19,42 @@ namespace {
 
 using reused::Heatmap;
 
-absl::StatusOr<TensorPeaks> Peaks() {
-  return ParseTensorPeaksJson(kEmbeddedTensorPeaksJson, kEmbeddedTensorPeaksOrigin);
-}
+// What both generators read: the entry's cublaslt_gemm files and the
+// embedded configs/tensor/peaks.json.
+struct GemmInputs {
+  std::vector<const ResultFile*> files;
+  TensorPeaks peaks;
+};
 
-double ContextNumber(const ResultFile& f, const char* key) {
-  double v = 0;
-  return absl::SimpleAtod(f.ContextOr(key, ""), &v) ? v : 0;
+absl::StatusOr<GemmInputs> ReadGemmInputs(const CatalogEntry& entry,
+                                          const std::vector<ResultFile>& results) {
+  absl::StatusOr<std::vector<const ResultFile*>> files =
+      reused::RequireExperiment(entry, results, "cublaslt_gemm");
+  if (!files.ok()) return files.status();
+  absl::StatusOr<TensorPeaks> peaks =
+      ParseTensorPeaksJson(kEmbeddedTensorPeaksJson, kEmbeddedTensorPeaksOrigin);
+  if (!peaks.ok()) return peaks.status();
+  return GemmInputs{*std::move(files), *std::move(peaks)};
 }
 
 // The dense peak of `dtype` on the file's device in TFLOP/s, as the tensor
-// section grades it: NVIDIA's published peak of the product where
-// configs/tensor/peaks.json knows it, else SMs x max boost clock x the
-// architecture's per-SM rate. `basis` says which.
+// section grades it (TensorCeilings::Basis, tensor.h): NVIDIA's published
+// peak of the product where configs/tensor/peaks.json knows it, else SMs x
+// max boost clock x the architecture's per-SM rate. `basis` says which.
 std::optional<double> DensePeak(const TensorPeaks& peaks, const ResultFile& f,
                                 const std::string& dtype, std::string* basis) {
-  const TensorArchitecture* arch =
-      peaks.ForComputeCapability(f.ContextOr("device_compute_capability", ""));
-  if (arch == nullptr) return std::nullopt;
-  const double sms = ContextNumber(f, "device_sm_count");
-  if (const TensorProduct* p =
-          arch->ProductFor(f.ContextOr("device_name", ""), static_cast<int>(sms))) {
-    if (std::optional<double> t = p->DenseTflops(dtype)) {
-      *basis = absl::StrCat("published peak of the ", p->name);
-      return t;
-    }
+  const TensorCeilings ceilings = CeilingsOf(f, peaks);
+  const TensorKind kind{.dtype = dtype, .sparse = false};
+  if (const std::optional<double> published = ceilings.Published(kind)) {
+    *basis = absl::StrCat("published peak of the ", ceilings.product->name);
+    return published;
   }
-  const TensorRate* rate = arch->Find(dtype);
-  const double mhz = ContextNumber(f, "device_sm_clock_max_khz") / 1000;
-  if (rate == nullptr || rate->dense <= 0 || sms <= 0 || mhz <= 0) return std::nullopt;
-  *basis = absl::StrCat(arch->name, " per-SM rate × ", FormatNumber(sms), " SMs × ",
-                        FormatNumber(mhz), " MHz (max boost clock)");
-  return sms * mhz * 1e6 * rate->dense / 1e12;
+  const std::optional<double> computed = ceilings.AtMax(kind);
+  if (computed) {
+    *basis = absl::StrCat(ceilings.arch->name, " per-SM rate × ", FormatNumber(ceilings.sms),
+                          " SMs × ", FormatNumber(ceilings.max_mhz), " MHz (max boost clock)");
+  }
+  return computed;
 }
 
 // One hot GEMM row graded against its input type's dense peak.
@@ -97,17 +100,16 @@ void AddFirstSeen(std::vector<std::string>& list, const std::string& value) {
 
 absl::StatusOr<PaperFigure> GenerateFcHeatmap(const CatalogEntry& entry,
                                               const std::vector<ResultFile>& results) {
-  absl::StatusOr<std::vector<const ResultFile*>> files =
-      reused::RequireExperiment(entry, results, "cublaslt_gemm");
-  if (!files.ok()) return files.status();
-  absl::StatusOr<TensorPeaks> peaks = Peaks();
-  if (!peaks.ok()) return peaks.status();
+  absl::StatusOr<GemmInputs> in = ReadGemmInputs(entry, results);
+  if (!in.ok()) return in.status();
+  const std::vector<const ResultFile*>& files = in->files;
+  const TensorPeaks& peaks = in->peaks;
   std::map<std::string, std::string> basis;
   // dtype -> (batch, width) -> % of peak; the first measured row wins.
   std::vector<std::string> dtypes;
   std::map<std::string, std::map<std::pair<int64_t, int64_t>, double>> pct;
   std::vector<int64_t> batches, widths;
-  for (const GradedGemm& g : GradeGemms(*files, *peaks, basis)) {
+  for (const GradedGemm& g : GradeGemms(files, peaks, basis)) {
     if (g.shape.n != g.shape.k) continue;  // not an FC shape
     AddFirstSeen(dtypes, g.dtype);
     batches.push_back(g.shape.m);
@@ -143,34 +145,32 @@ absl::StatusOr<PaperFigure> GenerateFcHeatmap(const CatalogEntry& entry,
                         ? "unknown (no rate for this device in configs/tensor/peaks.json)"
                         : b->second,
                     "\n\n", reused::HeatmapMarkdown(map, "batch \\ width"), "\n");
-    reused::AddHeatmap(map, InputPaths(*files), out);
+    reused::AddHeatmap(map, InputPaths(files), out);
   }
   MarkdownTable compare = ComparisonTable();
   AddComparison(compare, "FC-layer % of peak per batch and width",
                 entry.FindPublished("fc_peak_pct"), std::nullopt, "%",
                 "per dtype above; the paper's heatmaps are for other devices");
-  absl::StrAppend(&out.markdown, RenderMarkdownTable(compare), "\n",
-                  reused::UnmeasuredRows(*files));
+  absl::StrAppend(&out.markdown, RenderMarkdownTable(compare), "\n", reused::UnmeasuredRows(files));
   return out;
 }
 
 absl::StatusOr<PaperFigure> GenerateTensorGoodBadUgly(const CatalogEntry& entry,
                                                       const std::vector<ResultFile>& results) {
-  absl::StatusOr<std::vector<const ResultFile*>> files =
-      reused::RequireExperiment(entry, results, "cublaslt_gemm");
-  if (!files.ok()) return files.status();
-  absl::StatusOr<TensorPeaks> peaks = Peaks();
-  if (!peaks.ok()) return peaks.status();
+  absl::StatusOr<GemmInputs> in = ReadGemmInputs(entry, results);
+  if (!in.ok()) return in.status();
+  const std::vector<const ResultFile*>& files = in->files;
+  const TensorPeaks& peaks = in->peaks;
   std::vector<ResultFile> gemm;
-  for (const ResultFile* f : *files) gemm.push_back(*f);
+  for (const ResultFile* f : files) gemm.push_back(*f);
   PaperFigure out;
   MarkdownTable compare = ComparisonTable();
   AddComparison(compare, "% of peak per GEMM shape", entry.FindPublished("peak_fraction"),
                 std::nullopt, "%", "per shape in the heatmap and good / bad / ugly table below");
   absl::StrAppend(&out.markdown, RenderMarkdownTable(compare), "\n",
-                  RenderTensorSections(gemm, *peaks));
+                  RenderTensorSections(gemm, peaks));
   std::map<std::string, std::string> basis;
-  const std::vector<GradedGemm> graded = GradeGemms(*files, *peaks, basis);
+  const std::vector<GradedGemm> graded = GradeGemms(files, peaks, basis);
   reused::Heatmap map{.stem = "gemm_peak_pct",
                       .title = "cuBLASLt GEMM: % of the input type's dense peak (hot)",
                       .xlabel = "input type",
@@ -186,7 +186,7 @@ absl::StatusOr<PaperFigure> GenerateTensorGoodBadUgly(const CatalogEntry& entry,
     const size_t y = std::find(map.y.begin(), map.y.end(), g.shape_text) - map.y.begin();
     if (g.pct && std::isnan(map.values[y][x])) map.values[y][x] = *g.pct;
   }
-  reused::AddHeatmap(map, InputPaths(*files), out);
+  reused::AddHeatmap(map, InputPaths(files), out);
   return out;
 }
 

@@ -161,16 +161,10 @@ absl::StatusOr<Ceiling> MemoryCeiling(const std::vector<const ResultFile*>& file
 std::string DatasheetCell(const TensorPeaks* peaks, const ResultFile& file,
                           const std::string& dtype) {
   if (peaks == nullptr) return kEmptyCell;
-  const TensorArchitecture* arch =
-      peaks->ForComputeCapability(file.ContextOr("device_compute_capability", ""));
-  if (arch == nullptr) return kEmptyCell;
-  const std::optional<double> sms = ContextNumber(file, "device_sm_count");
-  const TensorProduct* product =
-      arch->ProductFor(file.ContextOr("device_name", ""), sms ? static_cast<int>(*sms) : 0);
-  if (product == nullptr) return kEmptyCell;
-  const std::optional<double> tflops = product->DenseTflops(dtype);
+  const TensorCeilings ceilings = CeilingsOf(file, *peaks);
+  const std::optional<double> tflops = ceilings.Published({.dtype = dtype, .sparse = false});
   if (!tflops) return kEmptyCell;
-  return absl::StrCat(FormatNumber(*tflops), " TFLOP/s datasheet (", product->name,
+  return absl::StrCat(FormatNumber(*tflops), " TFLOP/s datasheet (", ceilings.product->name,
                       ", configs/tensor/peaks.json)");
 }
 
