@@ -15,8 +15,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <memory>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -26,6 +24,7 @@
 #include "experiments/conv_algos/conv_layers.h"
 #include "experiments/forward/cpu_reference.h"
 #include "experiments/forward/cudnn_api.h"
+#include "experiments/forward/cudnn_object.h"
 #include "experiments/harness/experiment.h"
 #include "probes/cuda_status.h"
 #include "probes/device_buffer.h"
@@ -35,6 +34,7 @@ namespace {
 
 using forward::CudnnApi;
 using forward::LayerSpec;
+using forward::MakeCudnnObject;
 
 // Device memory left free besides the point's buffers (cuDNN's own).
 constexpr size_t kHeadroomBytes = size_t{256} << 20;
@@ -81,24 +81,6 @@ const ConvLayer* FindLayer(const std::string& name) {
     if (l.name == name) return &l;
   }
   return nullptr;
-}
-
-// A cuDNN handle or descriptor, destroyed with its Destroy function.
-template <typename T>
-struct CudnnDeleter {
-  cudnnStatus_t (*destroy)(T) = nullptr;
-  void operator()(T object) const { destroy(object); }
-};
-template <typename T>
-using CudnnPtr = std::unique_ptr<std::remove_pointer_t<T>, CudnnDeleter<T>>;
-
-template <typename T>
-absl::StatusOr<CudnnPtr<T>> Create(const CudnnApi& api, cudnnStatus_t (*create)(T*),
-                                   cudnnStatus_t (*destroy)(T), const char* what) {
-  T object = nullptr;
-  const cudnnStatus_t status = create(&object);
-  if (status != CUDNN_STATUS_SUCCESS) return forward::CudnnStatus(api, status, what);
-  return CudnnPtr<T>(object, CudnnDeleter<T>{destroy});
 }
 
 absl::StatusOr<cudnnMathType_t> MathType(const std::string& name) {
@@ -187,21 +169,22 @@ absl::Status Run(PointContext& ctx) {
   }
   const CudnnApi& api = **loaded;
 
-  DISSECT_ASSIGN_OR_RETURN(
-      auto handle, Create<cudnnHandle_t>(api, api.cudnnCreate, api.cudnnDestroy, "cudnnCreate"));
+  DISSECT_ASSIGN_OR_RETURN(auto handle,
+                           MakeCudnnObject(api, api.cudnnCreate, api.cudnnDestroy, "cudnnCreate"));
   DISSECT_CUDNN_RETURN_IF_ERROR(api, api.cudnnSetStream(handle.get(), ctx.stream()));
+  DISSECT_ASSIGN_OR_RETURN(auto x_desc, MakeCudnnObject(api, api.cudnnCreateTensorDescriptor,
+                                                        api.cudnnDestroyTensorDescriptor,
+                                                        "cudnnCreateTensorDescriptor"));
+  DISSECT_ASSIGN_OR_RETURN(auto y_desc, MakeCudnnObject(api, api.cudnnCreateTensorDescriptor,
+                                                        api.cudnnDestroyTensorDescriptor,
+                                                        "cudnnCreateTensorDescriptor"));
+  DISSECT_ASSIGN_OR_RETURN(auto w_desc, MakeCudnnObject(api, api.cudnnCreateFilterDescriptor,
+                                                        api.cudnnDestroyFilterDescriptor,
+                                                        "cudnnCreateFilterDescriptor"));
   DISSECT_ASSIGN_OR_RETURN(
-      auto x_desc, Create(api, api.cudnnCreateTensorDescriptor, api.cudnnDestroyTensorDescriptor,
-                          "cudnnCreateTensorDescriptor"));
-  DISSECT_ASSIGN_OR_RETURN(
-      auto y_desc, Create(api, api.cudnnCreateTensorDescriptor, api.cudnnDestroyTensorDescriptor,
-                          "cudnnCreateTensorDescriptor"));
-  DISSECT_ASSIGN_OR_RETURN(
-      auto w_desc, Create(api, api.cudnnCreateFilterDescriptor, api.cudnnDestroyFilterDescriptor,
-                          "cudnnCreateFilterDescriptor"));
-  DISSECT_ASSIGN_OR_RETURN(auto conv_desc, Create(api, api.cudnnCreateConvolutionDescriptor,
-                                                  api.cudnnDestroyConvolutionDescriptor,
-                                                  "cudnnCreateConvolutionDescriptor"));
+      auto conv_desc,
+      MakeCudnnObject(api, api.cudnnCreateConvolutionDescriptor,
+                      api.cudnnDestroyConvolutionDescriptor, "cudnnCreateConvolutionDescriptor"));
   DISSECT_CUDNN_RETURN_IF_ERROR(
       api, api.cudnnSetTensor4dDescriptor(x_desc.get(), CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, batch,
                                           l.in.c, l.in.h, l.in.w));

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "experiments/forward/cpu_reference.h"
 #include "experiments/forward/cudnn_api.h"
+#include "experiments/forward/cudnn_object.h"
 #include "kernels/forward/elementwise.h"
 #include "probes/cuda_status.h"
 #include "probes/device_buffer.h"
@@ -22,46 +23,6 @@ constexpr size_t kMaxConvWorkspaceBytes = size_t{1} << 30;
 // Device memory left free besides what the pass holds (cuDNN's own, the
 // observers').
 constexpr size_t kMemoryHeadroomBytes = size_t{256} << 20;
-
-// Owns one cuDNN object (a handle or a descriptor) and destroys it.
-template <typename T>
-class CudnnObject {
- public:
-  using Destroy = cudnnStatus_t (*)(T);
-  CudnnObject() = default;
-  CudnnObject(T object, Destroy destroy) : object_(object), destroy_(destroy) {}
-  CudnnObject(const CudnnObject&) = delete;
-  CudnnObject& operator=(const CudnnObject&) = delete;
-  CudnnObject(CudnnObject&& other) noexcept
-      : object_(std::exchange(other.object_, nullptr)), destroy_(other.destroy_) {}
-  CudnnObject& operator=(CudnnObject&& other) noexcept {
-    if (this != &other) {
-      Reset();
-      object_ = std::exchange(other.object_, nullptr);
-      destroy_ = other.destroy_;
-    }
-    return *this;
-  }
-  ~CudnnObject() { Reset(); }
-  T get() const { return object_; }
-
- private:
-  void Reset() {
-    if (object_ != nullptr) destroy_(object_);
-    object_ = nullptr;
-  }
-  T object_ = nullptr;
-  Destroy destroy_ = nullptr;
-};
-
-template <typename T>
-absl::StatusOr<CudnnObject<T>> MakeCudnnObject(const CudnnApi& api, cudnnStatus_t (*create)(T*),
-                                               cudnnStatus_t (*destroy)(T), const char* what) {
-  T object = nullptr;
-  const cudnnStatus_t status = create(&object);
-  if (status != CUDNN_STATUS_SUCCESS) return CudnnStatus(api, status, what);
-  return CudnnObject<T>(object, destroy);
-}
 
 using TensorDesc = CudnnObject<cudnnTensorDescriptor_t>;
 
