@@ -63,6 +63,14 @@ inline void DrawPaperFigure(const papers::PaperFigure& figure, const std::string
   DrawFigures({folder, folder, figure.files, figure.scripts}, test_name, dir);
 }
 
+// DrawPaperFigure into a folder named `name` of a directory named `name`;
+// marks the test skipped (after its other checks) without gnuplot.
+inline void ExpectPaperFigureDrawn(const papers::PaperFigure& figure, const std::string& name) {
+  if (!HaveGnuplot()) GTEST_SKIP() << "gnuplot not on PATH";
+  std::filesystem::path dir;
+  DrawPaperFigure(figure, name, name, &dir);
+}
+
 }  // namespace dissect::analysis::testing
 
 #endif  // DISSECT_ANALYSIS_PAPERS_PAPER_TEST_UTIL_H_

@@ -5,7 +5,6 @@
 // the goldens, gnuplot drawing every figure, and the errors. After an
 // intended change:
 //   DISSECT_UPDATE_GOLDEN=1 ./bazelw run //analysis/papers/conv_algos:conv_algos_test
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -20,6 +19,9 @@
 namespace dissect::analysis::papers {
 namespace {
 
+using testing::CatalogEntryOrFail;
+using testing::ExpectPaperFigureDrawn;
+using testing::ExpectPaperGoldens;
 using ::testing::HasSubstr;
 
 constexpr char kTestdata[] = "analysis/papers/conv_algos/testdata/";
@@ -29,23 +31,11 @@ std::vector<ResultFile> Fixtures() {
   return testing::ReadResultFixtures(kTestdata, {"synthetic_conv_algorithms.json"});
 }
 
-CatalogEntry Entry(const std::string& id) { return testing::CatalogEntryOrFail(id); }
-
-void ExpectGolden(const PaperFigure& figure, const std::string& stem) {
-  testing::ExpectPaperGoldens(figure, kTestdata, stem, kTarget);
-}
-
-void ExpectDrawn(const PaperFigure& figure, const std::string& name) {
-  if (!testing::HaveGnuplot()) GTEST_SKIP() << "gnuplot not on PATH";
-  std::filesystem::path dir;
-  ASSERT_NO_FATAL_FAILURE(testing::DrawPaperFigure(figure, name, name, &dir));
-}
-
 TEST(ConvAlgorithmsTest, MatchesGolden) {
   absl::StatusOr<PaperFigure> figure =
-      GenerateConvAlgorithms(Entry("xu_2018_conv_algorithms"), Fixtures());
+      GenerateConvAlgorithms(CatalogEntryOrFail("xu_2018_conv_algorithms"), Fixtures());
   ASSERT_TRUE(figure.ok()) << figure.status();
-  ExpectGolden(*figure, "conv_algorithms");
+  ExpectPaperGoldens(*figure, kTestdata, "conv_algorithms", kTarget);
   // Synthetic AlexNet at batch 64: fft is fastest on every layer (144 + 216 + 108 =
   // 468 µs); implicit_gemm everywhere takes 360 + 540 + 270 = 1170 µs: 2.5x.
   EXPECT_THAT(figure->markdown,
@@ -53,27 +43,28 @@ TEST(ConvAlgorithmsTest, MatchesGolden) {
   EXPECT_THAT(figure->markdown, HasSubstr("2.5x"));
   EXPECT_THAT(figure->markdown, HasSubstr("CUDNN_STATUS_NOT_SUPPORTED"));
   EXPECT_THAT(figure->markdown, HasSubstr("measured layers cover 3 of 53 conv layers"));
-  ExpectDrawn(*figure, "conv_algorithms_test");
+  ExpectPaperFigureDrawn(*figure, "conv_algorithms_test");
 }
 
 TEST(WorkspaceLimitTest, MatchesGolden) {
   absl::StatusOr<PaperFigure> figure =
-      GenerateWorkspaceLimit(Entry("oyama_2018_mucudnn"), Fixtures());
+      GenerateWorkspaceLimit(CatalogEntryOrFail("oyama_2018_mucudnn"), Fixtures());
   ASSERT_TRUE(figure.ok()) << figure.status();
-  ExpectGolden(*figure, "workspace_limit");
+  ExpectPaperGoldens(*figure, kTestdata, "workspace_limit", kTarget);
   EXPECT_THAT(figure->markdown, HasSubstr("assumes back-to-back micro-batches cost the sum"));
-  ExpectDrawn(*figure, "workspace_limit_test");
+  ExpectPaperFigureDrawn(*figure, "workspace_limit_test");
 }
 
 TEST(ConvAlgosErrorsTest, MissingExperimentAndBadParams) {
   ResultFile other;
   other.experiment = "memory_latency";
   for (auto generate : {&GenerateConvAlgorithms, &GenerateWorkspaceLimit}) {
-    absl::StatusOr<PaperFigure> figure = generate(Entry("oyama_2018_mucudnn"), {other});
+    absl::StatusOr<PaperFigure> figure =
+        generate(CatalogEntryOrFail("oyama_2018_mucudnn"), {other});
     EXPECT_EQ(figure.status().code(), absl::StatusCode::kNotFound);
     EXPECT_THAT(figure.status().message(), HasSubstr("no conv_algorithms results"));
   }
-  CatalogEntry entry = Entry("oyama_2018_mucudnn");
+  CatalogEntry entry = CatalogEntryOrFail("oyama_2018_mucudnn");
   entry.params["limits_bytes"] = {0, -5};
   EXPECT_THAT(GenerateWorkspaceLimit(entry, Fixtures()).status().message(),
               HasSubstr("params.limits_bytes must be byte counts >= 0 or -1"));

@@ -5,7 +5,6 @@
 // against the goldens, gnuplot drawing every figure, and the errors. After an
 // intended change:
 //   DISSECT_UPDATE_GOLDEN=1 ./bazelw run //analysis/papers/forward:forward_test
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -22,6 +21,9 @@
 namespace dissect::analysis::papers {
 namespace {
 
+using testing::CatalogEntryOrFail;
+using testing::ExpectPaperFigureDrawn;
+using testing::ExpectPaperGoldens;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -32,23 +34,11 @@ std::vector<ResultFile> Fixtures() {
   return testing::ReadResultFixtures(kTestdata, {"synthetic_layer_breakdown.json"});
 }
 
-CatalogEntry Entry(const std::string& id) { return testing::CatalogEntryOrFail(id); }
-
-void ExpectGolden(const PaperFigure& figure, const std::string& stem) {
-  testing::ExpectPaperGoldens(figure, kTestdata, stem, kTarget);
-}
-
-void ExpectDrawn(const PaperFigure& figure, const std::string& name) {
-  if (!testing::HaveGnuplot()) GTEST_SKIP() << "gnuplot not on PATH";
-  std::filesystem::path dir;
-  ASSERT_NO_FATAL_FAILURE(testing::DrawPaperFigure(figure, name, name, &dir));
-}
-
 TEST(LayerBandwidthTest, MatchesGolden) {
   absl::StatusOr<PaperFigure> figure =
-      GenerateLayerBandwidth(Entry("jung_2019_a_densenet_bandwidth"), Fixtures());
+      GenerateLayerBandwidth(CatalogEntryOrFail("jung_2019_a_densenet_bandwidth"), Fixtures());
   ASSERT_TRUE(figure.ok()) << figure.status();
-  ExpectGolden(*figure, "layer_bandwidth");
+  ExpectPaperGoldens(*figure, kTestdata, "layer_bandwidth", kTarget);
   // The largest measured batch (16) of densenet121; l1.relu2 (made up at
   // 4100 GB/s, 4099 after the fixture's rounding of its time) is above the
   // fixture's 3352.3 GB/s peak.
@@ -60,26 +50,26 @@ TEST(LayerBandwidthTest, MatchesGolden) {
   // Only densenet121's rows are this figure's: vgg16's and the skipped
   // resnet50 are not listed.
   EXPECT_THAT(figure->markdown, Not(HasSubstr("resnet50")));
-  ExpectDrawn(*figure, "layer_bandwidth_test");
+  ExpectPaperFigureDrawn(*figure, "layer_bandwidth_test");
 }
 
 TEST(OpBreakdownTest, MatchesGolden) {
   absl::StatusOr<PaperFigure> figure =
-      GenerateOpBreakdown(Entry("fathom_2016_op_breakdown"), Fixtures());
+      GenerateOpBreakdown(CatalogEntryOrFail("fathom_2016_op_breakdown"), Fixtures());
   ASSERT_TRUE(figure.ok()) << figure.status();
-  ExpectGolden(*figure, "op_breakdown");
+  ExpectPaperGoldens(*figure, kTestdata, "op_breakdown", kTarget);
   EXPECT_THAT(figure->markdown, HasSubstr("| vgg16 "));
   EXPECT_THAT(figure->markdown, HasSubstr("| densenet121 "));
   // The skipped and the failed point are reported, with why.
   EXPECT_THAT(figure->markdown, HasSubstr("resnet50 at batch 16: skipped: cuDNN not found"));
   EXPECT_THAT(figure->markdown, HasSubstr("alexnet at batch 64: error: the softmax output"));
   EXPECT_THAT(figure->markdown, HasSubstr("unknown: the paper was not available offline"));
-  ExpectDrawn(*figure, "op_breakdown_test");
+  ExpectPaperFigureDrawn(*figure, "op_breakdown_test");
 }
 
 TEST(ForwardGeneratorsTest, SharesAddUpPerPass) {
   absl::StatusOr<PaperFigure> figure =
-      GenerateOpBreakdown(Entry("fathom_2016_op_breakdown"), Fixtures());
+      GenerateOpBreakdown(CatalogEntryOrFail("fathom_2016_op_breakdown"), Fixtures());
   ASSERT_TRUE(figure.ok());
   for (const FigureFile& file : figure->files) {
     if (file.name != "op_breakdown.dat") continue;
@@ -98,11 +88,12 @@ TEST(ForwardGeneratorsTest, Errors) {
   ResultFile other;
   other.experiment = "memory_latency";
   for (auto generate : {&GenerateLayerBandwidth, &GenerateOpBreakdown}) {
-    absl::StatusOr<PaperFigure> figure = generate(Entry("jung_2019_a_densenet_bandwidth"), {other});
+    absl::StatusOr<PaperFigure> figure =
+        generate(CatalogEntryOrFail("jung_2019_a_densenet_bandwidth"), {other});
     EXPECT_EQ(figure.status().code(), absl::StatusCode::kNotFound);
     EXPECT_THAT(figure.status().message(), HasSubstr("no layer_breakdown results"));
   }
-  CatalogEntry entry = Entry("jung_2019_a_densenet_bandwidth");
+  CatalogEntry entry = CatalogEntryOrFail("jung_2019_a_densenet_bandwidth");
   entry.params["network"] = "resnet50";
   EXPECT_EQ(GenerateLayerBandwidth(entry, Fixtures()).status().message(),
             "layer_breakdown results hold no measured resnet50 pass");
@@ -113,7 +104,7 @@ TEST(ForwardGeneratorsTest, Errors) {
   entry.params["batch"] = "one";
   EXPECT_THAT(GenerateLayerBandwidth(entry, Fixtures()).status().message(),
               HasSubstr("params.batch must be an integer >= 1"));
-  CatalogEntry fathom = Entry("fathom_2016_op_breakdown");
+  CatalogEntry fathom = CatalogEntryOrFail("fathom_2016_op_breakdown");
   fathom.params["networks"] = {"resnet50"};
   EXPECT_EQ(GenerateOpBreakdown(fathom, Fixtures()).status().message(),
             "layer_breakdown results hold no measured pass of the params' networks");
