@@ -36,6 +36,34 @@ int WindowOut(int in, int window, int stride, int pad) {
   return (in + 2 * pad - window) / stride + 1;
 }
 
+// Pools each r x s window of `in` (taps in the padding skipped): the window's
+// value is finish(add(...add(init, v0)..., vk)) over its taps in row order.
+template <typename Acc, typename Add, typename Finish>
+std::vector<float> PoolCpu(const std::vector<float>& in, const TensorDims& dims, int r, int s,
+                           int stride, int pad, TensorDims* out, Acc init, Add add, Finish finish) {
+  *out = {dims.n, dims.c, WindowOut(dims.h, r, stride, pad), WindowOut(dims.w, s, stride, pad)};
+  std::vector<float> result(out->elements());
+  for (int n = 0; n < dims.n; ++n) {
+    for (int c = 0; c < dims.c; ++c) {
+      for (int y = 0; y < out->h; ++y) {
+        for (int x = 0; x < out->w; ++x) {
+          Acc acc = init;
+          for (int i = 0; i < r; ++i) {
+            const int iy = y * stride - pad + i;
+            if (iy < 0 || iy >= dims.h) continue;
+            for (int j = 0; j < s; ++j) {
+              const int ix = x * stride - pad + j;
+              if (ix >= 0 && ix < dims.w) acc = add(acc, in[At(dims, n, c, iy, ix)]);
+            }
+          }
+          result[At(*out, n, c, y, x)] = finish(acc);
+        }
+      }
+    }
+  }
+  return result;
+}
+
 }  // namespace
 
 float NormalAt(uint64_t seed, uint64_t stream, uint64_t index) {
@@ -156,28 +184,9 @@ std::vector<float> FatReluCpu(const std::vector<float>& in, float threshold) {
 
 std::vector<float> MaxPoolCpu(const std::vector<float>& in, const TensorDims& dims, int r, int s,
                               int stride, int pad, TensorDims* out) {
-  *out = {dims.n, dims.c, WindowOut(dims.h, r, stride, pad), WindowOut(dims.w, s, stride, pad)};
-  std::vector<float> result(out->elements());
-  for (int n = 0; n < dims.n; ++n) {
-    for (int c = 0; c < dims.c; ++c) {
-      for (int y = 0; y < out->h; ++y) {
-        for (int x = 0; x < out->w; ++x) {
-          float best = -std::numeric_limits<float>::infinity();
-          for (int i = 0; i < r; ++i) {
-            const int iy = y * stride - pad + i;
-            if (iy < 0 || iy >= dims.h) continue;
-            for (int j = 0; j < s; ++j) {
-              const int ix = x * stride - pad + j;
-              if (ix < 0 || ix >= dims.w) continue;
-              best = std::max(best, in[At(dims, n, c, iy, ix)]);
-            }
-          }
-          result[At(*out, n, c, y, x)] = best;
-        }
-      }
-    }
-  }
-  return result;
+  return PoolCpu(
+      in, dims, r, s, stride, pad, out, -std::numeric_limits<float>::infinity(),
+      [](float best, float v) { return std::max(best, v); }, [](float best) { return best; });
 }
 
 std::vector<float> AddCpu(const std::vector<float>& a, const std::vector<float>& b) {
@@ -188,27 +197,9 @@ std::vector<float> AddCpu(const std::vector<float>& a, const std::vector<float>&
 
 std::vector<float> AvgPoolCpu(const std::vector<float>& in, const TensorDims& dims, int r, int s,
                               int stride, int pad, TensorDims* out) {
-  *out = {dims.n, dims.c, WindowOut(dims.h, r, stride, pad), WindowOut(dims.w, s, stride, pad)};
-  std::vector<float> result(out->elements());
-  for (int n = 0; n < dims.n; ++n) {
-    for (int c = 0; c < dims.c; ++c) {
-      for (int y = 0; y < out->h; ++y) {
-        for (int x = 0; x < out->w; ++x) {
-          double sum = 0;
-          for (int i = 0; i < r; ++i) {
-            const int iy = y * stride - pad + i;
-            if (iy < 0 || iy >= dims.h) continue;
-            for (int j = 0; j < s; ++j) {
-              const int ix = x * stride - pad + j;
-              if (ix >= 0 && ix < dims.w) sum += in[At(dims, n, c, iy, ix)];
-            }
-          }
-          result[At(*out, n, c, y, x)] = static_cast<float>(sum / (r * s));
-        }
-      }
-    }
-  }
-  return result;
+  return PoolCpu(
+      in, dims, r, s, stride, pad, out, 0.0, [](double sum, float v) { return sum + v; },
+      [r, s](double sum) { return static_cast<float>(sum / (r * s)); });
 }
 
 std::vector<float> ConcatCpu(const std::vector<float>& a, const TensorDims& a_dims,
