@@ -32,14 +32,13 @@
 //           ops' sum can exceed the uninstrumented pass.
 #include <cmath>
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "experiments/forward/cached_pass.h"
 #include "experiments/forward/forward_pass.h"
 #include "experiments/forward/network.h"
 #include "experiments/harness/experiment.h"
@@ -79,34 +78,6 @@ class EventSet {
  private:
   std::vector<cudaEvent_t> events_;
 };
-
-// The forward pass of the last (network, batch), kept for the next points.
-struct PassCache {
-  std::string network;
-  int batch = 0;
-  std::unique_ptr<forward::ForwardPass> pass;
-};
-
-absl::StatusOr<forward::ForwardPass*> GetPass(PointContext& ctx, const std::string& network,
-                                              int batch) {
-  static auto* cache = new PassCache;
-  if (cache->pass != nullptr && cache->network == network && cache->batch == batch) {
-    return cache->pass.get();
-  }
-  cache->pass.reset();
-  DISSECT_ASSIGN_OR_RETURN(const forward::NetworkSpec spec,
-                           forward::BuiltinNetwork(network, forward::NetworkPart::kFull));
-  absl::StatusOr<std::unique_ptr<forward::ForwardPass>> pass =
-      forward::ForwardPass::Create(spec, batch, kWeightSeed, ctx.stream());
-  if (!pass.ok()) {
-    if (absl::StartsWith(pass.status().message(), "cuDNN not found")) {
-      return Skipped(pass.status().message());
-    }
-    return pass.status();
-  }
-  *cache = {network, batch, *std::move(pass)};
-  return cache->pass.get();
-}
 
 // One pass, its last output copied back: every value finite and, when the
 // network ends in softmax, each image's values summing to 1.
@@ -195,7 +166,9 @@ absl::Status Validate(const Point& p) {
 absl::Status Run(PointContext& ctx) {
   const std::string& network = ctx.Str("network");
   const int batch = static_cast<int>(ctx.Int("batch"));
-  DISSECT_ASSIGN_OR_RETURN(forward::ForwardPass * pass, GetPass(ctx, network, batch));
+  DISSECT_ASSIGN_OR_RETURN(
+      forward::ForwardPass * pass,
+      forward::CachedForwardPass(ctx, network, forward::NetworkPart::kFull, batch, kWeightSeed));
   const forward::NetworkSpec& net = pass->network();
   DISSECT_ASSIGN_OR_RETURN(const std::string note, OpsNote(net));
   DISSECT_RETURN_IF_ERROR(CheckOutput(*pass));

@@ -25,15 +25,14 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
-#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "experiments/forward/cached_pass.h"
 #include "experiments/forward/forward_pass.h"
 #include "experiments/forward/network.h"
 #include "experiments/harness/experiment.h"
@@ -138,33 +137,6 @@ absl::Status RunNpy(PointContext& ctx, const NpyInput& input) {
   return EmitRow(ctx, layers);
 }
 
-// The forward pass of the last (network, batch), kept for the next points.
-struct PassCache {
-  std::string network;
-  int batch = 0;
-  std::unique_ptr<forward::ForwardPass> pass;
-};
-
-absl::StatusOr<forward::ForwardPass*> GetPass(PointContext& ctx, const std::string& network,
-                                              int batch) {
-  static auto* cache = new PassCache;
-  if (cache->pass != nullptr && cache->network == network && cache->batch == batch) {
-    return cache->pass.get();
-  }
-  cache->pass.reset();
-  DISSECT_ASSIGN_OR_RETURN(const forward::NetworkSpec spec, forward::BuiltinNetwork(network));
-  absl::StatusOr<std::unique_ptr<forward::ForwardPass>> pass =
-      forward::ForwardPass::Create(spec, batch, kWeightSeed, ctx.stream());
-  if (!pass.ok()) {
-    if (absl::StartsWith(pass.status().message(), "cuDNN not found")) {
-      return Skipped(pass.status().message());
-    }
-    return pass.status();
-  }
-  *cache = {network, batch, *std::move(pass)};
-  return cache->pass.get();
-}
-
 // Counts one layer on the host, for the check of the GPU counts.
 absl::StatusOr<SparsityCounts> CountOnHost(const float* device_data, const Dims& dims,
                                            cudaStream_t stream) {
@@ -176,8 +148,10 @@ absl::StatusOr<SparsityCounts> CountOnHost(const float* device_data, const Dims&
 }
 
 absl::Status RunForward(PointContext& ctx, float threshold) {
-  DISSECT_ASSIGN_OR_RETURN(forward::ForwardPass * pass,
-                           GetPass(ctx, ctx.Str("network"), static_cast<int>(ctx.Int("batch"))));
+  DISSECT_ASSIGN_OR_RETURN(
+      forward::ForwardPass * pass,
+      forward::CachedForwardPass(ctx, ctx.Str("network"), forward::NetworkPart::kFeatures,
+                                 static_cast<int>(ctx.Int("batch")), kWeightSeed));
   static bool checked = false;
   DeviceSparsityCounter counter;
   std::vector<LayerCounts> layers;
