@@ -4,6 +4,7 @@
 # Benchmark only as a .so), into dist/ (git-ignored) for a GPU machine that
 # has no Bazel, and dist.tar.gz of it. There:
 #   tar xzf dist.tar.gz && LD_LIBRARY_PATH=dist/lib dist/bin/shared_latency --help
+# dist/papers holds the paper catalog (configs/papers) for dist/bin/reproduce.
 #
 # cublaslt_gemm links cuBLAS/cuBLASLt (about 600 MB): not copied, since the
 # GPU machine has the toolkit (tools/reference_run.sh puts its lib64 on
@@ -40,6 +41,11 @@ experiments=(
   //experiments/sparsity/structured:sparse24_gemm
   //experiments/sparsity/structured:compressible_bandwidth
   //analysis:report
+  # Issue 16, paper reproductions: the catalog's runner (with --catalog=dist/papers
+  # --bin_dir=dist/bin) and the experiments only the catalog runs.
+  //experiments/reproduce:reproduce //experiments/fusion:layer_fusion
+  //experiments/layer_breakdown:layer_breakdown //experiments/conv_algos:conv_algorithms
+  //experiments/attention:attention
   # The nightly tools (tools/slurm with DISSECT_BINARIES=dist): the sweep
   # runner (it finds the experiments in dist/bin with --bin_dir), the CPU-only
   # selftest, and the history, regression, outlier and dashboard tools.
@@ -77,6 +83,7 @@ if [[ "${DISSECT_BUNDLE_CUBLAS:-0}" == 1 ]]; then
     cp -L "${lib}" dist/lib/
   done
 fi
+mkdir -p dist/papers && cp configs/papers/*.json dist/papers/
 { git rev-parse HEAD; git diff --quiet HEAD || echo "(with uncommitted changes)"; } | paste -sd' ' > dist/COMMIT
 ./bazelw query "${gpu_query}" --output=xml 2>/dev/null | tools/gpu_test_manifest.py > dist/GPU_TESTS
 {
