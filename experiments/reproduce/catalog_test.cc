@@ -112,7 +112,9 @@ TEST(Catalog, LoadsAsOneCatalogWithUniqueIds) {
   const std::string listing = ListCatalog(*catalog);
   for (const CatalogEntry& e : *catalog) {
     EXPECT_THAT(listing, HasSubstr(e.id + "  [" + (e.ready() ? "ready" : "pending") + "]"));
-    if (!e.ready()) EXPECT_THAT(listing, HasSubstr("  pending: " + e.pending));
+    if (!e.ready()) {
+      EXPECT_THAT(listing, HasSubstr("  pending: " + e.pending));
+    }
   }
 }
 
