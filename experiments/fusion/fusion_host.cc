@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "experiments/l1_bypass/conv_reference.h"
 #include "experiments/l1_bypass/layer_config.h"
 #include "kernels/elementwise.h"
 
@@ -148,28 +149,10 @@ float ReferenceAt(Pattern pattern, const HostInputs& in, const ConvDims& d, size
     const size_t c = i / (static_cast<size_t>(d.h) * d.w) % d.c;
     return Relu(std::fmaf(in.x[i], in.scale[c], in.shift[c]));
   }
-  const int out_h = d.OutH(), out_w = d.OutW();
-  const int q = static_cast<int>(i % out_w);
-  const int p = static_cast<int>(i / out_w % out_h);
-  const int k = static_cast<int>(i / (static_cast<size_t>(out_w) * out_h) % d.k);
-  const size_t n = i / (static_cast<size_t>(out_w) * out_h * d.k);
   const bool bn = pattern == Pattern::kBnReluConv;
-  float acc = 0.0f;
-  for (int c = 0; c < d.c; ++c) {
-    const float* plane = in.x.data() + (n * d.c + c) * d.h * d.w;
-    const float* filter = in.weights.data() + (static_cast<size_t>(k) * d.c + c) * d.r * d.s;
-    for (int r = 0; r < d.r; ++r) {
-      const int ih = p * d.stride - d.pad + r;
-      if (ih < 0 || ih >= d.h) continue;
-      for (int s = 0; s < d.s; ++s) {
-        const int iw = q * d.stride - d.pad + s;
-        if (iw < 0 || iw >= d.w) continue;
-        float v = plane[ih * d.w + iw];
-        if (bn) v = Relu(std::fmaf(v, in.scale[c], in.shift[c]));
-        acc = std::fmaf(v, filter[r * d.s + s], acc);
-      }
-    }
-  }
+  const float acc = DirectConvReferenceAt(
+      d, in.x.data(), in.weights.data(), i,
+      [&](float v, int c) { return bn ? Relu(std::fmaf(v, in.scale[c], in.shift[c])) : v; });
   return bn ? acc : Relu(acc);
 }
 

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "experiments/l1_bypass/conv_reference.h"
 #include "kernels/elementwise.h"
 
 namespace dissect::l1_bypass {
@@ -44,26 +45,8 @@ float Stencil(const LayerDims& d, const HostTensors& in, size_t i) {
 }
 
 float Conv(const LayerDims& d, const HostTensors& in, size_t i) {
-  const int out_h = d.OutH(), out_w = d.OutW();
-  const int q = static_cast<int>(i % out_w);
-  const int p = static_cast<int>(i / out_w % out_h);
-  const int k = static_cast<int>(i / (size_t(out_w) * out_h) % d.k);
-  const size_t n = i / (size_t(out_w) * out_h * d.k);
-  float acc = 0.0f;
-  for (int c = 0; c < d.c; ++c) {
-    const float* plane = in.x.data() + (n * d.c + c) * d.h * d.w;
-    const float* filter = in.weights.data() + (size_t(k) * d.c + c) * d.r * d.s;
-    for (int r = 0; r < d.r; ++r) {
-      const int ih = p * d.stride - d.pad + r;
-      if (ih < 0 || ih >= d.h) continue;
-      for (int s = 0; s < d.s; ++s) {
-        const int iw = q * d.stride - d.pad + s;
-        if (iw < 0 || iw >= d.w) continue;
-        acc = std::fmaf(plane[ih * d.w + iw], filter[r * d.s + s], acc);
-      }
-    }
-  }
-  return acc;
+  return DirectConvReferenceAt(d, in.x.data(), in.weights.data(), i,
+                               [](float v, int) { return v; });
 }
 
 float MaxPool(const LayerDims& d, const HostTensors& in, size_t i) {
