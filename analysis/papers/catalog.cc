@@ -1,7 +1,6 @@
 #include "analysis/papers/catalog.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -205,26 +204,6 @@ absl::StatusOr<std::vector<CatalogEntry>> LoadCatalog(const std::string& dir) {
     catalog.push_back(*std::move(entry));
   }
   return catalog;
-}
-
-absl::StatusOr<std::string> FindCatalogDir() {
-  std::vector<std::string> candidates;
-  for (const char* var : {"RUNFILES_DIR", "TEST_SRCDIR"}) {
-    if (const char* root = std::getenv(var)) {
-      candidates.push_back(absl::StrCat(root, "/dissect/configs/papers"));
-      candidates.push_back(absl::StrCat(root, "/__main__/configs/papers"));
-    }
-  }
-  if (const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY")) {
-    candidates.push_back(absl::StrCat(ws, "/configs/papers"));
-  }
-  candidates.push_back("configs/papers");
-  std::error_code ec;
-  for (const std::string& c : candidates) {
-    if (fs::is_directory(c, ec)) return c;
-  }
-  return absl::NotFoundError(absl::StrCat("the paper catalog (configs/papers) was not found in: ",
-                                          absl::StrJoin(candidates, ", ")));
 }
 
 absl::StatusOr<std::vector<const CatalogEntry*>> SelectEntries(

@@ -69,10 +69,6 @@ absl::StatusOr<CatalogEntry> ParseCatalogEntry(std::string_view text, std::strin
 // file (named) and on a folder without entries.
 absl::StatusOr<std::vector<CatalogEntry>> LoadCatalog(const std::string& dir);
 
-// The catalog folder: configs/papers in the runfiles, else relative to the
-// working directory or $BUILD_WORKSPACE_DIRECTORY. Error if none exists.
-absl::StatusOr<std::string> FindCatalogDir();
-
 // Entries matching `selector`: an entry id, or a paper key (every figure of
 // that paper). Error listing the ids when nothing matches.
 absl::StatusOr<std::vector<const CatalogEntry*>> SelectEntries(

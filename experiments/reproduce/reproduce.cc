@@ -65,6 +65,17 @@ std::string SweepStatus(const std::string& run_dir) {
 
 }  // namespace
 
+absl::StatusOr<std::string> FindCatalogDir() {
+  std::vector<std::string> candidates;
+  std::error_code ec;
+  for (const std::string& root : sweep::ConfigRoots()) {
+    candidates.push_back(root + "/configs/papers");
+    if (fs::is_directory(candidates.back(), ec)) return candidates.back();
+  }
+  return absl::NotFoundError(absl::StrCat("the paper catalog (configs/papers) was not found in: ",
+                                          absl::StrJoin(candidates, ", ")));
+}
+
 std::string ListCatalog(const std::vector<CatalogEntry>& catalog) {
   std::string out;
   int ready = 0;

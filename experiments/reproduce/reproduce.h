@@ -38,6 +38,11 @@ struct ReproduceOptions {
   std::ostream* progress = nullptr;  // stderr
 };
 
+// The catalog folder: configs/papers under the first of sweep::ConfigRoots
+// (runfiles, working directory, workspace) that has one. Error naming the
+// places searched if none does.
+absl::StatusOr<std::string> FindCatalogDir();
+
 // The catalog as `--list` prints it: one block per entry with its id, status
 // (ready, or pending and why), paper, figure, claim and experiments.
 std::string ListCatalog(const std::vector<analysis::papers::CatalogEntry>& catalog);

@@ -101,7 +101,7 @@ int main(int argc, char** argv) {
     }
   }
   if (catalog_dir.empty()) {
-    absl::StatusOr<std::string> found = dissect::analysis::papers::FindCatalogDir();
+    absl::StatusOr<std::string> found = dissect::reproduce::FindCatalogDir();
     if (!found.ok()) return Fail(std::string(found.status().message()));
     catalog_dir = *found;
   }

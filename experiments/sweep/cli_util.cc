@@ -37,7 +37,7 @@ std::string UserPath(const std::string& path) {
   return p.lexically_normal().string();
 }
 
-std::vector<std::string> SearchRoots() {
+std::vector<std::string> RunfilesRoots() {
   std::vector<std::string> roots;
   for (const char* var : {"RUNFILES_DIR", "TEST_SRCDIR"}) {
     const std::string dir = Env(var);
@@ -46,6 +46,20 @@ std::vector<std::string> SearchRoots() {
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) roots.push_back(exe.string() + ".runfiles/dissect");
+  return roots;
+}
+
+std::vector<std::string> ConfigRoots() {
+  std::vector<std::string> roots = RunfilesRoots();
+  roots.push_back(".");
+  const std::string workspace = Env("BUILD_WORKSPACE_DIRECTORY");
+  if (!workspace.empty()) roots.push_back(workspace);
+  return roots;
+}
+
+std::vector<std::string> SearchRoots() {
+  std::vector<std::string> roots = RunfilesRoots();
+  std::error_code ec;
   roots.push_back(fs::current_path(ec).string());
   const std::string workspace = Env("BUILD_WORKSPACE_DIRECTORY");
   if (!workspace.empty()) roots.push_back(workspace + "/bazel-bin");

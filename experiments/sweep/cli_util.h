@@ -21,8 +21,17 @@ std::string Env(const char* name);
 // (BUILD_WORKING_DIRECTORY), else the working directory, made absolute.
 std::string UserPath(const std::string& path);
 
+// The runfiles trees of the running binary ($RUNFILES_DIR, $TEST_SRCDIR,
+// /proc/self/exe.runfiles), each as <tree>/dissect: files of the workspace
+// lie below them under their workspace paths.
+std::vector<std::string> RunfilesRoots();
+
+// Folders that may hold the workspace's data files (configs/...): the
+// runfiles trees, the working directory, $BUILD_WORKSPACE_DIRECTORY.
+std::vector<std::string> ConfigRoots();
+
 // Folders that may hold the experiment binaries under their workspace paths:
-// the runfiles of the running binary, the working directory, bazel-bin.
+// the runfiles trees, the working directory, bazel-bin.
 std::vector<std::string> SearchRoots();
 
 std::string HostName();

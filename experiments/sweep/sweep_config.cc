@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -17,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
+#include "experiments/sweep/cli_util.h"
 #include "nlohmann/json.hpp"
 
 namespace dissect::sweep {
@@ -294,31 +294,9 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
   return text.str();
 }
 
-std::string Env(const char* name) {
-  const char* v = std::getenv(name);
-  return v == nullptr ? "" : v;
-}
-
 bool IsFile(const std::string& path) {
   std::error_code ec;
   return fs::is_regular_file(path, ec);
-}
-
-// Folders that may hold configs/sweeps/: runfiles trees, then the working
-// directory and the workspace.
-std::vector<std::string> SearchRoots() {
-  std::vector<std::string> roots;
-  for (const char* var : {"RUNFILES_DIR", "TEST_SRCDIR"}) {
-    const std::string dir = Env(var);
-    if (!dir.empty()) roots.push_back(dir + "/dissect");
-  }
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) roots.push_back(exe.string() + ".runfiles/dissect");
-  roots.push_back(".");
-  const std::string workspace = Env("BUILD_WORKSPACE_DIRECTORY");
-  if (!workspace.empty()) roots.push_back(workspace);
-  return roots;
 }
 
 // The sweep names (file stems) under the first root that has configs/sweeps.
@@ -417,7 +395,7 @@ absl::StatusOr<Sweep> LoadSweep(const std::string& name_or_path) {
           absl::StrCat("sweep name \"", name_or_path,
                        "\" is not a name (letters, digits, _ and -) or a .json path"));
     }
-    const std::vector<std::string> roots = SearchRoots();
+    const std::vector<std::string> roots = ConfigRoots();
     for (const std::string& root : roots) {
       const std::string candidate = root + "/configs/sweeps/" + name_or_path + ".json";
       if (IsFile(candidate)) {
