@@ -19,6 +19,9 @@
 #         --results=DIR/papers/<id>).
 #   It measures again what the other parts measure, in the catalog's sizes,
 #   and may take longer than one call: pass --papers=ID,ID to run a subset.
+#   --labels: only the runs of these labels (the names of their result
+#   files, e.g. memory_latency_dram) within the parts; tools/first_contact.sh
+#   runs the reference run a few labels at a time this way.
 #   The whole run is meant to fit one 10-minute call on an H100, but its
 #   length is an estimate until measured: where a call may be cut short, run
 #   one part per call, each into its own OUTDIR (the report reads them all).
@@ -32,19 +35,20 @@
 # Figures are drawn afterwards where gnuplot is (not on the GPU machine):
 #   ./bazelw run //analysis:figures -- --out=$PWD/OUTDIR/figures $PWD/OUTDIR
 set -uo pipefail
-usage="usage: tools/reference_run.sh OUTDIR [--parts=memory,l1_bypass,l1_bypass_b32,tensor,sharing,sparsity,papers] [--papers=ID,ID] [flags]"
+usage="usage: tools/reference_run.sh OUTDIR [--parts=memory,l1_bypass,l1_bypass_b32,tensor,sharing,sparsity,papers] [--papers=ID,ID] [--labels=LABEL,LABEL] [flags]"
 outdir=${1:?${usage}}
 shift
 parts=memory,l1_bypass,l1_bypass_b32,tensor,sharing,sparsity
-if [[ "${1:-}" == --parts=* ]]; then
-  parts=${1#--parts=}
-  shift
-fi
 papers=""
-if [[ "${1:-}" == --papers=* ]]; then
-  papers=${1#--papers=}
+labels=""
+while [[ "${1:-}" =~ ^--(parts|papers|labels)= ]]; do
+  case "$1" in
+    --parts=*) parts=${1#--parts=} ;;
+    --papers=*) papers=${1#--papers=} ;;
+    --labels=*) labels=${1#--labels=} ;;
+  esac
   shift
-fi
+done
 for p in ${parts//,/ }; do
   [[ "${p}" =~ ^(memory|l1_bypass|l1_bypass_b32|tensor|sharing|sparsity|papers)$ ]] || { echo "reference_run.sh: unknown part '${p}'; ${usage}" >&2; exit 2; }
 done
@@ -55,9 +59,12 @@ check_host_libs
 write_machine "${out}"
 
 status=0
+ran_labels=""
 run() {  # run LABEL BINARY ARGS...: one experiment, its command line recorded verbatim
   local name=$1 bin=$2
   shift 2
+  [[ -z "${labels}" || ",${labels}," == *",${name},"* ]] || return 0
+  ran_labels+=",${name},"
   step "${name}" "${out}/${name}.log" dist/bin/"${bin}" --benchmark_out="${out}/${name}.json" "$@" ||
     { status=1; echo "   failed, see ${out}/${name}.log" >&2; }
   pack "after ${name}"
@@ -153,6 +160,11 @@ if want papers; then
     pack "after paper ${id}"
   done
 fi
+for label in ${labels//,/ }; do
+  [[ "${ran_labels}" == *",${label},"* ]] && continue
+  status=1
+  summary "FAIL --labels: no run of the parts ${parts} is labelled '${label}'"
+done
 publish "running the report"
 if dist/bin/report "${out}" > "${out}/REPORT.md" 2> "${out}/report.log"; then
   summary "PASS report"
