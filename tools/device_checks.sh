@@ -19,7 +19,8 @@
 # test, so a command cut at its time limit keeps the tests finished before.
 # Stops with exit 2 where the host's glibc or libstdc++ is older than the
 # bundle needs (dist/MANIFEST). Exit status 1 when a test or a check failed.
-# About two minutes on an H100.
+# Estimated at about two minutes on an H100, never timed on one; for a short
+# loan, tools/first_contact.sh runs these tests within a fixed budget.
 # Usage: tools/device_checks.sh OUTDIR
 set -uo pipefail
 outdir=${1:?usage: tools/device_checks.sh OUTDIR}
