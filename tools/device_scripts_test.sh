@@ -9,11 +9,7 @@
 set -uo pipefail
 tools="${TEST_SRCDIR}/dissect/tools"
 tmp=${TEST_TMPDIR}
-failures=0
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
+source "${tools}/device_test_util.sh"
 
 # A fake repository root: dist/ with stub binaries, and bin/ with stubs of
 # nvidia-smi, ncu and compute-sanitizer for PATH.
@@ -69,43 +65,8 @@ EOF
   chmod +x "${root}/bin/"*
 }
 
-# check_out OUT: what the device tool brings back from OUT is all there is.
-check_out() {
-  local out=$1 n
-  n=$(find "${out}" -type f | wc -l)
-  ((n <= 8)) || fail "${out} holds ${n} files; the device tool brings back 8: $(cd "${out}" && find . -type f | head -30 | tr '\n' ' ')"
-  [[ -z "$(find "${out}" -mindepth 4 -type f)" ]] || fail "files more than 2 folders down in ${out}"
-  [[ -z "$(find "${out}" -type f -size +16M)" ]] || fail "files over 16 MiB in ${out}"
-  [[ -z "$(find "${out}" -name '.*')" ]] || fail "temporary files left in ${out}: $(find "${out}" -name '.*')"
-}
-
-# unpack PACKDIR NAME DEST: the archive (one file or parts) unpacked into DEST.
-unpack() {
-  local pack=$1 name=$2 dest=$3
-  mkdir -p "${dest}"
-  if [[ -f "${pack}/${name}.tar.gz" ]]; then
-    tar xzf "${pack}/${name}.tar.gz" -C "${dest}" || fail "${pack}/${name}.tar.gz does not unpack"
-  elif compgen -G "${pack}/${name}.tar.gz.part-*" > /dev/null; then
-    cat "${pack}/${name}.tar.gz.part-"* | tar xzf - -C "${dest}" || fail "the parts in ${pack} do not unpack"
-  else
-    fail "no ${name}.tar.gz (or parts) in ${pack}: $(ls -A "${pack}" 2> /dev/null | tr '\n' ' ')"
-  fi
-}
-
-expect_files() {  # expect_files DIR FILE...
-  local dir=$1 f
-  shift
-  for f in "$@"; do
-    [[ -s "${dir}/${f}" ]] || fail "missing ${dir}/${f}"
-  done
-}
-
 work_of() {  # work_of STDERR: where the script said it wrote the results
   sed -n 's/^[a-z_]*\.sh: results in \(.*\), packed into .*/\1/p' "$1" | head -1
-}
-
-expect_line() {  # expect_line FILE FIXED_STRING
-  grep -qF -- "$2" "$1" 2> /dev/null || { fail "no line with '$2' in $1:"; cat "$1" 2> /dev/null; }
 }
 
 export PATH="${tmp}/root/bin:/usr/bin:/bin"
@@ -238,8 +199,4 @@ expect_files "${tmp}/papers" paper_x_2020_a.log REPORT.md SUMMARY.txt
 expect_line "${tmp}/papers/paper_x_2020_a.log" "--paper=x_2020_a --out=${tmp}/papers/papers"
 [[ ! -e "${tmp}/h100/paper_x_2020_a.log" ]] || fail "papers ran in the default parts"
 
-if ((failures > 0)); then
-  echo "${failures} failures"
-  exit 1
-fi
-echo "ok"
+report_failures

@@ -13,22 +13,12 @@ set -uo pipefail
 src="${TEST_SRCDIR}/dissect"
 tools="${src}/tools"
 tmp=${TEST_TMPDIR}
-failures=0
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
-expect_line() {  # expect_line FILE FIXED_STRING
-  grep -qF -- "$2" "$1" 2> /dev/null || { fail "no line with '$2' in $1:"; cat "$1" 2> /dev/null; }
-}
-expect_no_line() {
-  ! grep -qF -- "$2" "$1" 2> /dev/null || fail "a line with '$2' in $1"
-}
+source "${tools}/device_test_util.sh"
 
 # A fake bundle root: dist/bin stubs, dist/tools (the real scripts), a plan,
 # and bin/ stubs of nvidia-smi and compute-sanitizer for PATH. Stub NAME
 # sleeps $FAKE_S_NAME seconds, fails when listed in FAKE_FAIL, hangs when
-# listed in FAKE_HANG (after touching FAKE_HANGING), writes FAKE_BIG_MIB MiB
+# listed in FAKE_HANG (its pid written to FAKE_HANGING), writes FAKE_BIG_MIB MiB
 # of noise when listed in FAKE_BIG, and appends "NAME" to FAKE_TRACE.
 make_root() {
   local root=$1 name
@@ -104,22 +94,6 @@ r3 1 dist/bin/r3
 EOF
 }
 
-# check_out OUT: what the device tool brings back from OUT is all there is.
-check_out() {
-  local n
-  n=$(find "$1" -type f | wc -l)
-  ((n <= 8)) || fail "$1 holds ${n} files; the device tool brings back 8"
-  [[ -z "$(find "$1" -type f -size +16M)" ]] || fail "files over 16 MiB in $1"
-  [[ -z "$(find "$1" -name '.*')" ]] || fail "temporary files left in $1"
-}
-unpack() {  # unpack PACKDIR NAME DEST
-  mkdir -p "$3"
-  if [[ -f "$1/$2.tar.gz" ]]; then
-    tar xzf "$1/$2.tar.gz" -C "$3" || fail "$1/$2.tar.gz does not unpack"
-  else
-    cat "$1/$2.tar.gz.part-"* | tar xzf - -C "$3" || fail "the parts in $1 do not unpack"
-  fi
-}
 # steps_of RESULTS: "id status" per line of STEPS.tsv.
 steps_of() { tail -n +2 "$1/STEPS.tsv" | cut -f2,3 | tr '\t' ' '; }
 
@@ -295,8 +269,4 @@ expect_line "${ref}/COMMANDS" "dist/bin/memory_latency --benchmark_out="
 expect_line "${ref}/COMMANDS" "/memory_latency_dram.json --samples=5 --axis=path=global_cg,global_ca"
 [[ ! -e "${ref}/memory_latency.log" ]] || fail "--labels=memory_latency_dram also ran memory_latency"
 
-if ((failures > 0)); then
-  echo "${failures} failures"
-  exit 1
-fi
-echo "ok"
+report_failures
