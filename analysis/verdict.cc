@@ -218,6 +218,7 @@ std::string RangeText(const VerdictJudgement& j, const std::string& unit) {
 
 struct Counts {
   int in_range = 0, out_of_range = 0, missing = 0;
+  int judged_rows = 0;  // headline rows some range applied to
 };
 
 // Our files by device (name, compute capability, SM count), first seen
@@ -275,6 +276,7 @@ std::vector<std::string> HeadlineRow(const VerdictHeadline& h,
     notes.out_of_range.push_back(text);
   }
   if (j != nullptr) {
+    ++counts.judged_rows;
     notes.why.push_back(absl::StrCat("- `", h.id, "` ", RangeText(*j, h.unit), " (", j->devices,
                                      "): ", j->why));
   }
@@ -366,6 +368,14 @@ Verdict JudgeHeadlines(const VerdictInputs& inputs, const VerdictRanges& ranges)
     RenderDevice(files, ranges, inputs.peers, counts, body);
   }
   if (devices.empty()) body += "No result file of ours among the inputs (only imported ones).\n\n";
+  // A run whose GPU produced no result of its own (every headline step
+  // failed) must not read as "0 missing" because the only files left are
+  // another device's.
+  if (counts.judged_rows == 0) {
+    counts.missing += static_cast<int>(ranges.headlines.size());
+    absl::StrAppend(&body, "No result file of a device these ranges judge: all ",
+                    ranges.headlines.size(), " headlines count as missing.\n\n");
+  }
   if (!ranges.cross_checks.empty()) {
     body += "## ncu cross-checks\n\n";
     for (const VerdictCrossCheck& c : ranges.cross_checks) RenderCrossCheck(c, inputs, counts, body);

@@ -197,6 +197,14 @@ TEST(VerdictCli, AnotherDeviceIsNotJudgedAgainstH100Ranges) {
   EXPECT_THAT(far, HasSubstr("not judged (no ranges for SYNTHETIC A100-SXM4-80GB (test data))"));
 }
 
+TEST(VerdictCli, OnlyAnotherDevicesFilesLeaveEveryHeadlineMissing) {
+  const CliRun run =
+      RunVerdict(absl::StrCat("--peers=none ", kData, "variants/a100_memory_latency.json"));
+  EXPECT_EQ(run.status, 0) << run.err;
+  EXPECT_THAT(run.out, StartsWith("verdict: 0 in range, 0 out of range, 21 missing\n"));
+  EXPECT_THAT(run.out, HasSubstr("No result file of a device these ranges judge: all 21 headlines"));
+}
+
 TEST(VerdictCli, BadInput) {
   EXPECT_EQ(RunVerdict("").status, 2);
   const CliRun flag = RunVerdict("--frobnicate x");
