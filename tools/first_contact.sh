@@ -317,7 +317,11 @@ write_facts() {
   result=$(find "${out}/correctness" -name '*.json' 2> /dev/null | sort | head -1)
   {
     echo "# nvidia-smi --query-gpu=${fields} --format=csv"
-    nvidia-smi --query-gpu="${fields}" --format=csv 2>&1
+    # A driver that lacks one field refuses the whole query: then the
+    # fields every driver has (nvidia-smi -q in correctness/facts.log has
+    # the rest).
+    nvidia-smi --query-gpu="${fields}" --format=csv 2>&1 ||
+      nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv 2>&1
     echo "# the context of ${result#"${out}/"}"
     [[ -z "${result}" ]] || grep -E '"(device_[a-z0-9_]+|driver_version|runtime_version|git_commit|build_[a-z_]+)":' "${result}" | sed 's/^ *//'
   } > "${out}/FACTS.txt"
