@@ -22,8 +22,18 @@ __device__ __forceinline__ void MmaSparse(float (&d)[4], const uint4& a, const u
       : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b.x), "r"(b.y), "r"(b.z), "r"(b.w), "r"(meta));
 }
 
+// Every operand of a trip is loaded into registers of its own before the
+// trip's first mma, so that a trip waits for one memory round trip in both
+// kernels. minBlocksPerMultiprocessor = 1 is what keeps it so: without it
+// ptxas holds the kernels to 48 registers and then, for the sparse one
+// (sm_80 to sm_100a; the dense one too on sm_100a), loads a B fragment into
+// the register the first HMMA.SP has just read, after that HMMA.SP, so the
+// trip's last HMMA.SP waits for a second round trip. With it: 52-64
+// registers, still 8 or more blocks an SM, more than the default shapes'
+// grids place there. The SASS test
+// (experiments/sparsity/structured/sp_gemm_sass_test.cc) checks the order.
 template <bool kSparse>
-__global__ void __launch_bounds__(kSp24Warps * 32)
+__global__ void __launch_bounds__(kSp24Warps * 32, 1)
     Sp24GemmKernel(const uint32_t* __restrict__ a, const uint32_t* __restrict__ metadata,
                    const uint32_t* __restrict__ b, float* __restrict__ c, int col_tiles,
                    int k_steps) {

@@ -10,7 +10,9 @@
 // mma.sp (4 column tiles, k32 each): the same 16 × 32 × 32 multiply-adds.
 // Operands come pre-packed by the host in per-lane fragment order (see
 // experiments/sparsity/structured/sparse24.h) and are read straight from
-// global memory (no shared-memory staging).
+// global memory (no shared-memory staging), every operand of a trip before
+// its first mma: both kernels are bound by their loads, not by the tensor
+// pipe (sparse24_gemm.cc has the arithmetic).
 #ifndef DISSECT_KERNELS_SPARSITY_24_SP_GEMM_H_
 #define DISSECT_KERNELS_SPARSITY_24_SP_GEMM_H_
 
