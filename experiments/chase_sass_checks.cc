@@ -149,4 +149,33 @@ std::vector<std::string> TraceKernelProblems(const SassFunction& f, const std::s
   return problems;
 }
 
+std::vector<std::string> CacheOperatorProblems(const SassFunction& f, ChasePath path) {
+  std::vector<std::string> want;
+  switch (path) {
+    case ChasePath::kGlobalCa:
+      want = {"STRONG", "SM"};
+      break;
+    case ChasePath::kGlobalCg:
+      want = {"STRONG", "GPU"};
+      break;
+    case ChasePath::kLdg:
+      want = {"CONSTANT"};
+      break;
+    default:
+      return {};
+  }
+  std::vector<std::string> problems;
+  const std::vector<size_t> clocks = ClockReads(f);
+  if (clocks.size() < 2) return problems;
+  for (size_t k : IndicesOfOps(f, clocks.front(), clocks.back(), {"LDG"})) {
+    for (const std::string& m : want) {
+      if (!f.code[k].HasModifier(m)) {
+        problems.push_back(
+            absl::StrCat(SassLine(f, k), " lacks .", m, ": not the path's cache operator"));
+      }
+    }
+  }
+  return problems;
+}
+
 }  // namespace dissect

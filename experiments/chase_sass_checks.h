@@ -33,6 +33,15 @@ std::vector<std::string> ChaseKernelProblems(const SassFunction& f, const std::s
 // address is read before the first; the timed loads form one chain.
 std::vector<std::string> TraceKernelProblems(const SassFunction& f, const std::string& op);
 
+// The cache operator of the global paths' timed loads, as ptxas emitted it:
+// every LDG between the first and last clock read of `f` (ChaseKernel or
+// ChaseTraceKernel of `path`) carries .STRONG.SM for global_ca (allocates
+// in L1), .STRONG.GPU for global_cg (L2 only: a cg chase that hits L1 would
+// report L1 latency as L2's) and .CONSTANT for ldg (the read-only path).
+// No problems for the other paths, and none if `f` has no such LDG (the
+// hop checks above count the loads).
+std::vector<std::string> CacheOperatorProblems(const SassFunction& f, ChasePath path);
+
 }  // namespace dissect
 
 #endif  // DISSECT_EXPERIMENTS_CHASE_SASS_CHECKS_H_

@@ -50,5 +50,28 @@ TEST(ChaseSassBeforeFixTest, ChecksFailOnTheOffsetChase) {
   EXPECT_TRUE(absl::StrContains(lds, "end: the clock read")) << lds;
 }
 
+// The cache-operator check is not vacuous: the global_ca kernel's loads
+// (LDG.E.STRONG.SM, L1-allocating) pass as global_ca's and fail as global_cg's
+// or ldg's, as they would if ptxas gave the cg chase an L1-allocating load.
+TEST(ChaseSassBeforeFixTest, CacheOperatorCheckTellsL1AllocatingLoadsFromL2Only) {
+  const char* srcdir = std::getenv("TEST_SRCDIR");
+  ASSERT_NE(srcdir, nullptr) << "run under bazel test";
+  std::ifstream in(std::string(srcdir) + "/dissect/experiments/testdata/chase_before_issue11.sass");
+  ASSERT_TRUE(in.good());
+  std::stringstream text;
+  text << in.rdbuf();
+  absl::StatusOr<std::vector<SassFunction>> fs = ParseCuobjdumpSass(text.str());
+  ASSERT_TRUE(fs.ok()) << fs.status();
+  absl::StatusOr<const SassFunction*> ca =
+      FindSassFunction(*fs, {Fragment("11ChaseKernel", ChasePath::kGlobalCa)});
+  ASSERT_TRUE(ca.ok());
+  EXPECT_TRUE(CacheOperatorProblems(**ca, ChasePath::kGlobalCa).empty());
+  const std::string as_cg = absl::StrJoin(CacheOperatorProblems(**ca, ChasePath::kGlobalCg), "\n");
+  EXPECT_TRUE(absl::StrContains(as_cg, "lacks .GPU")) << as_cg;
+  const std::string as_ldg = absl::StrJoin(CacheOperatorProblems(**ca, ChasePath::kLdg), "\n");
+  EXPECT_TRUE(absl::StrContains(as_ldg, "lacks .CONSTANT")) << as_ldg;
+  EXPECT_TRUE(CacheOperatorProblems(**ca, ChasePath::kShared).empty());
+}
+
 }  // namespace
 }  // namespace dissect

@@ -10,7 +10,10 @@
 //   last load's result comes before the end clock read, and the value a
 //   segment starts from is read before its start clock read;
 // - ChaseTraceKernel times exactly one load between each pair of clock
-//   reads and stores that load's result before the second read.
+//   reads and stores that load's result before the second read;
+// - the global paths' timed loads carry their cache operator in the machine
+//   code (the PTX test sees only ld.global.cg, which ptxas could map to an
+//   L1-allocating load): global_cg's L2 plateau is not L1 hits.
 // The checks live in chase_sass_checks.{h,cc}; chase_sass_checks_test runs
 // them on the SASS of the kernels before the fix, where they must fail.
 #include <string>
@@ -57,6 +60,19 @@ TEST_F(ChaseSassTest, TraceTimesOneLoadPerClockPairAndWaitsForIt) {
     SCOPED_TRACE(absl::StrCat(f->name, " (", f->arch, ")"));
     const std::vector<std::string> problems = TraceKernelProblems(*f, p.op);
     EXPECT_TRUE(problems.empty()) << absl::StrJoin(problems, "\n");
+  }
+}
+
+TEST_F(ChaseSassTest, GlobalPathsLoadWithTheirCacheOperator) {
+  constexpr ChasePath kGlobal[] = {ChasePath::kGlobalCa, ChasePath::kGlobalCg, ChasePath::kLdg};
+  for (ChasePath path : kGlobal) {
+    for (const char* kernel : {"11ChaseKernel", "16ChaseTraceKernel"}) {
+      const SassFunction* f = SassFunctionNamed({Fragment(kernel, path)});
+      if (f == nullptr) continue;
+      SCOPED_TRACE(absl::StrCat(f->name, " (", f->arch, ")"));
+      const std::vector<std::string> problems = CacheOperatorProblems(*f, path);
+      EXPECT_TRUE(problems.empty()) << absl::StrJoin(problems, "\n");
+    }
   }
 }
 

@@ -12,6 +12,24 @@
 //           on recent NVIDIA GPUs). A warm random walk of global_cg over a
 //           footprint between the L1 and L2 capacities shows two L2 levels
 //           on GPUs whose L2 is split in two partitions (near and far).
+// Could be confused with: the timing around one access for the access:
+//           //experiments:chase_sass_test (TraceTimesOneLoadPerClockPair...)
+//           checks exactly one load between each clock pair, its result
+//           stored before the second read, and (with
+//           GlobalPathsLoadWithTheirCacheOperator) that global_cg loads are
+//           L2-only, not L1 hits; level1_cycles still includes the clock
+//           and store overhead. A sector for a line: the miss period
+//           reduction is //probes:latency_levels_test
+//           (DominantMissDistanceTest, NearAndFarL2 on invented latencies).
+//           Not yet ruled out by a test: the near partition for the far
+//           one. Hopper, like A100, copies a far line into the reader's
+//           near partition, so after the warm lap a walk that fits one
+//           partition (the 4 MiB default; gpu-benches' GH200 chase in
+//           ../shared/data/peers holds one ~280-cycle plateau up to 26 MiB)
+//           is likely all near hits and shows one L2 level, and near
+//           the L2 capacity a second level can be DRAM misses, not far
+//           hits. A CPU test of this walk on a simulated L2 with near
+//           copies (the kind l2_sm_map's method is tested on) would.
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"

@@ -23,6 +23,29 @@
 //           read from order=page_local at >= 1 GiB (random within each 2 MiB
 //           page, one TLB miss per page), and the TLB-miss latency from a
 //           stride sweep at a large footprint (loads on a new page each).
+// Could be confused with: L1 hits for L2 on global_cg:
+//           //experiments:kernels_ptx_test checks the PTX load is
+//           ld.global.cg, and //experiments:chase_sass_test
+//           (GlobalPathsLoadWithTheirCacheOperator) that ptxas kept it L2-only
+//           (LDG .STRONG.GPU; global_ca .STRONG.SM, ldg .CONSTANT). The
+//           compiler's work for the hardware's (address arithmetic, hoisted
+//           or extra loads in a hop) and clocks that do not wait for the
+//           chase: chase_sass_test, every path. Fixed cost for latency:
+//           //experiments:chase_common_test (slope of two segments).
+//           Prefetching and TLB misses for cache latency: random and
+//           page_local orders, whose cycles //probes:pointer_chain_test
+//           checks (one cycle over every slot, not strided; page_local
+//           enters each 2 MiB page once). Not yet ruled out by a test: the
+//           near L2 partition for the far one and the far one for DRAM. On
+//           Hopper a far line read by an SM is copied into its near
+//           partition, so the L2 plateau below about 30 MiB is near-L2
+//           latency and the step there is the far partition, still L2, not
+//           DRAM (gpu-benches' GH200 chase in ../shared/data/peers: ~280
+//           cycles to 26 MiB, ~460-530 from 33 MiB, ~620-680 past 65 MiB,
+//           only ~150 above it); the DRAM figure is the 1 GiB page_local
+//           point, and its GPU test (memory_latency_dram_gpu_test, 200-3000
+//           cycles) cannot tell L2 from DRAM. A counters variant
+//           (cupti/dram_bytes_read about 32 B per timed load at 1 GiB) would.
 #include "experiments/chase_common.h"
 #include "experiments/harness/experiment.h"
 #include "probes/cuda_status.h"

@@ -12,6 +12,19 @@
 //           cache: no capacity or line effects); a few tens of cycles on
 //           Volta through Hopper (about 30 on H100). Points whose footprint
 //           exceeds the per-block opt-in shared memory are skipped.
+// Could be confused with: the compiler's work for the hardware's (address
+//           arithmetic or a hoisted load between hops would add to or hide
+//           the LDS latency): //experiments:chase_sass_test checks that each
+//           timed trip holds exactly 16 LDS, each addressed by the previous
+//           LDS's result with nothing writing the address in between, and
+//           that both clock reads wait for the chase
+//           (//experiments:kernels_ptx_test the same dependent chain in
+//           PTX). The clock reads' and loop's fixed cost for latency:
+//           //experiments:chase_common_test (ReduceChaseTimingsTest) takes
+//           the slope over two lengths, not cycles / loads. A throttled
+//           clock cannot move cycles_per_load (SM cycles); the ns figures
+//           use the in-kernel clock, chase_common_test again. Bank
+//           conflicts cannot arise: one thread loads.
 #include "experiments/chase_common.h"
 #include "experiments/harness/experiment.h"
 #include "probes/cuda_status.h"
