@@ -26,6 +26,23 @@
 //           few bytes in flight (16 B) may stop short of the DRAM plateau;
 //           the best over bytes_in_flight_per_thread is the device's
 //           (copy: about 85-90% of device_dram_peak_gbps on an H100 SXM).
+// Could be confused with: the compiler's work for the hardware's (fewer
+//           loads in flight than bytes_in_flight_per_thread says, loads of
+//           an unused value dropped, dead stores):
+//           //experiments:bandwidth_sass_test (StreamTileLoopsHoldTheBytes-
+//           InFlight: each tile loop holds exactly B loads / stores at the
+//           width, all loads before the first use) and
+//           //experiments:bandwidth_ptx_test (every pass loads or stores at
+//           its width and the read kernel keeps its sum); the tiling covers
+//           every element once: //experiments:tiled_stream_test. Host time
+//           inside the event pair: //probes:event_timer_test. L2 for DRAM:
+//           rows are labelled by footprint only, and dram_peak_pct is a
+//           comparison printed on every row (L1 and L2 rows exceed 100 %);
+//           memory_bandwidth_gpu_test (GPU) keeps a 256 MiB row within
+//           20-110 % of the DRAM peak. Not yet ruled out by a test: which
+//           level serves a given footprint; a counters variant
+//           (cupti/dram_bytes_read against the bytes moved, and the L1 hit
+//           rate on the L1 plateau) would.
 #include <algorithm>
 #include <functional>
 #include <iterator>

@@ -14,6 +14,23 @@
 //           reaches) in both modes; tensors whose input and output fit in L2
 //           exceed the DRAM ceiling when hot. Tiny tensors measure launch
 //           latency, not bandwidth.
+// Could be confused with: host time inside the event pair:
+//           //probes:event_timer_test (GuardKeepsHostSleepOutOfTheSamples, a
+//           simulated queue) and, on a GPU, relu_bandwidth_activity_gpu_test
+//           (CUPTI kernel time within 5 % of the events at 1 GiB). The
+//           compiler's work for the hardware's (fewer or narrower loads in
+//           flight than stated): //experiments:bandwidth_sass_test
+//           (ReluIssuesFourLoadsBeforeItsStores: 4 LDG.128 before 4 STG.128
+//           per tile) and //experiments:kernels_ptx_test. Cold rows paying
+//           the flush's write-backs: //probes:event_timer_gpu_test
+//           (ColdFlushGpuTest, GPU). L2 for DRAM: at 1 GiB
+//           relu_bandwidth_counters_gpu_test (GPU) checks that DRAM reads
+//           and writes are each 0.9-1.1 GiB. Not yet ruled out by a test:
+//           hot rows whose input and output fit in L2 (the 16 MiB default:
+//           32 MiB against H100's 50 MB) report L2 bandwidth under
+//           dram_peak_pct with nothing on the row saying so; a fixture test
+//           of an "L2-resident" label (as cuBLASLt's hot rows are read)
+//           would.
 #include <vector>
 
 #include "absl/strings/str_cat.h"

@@ -16,6 +16,20 @@
 //           later for 64- and 128-bit loads; 32-bit loads need 4x the
 //           instructions per byte of 128-bit ones and may fall below it.
 //           aggregate_gbps approaches 128 B × SMs × SM clock.
+// Could be confused with: the compiler's work for the hardware's (loads
+//           hoisted out of the timed loop, as ptxas did with ld.shared):
+//           //experiments:bandwidth_sass_test (SharedStreamTimedLoopLoads-
+//           EveryRowOnce; SharedStreamSassCheckTest shows the check failing
+//           on the hoisted machine code) and //experiments:bandwidth_ptx_test.
+//           A throttled clock cannot move bytes_per_clk_per_sm (SM cycles);
+//           aggregate_gbps does move with it. Not yet ruled out by a test:
+//           bank conflicts, which would read as a lower ceiling (the kernel
+//           is conflict-free by construction, thread t loading element t of
+//           each row; the SASS test checks the rows' offsets, not the
+//           thread's base; a check of that base, or the
+//           shared_bank_conflicts counter at 0 in a GPU test variant,
+//           would); and the per-SM reduction (BytesPerClkPerSm: spans
+//           grouped by %smid) has no host test.
 #include <algorithm>
 #include <map>
 #include <vector>

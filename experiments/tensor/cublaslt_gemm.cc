@@ -23,6 +23,19 @@
 //           (GB/s can exceed the DRAM peak); fp8_fast_accum at least as
 //           fast as fp8; off-by-one shapes slower than their aligned
 //           neighbours, or skipped where cuBLASLt has no kernel (FP8, INT8).
+// Could be confused with: host time inside the event pair, for the short
+//           problems: //probes:event_timer_test (guard, launches per sample)
+//           and //experiments/tensor:lt_gemm_test (GemmLaunchesPerSample:
+//           problems under 2^32 FLOP get several launches per pair). FP8's
+//           slow-accumulation path for the fast one: lt_gemm_test
+//           (CreateMatmulDescTest). Zeros or constants for random data, and
+//           a wrong result: lt_gemm_test (fill formats give positive values
+//           with mantissa bits; the spot check rejects wrong elements, INT8
+//           exactly). L2 for DRAM: hot rows that fit in L2 read from it, so
+//           gbps is not a DRAM figure there; no row prints a % of DRAM peak.
+//           Not yet ruled out by a test: tensor cores for the FP32 rows (or
+//           CUDA cores for the tensor types): the algorithm is cuBLASLt's,
+//           and only the tensor-pipe counter flag shows which pipe ran.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>

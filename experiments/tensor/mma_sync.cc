@@ -30,6 +30,26 @@
 //           products, so their rows would be invented numbers. wgmma
 //           carries Hopper's native fp8 path. Zero operands may run faster
 //           than random ones only through power and clock effects.
+// Could be confused with: the compiler's work for the hardware's (ptxas
+//           folding repeated products, emulating a form, or leaving operand
+//           loads or accumulator zeroing inside the timed region):
+//           //experiments/tensor:sass_test checks per native form and mode
+//           that the timed loop holds exactly chains x unroll HMMA/IMMA and
+//           that nothing after the first clock read loads memory or writes
+//           an accumulator, and that the skipped fp8 forms are still
+//           emulated (no QMMA); //experiments/tensor:tensor_sass_checks_test
+//           shows those checks failing on the folded and late-loading code
+//           they were written for; //experiments/tensor:tensor_ptx_test the
+//           chaining (one dependent chain vs independent accumulators);
+//           //experiments/tensor:resource_usage_test no spills (local loads
+//           in the loop). Zeros for random data, or a wrong product:
+//           //experiments/tensor:tensor_elements_test (random operands use
+//           mantissa bits; the output check rejects a missing step, other
+//           data and zeros). A throttled clock: cycles are SM cycles;
+//           TFLOP/s move with the clock, which measured_sm_clock_mhz
+//           reports (//experiments/tensor:probe_timing_test,
+//           MeasuredSmClockMhzTest) besides the harness's throttle flag
+//           (//probes:nvml_clock_test).
 #include "kernels/tensor/mma_sync.h"
 
 #include <cuda_runtime_api.h>

@@ -24,6 +24,21 @@
 //           from shared memory, better with A in registers; latency growing
 //           with N. Sparse forms count dense-equivalent FLOP against the 2:4
 //           sparse rate.
+// Could be confused with: the compiler's work for the hardware's (fewer
+//           wgmma per trip than stated, operand loads or accumulator
+//           zeroing after the first clock read): //experiments/tensor:
+//           sass_test (WgmmaTimedLoops...: exactly chains x steps HGMMA/
+//           IGMMA/QGMMA per trip, no memory load or accumulator write
+//           between the first clock read and the loop) with
+//           tensor_sass_checks_test showing the region check failing on
+//           the late zeroing it was written for; tensor_ptx_test (the form
+//           at every N from the requested A source, one commit group per
+//           trip, zeroing before the first wgmma.fence); resource_usage_test
+//           (no spills). Zeros for random data, or a wrong result:
+//           //experiments/tensor:tensor_elements_test (MakeWgmmaOperands,
+//           CheckWgmmaOutput rejects a missing step). A throttled clock:
+//           cycles are SM cycles; TFLOP/s sit beside measured_sm_clock_mhz
+//           (probe_timing_test) and the throttle flag.
 #include "kernels/tensor/wgmma.h"
 
 #include <cuda_runtime_api.h>
