@@ -17,6 +17,19 @@
 //           Prefill's intensity grows with the context (about context / 4
 //           FLOP/B causal): compute-bound, capped by the FP32 FMA pipe (not
 //           the tensor pipe), well below cuBLASLt's fp16 TFLOP/s.
+// Could be confused with: the compiler's work for the hardware's (tensor
+//           cores, global loads or spills in the inner loops):
+//           //kernels/attention:attention_sass_test (QK^T and PV loops are
+//           64 FFMA on LDS per trip, no global load inside, no local
+//           memory). A wrong output that runs faster: the sampled rows
+//           against the double reference on the run, whose arithmetic
+//           //experiments/attention:attention_reference_test checks by hand.
+//           Host time inside the event pair: //probes:event_timer_test. Not
+//           yet ruled out by a test: L2 for DRAM in decode. Hot rows whose
+//           K and V fit in L2 read them from it, so gbps can exceed what DRAM
+//           gives; nothing on the row says so (no % of DRAM peak is printed;
+//           cold rows avoid it). A fixture test of an L2-resident label on
+//           rows with bytes below the L2 size would.
 #include "kernels/attention/attention.h"
 
 #include <cuda_fp16.h>

@@ -10,6 +10,17 @@
 // 5x5 layers at large batches but need workspace (FFT up to GiBs); implicit
 // GEMM needs none and is never far behind on 1x1 layers; unsupported
 // (layer, algorithm) pairs are skipped with cuDNN's status.
+// Could be confused with: a wrong output for a fast algorithm: each point
+// checks 256 sampled outputs against the CPU reference before timing, and
+// //experiments/conv_algos:conv_layers_test checks that reference
+// (OutputAtMatchesTheCpuConvolution) and the FLOP count. Host time inside
+// the event pair (workspace allocation, descriptor set-up): all of it
+// happens before the timed call; //probes:event_timer_test covers the
+// guard. Not yet ruled out by a test: TF32 tensor-core math for FP32 FMA on
+// math=fma rows. The 1e-3 relative tolerance of those rows is not shown to
+// reject a TF32 result (10-bit mantissa), so a library or driver override
+// (NVIDIA_TF32_OVERRIDE) would pass; a host test that a TF32-rounded
+// reference fails the fma tolerance at these layers' K would.
 #include <cudnn.h>
 
 #include <algorithm>

@@ -36,6 +36,23 @@
 //           pool1 and ResNet pool1 exceed a 50 MB L2 at batch 8 or 32).
 //           Twins differ only by noise; differences smaller than the row
 //           spread are noise.
+// Could be confused with: the compiler's work for the hardware's (a
+//           variant whose flag or qualifier ptxas dropped or mapped onto
+//           another's instruction): //experiments/l1_bypass:layers_sass_test
+//           (every LDG carries the variant's cache modifier; dlcm_cg changes
+//           the default's loads and nothing else), layers_ptx_test (the PTX
+//           differs from the default only in the load qualifier) and
+//           variant_aliases_sass_test (variants with identical loads are
+//           exactly the declared twins). Host work (carveout, occupancy
+//           query, L2 window) inside the event pair:
+//           //experiments/l1_bypass:point_launch_test (fake kernels: the
+//           timed callback only launches). A wrong output for a faster one:
+//           //experiments/l1_bypass:reference_test (the CPU reference and
+//           the bit-for-bit check catch one wrong element). Not yet ruled
+//           out by a test: L2 for DRAM. dram_peak_pct is printed on every
+//           row, including hot rows whose bytes_moved fit in L2 (or L1) at
+//           batch 1, where it is an L2 figure labelled as DRAM; a fixture
+//           test of an L2-resident label would rule it out.
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -30,6 +30,19 @@
 //           take a larger share there than in VGG-16 or ResNet-50. Event
 //           recording between ops adds about a microsecond per op, so the
 //           ops' sum can exceed the uninstrumented pass.
+// Could be confused with: host time between two ops' events: the row
+//           time goes through TimeKernel, whose guard //probes:
+//           event_timer_test covers on a simulated queue; the per-op samples
+//           use this file's own guard (TimeOpsOnce: queue everything behind
+//           a spin, time again with a doubled spin if the first event had
+//           fired), which no test covers yet (the same simulated queue,
+//           driven through TimeOpsOnce, would). L2 for DRAM: op_bytes are
+//           compulsory bytes, not measured DRAM traffic, and no row prints a
+//           % of DRAM peak (see Bytes above); a per-op DRAM counter would
+//           tell the two apart. Wrong FLOP or byte counts: op_rows_test
+//           covers only the ops note and the per-op summary; the counts come
+//           from forward::ComputeLayerCost, and layer_breakdown_gpu_test
+//           (GPU) bounds AlexNet's total_flops to 2.5e9-4e9 at batch 2.
 #include <cmath>
 #include <cstdint>
 #include <string>

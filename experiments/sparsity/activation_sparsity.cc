@@ -22,6 +22,19 @@
 //           CDF of T), and the structured fractions only at large T. Trained
 //           networks (npy_dumps) are sparser in deep layers and have dead
 //           channels; synthetic weights cannot show that.
+// Could be confused with: zeros the count kernels invent or miss
+//           (unwritten elements, a partial last vector or tile):
+//           //probes/sparsity:stats_test defines every figure on small
+//           tensors by hand (partial warp vectors and tiles, 2:4 padding),
+//           and //experiments/sparsity:device_stats_gpu_test (GPU) checks
+//           the GPU counts equal those exactly; each run also counts the
+//           first layer on the CPU and fails on a difference. A wrong
+//           threshold or source for the row: sparsity_rows_test (skip rules,
+//           threshold parsing, row assembly). The network's sparsity for a
+//           trained one's: synthetic He-init weights decide the figures
+//           (said above); only npy_dumps measure a trained network. The
+//           statistics' cost in the row time: the timed pass runs no count
+//           kernel (by construction; no test).
 #include <chrono>
 #include <cstdint>
 #include <map>

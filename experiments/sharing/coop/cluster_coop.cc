@@ -31,6 +31,22 @@
 //           there: a null result, not a bug. duplicated_fraction (how much
 //           of what SMs loaded another SM loaded too) should fall with S
 //           for conv. Differences below speedup_spread are noise.
+// Could be confused with: the compiler's work for the hardware's (a coop
+//           build that does not copy through DSM, or a tiled compute loop
+//           that still reads global memory): //experiments/sharing/coop:
+//           coop_sass_test (cluster barriers and LD.E.128 peer copies in the
+//           coop flavours only, conv's FFMA loop reads LDS only, gemv one
+//           weight LDG per FFMA) and coop_ptx_test; a tile loaded twice or
+//           not at all: coop_tiling_test (a cluster loads every tile element
+//           exactly once); tracing cost in the timed flavours: coop_sass_test
+//           and coop_ptx_test (atomics in traced flavours only); a wrong
+//           output: the bit-for-bit check against the CPU reference (run,
+//           not a CPU test). speedup_vs_layer's ratio: coop_host_test. Not
+//           yet ruled out by a test: the same SM for a peer SM. Nothing forces
+//           one block per SM, so ranks of a cluster may share an SM and their
+//           "DSM" copies are then SM-local (the dsm_bandwidth defect); a row
+//           figure of peers on the same SM, or a host test of the occupancy
+//           that forces one block per SM, would.
 #include <algorithm>
 #include <cstdint>
 #include <limits>

@@ -30,6 +30,20 @@
 //           have evicted it before another load, so replication bounds the
 //           L1 copies from above; sms_used below the SM count means the
 //           grid did not reach every SM.
+// Could be confused with: tracing overhead in the timed row:
+//           //experiments/sharing/duplication:trace_ptx_test and
+//           trace_sass_test (no timed build holds an atomic or an SM-id
+//           read). Lines an SM did not load, or loads that were not traced:
+//           trace_sass_test (every data LDG of the trace build has its
+//           REDG.E.OR record in its own loop) and //probes/duplication:
+//           line_bitmap_test (ComputeDuplication by hand: disjoint and
+//           identical SMs, unmapped SMs kept apart). The same SM for another
+//           SM: SMs are told apart by %smid (trace_plan_test sizes the
+//           bitmaps by the highest SM id). Not yet ruled out by a test: the
+//           GPC split inherits gpc_topology's map, whose inference assumes
+//           placement varies between launches (an always-identical placement
+//           would split GPCs and move duplication from within to across);
+//           and the traced launch's placement for the timed one's.
 // Expected: replication near 1 for stream and gather (each element read
 //           once: only lines split between two blocks on different SMs are
 //           shared); near 1 + (halo lines / lines per SM) for stencil and

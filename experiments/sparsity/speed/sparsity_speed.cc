@@ -34,6 +34,24 @@
 //           (often > 90–95 %), and its conversion can cost more than the
 //           GEMM (the FC GEMVs at batch 1 are memory-bound on W: skipping
 //           rows of W is what can pay there).
+// Could be confused with: the compiler's work for the hardware's (FMAs
+//           not actually skipped, or moved out from behind the zero test):
+//           //experiments/sparsity/speed:skip_gemm_sass_test (every FFMA of
+//           the K loop behind a branch on its ballot or bitmap byte, the
+//           test before any FFMA) and skip_gemm_ptx_test. Other sparsity
+//           than asked for: //probes/sparsity:masks_test (uniform masks are
+//           exact, channel and run32 zero whole planes and aligned runs) and
+//           speed_host_test (the layouts; random activations are never zero,
+//           so the only zeros are the mask's and im2col's padding, which
+//           achieved_sparsity counts). A wrong result that runs faster: each
+//           method's Y against cuBLAS's on the run (max_rel_error, not a CPU
+//           test) and speed_host_test's fmaf reference. Host time inside the
+//           event pair: //probes:event_timer_test for the kernels; not for
+//           convert_ms, whose events are unguarded on purpose (a host wait
+//           in cuSPARSE's analysis counts as conversion). A throttled clock
+//           or power cap for an effect of zeros: power_w and the harness's
+//           throttle flag (//probes:nvml_clock_test), not a test of this
+//           experiment.
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 

@@ -22,6 +22,22 @@
 //           leave few all-zero compression blocks until zero_pct is high,
 //           so the rise may only show at 90-100 %. Devices or drivers
 //           without generic compression skip the compressible rows.
+// Could be confused with: an ordinary allocation for a compressible one
+//           (the driver may refuse compression silently): compression_granted
+//           comes from cuMemGetAllocationPropertiesFromHandle on every row;
+//           on a GPU, compressible_bandwidth_compressible_gpu_test expects 1
+//           and compressible_bandwidth_gpu_test 0 (ordinary rows). Another
+//           zero fraction than zero_pct: //experiments/sparsity/structured:
+//           compressible_memory_test (exact zero count, all other words
+//           non-zero, zeros spread over the buffer); that the non-zero words
+//           are full 32-bit random values (not themselves compressible) is
+//           by construction, untested. L2 for DRAM: cold launches over
+//           256 MiB (5x the L2), and //probes:event_timer_gpu_test
+//           (ColdFlushGpuTest, GPU) shows the flush leaves no write-backs to
+//           the timed kernel. Not yet ruled out by a test: that compression
+//           changes DRAM traffic rather than the time alone; a counters
+//           variant (cupti/dram_bytes_read falling with zero_pct on
+//           compressible rows) would.
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
