@@ -112,6 +112,23 @@ CoopVariant Coop(const Row& row) {
   return v;
 }
 
+// Why a dsm_bandwidth dsm_peer row is not bandwidth between SMs, or "" if it
+// is: a block whose peer ran on its own SM read it without leaving the SM,
+// which is local shared memory however the row is labelled; a row without
+// the fraction cannot show that its peers were elsewhere.
+std::string SameSmReason(const Row& row) {
+  const std::string where =
+      absl::StrCat("left out (bytes_per_block ", row.Axis("bytes_per_block").value_or("?"), "): ");
+  const std::optional<double> same_sm = FiniteCounter(row, "peer_same_sm_fraction");
+  if (!same_sm) {
+    return absl::StrCat(where, "no peer_same_sm_fraction: its peers may have shared an SM");
+  }
+  if (*same_sm <= 0) return "";
+  return absl::StrFormat(
+      "%speer_same_sm_fraction %.3g: those blocks read a peer on their own SM, not across SMs",
+      where, *same_sm);
+}
+
 // The DSM rows of one device: latency and bandwidth rows by cluster size.
 struct DsmCollector {
   std::map<int, DsmRow> rows;
@@ -135,6 +152,10 @@ struct DsmCollector {
     if (row.error) return;
     if (!d.max_active_clusters) d.max_active_clusters = FiniteCounter(row, "max_active_clusters");
     if (experiment == kDsmBandwidth) {
+      if (const std::string why = path == "dsm_peer" ? SameSmReason(row) : ""; !why.empty()) {
+        noted[size].push_back({experiment, path, why, false});
+        return;
+      }
       const std::optional<double> gbps = FiniteCounter(row, "bandwidth_gbps");
       std::optional<double>& best = path == "shared_local" ? d.local_gbps : d.dsm_gbps;
       if (gbps && (!best || *gbps > *best)) best = gbps;

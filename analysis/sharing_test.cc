@@ -14,6 +14,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -166,6 +167,43 @@ TEST(DsmTableTest, SkippedRowsShowTheirReason) {
   EXPECT_THAT(table, HasSubstr(" 184–188 |"));
   EXPECT_THAT(table, HasSubstr("dsm_latency (shared_local, dsm_peer): skipped: refused; "
                                "dsm_latency (l2): skipped: no L2 row"));
+}
+
+Row BandwidthRow(int size, const std::string& path, int bytes, double gbps,
+                 std::optional<double> same_sm) {
+  Row row;
+  row.axes = {{"cluster_size", absl::StrCat(size)},
+              {"path", path},
+              {"bytes_per_block", absl::StrCat(bytes)}};
+  row.counters = {{"bandwidth_gbps", gbps}, {"max_active_clusters", 32}};
+  if (same_sm) row.counters["peer_same_sm_fraction"] = *same_sm;
+  return row;
+}
+
+// A peer read on the reader's own SM never crosses the SM-to-SM network:
+// such rows (and rows that did not record where the peers ran) are not DSM
+// bandwidth, however fast, and the notes say why.
+TEST(DsmTableTest, SameSmPeerRowsAreLeftOutWithTheirReason) {
+  const ResultFile bandwidth =
+      File("dsm_bandwidth", {BandwidthRow(4, "shared_local", 32768, 3300, 0),
+                             BandwidthRow(4, "dsm_peer", 32768, 2900, 0.5),
+                             BandwidthRow(4, "dsm_peer", 65536, 900, 0),
+                             BandwidthRow(4, "dsm_peer", 16384, 2500, std::nullopt),
+                             BandwidthRow(1, "dsm_peer", 32768, 3200, 1)});
+  const std::vector<SharingDevice> devices = BuildSharing({&bandwidth});
+  ASSERT_EQ(devices.size(), 1u);
+  const std::vector<DsmRow>& rows = devices[0].dsm;
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].dsm_gbps, std::nullopt);
+  EXPECT_THAT(rows[0].notes,
+              ElementsAre(HasSubstr("dsm_bandwidth (dsm_peer): left out (bytes_per_block 32768): "
+                                    "peer_same_sm_fraction 1")));
+  EXPECT_EQ(rows[1].local_gbps, 3300);
+  EXPECT_EQ(rows[1].dsm_gbps, 900);
+  EXPECT_THAT(rows[1].notes,
+              ElementsAre(HasSubstr("(bytes_per_block 32768): peer_same_sm_fraction 0.5"),
+                          HasSubstr("(bytes_per_block 16384): no peer_same_sm_fraction")));
+  EXPECT_THAT(RenderMarkdownTable(DsmTable(rows)), HasSubstr(" 0.27 |"));
 }
 
 TEST(CompressRangesTest, RunsBecomeRanges) {

@@ -21,14 +21,32 @@ struct SharedLocalStep {
   }
 };
 
+// A generic load of a 64-bit address in the shared window: the hardware's
+// DSM access (ptxas lowers ld.shared::cluster to this same LD.E), with the
+// loaded word already the whole next address. A 32-bit shared::cluster
+// address would need a register move per hop to pair it with the window's
+// upper word, inside the timed dependent chain.
 struct DsmPeerStep {
-  using Value = uint32_t;
+  using Value = unsigned long long;
   __device__ __forceinline__ Value operator()(Value address) const {
-    uint32_t v;
-    asm volatile("ld.shared::cluster.u32 %0, [%1];" : "=r"(v) : "r"(address) : "memory");
+    unsigned long long v;
+    asm volatile("ld.u64 %0, [%1];" : "=l"(v) : "l"(address) : "memory");
     return v;
   }
 };
+
+// The generic address, in the cluster's shared window, of the word at `p`
+// (this block's shared memory) in the block of cluster rank `rank`.
+__device__ __forceinline__ unsigned long long MapGenericToRank(const void* p, uint32_t rank) {
+#if __CUDA_ARCH__ >= 900
+  unsigned long long out;
+  asm volatile("mapa.u64 %0, %1, %2;" : "=l"(out) : "l"(p), "r"(rank));
+  return out;
+#else
+  __trap();
+  return 0;
+#endif
+}
 
 struct L2Step {
   using Value = unsigned long long;
@@ -43,11 +61,20 @@ __global__ void __launch_bounds__(kDsmChaseThreads) DsmChase(const DsmChaseArgs 
   const uint32_t rank = ClusterRank();
   const uint32_t blocks = ClusterBlocks();
   const uint32_t cta_base = SharedCtaAddress(chain);
-  // The same chain in every block, rebased so that each word is the address
-  // (in the space the path reads) of the next slot of this block's copy.
-  const uint32_t rebase = P == DsmPath::kDsmPeer ? MapToRank(cta_base, rank) : cta_base;
-  for (uint64_t i = threadIdx.x; i < a.chain_bytes / sizeof(uint32_t); i += blockDim.x) {
-    chain[i] = rebase + a.offsets[i];
+  // The same chain in every block, rebased so that each slot holds the
+  // address (in the space the path reads) of the next slot of this block's
+  // copy: kDsmPeer's slots are 64-bit window addresses (slots 8-byte
+  // aligned), the others' 32-bit words.
+  if constexpr (P == DsmPath::kDsmPeer) {
+    unsigned long long* slots = reinterpret_cast<unsigned long long*>(chain);
+    const unsigned long long rebase = MapGenericToRank(chain, rank);
+    for (uint64_t i = threadIdx.x; i < a.chain_bytes / sizeof(uint64_t); i += blockDim.x) {
+      slots[i] = rebase + a.offsets[2 * i];
+    }
+  } else {
+    for (uint64_t i = threadIdx.x; i < a.chain_bytes / sizeof(uint32_t); i += blockDim.x) {
+      chain[i] = cta_base + a.offsets[i];
+    }
   }
   if (threadIdx.x == 0 && a.block_sm != nullptr) a.block_sm[rank] = static_cast<int>(TraceSmId());
   ClusterSync();
@@ -63,7 +90,7 @@ __global__ void __launch_bounds__(kDsmChaseThreads) DsmChase(const DsmChaseArgs 
 #pragma unroll 1
       for (uint32_t d = 0; d < blocks; ++d) {
         // Mapped once per peer, outside the timed loops.
-        const uint32_t peer_base = MapToRank(cta_base, (rank + d) % blocks);
+        const unsigned long long peer_base = MapGenericToRank(chain, (rank + d) % blocks);
         a.out[d].sink =
             RunTimedChase(DsmPeerStep{}, peer_base, a.warmup_loads, a.timed_loads, a.out + d) -
             peer_base;
@@ -166,7 +193,7 @@ const void* DsmStreamKernel(DsmPath path) {
 
 cudaError_t LaunchDsmStream(const DsmStreamArgs& args, cudaStream_t stream) {
   if (args.cluster_size < 1 || args.blocks % args.cluster_size != 0) return cudaErrorInvalidValue;
-  const size_t shared = static_cast<size_t>(args.block_bytes);
+  const size_t shared = static_cast<size_t>(std::max(args.block_bytes, args.shared_bytes));
   switch (args.path) {
     case DsmPath::kSharedLocal:
       return LaunchClusters(DsmStream<DsmPath::kSharedLocal>, args, args.blocks, kDsmStreamThreads,

@@ -1,8 +1,9 @@
 // Host interface of the distributed-shared-memory kernels (issue 14, part C):
 // a pointer chase through a peer block's shared memory in a thread-block
-// cluster (mapa + ld.shared::cluster), the same chase through the block's
-// own shared memory and through L2, and a streaming read of a peer's (or
-// the block's own) shared memory for bandwidth. Needs sm_90 (clusters).
+// cluster (mapa + a generic load of the shared window), the same chase
+// through the block's own shared memory and through L2, and a streaming
+// read of a peer's (or the block's own) shared memory for bandwidth. Needs
+// sm_90 (clusters).
 #ifndef DISSECT_KERNELS_DSM_DSM_H_
 #define DISSECT_KERNELS_DSM_DSM_H_
 
@@ -18,7 +19,7 @@ namespace dissect {
 // What one chase hop loads.
 enum class DsmPath : int {
   kSharedLocal = 0,  // ld.shared.u32 of the chasing block's own shared memory
-  kDsmPeer = 1,      // ld.shared::cluster.u32 of a peer block's shared memory
+  kDsmPeer = 1,      // generic ld.u64 of a peer block's shared-window address
   kL2 = 2,           // ld.global.cg.u64 of the chain laid out in global memory
 };
 
@@ -35,8 +36,11 @@ struct DsmChaseArgs {
   // chain's start) of the slot after slot i (non-slot words: 0). Every
   // block copies it into its dynamic shared memory, rebased: kSharedLocal
   // stores each offset plus the block's own shared::cta address of the
-  // chain, kDsmPeer plus its own shared::cluster address, so a hop loads
-  // the next hop's address and does nothing else. Device pointer.
+  // chain as a 32-bit word; kDsmPeer (slots 8-byte aligned: a stride that
+  // is a multiple of 8) stores in each 8-byte slot the offset plus the
+  // generic address of the chain in the cluster's shared window, mapped to
+  // the block's own rank (mapa.u64). So a hop loads the next hop's whole
+  // address and does nothing else. Device pointer.
   const uint32_t* offsets = nullptr;
   uint64_t chain_bytes = 0;  // footprint: the chain's bytes in each block
   // Dynamic shared memory per block (at least chain_bytes): more than half
@@ -83,9 +87,13 @@ inline constexpr int kDsmStreamRowBytes = kDsmStreamThreads * 16;
 struct DsmStreamArgs {
   DsmPath path = DsmPath::kDsmPeer;  // kDsmPeer or kSharedLocal
   int cluster_size = 1;
-  int blocks = 0;            // a multiple of cluster_size
-  uint64_t block_bytes = 0;  // dynamic shared memory per block, a multiple of kDsmStreamRowBytes
-  uint64_t iterations = 0;   // passes over the buffer
+  int blocks = 0;  // a multiple of cluster_size
+  // The buffer each block fills and has read, a multiple of kDsmStreamRowBytes.
+  uint64_t block_bytes = 0;
+  // Dynamic shared memory per block (at least block_bytes): enough that no
+  // two blocks fit one SM keeps every peer on another SM.
+  uint64_t shared_bytes = 0;
+  uint64_t iterations = 0;  // passes over the buffer
   // Device pointers: `blocks` sums (zeroed by the caller; each thread adds
   // its sum once) and `blocks` SM ids.
   uint32_t* sums = nullptr;
@@ -94,13 +102,14 @@ struct DsmStreamArgs {
 
 const void* DsmStreamKernel(DsmPath path);
 
-// args.blocks blocks in clusters of args.cluster_size. Word i of the shared
-// buffer of the block of cluster rank r holds DsmStreamWord(i, r); after a
-// cluster barrier every thread reads its 16-byte column of every row of the
-// buffer of rank (r + 1) % cluster_size (kDsmPeer, ld.shared::cluster.v4)
-// or its own (kSharedLocal, ld.shared.v4), `iterations` times, adds the
-// words and adds its sum to sums[block] once; a second cluster barrier
-// keeps the buffers alive while peers read them.
+// args.blocks blocks in clusters of args.cluster_size, each with
+// max(block_bytes, shared_bytes) of dynamic shared memory. Word i of the
+// shared buffer of the block of cluster rank r holds DsmStreamWord(i, r);
+// after a cluster barrier every thread reads its 16-byte column of every
+// row of the buffer of rank (r + 1) % cluster_size (kDsmPeer,
+// ld.shared::cluster.v4) or its own (kSharedLocal, ld.shared.v4),
+// `iterations` times, adds the words and adds its sum to sums[block] once;
+// a second cluster barrier keeps the buffers alive while peers read them.
 cudaError_t LaunchDsmStream(const DsmStreamArgs& args, cudaStream_t stream);
 
 // The word a stream buffer holds: its index, with the block's cluster rank

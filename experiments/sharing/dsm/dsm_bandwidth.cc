@@ -3,8 +3,10 @@
 //           memory), next to its own shared memory, by cluster size?
 // Timed:    CUDA events around one launch of max_active_clusters x
 //           cluster_size blocks of 512 threads (cudaOccupancyMaxActiveClusters
-//           for this kernel, cluster size and bytes_per_block of dynamic
-//           shared memory, so the whole GPU is busy). Every block fills its
+//           for this kernel, cluster size and shared memory, so the whole
+//           GPU is busy), one block per SM: each block asks for the opt-in
+//           maximum of dynamic shared memory (OneBlockPerSmSharedBytes),
+//           of which it uses bytes_per_block. Every block fills its
 //           buffer (word i holds i plus its cluster rank in the top byte),
 //           waits at a cluster barrier, and each thread then reads its
 //           16-byte column of every 8 KiB row of the buffer of rank
@@ -20,14 +22,36 @@
 //           that time (under 2% at >= 16 MiB per block).
 //           bytes_per_clk_per_sm divides by the SM clock NVML reported
 //           while the samples ran and by the SMs that held a block (%smid).
+// Could be confused with:
+//           - the same SM for a peer SM: by threads alone four 512-thread
+//             blocks fit an SM, and by a 32 KiB buffer alone six, so ranks
+//             r and r + 1 could share an SM and their "DSM" reads never
+//             leave it. Taking the opt-in shared memory leaves room for one
+//             block per SM: dsm_host_test checks OneBlockPerSmSharedBytes
+//             against the occupancy arithmetic (BlocksPerSmByShared) on
+//             H100 and A100 limits, and the run refuses a launch for which
+//             cudaOccupancyMaxActiveBlocksPerMultiprocessor is not 1. Each
+//             row also records peer_same_sm_fraction from the blocks'
+//             %smid (1 in a cluster of 1, whose peer is the block itself),
+//             and analysis/sharing leaves rows above 0 out of the DSM
+//             bandwidth, naming them (sharing_test,
+//             SameSmPeerRowsAreLeftOutWithTheirReason).
+//           - local shared memory for DSM: a block that read its own buffer
+//             through the cluster window would add its own rank, not its
+//             peer's: every block's sum is checked against its peer's
+//             buffer (ExpectedStreamSum, dsm_host_test).
+//           - the loads hoisted out of the pass loop (fewer bytes than
+//             counted): dsm_sass_test keeps the 16-byte loads inside it.
 // Expected: from the literature, not measured here: local shared memory
 //           near its 128 B/clk/SM ceiling; DSM well below it (published
 //           H100 figures are a few TB/s over the GPU), falling as more of a
-//           cluster's traffic shares the SM-to-SM network. Blocks of a
-//           cluster that share an SM (peer_same_sm_fraction > 0) read their
-//           peer without leaving the SM. Clusters need compute capability
-//           9.0 (points skipped below); cluster_size 16 needs the
-//           non-portable opt-in (skipped where refused).
+//           cluster's traffic shares the SM-to-SM network. One block per
+//           SM can still keep 32 KiB of loads in flight (16 warps x 4 x
+//           512 B), 160 B/clk at a 200-cycle DSM latency, so the single
+//           block should not be what caps the DSM figure (an estimate, not
+//           measured). Clusters need compute capability 9.0 (points skipped
+//           below); cluster_size 16 needs the non-portable opt-in (skipped
+//           where refused).
 #include <algorithm>
 #include <vector>
 
@@ -42,6 +66,42 @@
 namespace dissect {
 namespace {
 
+// Dynamic shared memory per block so that one block fills an SM: four
+// blocks of 512 threads would fit by threads alone, and the default 32 KiB
+// buffer lets six fit by shared memory, so ranks r and r + 1 could share an
+// SM and a "peer" read would never leave it.
+absl::StatusOr<size_t> OneBlockPerSm(PointContext& ctx, DsmPath path, uint64_t block_bytes) {
+  DISSECT_ASSIGN_OR_RETURN(const SmSharedMemory sm,
+                           QuerySmSharedMemory(ctx.device().index, DsmStreamKernel(path)));
+  const absl::StatusOr<int64_t> shared =
+      OneBlockPerSmSharedBytes(sm, static_cast<int64_t>(block_bytes));
+  if (!shared.ok()) return Skipped(shared.status().message());
+  return static_cast<size_t>(*shared);
+}
+
+// Every launch but the scratch slot's must have read the right buffer:
+// `d_sums` holds one sum per block for each launch.
+absl::Status CheckSums(const PointContext& ctx, const DsmStreamArgs& args, const uint32_t* d_sums,
+                       bool peer) {
+  const int launches = ctx.timing().warmup + ctx.timing().samples;
+  const int blocks = args.blocks;
+  std::vector<uint32_t> sums(static_cast<size_t>(launches) * blocks);
+  DISSECT_CUDA_RETURN_IF_ERROR(
+      cudaMemcpy(sums.data(), d_sums, sums.size() * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+  for (int l = 0; l < launches; ++l) {
+    for (int b = 0; b < blocks; ++b) {
+      const uint32_t want = ExpectedStreamSum(
+          args.block_bytes, StreamRankRead(b, args.cluster_size, peer), args.iterations);
+      const uint32_t got = sums[static_cast<size_t>(l) * blocks + b];
+      if (got != want) {
+        return absl::InternalError(
+            absl::StrCat("launch ", l, " block ", b, " summed ", got, ", expected ", want));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Run(PointContext& ctx) {
   DISSECT_ASSIGN_OR_RETURN(const int path_value,
                            ParseDsmPathValue(ctx.Str("path"), DsmBandwidthPathNames()));
@@ -49,9 +109,18 @@ absl::Status Run(PointContext& ctx) {
   const int cluster_size = static_cast<int>(ctx.Int("cluster_size"));
   const uint64_t block_bytes = static_cast<uint64_t>(ctx.Int("bytes_per_block"));
   DISSECT_RETURN_IF_ERROR(ClustersSupported(ctx.device()));
+  DISSECT_ASSIGN_OR_RETURN(const size_t shared_bytes, OneBlockPerSm(ctx, path, block_bytes));
   DISSECT_ASSIGN_OR_RETURN(const ClusterFit fit,
                            CheckClusterLaunch(ctx.device(), DsmStreamKernel(path), cluster_size,
-                                              kDsmStreamThreads, static_cast<size_t>(block_bytes)));
+                                              kDsmStreamThreads, shared_bytes));
+  // The runtime's own occupancy, with the attributes CheckClusterLaunch set.
+  int blocks_per_sm = 0;
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &blocks_per_sm, DsmStreamKernel(path), kDsmStreamThreads, shared_bytes));
+  if (blocks_per_sm != 1) {
+    return absl::InternalError(absl::StrCat(blocks_per_sm, " blocks with ", shared_bytes,
+                                            " B of shared memory fit one SM, want 1"));
+  }
   const int blocks = fit.max_active_clusters * cluster_size;
   const uint64_t iterations = StreamIterations(block_bytes);
   DISSECT_ASSIGN_OR_RETURN(auto d_sums,
@@ -63,6 +132,7 @@ absl::Status Run(PointContext& ctx) {
   args.cluster_size = cluster_size;
   args.blocks = blocks;
   args.block_bytes = block_bytes;
+  args.shared_bytes = shared_bytes;
   args.iterations = iterations;
   args.block_sm = d_sm.get();
   int launch = 0;
@@ -74,23 +144,8 @@ absl::Status Run(PointContext& ctx) {
                                },
                                CacheState::kHot));
 
-  // Every launch but the scratch slot's must have read the right buffer.
-  const int launches = ctx.timing().warmup + ctx.timing().samples;
-  std::vector<uint32_t> sums(static_cast<size_t>(launches) * blocks);
-  DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpy(sums.data(), d_sums.get(), sums.size() * sizeof(uint32_t),
-                                          cudaMemcpyDeviceToHost));
   const bool peer = path == DsmPath::kDsmPeer;
-  for (int l = 0; l < launches; ++l) {
-    for (int b = 0; b < blocks; ++b) {
-      const uint32_t want =
-          ExpectedStreamSum(block_bytes, StreamRankRead(b, cluster_size, peer), iterations);
-      const uint32_t got = sums[static_cast<size_t>(l) * blocks + b];
-      if (got != want) {
-        return absl::InternalError(
-            absl::StrCat("launch ", l, " block ", b, " summed ", got, ", expected ", want));
-      }
-    }
-  }
+  DISSECT_RETURN_IF_ERROR(CheckSums(ctx, args, d_sums.get(), peer));
   std::vector<int> block_sm(blocks);
   DISSECT_CUDA_RETURN_IF_ERROR(
       cudaMemcpy(block_sm.data(), d_sm.get(), d_sm.bytes(), cudaMemcpyDeviceToHost));
@@ -118,9 +173,12 @@ absl::Status Run(PointContext& ctx) {
   DISSECT_RETURN_IF_ERROR(ctx.AddSamples(
       "max_active_clusters", std::vector<double>(1, static_cast<double>(fit.max_active_clusters))));
   DISSECT_RETURN_IF_ERROR(ctx.AddSamples("sms_used", std::vector<double>(1, sms)));
-  DISSECT_RETURN_IF_ERROR(ctx.AddSamples(
-      "peer_same_sm_fraction",
-      std::vector<double>(1, peer ? PeerSameSmFraction(block_sm, cluster_size) : 0.0)));
+  const double same_sm = peer ? PeerSameSmFraction(block_sm, cluster_size) : 0.0;
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("peer_same_sm_fraction", std::vector<double>(1, same_sm)));
+  if (cluster_size > 1 && same_sm > 0) {
+    ctx.AddNote(absl::StrCat("a fraction ", same_sm,
+                             " of the blocks read a peer on their own SM: not DSM between SMs"));
+  }
   if (fit.non_portable) ctx.AddNote("non-portable cluster size (opt-in)");
   if (peer && cluster_size == 1) {
     ctx.AddNote("cluster of 1: each block reads its own buffer through the shared::cluster window");

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kernels/dsm/dsm.h"
 
@@ -50,8 +52,9 @@ TEST(DsmHostTest, ClusterSizeMustBeAPowerOfTwo) {
 
 TEST(DsmHostTest, ValidatesLatencyPoints) {
   EXPECT_TRUE(ValidateDsmLatencyPoint(LatencyPoint(4, "dsm_peer", 16384, 8, 4096)).ok());
-  EXPECT_TRUE(ValidateDsmLatencyPoint(LatencyPoint(4, "dsm_peer", 16384, 4, 4096)).ok());
-  // l2 chases 64-bit pointers.
+  EXPECT_TRUE(ValidateDsmLatencyPoint(LatencyPoint(4, "shared_local", 16384, 4, 4096)).ok());
+  // dsm_peer and l2 chase 64-bit addresses.
+  EXPECT_FALSE(ValidateDsmLatencyPoint(LatencyPoint(4, "dsm_peer", 16384, 4, 4096)).ok());
   EXPECT_FALSE(ValidateDsmLatencyPoint(LatencyPoint(4, "l2", 16384, 4, 4096)).ok());
   EXPECT_TRUE(ValidateDsmLatencyPoint(LatencyPoint(4, "l2", 16384, 8, 4096)).ok());
   EXPECT_FALSE(ValidateDsmLatencyPoint(LatencyPoint(3, "dsm_peer", 16384, 8, 4096)).ok());
@@ -135,6 +138,51 @@ TEST(DsmHostTest, CountsSmsAndPeersSharingThem) {
   EXPECT_DOUBLE_EQ(PeerSameSmFraction({3, 3, 5, 7}, 2), 0.5);
   EXPECT_DOUBLE_EQ(PeerSameSmFraction({3, 4, 5, 6}, 1), 1.0);
   EXPECT_DOUBLE_EQ(PeerSameSmFraction({}, 2), 0.0);
+}
+
+// Shared-memory limits as CUDA reports them (cudaDeviceProp): H100 SXM
+// (228 KiB an SM, 227 KiB a block) and A100 (164 and 163 KiB); 1 KiB
+// reserved for each block.
+SmSharedMemory H100Shared() { return {233472, 232448, 1024, 0}; }
+SmSharedMemory A100Shared() { return {167936, 166912, 1024, 0}; }
+
+TEST(DsmHostTest, OccupancyArithmeticOfSharedMemory) {
+  // The old default: the 32 KiB buffer as the whole dynamic shared memory
+  // lets six blocks share an H100 SM (threads alone allow four).
+  EXPECT_EQ(BlocksPerSmByShared(H100Shared(), 32 << 10), 6);
+  EXPECT_EQ(BlocksPerSmByShared(H100Shared(), 232448), 1);
+  EXPECT_EQ(BlocksPerSmByShared(H100Shared(), (233472 / 2) - 1024), 2);
+  EXPECT_EQ(BlocksPerSmByShared(H100Shared(), 232449), 0);  // over the opt-in
+  SmSharedMemory with_static = H100Shared();
+  with_static.kernel_static = 16;
+  EXPECT_EQ(BlocksPerSmByShared(with_static, 232448), 0);
+}
+
+TEST(DsmHostTest, BandwidthBlocksGetAnSmEach) {
+  for (const SmSharedMemory& base : {H100Shared(), A100Shared()}) {
+    for (int64_t kernel_static : {0, 16, 1024}) {
+      SmSharedMemory sm = base;
+      sm.kernel_static = kernel_static;
+      for (int64_t buffer : {int64_t{kDsmStreamRowBytes}, int64_t{32} << 10, int64_t{96} << 10}) {
+        SCOPED_TRACE(absl::StrCat(sm.per_sm, " B/SM, static ", kernel_static, ", buffer ", buffer));
+        const absl::StatusOr<int64_t> shared = OneBlockPerSmSharedBytes(sm, buffer);
+        ASSERT_TRUE(shared.ok()) << shared.status();
+        EXPECT_GE(*shared, buffer);
+        EXPECT_EQ(BlocksPerSmByShared(sm, *shared), 1);
+      }
+    }
+  }
+}
+
+TEST(DsmHostTest, RefusesWhatCannotKeepBlocksApart) {
+  // The buffer alone is over the opt-in.
+  EXPECT_EQ(OneBlockPerSmSharedBytes(H100Shared(), 232448 + 8192).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  // A device whose blocks may take less than half an SM's shared memory.
+  const SmSharedMemory small_optin{102400, 49152, 1024, 0};
+  const absl::StatusOr<int64_t> shared = OneBlockPerSmSharedBytes(small_optin, 8192);
+  EXPECT_EQ(shared.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(shared.status().message()), ::testing::HasSubstr("2 blocks"));
 }
 
 TEST(DsmHostTest, StreamRates) {

@@ -7,26 +7,49 @@
 //           every stride_bytes, a random or strided cycle) into its dynamic
 //           shared memory (each block asks for all the shared memory a
 //           block may have, so no two blocks share an SM and every peer is
-//           another SM), rebased so that each word is the address of the
+//           another SM), rebased so that each slot holds the address of the
 //           next slot; a cluster barrier follows. Then thread 0 of rank 0
 //           alone chases: path dsm_peer, for every peer distance d in
-//           0..cluster_size-1 in turn, the chain of rank d (its base mapped
-//           once with mapa.shared::cluster outside the timed loops) with
-//           dependent ld.shared::cluster.u32 loads; shared_local its own
-//           copy with ld.shared.u32; l2 the same chain as 64-bit pointers
-//           in global memory with ld.global.cg. Each chase runs one lap of
-//           the chain untimed (it warms L2 on path l2), then two segments
-//           of `loads` and 2 x `loads` loads, each between %clock64 reads
-//           that wait for the last load; cycles per load is the slope over
-//           the two segments (the fixed cost of a segment cancels). A
-//           second cluster barrier keeps every block alive until the chase
-//           is done. On sm_90a ptxas turns ld.shared::cluster into a
-//           generic LD.E whose upper address word is the shared window
-//           (SR_SWINHI) and adds one register MOV per hop to pair the
-//           loaded address with it: dsm_peer's hops carry that MOV (a few
-//           cycles), shared_local's (LDS) and l2's (LDG) do not
-//           (//experiments/sharing/dsm:dsm_sass_test checks each hop).
-//           Events time each launch for the row's time.
+//           0..cluster_size-1 in turn, the chain of rank d, whose slots hold
+//           64-bit generic addresses in the cluster's shared window (mapa.u64
+//           once per peer, outside the timed loops), with dependent generic
+//           ld.u64 loads; shared_local its own copy with ld.shared.u32; l2
+//           the same chain as 64-bit pointers in global memory with
+//           ld.global.cg. Each chase runs one lap of the chain untimed (it
+//           warms L2 on path l2), then two segments of `loads` and 2 x
+//           `loads` loads, each between %clock64 reads that wait for the
+//           last load; cycles per load is the slope over the two segments
+//           (the fixed cost of a segment cancels). A second cluster barrier
+//           keeps every block alive until the chase is done. On sm_90a a
+//           dsm_peer hop is one LD.E.64 (the instruction ptxas makes of
+//           ld.shared::cluster too), shared_local's one LDS and l2's one
+//           LDG. Events time each launch for the row's time.
+// Could be confused with:
+//           - the same SM for a peer SM: a peer block on the chasing block's
+//             SM is served like local shared memory. Every block takes the
+//             opt-in maximum of shared memory, so two cannot share an SM
+//             (OneBlockPerSmSharedBytes, checked against the occupancy
+//             arithmetic in :dsm_host_test); the %smid of each rank is
+//             recorded and a row names any peer distance that ran on the
+//             chasing SM anyway.
+//           - a register move or address arithmetic for the hardware's hop:
+//             ld.shared::cluster.u32 becomes a generic LD.E whose address
+//             pair needs a dependent MOV of each loaded word, inside the
+//             timed chain (a few cycles on each hop); the 64-bit window
+//             addresses make the loaded value the whole next address.
+//             //experiments/sharing/dsm:dsm_sass_test fails if any
+//             instruction sits between two dependent hops, and
+//             :dsm_sass_checks_test shows that check failing on the MOV
+//             shape.
+//           - local shared memory for DSM: every block holds the same
+//             chain, so a chase of the chaser's own copy would end where a
+//             peer's does; what makes it the peer's is the base address,
+//             mapped to rank d (:dsm_ptx_test: mapa.u64 before the clock
+//             reads; :dsm_sass_test: mapa's PRMT before the first timed
+//             loop, none inside). Distance 0, the block's own memory
+//             through the cluster window, is reported apart
+//             (cycles_by_peer[0]) and kept out of the dsm_peer mean
+//             (DsmPeerCyclesPerLoad, :dsm_host_test).
 // Expected: from the literature, not measured here: shared_local about 30
 //           cycles on H100, L2 about 200-270 cycles, and DSM in between or
 //           near L2: published H100 measurements put a DSM load at about
@@ -74,13 +97,14 @@ absl::Status Run(PointContext& ctx) {
                                 ctx.device().shared_per_block_optin_bytes,
                                 " B of shared memory a block may use"));
   }
-  // More than half of the per-block maximum: no two blocks of the cluster
-  // fit on one SM, so every peer is another SM (a peer on the chasing
-  // block's own SM would be served like local shared memory).
-  const size_t shared_bytes =
-      std::max(static_cast<size_t>(footprint),
-               static_cast<size_t>(ctx.device().shared_per_block_optin_bytes -
-                                   static_cast<int64_t>(kDsmChaseStaticSharedBytes)));
+  // No two blocks of the cluster fit on one SM, so every peer is another
+  // SM (a peer on the chasing block's own SM would be served like local
+  // shared memory).
+  DISSECT_ASSIGN_OR_RETURN(const SmSharedMemory sm,
+                           QuerySmSharedMemory(ctx.device().index, DsmChaseKernel(path)));
+  const absl::StatusOr<int64_t> one_per_sm = OneBlockPerSmSharedBytes(sm, footprint);
+  if (!one_per_sm.ok()) return Skipped(one_per_sm.status().message());
+  const size_t shared_bytes = static_cast<size_t>(*one_per_sm);
   DISSECT_ASSIGN_OR_RETURN(const ClusterFit fit,
                            CheckClusterLaunch(ctx.device(), DsmChaseKernel(path), cluster_size,
                                               kDsmChaseThreads, shared_bytes));
@@ -190,7 +214,7 @@ DISSECT_EXPERIMENT(dsm_latency)
     .AddAxis(IntAxis("footprint_bytes", "B", {16 << 10},
                      "bytes the chain spans in each block's shared memory"))
     .AddAxis(IntAxis("stride_bytes", "B", {8},
-                     "distance between chain slots (a multiple of 8 on path l2)"))
+                     "distance between chain slots (a multiple of 8 on paths dsm_peer and l2)"))
     .AddAxis(StringAxis("order", {"random", "strided"}, {"random"},
                         "slot visiting order: a random cycle or address order"))
     .AddAxis(IntAxis("loads", "loads", {4096},

@@ -1,7 +1,8 @@
 // PTX tests of the DSM kernels (kernels/dsm/dsm.cu): the timed chase of
 // each path is a dependent chain of its load between the %clock64 reads
-// (dsm_peer: ld.shared::cluster, with mapa.shared::cluster before the
-// timed region), and the stream kernels read with 16-byte vector loads.
+// (dsm_peer: a generic ld.u64 of 64-bit shared-window addresses, with
+// mapa.u64 before the timed region), and the stream kernels read with
+// 16-byte vector loads.
 #include <string>
 #include <vector>
 
@@ -18,8 +19,7 @@ struct PathLoad {
   const char* load;  // opcode prefix of the hop
 };
 
-constexpr PathLoad kPathLoads[] = {
-    {0, "ld.shared.u32"}, {1, "ld.shared::cluster.u32"}, {2, "ld.global.cg"}};
+constexpr PathLoad kPathLoads[] = {{0, "ld.shared.u32"}, {1, "ld.u64"}, {2, "ld.global.cg"}};
 
 std::string ChaseEntry(int path) { return "8DsmChaseILNS_7DsmPathE" + std::to_string(path) + "EE"; }
 
@@ -42,8 +42,8 @@ TEST(DsmPtxTest, EachPathChasesItsLoadBetweenTheClockReads) {
       ASSERT_TRUE(report.ok()) << report.status();
       EXPECT_GE(report->loads, 16);
       EXPECT_GE(report->longest_dependent_run, 16);
-      // Only the dsm_peer kernel reads another block's shared memory.
-      EXPECT_EQ(CountOpcodePrefix(code, "ld.shared::cluster") > 0, p.path == 1);
+      // Only the dsm_peer kernel maps another block's shared memory.
+      EXPECT_EQ(CountOpcodePrefix(code, "mapa") > 0, p.path == 1);
     }
   }
 }
@@ -54,7 +54,7 @@ TEST(DsmPtxTest, PeerIsMappedBeforeTheTimedRegion) {
   for (const std::string& f : files) {
     SCOPED_TRACE(f);
     const auto code = EntryCode(f, ChaseEntry(1));
-    const std::vector<size_t> maps = IndicesWith(code, "mapa.shared::cluster");
+    const std::vector<size_t> maps = IndicesWith(code, "mapa.u64");
     const std::vector<size_t> clocks = IndicesWith(code, "%clock64");
     ASSERT_GE(clocks.size(), 2u);
     // One mapa rebases the block's own chain, one maps each peer.

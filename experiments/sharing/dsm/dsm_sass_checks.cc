@@ -10,18 +10,23 @@
 namespace dissect {
 namespace {
 
-// The source register of a plain copy (MOV Rd, Rs; IMAD.MOV.U32 Rd, RZ, RZ,
-// Rs), else -1.
-int CopySource(const SassInstruction& in) {
-  if (in.op == "MOV" && in.operands.size() == 2) return OneRegister(in.operands[1]);
-  if (in.op == "IMAD" && in.HasModifier("MOV") && in.operands.size() == 4 &&
-      in.operands[1] == "RZ" && in.operands[2] == "RZ") {
-    return OneRegister(in.operands[3]);
+// How many registers the address of `load` spans: a generic LD and any
+// "[Rn.64]" address take a register pair, LDS one register.
+int AddressWidth(const SassInstruction& load) {
+  if (load.op == "LD") return 2;
+  for (const std::string& operand : load.operands) {
+    if (operand.find('[') != std::string::npos && operand.find(".64") != std::string::npos) {
+      return 2;
+    }
   }
-  return -1;
+  return 1;
 }
 
 // `between`: the instructions from after `prev` to before `load`, in order.
+// The hop is the load alone: its whole address is the previous load's
+// result, as loaded. Any instruction in between that writes an address
+// register (a copy, arithmetic, or pairing the loaded word with the shared
+// window's upper word) adds its latency to every hop.
 void CheckHop(const SassFunction& f, size_t prev, size_t load, const std::vector<size_t>& between,
               std::vector<std::string>& problems) {
   const int result = OneRegister(DestinationRegister(f.code[prev]));
@@ -30,23 +35,19 @@ void CheckHop(const SassFunction& f, size_t prev, size_t load, const std::vector
     problems.push_back(absl::StrCat("cannot read the hop ", SassLine(f, load)));
     return;
   }
-  // Follow the address back through the instructions in between: it must
-  // be `result` itself or a chain of plain copies of it.
-  int want = address;
-  for (auto it = between.rbegin(); it != between.rend(); ++it) {
-    const SassInstruction& in = f.code[*it];
-    if (!WritesRegister(in, want)) continue;
-    const int source = CopySource(in);
-    if (source < 0) {
-      problems.push_back(absl::StrCat(SassLine(f, *it), " computes the address of ",
+  const int width = AddressWidth(f.code[load]);
+  for (size_t k : between) {
+    for (int w = 0; w < width; ++w) {
+      if (!WritesRegister(f.code[k], address + w)) continue;
+      problems.push_back(absl::StrCat(SassLine(f, k),
+                                      " sits in the chain: it writes the address of ",
                                       SassLine(f, load), " between two hops"));
       return;
     }
-    want = source;
   }
-  if (want != result) {
+  if (address != result || ValueWidth(f.code[prev]) < width) {
     problems.push_back(absl::StrCat("load ", SassLine(f, load),
-                                    " is not addressed by the previous load's result (",
+                                    " is not addressed by the previous load's whole result (",
                                     SassLine(f, prev), ")"));
   }
 }

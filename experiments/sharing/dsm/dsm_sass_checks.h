@@ -12,15 +12,16 @@
 
 namespace dissect {
 
-// DsmChase `f` of a path whose hop is `op` (LD for dsm_peer: ptxas turns
-// ld.shared::cluster into a generic LD.E; LDS for shared_local; LDG for l2):
+// DsmChase `f` of a path whose hop is `op` (LD for dsm_peer: a generic
+// LD.E.64 of a 64-bit shared-window address; LDS for shared_local; LDG for
+// l2):
 // - exactly kChaseSegments innermost timed loops hold `op`, each with
 //   exactly kChaseUnroll of it and no other load;
-// - each hop is addressed by the previous hop's result: its address
-//   register is that result, or a plain register copy of it (MOV,
-//   IMAD.MOV: ptxas pairs a cluster address with the shared window's upper
-//   word that way); no other instruction between two hops writes the
-//   address (no arithmetic in a hop);
+// - each hop is the load alone: its address registers are the previous
+//   hop's result as loaded (all of a 64-bit address: the previous load is
+//   as wide), and no instruction between two hops writes them: no copy, no
+//   pairing with the shared window's upper word, no arithmetic (each would
+//   add its latency to every hop);
 // - no PRMT (what mapa.shared::cluster becomes) inside a timed loop, and at
 //   least one before the first (`expect_mapa`: the peer is mapped outside);
 // - the clock read after each timed loop waits for its last load (an

@@ -2,7 +2,7 @@
 // for kernels/dsm/dsm.cu on sm_90a: a correct one passes, and each way a
 // chase or stream can go wrong (arithmetic in a hop, mapa inside the timed
 // loop, a missing hop, an end clock that does not wait, loads hoisted out
-// of the pass loop) is reported.
+// of the pass loop, any instruction between two hops) is reported.
 #include "experiments/sharing/dsm/dsm_sass_checks.h"
 
 #include <string>
@@ -35,32 +35,49 @@ std::string Listing(const std::string& name, const std::vector<std::string>& cod
 
 struct ChaseShape {
   int hops = 16;
+  // Each loaded word copied (MOV) into an address pair whose upper word is
+  // the shared window's (R12), as ptxas lowers ld.shared::cluster.u32.
+  bool window_copy = false;
   bool add_in_hop = false;    // an IADD3 onto the address of hop 5
   bool mapa_in_loop = false;  // the PRMT inside the timed loop
   bool wait_for_end = true;   // an STS of the last result before the end clock
 };
 
-// Two timed segments, each a loop of `hops` LD.E hops whose address pair is
-// a MOV copy of the previous result and the window's upper word (R12).
+// The register pair hop h loads into: R14, R16, ..., R28, R14, ...
+int Pair(int h) { return 2 * (7 + h % 8); }
+
+// One hop from the result in `prev`; returns the hop's result register.
+int AppendHop(const ChaseShape& s, int h, int prev, std::vector<std::string>& c) {
+  const int pair = Pair(h);
+  if (s.window_copy) {
+    c.push_back(absl::StrCat("MOV R", pair, ", R", prev));
+    if (s.add_in_hop && h == 5)
+      c.push_back(absl::StrCat("IADD3 R", pair, ", R", pair, ", 0x4, RZ"));
+    c.push_back(absl::StrCat("MOV R", pair + 1, ", R12"));
+    c.push_back(absl::StrCat("LD.E R", pair + 1, ", [R", pair, "]"));
+    return pair + 1;
+  }
+  if (s.add_in_hop && h == 5) {
+    c.push_back(absl::StrCat("IADD3 R", prev, ", P0, R", prev, ", 0x8, RZ"));
+  }
+  c.push_back(absl::StrCat("LD.E.64 R", pair, ", desc[UR4][R", prev, ".64]"));
+  return pair;
+}
+
+// Two timed segments, each a loop of `hops` LD.E hops: by default each a
+// LD.E.64 addressed by the previous one's 64-bit result, as ptxas emits
+// for a chain of generic shared-window addresses.
 std::vector<std::string> ChaseCode(const ChaseShape& s) {
-  std::vector<std::string> c = {"LDC R1, c[0x0][0x28]", "PRMT R8, R8, 0x654, R9", "MOV R29, R8"};
-  const int last = 2 * (7 + (s.hops - 1) % 8) + 1;
-  if (last != 29) c.back() = absl::StrCat("MOV R", last, ", R8");
+  const int last = Pair(s.hops - 1) + (s.window_copy ? 1 : 0);
+  std::vector<std::string> c = {"LDC R1, c[0x0][0x28]", "PRMT R8, R8, 0x654, R9",
+                                absl::StrCat("MOV R", last, ", R8")};
   for (int seg = 0; seg < 2; ++seg) {
     c.push_back("CS2R R4, SR_CLOCKLO");
     const size_t head = c.size();
     c.push_back("S2R R12, SR_SWINHI");
     if (s.mapa_in_loop) c.push_back("PRMT R9, R8, 0x654, R9");
     int prev = last;
-    for (int h = 0; h < s.hops; ++h) {
-      const int pair = 2 * (7 + h % 8);
-      c.push_back(absl::StrCat("MOV R", pair, ", R", prev));
-      if (s.add_in_hop && h == 5)
-        c.push_back(absl::StrCat("IADD3 R", pair, ", R", pair, ", 0x4, RZ"));
-      c.push_back(absl::StrCat("MOV R", pair + 1, ", R12"));
-      c.push_back(absl::StrCat("LD.E R", pair + 1, ", [R", pair, "]"));
-      prev = pair + 1;
-    }
+    for (int h = 0; h < s.hops; ++h) prev = AppendHop(s, h, prev, c);
     c.push_back(absl::StrCat("@!P0 BRA @L", head, ";"));
     if (s.wait_for_end) c.push_back(absl::StrCat("STS [R10], R", last));
     c.push_back("CS2R R6, SR_CLOCKLO");
@@ -86,7 +103,36 @@ TEST(DsmSassChecksTest, AcceptsACleanPeerChase) { EXPECT_EQ(ProblemsOf({}), "");
 TEST(DsmSassChecksTest, ReportsArithmeticInAHop) {
   ChaseShape s;
   s.add_in_hop = true;
-  EXPECT_NE(ProblemsOf(s).find("computes the address"), std::string::npos) << ProblemsOf(s);
+  EXPECT_NE(ProblemsOf(s).find("IADD3 R22, P0, R22, 0x8, RZ sits in the chain"), std::string::npos)
+      << ProblemsOf(s);
+  s.window_copy = true;
+  EXPECT_NE(ProblemsOf(s).find("sits in the chain"), std::string::npos) << ProblemsOf(s);
+}
+
+// ptxas's lowering of ld.shared::cluster.u32: a dependent MOV of the loaded
+// word into the address pair before every LD.E, a few cycles on each hop.
+TEST(DsmSassChecksTest, ReportsARegisterCopyInEveryHop) {
+  ChaseShape s;
+  s.window_copy = true;
+  const std::string problems = ProblemsOf(s);
+  EXPECT_NE(problems.find("MOV R14, R29 sits in the chain: it writes the address of"),
+            std::string::npos)
+      << problems;
+  // Every hop of both segments.
+  EXPECT_EQ(DsmChaseProblems(Parse(Listing("DsmChase", ChaseCode(s))), "LD", true).size(), 32u)
+      << problems;
+}
+
+// A 32-bit load cannot produce the whole of the next hop's 64-bit address.
+TEST(DsmSassChecksTest, ReportsAHalfWidthResult) {
+  std::vector<std::string> code = ChaseCode({});
+  for (std::string& line : code) {
+    if (line == "LD.E.64 R16, desc[UR4][R14.64]") line = "LD.E R16, desc[UR4][R14.64]";
+  }
+  const SassFunction f = Parse(Listing("DsmChase", code));
+  const std::string problems = absl::StrJoin(DsmChaseProblems(f, "LD", true), "\n");
+  EXPECT_NE(problems.find("not addressed by the previous load's whole result"), std::string::npos)
+      << problems;
 }
 
 TEST(DsmSassChecksTest, ReportsMapaInsideTheTimedLoop) {

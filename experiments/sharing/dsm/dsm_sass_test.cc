@@ -1,10 +1,10 @@
 // Machine-code tests of the DSM kernels (kernels/dsm/dsm.cu) on the SASS
-// ptxas really emitted: the dsm_peer chase is 16 dependent LD a timed-loop
-// trip (ld.shared::cluster becomes a generic LD.E on sm_90a), each addressed
-// by the previous load's result through at most a register copy, with the
-// peer mapped (mapa: PRMT) outside the timed loops; shared_local chases LDS
-// and l2 LDG the same way with no copy at all; the stream kernels keep their
-// 16-byte loads inside the pass loop. The checks are dsm_sass_checks.{h,cc};
+// ptxas really emitted: the dsm_peer chase is 16 dependent LD.E.64 a
+// timed-loop trip, each addressed by the previous load's 64-bit result with
+// no instruction in between (a register move there would be timed as part
+// of the hardware's hop), with the peer mapped (mapa: PRMT) outside the
+// timed loops; shared_local chases LDS and l2 LDG the same way; the stream
+// kernels keep their 16-byte loads inside the pass loop. The checks are dsm_sass_checks.{h,cc};
 // dsm_sass_checks_test shows them failing on broken listings.
 #include <string>
 #include <vector>
