@@ -62,6 +62,46 @@ TEST(FusionHost, CompulsoryBytes) {
   EXPECT_DOUBLE_EQ(CompulsoryBytes(Pattern::kBnReluConv, Mode::kUnfused, d), 3 * x + bn + w + y);
 }
 
+// The working set is every distinct byte the unfused pattern touches; the
+// DRAM framing needs at least 2x L2 of it.
+TEST(FusionHost, WorkingSetCountsEachTensorOnce) {
+  ConvDims d = FindFusionLayer("densenet121.block1_3x3")->dims;
+  d.n = 2;
+  const double x = 2.0 * 128 * 56 * 56 * 4, y = 2.0 * 32 * 56 * 56 * 4;
+  const double w = 32.0 * 128 * 9 * 4, bn = 2.0 * 128 * 4;
+  EXPECT_DOUBLE_EQ(WorkingSetBytes(Pattern::kConvRelu, d), x + w + 2 * y);
+  EXPECT_DOUBLE_EQ(WorkingSetBytes(Pattern::kBnRelu, d), 3 * x + bn);
+  EXPECT_DOUBLE_EQ(WorkingSetBytes(Pattern::kBnReluConv, d), 2 * x + bn + w + y);
+}
+
+// DenseNet-121 block 1 at batch 1..8 fits twice over in an H100's 50 MiB L2
+// (write-back: the unfused intermediate never reaches DRAM when timed), so
+// no row of it may be framed as DRAM traffic; batch 32 of the 56x56 shapes
+// is beyond 2x L2. Without an L2 size nothing is framed as DRAM.
+TEST(FusionHost, DenseNetBlock1AtSmallBatchesIsL2Resident) {
+  constexpr int64_t kH100L2 = 50 << 20;
+  for (const char* layer : {"densenet121.block1_1x1", "densenet121.block1_3x3",
+                            "densenet121.transition1", "densenet121.block3_3x3"}) {
+    for (Pattern p : {Pattern::kConvRelu, Pattern::kBnRelu, Pattern::kBnReluConv}) {
+      for (int batch = 1; batch <= 8; ++batch) {
+        ConvDims d = FindFusionLayer(layer)->dims;
+        d.n = batch;
+        EXPECT_FALSE(BeyondTwiceL2(WorkingSetBytes(p, d), kH100L2))
+            << layer << " batch " << batch << ": " << WorkingSetBytes(p, d);
+      }
+    }
+  }
+  for (const char* layer : {"densenet121.block1_1x1", "densenet121.transition1"}) {
+    ConvDims d = FindFusionLayer(layer)->dims;
+    d.n = 32;
+    EXPECT_TRUE(BeyondTwiceL2(WorkingSetBytes(Pattern::kBnRelu, d), kH100L2)) << layer;
+    EXPECT_TRUE(BeyondTwiceL2(WorkingSetBytes(Pattern::kBnReluConv, d), kH100L2)) << layer;
+  }
+  EXPECT_TRUE(BeyondTwiceL2(2.0 * kH100L2, kH100L2));
+  EXPECT_FALSE(BeyondTwiceL2(2.0 * kH100L2 - 1, kH100L2));
+  EXPECT_FALSE(BeyondTwiceL2(1e12, 0));
+}
+
 TEST(FusionHost, ReferenceOfATinyConv) {
   const ConvDims d = Tiny();
   HostInputs in;

@@ -2,23 +2,47 @@
 //           kernel save against running them as separate kernels: conv+ReLU
 //           (Dong & Kaeli, ICPE 2018), BN+ReLU, and BN+ReLU folded into the
 //           next conv's input loads (Jung et al., SysML 2019)?
-// Timed:    CUDA events, hot (back to back), around the whole pattern: fused
-//           = one kernel (kernels/fusion's templated direct conv with an
-//           output ReLU or an input BN+ReLU, or the BN+ReLU channel kernel);
-//           unfused = the kernels back to back through an intermediate
-//           tensor in DRAM (conv then kernels/elementwise's ReLU; BN then
-//           ReLU; BN+ReLU then conv). Before timing, both forms run once and
-//           their outputs must be bit-identical, and the point's output must
-//           equal the CPU reference on a sample (all outputs when small).
+// Timed:    CUDA events around the whole pattern, cold by default (L2
+//           flushed before each sample, so the input comes from DRAM) or hot
+//           (back to back): fused = one kernel (kernels/fusion's templated
+//           direct conv with an output ReLU or an input BN+ReLU, or the
+//           BN+ReLU channel kernel); unfused = the kernels back to back
+//           through an intermediate tensor (conv then kernels/elementwise's
+//           ReLU; BN then ReLU; BN+ReLU then conv). Before timing, both forms
+//           run once and their outputs must be bit-identical, and the point's
+//           output must equal the CPU reference on a sample (all outputs
+//           when small).
 // Expected: fusion removes the intermediate's write and read
-//           (compulsory_bytes falls by 2 x its size) and a launch. For
+//           (compulsory_bytes falls by 2 x its size; DRAM traffic only
+//           where beyond_2x_l2, L2 traffic elsewhere) and a launch. For
 //           bn_relu (bandwidth-bound) unfused should take about
 //           (4 x |x|) / (2 x |x|) = 2x the fused time; for conv_relu and
 //           bn_relu_conv the direct conv is compute-bound, so the saving is
 //           the intermediate's traffic (small beside the conv) and the
 //           speedup near 1 (larger for 1x1 convs with few channels). A
 //           speedup below speedup noise (kernel_us.spread) is no effect.
+// Could be confused with:
+//   - L2 for DRAM. L2 is write-back, and the intermediate is read back right
+//     after it is written: unless the working set (input, parameters,
+//     intermediate, output) is at least 2 x device_l2_bytes, the
+//     intermediate never reaches DRAM, hot or cold (DenseNet-121 block 1 at
+//     batch 1-8 fits an H100's 50 MiB L2). Each row records
+//     working_set_bytes and beyond_2x_l2; below it dram_peak_pct is NaN and
+//     the label says L2-resident, and the fusion_speedup generator prints no
+//     % of the DRAM peak and no "DRAM bytes" for it. Cold (the default) also
+//     keeps a hot run's L2-resident input out of the DRAM-framed rows.
+//     Tests: fusion_host_test (DenseNetBlock1AtSmallBatchesIsL2Resident:
+//     the working set and the 2 x L2 rule), bad_input_test (every default
+//     point is cold), analysis/papers/fusion:fusion_test
+//     (RowsThatFitInL2AreL2ResidentNotAPercentOfDram).
+//   - The compiler's work for the hardware's: a fused kernel that still
+//     stores the intermediate, or a form whose work the compiler dropped,
+//     would time something else. fusion_ptx_test and fusion_sass_test show
+//     one store (of a max with 0) in the fused conv+ReLU and BN's fma+max on
+//     every loaded input of the fused BN+ReLU+conv; the bit-identical and
+//     CPU-reference checks before timing show both forms did all the work.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -163,6 +187,38 @@ absl::StatusOr<std::vector<float>> RunOnce(const Shape& s, Mode mode, cudaStream
   return y;
 }
 
+// The row's metrics from the samples `ms`. Data that stays in L2 gets no %
+// of the DRAM peak (NaN) and an L2-resident note: see the top of this file.
+absl::Status AddMetrics(PointContext& ctx, Pattern pattern, Mode mode, const ConvDims& dims,
+                        const std::vector<double>& ms) {
+  const double bytes = CompulsoryBytes(pattern, mode, dims);
+  const double working_set = WorkingSetBytes(pattern, dims);
+  const bool dram = BeyondTwiceL2(working_set, ctx.device().l2_bytes);
+  const double peak = ctx.device().DramPeakGbps();
+  std::vector<double> us, gbps, pct;
+  for (double m : ms) {
+    us.push_back(m * 1e3);
+    gbps.push_back(bytes / (m * 1e-3) / 1e9);
+    pct.push_back(dram && peak > 0 ? 100.0 * gbps.back() / peak : std::nan(""));
+  }
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("kernel_us", std::move(us)));
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("compulsory_bytes", {bytes}));
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples(
+      "intermediate_bytes",
+      {mode == Mode::kUnfused ? 2.0 * SizesOf(pattern, dims).intermediate * sizeof(float) : 0.0}));
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("achieved_gbps", std::move(gbps)));
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("dram_peak_pct", std::move(pct)));
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("kernels", {mode == Mode::kFused ? 1.0 : 2.0}));
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("working_set_bytes", {working_set}));
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("beyond_2x_l2", {dram ? 1.0 : 0.0}));
+  if (!dram) {
+    ctx.AddNote(absl::StrCat("L2-resident: working set ", static_cast<int64_t>(working_set),
+                             " B below 2 x the ", ctx.device().l2_bytes,
+                             " B L2, no % of the DRAM peak"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status RunPoint(PointContext& ctx) {
   DISSECT_ASSIGN_OR_RETURN(const Pattern pattern, ParsePattern(ctx.Str("pattern")));
   DISSECT_ASSIGN_OR_RETURN(const Mode mode, ParseMode(ctx.Str("mode")));
@@ -183,23 +239,9 @@ absl::Status RunPoint(PointContext& ctx) {
   const auto launch = [shape, mode](cudaStream_t stream) {
     return LaunchPattern(*shape, mode, stream);
   };
-  DISSECT_ASSIGN_OR_RETURN(const std::vector<double> ms, ctx.TimeKernel(launch, CacheState::kHot));
-  const double bytes = CompulsoryBytes(pattern, mode, dims);
-  const double peak = ctx.device().DramPeakGbps();
-  std::vector<double> us, gbps, pct;
-  for (double m : ms) {
-    us.push_back(m * 1e3);
-    gbps.push_back(bytes / (m * 1e-3) / 1e9);
-    pct.push_back(peak > 0 ? 100.0 * gbps.back() / peak : 0.0);
-  }
-  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("kernel_us", std::move(us)));
-  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("compulsory_bytes", {bytes}));
-  DISSECT_RETURN_IF_ERROR(ctx.AddSamples(
-      "intermediate_bytes",
-      {mode == Mode::kUnfused ? 2.0 * SizesOf(pattern, dims).intermediate * sizeof(float) : 0.0}));
-  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("achieved_gbps", std::move(gbps)));
-  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("dram_peak_pct", std::move(pct)));
-  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("kernels", {mode == Mode::kFused ? 1.0 : 2.0}));
+  DISSECT_ASSIGN_OR_RETURN(const CacheState cache, ParseCacheState(ctx.Str("cache")));
+  DISSECT_ASSIGN_OR_RETURN(const std::vector<double> ms, ctx.TimeKernel(launch, cache));
+  DISSECT_RETURN_IF_ERROR(AddMetrics(ctx, pattern, mode, dims, ms));
   ctx.AddNote("checked: bit-identical to the other mode, CPU reference on a sample");
   return absl::OkStatus();
 }
@@ -209,7 +251,7 @@ absl::Status RunPoint(PointContext& ctx) {
 DISSECT_EXPERIMENT(layer_fusion)
     .Question(
         "what does fusing conv+ReLU, BN+ReLU or BN+ReLU+conv into one kernel save "
-        "against separate kernels, in time and in DRAM traffic?")
+        "against separate kernels, in time and in memory traffic?")
     .AddAxis(StringAxis("pattern", PatternNames(), {},
                         "conv_relu: conv then ReLU; bn_relu: per-channel BN then ReLU on the "
                         "layer's input; bn_relu_conv: BN+ReLU then the layer's conv (DenseNet "
@@ -217,6 +259,10 @@ DISSECT_EXPERIMENT(layer_fusion)
     .AddAxis(StringAxis("mode", ModeNames(), {},
                         "fused: one kernel; unfused: conv, ReLU / BN, ReLU / BN+ReLU, conv as "
                         "kernels back to back through an intermediate tensor"))
+    .AddAxis(StringAxis("cache", {"hot", "cold"}, {"cold"},
+                        "cold: L2 flushed before each sample (the input from DRAM); hot: back "
+                        "to back (what fits stays in L2). Either way an intermediate whose "
+                        "working set is under 2 x L2 stays in L2 (L2-resident)"))
     .AddAxis(StringAxis("layer", FusionLayerNames(),
                         {"alexnet.conv2", "vgg16.conv3_1", "resnet50.res3b_branch2b",
                          "densenet121.block1_1x1", "densenet121.block1_3x3"},
@@ -227,12 +273,20 @@ DISSECT_EXPERIMENT(layer_fusion)
     .AddAxis(IntAxis("batch", "images", {1, 8}, "images per launch (1..256)"))
     .AddMetric("kernel_us", "us", "event time of the whole pattern (1 or 2 kernels)")
     .AddMetric("compulsory_bytes", "B",
-               "bytes that must cross DRAM: input, parameters, output, plus the unfused "
-               "intermediate written and read back")
+               "bytes the pattern must move: input, parameters, output, plus the unfused "
+               "intermediate written and read back (through DRAM only when beyond_2x_l2)")
     .AddMetric("intermediate_bytes", "B", "the intermediate's write + read (0 when fused)")
     .AddMetric("achieved_gbps", "GB/s", "compulsory_bytes / kernel time (1e9 B/s)")
-    .AddMetric("dram_peak_pct", "%", "achieved_gbps / the device's theoretical DRAM peak")
+    .AddMetric("dram_peak_pct", "%",
+               "achieved_gbps / the device's theoretical DRAM peak; NaN when the data is "
+               "L2-resident (beyond_2x_l2 0)")
     .AddMetric("kernels", "-", "kernels launched per pattern")
+    .AddMetric("working_set_bytes", "B",
+               "input, parameters, intermediate and output once each (the unfused form's "
+               "footprint; the same in both rows of a point)")
+    .AddMetric("beyond_2x_l2", "-",
+               "1 when working_set_bytes >= 2 x device_l2_bytes (the intermediate goes "
+               "through DRAM), else 0: L2-resident")
     .Validate(ValidatePoint)
     .Run(RunPoint);
 

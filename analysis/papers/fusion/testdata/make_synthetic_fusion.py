@@ -24,10 +24,23 @@ AXES = [("pattern", "", "string"), ("mode", "", "string"), ("layer", "", "string
         ("batch", "images", "int")]
 METRICS = [("kernel_us", "us"), ("compulsory_bytes", "B"), ("intermediate_bytes", "B"),
            ("achieved_gbps", "GB/s"), ("dram_peak_pct", "%"), ("kernels", "-")]
+# Files of the experiment since it records the cache state and the working set
+# (the two files above stay in the older layout: no cache axis, hot only).
+AXES_L2 = [("pattern", "", "string"), ("mode", "", "string"), ("cache", "", "string"),
+           ("layer", "", "string"), ("batch", "images", "int")]
+QUESTION_L2 = QUESTION.replace("in DRAM traffic", "in memory traffic")
+METRICS_L2 = METRICS + [("working_set_bytes", "B"), ("beyond_2x_l2", "-")]
 
 
-def measured(index, pattern, mode, layer, batch, us, spread, bytes_, intermediate, peak):
-    name = fx.row_name(EXPERIMENT, AXES, [pattern, mode, layer, batch])
+def measured(index, pattern, mode, layer, batch, us, spread, bytes_, intermediate, peak,
+             cache=None, working_set=None, l2=None):
+    """One row; with `cache`, the newer layout: a cache axis, the working set
+    and whether it is at least 2x L2 (else dram_peak_pct is NaN, as the
+    experiment writes it for L2-resident data)."""
+    if cache is None:
+        name = fx.row_name(EXPERIMENT, AXES, [pattern, mode, layer, batch])
+    else:
+        name = fx.row_name(EXPERIMENT, AXES_L2, [pattern, mode, cache, layer, batch])
     r = fx.row(name, index)
     r.update(fx.times(us, us))
     gbps = bytes_ / (us * 1e3)
@@ -35,12 +48,20 @@ def measured(index, pattern, mode, layer, batch, us, spread, bytes_, intermediat
     fx.add_metric(r, "compulsory_bytes", bytes_, bytes_, bytes_, 0.0)
     fx.add_metric(r, "intermediate_bytes", intermediate, intermediate, intermediate, 0.0)
     fx.add_metric(r, "achieved_gbps", gbps, gbps, gbps, 0.0)
-    pct = 100.0 * gbps / peak
-    fx.add_metric(r, "dram_peak_pct", pct, pct, pct, 0.0)
+    beyond = cache is None or working_set >= 2 * l2
+    pct = 100.0 * gbps / peak if beyond else float("nan")
+    fx.add_metric(r, "dram_peak_pct", pct, pct, pct, 0.0 if beyond else float("nan"))
     k = 1.0 if mode == "fused" else 2.0
     fx.add_metric(r, "kernels", k, k, k, 0.0)
+    label = "checked: bit-identical to the other mode, CPU reference on a sample"
+    if cache is not None:
+        fx.add_metric(r, "working_set_bytes", working_set, working_set, working_set, 0.0)
+        flag = 1.0 if beyond else 0.0
+        fx.add_metric(r, "beyond_2x_l2", flag, flag, flag, 0.0)
+        if not beyond:
+            label += "; L2-resident: working set below 2x device_l2_bytes"
     fx.add_samples(r, 1980.0)
-    r["label"] = "checked: bit-identical to the other mode, CPU reference on a sample"
+    r["label"] = label
     return r
 
 
@@ -90,6 +111,43 @@ def bn_file(path):
     fx.write(path, ctx, rows)
 
 
+def l2_file(path):
+    """H100-like, the newer layout: DenseNet-121 block-1 shapes at batch 1 and
+    8, hot and cold, whose input, intermediate and output fit in L2 (so no %
+    of the DRAM peak may be printed for them), beside batch-32 cold rows whose
+    working set is beyond 2x L2."""
+    peak = float(fx.H100_LIKE["device_dram_peak_gbps"])
+    l2 = int(fx.H100_LIKE["device_l2_bytes"])
+    rows = []
+    x3 = 128 * 56 * 56 * 4  # block1_3x3's input, one image
+    xt = 256 * 56 * 56 * 4  # transition1's input
+    x1, y1 = 224 * 56 * 56 * 4, 128 * 56 * 56 * 4  # block1_1x1's input, output
+    w1, p1 = 128 * 224 * 4, 2 * 224 * 4  # its weights, BN scale and shift
+    # (pattern, cache, layer, batch, unfused us, fused us, fused bytes,
+    #  intermediate write + read, working set)
+    points = [
+        ("bn_relu", "hot", "densenet121.block1_3x3", 1, 2.3, 1.2, 2 * x3 + 1024, 2 * x3,
+         3 * x3 + 1024),
+        ("bn_relu", "hot", "densenet121.block1_3x3", 8, 17.0, 9.0, 16 * x3 + 1024, 16 * x3,
+         24 * x3 + 1024),
+        ("bn_relu", "cold", "densenet121.block1_3x3", 8, 16.0, 10.5, 16 * x3 + 1024, 16 * x3,
+         24 * x3 + 1024),
+        ("bn_relu", "cold", "densenet121.transition1", 32, 141.0, 72.0, 64 * xt + 2048,
+         64 * xt, 96 * xt + 2048),
+        ("bn_relu_conv", "hot", "densenet121.block1_1x1", 1, 27.0, 25.0, x1 + y1 + w1 + p1,
+         2 * x1, 2 * x1 + y1 + w1 + p1),
+        ("bn_relu_conv", "cold", "densenet121.block1_1x1", 32, 680.0, 610.0,
+         32 * (x1 + y1) + w1 + p1, 64 * x1, 32 * (2 * x1 + y1) + w1 + p1),
+    ]
+    for pattern, cache, layer, batch, unfused, fused, bytes_, inter, ws in points:
+        rows.append(measured(len(rows), pattern, "fused", layer, batch, fused, 0.03, bytes_,
+                             0.0, peak, cache, ws, l2))
+        rows.append(measured(len(rows), pattern, "unfused", layer, batch, unfused, 0.04,
+                             bytes_ + inter, inter, peak, cache, ws, l2))
+    ctx = fx.context(fx.H100_LIKE, EXPERIMENT, QUESTION_L2, AXES_L2, METRICS_L2)
+    fx.write(path, ctx, rows)
+
+
 def other_file(path):
     """A result file of another experiment: no layer_fusion rows at all."""
     axes = [("bytes", "B", "int")]
@@ -108,4 +166,5 @@ if __name__ == "__main__":
     here = os.path.dirname(os.path.abspath(__file__))
     conv_relu_file(os.path.join(here, "synthetic_layer_fusion_conv_relu.json"))
     bn_file(os.path.join(here, "synthetic_layer_fusion_bn.json"))
+    l2_file(os.path.join(here, "synthetic_layer_fusion_l2.json"))
     other_file(os.path.join(here, "synthetic_relu_bandwidth.json"))
