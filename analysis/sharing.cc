@@ -90,6 +90,7 @@ L2Map L2(const Row& row) {
   m.far_cycles = FiniteCounter(row, "far_cycles");
   m.far_minus_near_cycles = FiniteCounter(row, "far_minus_near_cycles");
   m.near_spread_cycles = FiniteCounter(row, "near_spread_cycles");
+  m.retouch_cycles = FiniteCounter(row, "retouch_cycles");
   m.sms_measured = FiniteCounter(row, "sms_measured");
   m.line_count = static_cast<int>(AxisNumber(row, "lines").value_or(0));
   m.cycles = RowVector(row, "cycles");
@@ -326,10 +327,12 @@ std::string GpcBlock(const GpcMap& g) {
 std::string L2Block(const SharingDevice& d) {
   std::string out = absl::StrCat(
       "### near and far L2\n\n",
-      "From l2_sm_map: each SM chases lines homed in every L2 partition. Near: the mean latency "
-      "from an SM to the partition it reaches fastest; far: to the others; per-SM spread: how "
-      "much the near latency varies over the SMs. SMs near each partition: how many SMs reach "
-      "partition P fastest.\n\n",
+      "From l2_sm_map: each SM times its first touch of lines homed in every L2 partition, "
+      "after a sweep of more than one partition has pushed out its near copies of them. Near: "
+      "the mean latency from an SM to the partition it reaches fastest; far: to the others; "
+      "per-SM spread: how much the near latency varies over the SMs; re-touch: the same lines "
+      "read again at once, a near hit by construction (a near latency far above it is not a "
+      "near L2 hit). SMs near each partition: how many SMs reach partition P fastest.\n\n",
       RenderMarkdownTable(L2Table(d.l2)));
   for (const PeerL2Segment& peer : d.peer_l2_segments) {
     absl::StrAppend(&out, "\n", PeerL2Check(d.l2, peer), "\n");
@@ -565,6 +568,7 @@ MarkdownTable L2Table(const std::vector<L2Map>& maps) {
                                   {"far (cycles)", true},
                                   {"far − near (cycles)", true},
                                   {"per-SM spread of near (cycles)", true},
+                                  {"re-touch (cycles)", true},
                                   {"SMs near each partition", false},
                                   {"notes", false}});
   for (const L2Map& m : maps) {
@@ -577,7 +581,7 @@ MarkdownTable L2Table(const std::vector<L2Map>& maps) {
     t.rows.push_back({m.lines, m.sm_stride, OptionalCell(m.partitions),
                       OptionalCell(m.sms_measured), OptionalCell(m.near_cycles),
                       OptionalCell(m.far_cycles), OptionalCell(m.far_minus_near_cycles),
-                      OptionalCell(m.near_spread_cycles),
+                      OptionalCell(m.near_spread_cycles), OptionalCell(m.retouch_cycles),
                       counts.empty() ? kEmptyCell : absl::StrJoin(counts, ", "), CellText(m.note)});
   }
   return t;

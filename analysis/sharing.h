@@ -78,6 +78,9 @@ struct L2Map {
   std::string lines, sm_stride;  // axis values
   std::optional<double> partitions, near_cycles, far_cycles, far_minus_near_cycles,
       near_spread_cycles, sms_measured;
+  // Mean re-touch latency (a near hit by construction); absent in rows from
+  // before the first-touch method.
+  std::optional<double> retouch_cycles;
   int line_count = 0;          // the lines axis as a number
   std::vector<double> cycles;  // [sm * line_count + line], NaN: not measured
   std::vector<int> partition_of_line;

@@ -7,36 +7,84 @@
 namespace dissect {
 namespace {
 
-constexpr int kBlockThreads = 32;
-
-// One hop: an L2-only load (ld.global.cg) whose result is the next address.
-__device__ __forceinline__ unsigned long long Hop(unsigned long long p) {
-  return __ldcg(reinterpret_cast<const unsigned long long*>(p));
+// The first touch: an L2-only load (ld.global.cg) of word 0 of the line at
+// p. Volatile, so that it stays between its clock reads.
+__device__ __forceinline__ unsigned long long FirstTouch(unsigned long long p) {
+  unsigned long long v;
+  asm volatile("ld.global.cg.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
 }
 
-__global__ void __launch_bounds__(kBlockThreads) L2MapKernel(const L2MapArgs a) {
+// The re-touch: the same sector, word 1 (an immediate offset, so that the
+// load's address is still p itself: no address arithmetic in the chain).
+__device__ __forceinline__ unsigned long long Retouch(unsigned long long p) {
+  static_assert(kL2MapRetouchOffset == 8, "the offset below");
+  unsigned long long v;
+  asm volatile("ld.global.cg.u64 %0, [%1+8];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+
+// Every thread of the block loads one word of every kL2MapBlockThreads-th
+// sector of the sweep buffer, L2-only, kL2MapSweepUnroll at a time, and
+// waits for its loads: the sweep's copies push the measured lines' copies
+// out of the SM's near L2 partition.
+__device__ __forceinline__ void Sweep(const L2MapArgs& a) {
+  constexpr uint64_t kStride = kL2MapBlockThreads * kL2MapSectorBytes / sizeof(unsigned long long);
+  const unsigned long long* w = a.sweep + threadIdx.x * (kL2MapSectorBytes / sizeof(*w));
+  const uint64_t trips = a.sweep_bytes / kL2MapSweepGrainBytes;
+  unsigned long long acc = 0;
+#pragma unroll 1
+  for (uint64_t t = 0; t < trips; ++t, w += kStride * kL2MapSweepUnroll) {
+#pragma unroll
+    for (int u = 0; u < kL2MapSweepUnroll; ++u) acc ^= __ldcg(w + u * kStride);
+  }
+  WaitFor(acc);
+}
+
+// One lap over the ring from p (thread 0): the empty, first-touch and
+// re-touch intervals of every line; returns the address the lap ends on
+// (the ring's first line again).
+__device__ __forceinline__ unsigned long long TimedLap(const L2MapArgs& a, int lap,
+                                                       unsigned long long p) {
+#pragma unroll 1
+  for (int i = 0; i < a.line_count; ++i) {
+    const uint64_t c0 = ReadClock64();
+    WaitFor(p);
+    const uint64_t c1 = ReadClock64();
+    const uint64_t t0 = ReadClock64();
+    const unsigned long long first = FirstTouch(p);
+    WaitFor(first);
+    const uint64_t t1 = ReadClock64();
+    const uint64_t r0 = ReadClock64();
+    p = Retouch(p);
+    WaitFor(p);
+    const uint64_t r1 = ReadClock64();
+    const int k = lap * a.line_count + i;
+    a.empty_cycles[k] = c1 - c0;
+    a.first_touch_cycles[k] = t1 - t0;
+    a.retouch_cycles[k] = r1 - r0;
+  }
+  return p;
+}
+
+__global__ void __launch_bounds__(kL2MapBlockThreads) L2MapKernel(const L2MapArgs a) {
   // The dynamic shared memory is never touched: it only keeps a second
   // block off this SM.
-  if (threadIdx.x != 0) return;
-  if (static_cast<int>(TraceSmId()) != a.target_sm) return;
-  if (atomicCAS(a.claimed, 0, a.target_sm + 1) != 0) return;
-  const int trips = a.hops / kL2MapUnroll;
-  unsigned long long sink = 0;
-  for (int l = 0; l < a.line_count; ++l) {
-    unsigned long long p = Hop(reinterpret_cast<unsigned long long>(a.lines[l]));  // warm
-    WaitFor(p);
-    const uint64_t t0 = ReadClock64();
-#pragma unroll 1
-    for (int k = 0; k < trips; ++k) {
-#pragma unroll
-      for (int u = 0; u < kL2MapUnroll; ++u) p = Hop(p);
-    }
-    WaitFor(p);
-    const uint64_t t1 = ReadClock64();
-    a.cycles[l] = t1 - t0;
-    sink ^= p;
+  __shared__ int s_measure;
+  if (threadIdx.x == 0) {
+    s_measure = static_cast<int>(TraceSmId()) == a.target_sm &&
+                atomicCAS(a.claimed, 0, a.target_sm + 1) == 0;
   }
-  *a.sink = sink;
+  __syncthreads();
+  if (!s_measure) return;
+  unsigned long long p = a.first_line;
+  for (int lap = 0; lap < a.laps; ++lap) {
+    Sweep(a);
+    __syncthreads();  // no sweep load is in flight while a line is timed
+    if (threadIdx.x == 0) p = TimedLap(a, lap, p);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) *a.sink = p;
 }
 
 }  // namespace
@@ -59,7 +107,7 @@ cudaError_t PrepareL2Map(int device, size_t* dynamic_shared_bytes) {
 
 cudaError_t LaunchL2Map(const L2MapArgs& args, int blocks, size_t dynamic_shared_bytes,
                         cudaStream_t stream) {
-  L2MapKernel<<<blocks, kBlockThreads, dynamic_shared_bytes, stream>>>(args);
+  L2MapKernel<<<blocks, kL2MapBlockThreads, dynamic_shared_bytes, stream>>>(args);
   return cudaGetLastError();
 }
 

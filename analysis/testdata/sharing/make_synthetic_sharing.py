@@ -194,10 +194,11 @@ def dsm():
 
 
 def l2_sm_map():
-    axes = [("lines", "lines", "int64"), ("hops", "loads", "int64"), ("sm_stride", "SMs", "int64")]
+    axes = [("lines", "lines", "int64"), ("laps", "laps", "int64"),
+            ("sweep_percent", "%", "int64"), ("sm_stride", "SMs", "int64")]
     metrics = [("partitions", "partitions"), ("near_cycles", "cycles"), ("far_cycles", "cycles"),
                ("far_minus_near_cycles", "cycles"), ("near_spread_cycles", "cycles"),
-               ("sms_measured", "SMs")]
+               ("sms_measured", "SMs"), ("retouch_cycles", "cycles"), ("sweep_bytes", "bytes")]
     ctx = context("l2_sm_map", "Which L2 partition is near each SM", axes, metrics,
                   [("cycles", "cycles", "sm*lines+line"), ("partition_of_line", "-", "line"),
                    ("sm_partition_cycles", "cycles", "sm*partitions+p"),
@@ -222,9 +223,12 @@ def l2_sm_map():
     counters.update(vector("partition_of_line", [float(p) for p in partition_of_line]))
     counters.update(vector("sm_partition_cycles", per_partition))
     counters.update(vector("near_partition_of_sm", [float(p) for p in near_of_sm]))
+    # First touches after the sweep (near 200, far 290); the re-touches are
+    # near hits by construction.
     values = {"partitions": 2.0, "near_cycles": 202.0, "far_cycles": 292.0,
-              "far_minus_near_cycles": 90.0, "near_spread_cycles": 4.0, "sms_measured": 15.0}
-    rows = [measured("l2_sm_map", axes, (lines, 2048, 1), 0, 900.0, values, counters)]
+              "far_minus_near_cycles": 90.0, "near_spread_cycles": 4.0, "sms_measured": 15.0,
+              "retouch_cycles": 201.0, "sweep_bytes": 37486592.0}
+    rows = [measured("l2_sm_map", axes, (lines, 5, 75, 1), 0, 900.0, values, counters)]
     fixture.write(os.path.join(HERE, "synthetic_l2_sm_map.json"), ctx, rows)
 
 

@@ -1,22 +1,29 @@
 // Host side of l2_sm_map; see l2_map_host.h.
 #include "experiments/sharing/l2_map/l2_map_host.h"
 
+#include <cmath>
 #include <limits>
 
 #include "absl/strings/str_cat.h"
-#include "kernels/l2_map/l2_map.h"
 
 namespace dissect {
 
-absl::Status ValidateL2MapAxes(int64_t lines, int64_t hops, int64_t sm_stride) {
+absl::Status ValidateL2MapAxes(int64_t lines, int64_t laps, int64_t sweep_percent,
+                               int64_t sm_stride) {
   if (lines < 1 || lines > kL2MapMaxLines) {
     return absl::InvalidArgumentError(
         absl::StrCat("lines must be in 1..", kL2MapMaxLines, " (got ", lines, ")"));
   }
-  if (hops < 1 || hops % kL2MapUnroll != 0 || hops > kL2MapMaxHops) {
+  if (laps < 1 || laps > kL2MapMaxLaps) {
     return absl::InvalidArgumentError(
-        absl::StrCat("hops must be a positive multiple of ", kL2MapUnroll, " up to ", kL2MapMaxHops,
-                     " (got ", hops, "): the timed loop chases ", kL2MapUnroll, " loads a trip"));
+        absl::StrCat("laps must be in 1..", kL2MapMaxLaps, " (got ", laps, ")"));
+  }
+  if (sweep_percent < kL2MapMinSweepPercent || sweep_percent > kL2MapMaxSweepPercent) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("sweep_percent must be in ", kL2MapMinSweepPercent, "..",
+                     kL2MapMaxSweepPercent, " (got ", sweep_percent,
+                     "): the sweep must outgrow one L2 partition (half the L2) "
+                     "and leave room for the lines' homes"));
   }
   if (sm_stride < 1) {
     return absl::InvalidArgumentError(
@@ -32,14 +39,26 @@ std::vector<int> L2MapTargetSms(int sm_count, int64_t sm_stride) {
   return sms;
 }
 
-std::vector<unsigned long long> SelfPointingImage(uint64_t base,
-                                                  const std::vector<uint64_t>& offsets,
-                                                  uint64_t words) {
-  std::vector<unsigned long long> image(words, 0);
-  for (uint64_t offset : offsets) {
-    if (offset / 8 < words) image[offset / 8] = base + offset;
+double MeanFinite(const std::vector<std::vector<double>>& rows) {
+  double sum = 0;
+  int n = 0;
+  for (const std::vector<double>& row : rows) {
+    for (double v : row) {
+      if (!std::isfinite(v)) continue;
+      sum += v;
+      ++n;
+    }
   }
-  return image;
+  return n == 0 ? std::numeric_limits<double>::quiet_NaN() : sum / n;
+}
+
+std::string L2MapRetouchNote(double near_cycles, double retouch_cycles) {
+  if (!std::isfinite(near_cycles) || !std::isfinite(retouch_cycles)) return "";
+  if (near_cycles - retouch_cycles <= kL2MapRetouchToleranceCycles) return "";
+  return absl::StrCat("near first touches (", absl::SixDigits(near_cycles),
+                      " cycles) are far above the re-touches (", absl::SixDigits(retouch_cycles),
+                      "): not near L2 hits; the sweep may have pushed the lines out of L2, so "
+                      "near and far may be DRAM and far L2");
 }
 
 std::vector<double> Flatten(const std::vector<std::vector<double>>& rows) {

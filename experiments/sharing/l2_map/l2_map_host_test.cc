@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -10,21 +12,23 @@ namespace dissect {
 namespace {
 
 TEST(ValidateL2MapAxesTest, AcceptsTheDefaultsAndRejectsNonsense) {
-  EXPECT_TRUE(ValidateL2MapAxes(64, 64, 1).ok());
-  EXPECT_TRUE(ValidateL2MapAxes(1, 16, 132).ok());
-  EXPECT_TRUE(ValidateL2MapAxes(kL2MapMaxLines, kL2MapMaxHops, 1).ok());
-  for (auto [lines, hops, stride] :
-       std::vector<std::tuple<int64_t, int64_t, int64_t>>{{0, 64, 1},
-                                                          {-1, 64, 1},
-                                                          {kL2MapMaxLines + 1, 64, 1},
-                                                          {64, 0, 1},
-                                                          {64, 24, 1},
-                                                          {64, -16, 1},
-                                                          {64, kL2MapMaxHops + 16, 1},
-                                                          {64, 64, 0},
-                                                          {64, 64, -2}}) {
-    EXPECT_EQ(ValidateL2MapAxes(lines, hops, stride).code(), absl::StatusCode::kInvalidArgument)
-        << lines << " " << hops << " " << stride;
+  EXPECT_TRUE(ValidateL2MapAxes(64, 5, 75, 1).ok());
+  EXPECT_TRUE(ValidateL2MapAxes(1, 1, kL2MapMinSweepPercent, 132).ok());
+  EXPECT_TRUE(ValidateL2MapAxes(kL2MapMaxLines, kL2MapMaxLaps, kL2MapMaxSweepPercent, 1).ok());
+  for (auto [lines, laps, sweep, stride] :
+       std::vector<std::tuple<int64_t, int64_t, int64_t, int64_t>>{
+           {0, 5, 75, 1},
+           {-1, 5, 75, 1},
+           {kL2MapMaxLines + 1, 5, 75, 1},
+           {64, 0, 75, 1},
+           {64, kL2MapMaxLaps + 1, 75, 1},
+           {64, 5, 50, 1},  // fits in one partition: the copies survive
+           {64, 5, kL2MapMaxSweepPercent + 1, 1},
+           {64, 5, 75, 0},
+           {64, 5, 75, -2}}) {
+    EXPECT_EQ(ValidateL2MapAxes(lines, laps, sweep, stride).code(),
+              absl::StatusCode::kInvalidArgument)
+        << lines << " " << laps << " " << sweep << " " << stride;
   }
 }
 
@@ -35,20 +39,19 @@ TEST(L2MapTargetSmsTest, EveryStrideThSm) {
   EXPECT_TRUE(L2MapTargetSms(4, 0).empty());
 }
 
-TEST(SelfPointingImageTest, EachLineHoldsItsOwnAddress) {
-  const uint64_t base = 0x7f0000000000;
-  const std::vector<uint64_t> offsets = L2MapLineOffsets(3, kL2MapPageBytes);
-  const std::vector<unsigned long long> image =
-      SelfPointingImage(base, offsets, 3 * kL2MapPageBytes / 8);
-  ASSERT_EQ(image.size(), 3 * kL2MapPageBytes / 8);
-  int nonzero = 0;
-  for (size_t w = 0; w < image.size(); ++w) {
-    if (image[w] == 0) continue;
-    ++nonzero;
-    EXPECT_EQ(image[w], base + 8 * w);
-  }
-  EXPECT_EQ(nonzero, 3);
-  for (uint64_t o : offsets) EXPECT_EQ(image[o / 8], base + o);
+TEST(MeanFiniteTest, SkipsNaNRows) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_DOUBLE_EQ(MeanFinite({{280, 300}, {nan, nan}, {290, nan}}), 290);
+  EXPECT_TRUE(std::isnan(MeanFinite({{nan}})));
+}
+
+TEST(L2MapRetouchNoteTest, NamesNearFirstTouchesThatAreNotNearHits) {
+  EXPECT_EQ(L2MapRetouchNote(285, 280), "");
+  EXPECT_EQ(L2MapRetouchNote(280 + kL2MapRetouchToleranceCycles, 280), "");
+  const std::string note = L2MapRetouchNote(650, 280);
+  EXPECT_NE(note.find("not near L2 hits"), std::string::npos) << note;
+  EXPECT_NE(note.find("DRAM"), std::string::npos) << note;
+  EXPECT_EQ(L2MapRetouchNote(std::numeric_limits<double>::quiet_NaN(), 280), "");
 }
 
 TEST(MapVectorsTest, FlattensRowMajorAndMarksUnmeasuredSmsNaN) {

@@ -1,7 +1,8 @@
 // Checks of the machine code (SASS) of the SM-to-L2 map kernel
 // (kernels/l2_map/l2_map.cu). Each problem is one line, so that a test can
 // expect none on the kernel as built (l2_map_sass_test) and some on
-// deliberately broken variants (l2_map_sass_checks_test).
+// deliberately broken variants and on the kernel before the first-touch
+// method (l2_map_sass_checks_test).
 #ifndef DISSECT_EXPERIMENTS_SHARING_L2_MAP_L2_MAP_SASS_CHECKS_H_
 #define DISSECT_EXPERIMENTS_SHARING_L2_MAP_L2_MAP_SASS_CHECKS_H_
 
@@ -13,18 +14,18 @@
 namespace dissect {
 
 // L2MapKernel `f`:
-// - its timed loop (the innermost loop between clock reads holding LDGs)
-//   holds exactly kL2MapUnroll LDGs and no other load;
-// - every one is L2-only (LDG...STRONG.GPU, what ld.global.cg becomes) and
-//   64-bit;
-// - every hop is one LDG whose address register pair is the previous LDG's
-//   destination (the loop's first: the last one's), and no other
-//   instruction in the loop writes an LDG's address registers (no address
-//   arithmetic between hops); at most kMaxLoopOverhead other instructions
-//   (the trip counter, its compare, the branch);
-// - the clock read before the loop waits for the (warm) load that produced
-//   the loop's starting address, and the one after it for the last LDG.
-inline constexpr int kMaxLoopOverhead = 4;
+// - its lap loop (the innermost loop that reads the clock) reads the clock
+//   6 times, as 3 intervals: the empty one holds no load, the first touch
+//   and the re-touch exactly one LDG each, and the loop no other load;
+// - both LDGs are L2-only (LDG...STRONG.GPU, what ld.global.cg becomes; an
+//   L1-cached re-touch would time L1) and 64-bit, the re-touch at
+//   kL2MapRetouchOffset after the first touch's address (the same sector);
+// - both are addressed by the re-touch's result, loop-carried, and no other
+//   instruction in the loop writes that register pair (one dependent load
+//   per hop, nothing else in the chain);
+// - inside a timed interval nothing but its load and one instruction that
+//   reads the load's result (the wait), and the interval's closing clock
+//   read waits for the load.
 std::vector<std::string> L2MapKernelProblems(const SassFunction& f);
 
 }  // namespace dissect
