@@ -79,9 +79,11 @@ template <bool kCoop, bool kTraced>
 __global__ void __launch_bounds__(kCoopThreads)
     Conv3x3Kernel(const float* x, const float* weights, float* y, CoopDims d, LineTrace trace) {
   constexpr int kTaps = 9;
-  constexpr int kFilterElements = kConvFiltersPerBlock * kConvChunkChannels * kTaps;
+  constexpr int kFilterElements = kConvFilterElements;
   __shared__ __align__(16) float tile[kConvTileElements];
   __shared__ float filters[kFilterElements];
+  static_assert(sizeof(tile) + sizeof(filters) == kConvStaticSharedBytes,
+                "the host's one-block-per-SM test assumes this static shared memory");
   if constexpr (kTraced) RecordBlockSm(trace);
   const int t = threadIdx.x;
   const int spatial = blockIdx.y;
@@ -144,6 +146,8 @@ template <bool kCoop, bool kTraced>
 __global__ void __launch_bounds__(kCoopThreads)
     GemvKernel(const float* x, const float* weights, float* y, CoopDims d, LineTrace trace) {
   __shared__ __align__(16) float tile[kGemvChunk];
+  static_assert(sizeof(tile) == kGemvStaticSharedBytes,
+                "the host's one-block-per-SM test assumes this static shared memory");
   if constexpr (kTraced) RecordBlockSm(trace);
   const int lane = threadIdx.x % 32;
   const int k0 = blockIdx.x * kGemvRowsPerBlock + threadIdx.x / 32 * kGemvRowsPerWarp;
@@ -211,7 +215,7 @@ cudaError_t Launch(const CoopArgs& a, cudaStream_t stream) {
   const Grid3 g = a.kernel == CoopKernel::kConv3x3 ? ConvGrid(d.n, d.h, d.w, d.k, a.cluster_size)
                                                    : GemvGrid(d.n, d.k, a.cluster_size);
   if (g.y > 65535 || g.z > 65535) return cudaErrorInvalidValue;
-  const ClusterLaunchConfig launch(dim3(g.x, g.y, g.z), kCoopThreads, 0,
+  const ClusterLaunchConfig launch(dim3(g.x, g.y, g.z), kCoopThreads, a.dynamic_shared_bytes,
                                    a.mode == CoopMode::kCoop ? a.cluster_size : 0, stream);
   const LineTrace trace = a.trace != nullptr ? *a.trace : LineTrace{};
   const cudaError_t e = cudaLaunchKernelEx(

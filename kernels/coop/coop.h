@@ -39,6 +39,12 @@ struct CoopArgs {
   float* y = nullptr;
   // Blocks per cluster (coop only; tiled needs 1).
   int cluster_size = 1;
+  // Dynamic shared memory per block, never read or written: the kernels'
+  // shared memory is all static, and this pads each block so that no other
+  // block fits its SM (cluster ranks on one SM would share the tile
+  // without DSM). Above 48 KiB the kernel needs
+  // cudaFuncAttributeMaxDynamicSharedMemorySize first.
+  size_t dynamic_shared_bytes = 0;
   // Non-null: launch the traced instantiation, recording into *trace (the
   // struct is passed by value; its bitmaps are device memory).
   const LineTrace* trace = nullptr;

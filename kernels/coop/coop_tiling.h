@@ -39,6 +39,8 @@ inline constexpr int kConvUnitElements = kConvHaloH * kConvHaloW;
 inline constexpr int kConvChunkChannels = 16;
 inline constexpr int kConvTileElements = kConvChunkChannels * kConvUnitElements;
 inline constexpr int kConvFiltersPerBlock = 4;
+// A chunk's filter taps: kConvFiltersPerBlock x kConvChunkChannels x 3 x 3.
+inline constexpr int kConvFilterElements = kConvFiltersPerBlock * kConvChunkChannels * 9;
 static_assert(kConvTileH * kConvTileW == kCoopThreads, "one output pixel per thread");
 
 // gemv: a block computes kGemvRowsPerBlock rows of one image, each of its
@@ -48,6 +50,13 @@ inline constexpr int kGemvChunk = 2048;
 inline constexpr int kGemvRowsPerWarp = 4;
 inline constexpr int kGemvRowsPerBlock = kGemvRowsPerWarp * (kCoopThreads / 32);
 static_assert(kGemvChunk % 32 == 0, "chunks keep the lane order of the sum");
+
+// Static shared memory of each kernel (float tile, plus conv's filters): all
+// the shared memory they use. The launches add dynamic shared memory that
+// nothing reads, only so that one block fills an SM (coop.h).
+inline constexpr int kConvStaticSharedBytes =
+    (kConvTileElements + kConvFilterElements) * static_cast<int>(sizeof(float));
+inline constexpr int kGemvStaticSharedBytes = kGemvChunk * static_cast<int>(sizeof(float));
 
 // [begin, end) of units or elements.
 struct Range {

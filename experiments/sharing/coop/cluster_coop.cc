@@ -20,6 +20,22 @@
 //           figures come from one more launch of the variant's traced build
 //           (kernels/coop's kTraced instantiation, kernels/layers' `trace`
 //           variant), never timed.
+// Occupancy: tiled and coop run one block (8 warps) per SM. Their shared
+//           memory is static (24064 B conv, 8192 B gemv), so without more
+//           four or five 256-thread blocks would fit an H100 SM (registers:
+//           46 to 58 a thread in the timed builds under nvcc 13.0; threads
+//           alone allow eight), and ranks of a cluster could then share
+//           one. Every tiled and coop launch, timed or
+//           traced, adds the opt-in maximum less the static size as dynamic
+//           shared memory that nothing reads (CoopLaunchSharedBytes), which
+//           also leaves L1 only what the 227 KiB of shared memory does not
+//           take. Tiled gets the same padding as coop, so that the two
+//           differ in how the tile is staged and in nothing else: coop
+//           against tiled is the DSM question. The layer kernel keeps its
+//           own full occupancy (blocks_per_sm in its row, up to 8 on an
+//           H100) and carveout: it is the kernel as one would run it, so
+//           speedup_vs_layer of tiled and coop also carries the cost of
+//           running one block per SM, and is not what DSM buys.
 // Expected: coop loads each tile line from L2 once per cluster instead of
 //           once per block, so l2_sectors_read falls about S-fold for the
 //           input of conv layers with many filters (the input tile is most
@@ -30,7 +46,13 @@
 //           and shares only x (C), so coop should barely differ from tiled
 //           there: a null result, not a bug. duplicated_fraction (how much
 //           of what SMs loaded another SM loaded too) should fall with S
-//           for conv. Differences below speedup_spread are noise.
+//           for conv. Differences below speedup_spread are noise. With 8
+//           warps per SM, tiled and coop keep fewer loads in flight than
+//           the layer kernel at full occupancy, so speedup_vs_layer should
+//           read lower than it would at full occupancy, most for the
+//           load-bound GEMV (an estimate, not measured). A cluster of 16 at
+//           one block per SM needs 16 SMs of one GPC: few fit at once
+//           (max_active_clusters) or the point is skipped.
 // Could be confused with: the compiler's work for the hardware's (a coop
 //           build that does not copy through DSM, or a tiled compute loop
 //           that still reads global memory): //experiments/sharing/coop:
@@ -41,12 +63,21 @@
 //           exactly once); tracing cost in the timed flavours: coop_sass_test
 //           and coop_ptx_test (atomics in traced flavours only); a wrong
 //           output: the bit-for-bit check against the CPU reference (run,
-//           not a CPU test). speedup_vs_layer's ratio: coop_host_test. Not
-//           yet ruled out by a test: the same SM for a peer SM. Nothing forces
-//           one block per SM, so ranks of a cluster may share an SM and their
-//           "DSM" copies are then SM-local (the dsm_bandwidth defect); a row
-//           figure of peers on the same SM, or a host test of the occupancy
-//           that forces one block per SM, would.
+//           not a CPU test). speedup_vs_layer's ratio: coop_host_test. The
+//           same SM for a peer SM (ranks of a cluster on one SM share the
+//           tile without DSM): coop_host_test's
+//           EveryTiledAndCoopBlockHasAnSmToItself checks the launch's shared
+//           memory (CoopLaunchSharedBytes) against the occupancy
+//           calculator's shared-memory rule on H100 and A100 limits (without
+//           the padding, 9 conv or 25 gemv blocks fit an H100 SM by shared
+//           memory); at run time a point is skipped, with the reason, where
+//           cudaOccupancyMaxActiveBlocksPerMultiprocessor says more than one
+//           block fits (CheckOneBlockPerSm). Each coop row also records
+//           peer_same_sm_fraction from the %smid of every block of its
+//           traced launch (ClusterSameSmFraction, coop_host_test), noted
+//           when above 0; the GPU test :cluster_coop_coop_gpu_test expects
+//           0. The timed launch's placement is not observed, only the
+//           traced one's, with the same padding.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -176,6 +207,8 @@ absl::Status RunLayer(PointContext& ctx, ShapeCache& shape) {
   shape.layer_ms = ms;
   DISSECT_RETURN_IF_ERROR(ReportSpeedup(ctx, ms, ms));
   DISSECT_RETURN_IF_ERROR(ctx.AddSamples("max_active_clusters", {0.0}));
+  DISSECT_RETURN_IF_ERROR(
+      ctx.AddSamples("blocks_per_sm", {static_cast<double>(launch.blocks_per_sm())}));
 
   // The line figures from the `trace` build, on the timed build's grid.
   DISSECT_ASSIGN_OR_RETURN(const layers::CompiledVariant* traced, LayerBuild(true));
@@ -195,8 +228,69 @@ absl::Status RunLayer(PointContext& ctx, ShapeCache& shape) {
   return ReportTrace(ctx, t);
 }
 
+// How a tiled or coop point launches its timed and traced builds: each
+// padded to one block per SM (CoopLaunchSharedBytes), and the clusters of
+// the timed coop build that fit at once.
+struct CoopLaunchPlan {
+  size_t timed_shared_bytes = 0;
+  size_t traced_shared_bytes = 0;
+  int max_active_clusters = 0;
+};
+
+// Host work before timing: sets each build's attributes and refuses
+// (Skipped) a point where the runtime would still fit two blocks on an SM.
+absl::StatusOr<CoopLaunchPlan> PlanCoopLaunches(const DeviceInfo& device, CoopKernel kernel,
+                                                CoopMode mode, int cluster_size) {
+  CoopLaunchPlan plan;
+  for (bool traced : {false, true}) {
+    const void* fn = KernelFunction(kernel, mode, traced);
+    DISSECT_ASSIGN_OR_RETURN(const SmSharedMemory sm, QuerySmSharedMemory(device.index, fn));
+    const absl::StatusOr<size_t> shared = CoopLaunchSharedBytes(sm);
+    if (!shared.ok()) return Skipped(shared.status().message());
+    if (mode == CoopMode::kCoop) {
+      DISSECT_ASSIGN_OR_RETURN(const ClusterFit fit,
+                               CheckClusterLaunch(device, fn, cluster_size, kCoopThreads, *shared));
+      if (!traced) plan.max_active_clusters = fit.max_active_clusters;
+    }
+    DISSECT_RETURN_IF_ERROR(CheckOneBlockPerSm(fn, kCoopThreads, *shared));
+    (traced ? plan.traced_shared_bytes : plan.timed_shared_bytes) = *shared;
+  }
+  return plan;
+}
+
+// The line figures from one launch of the traced build of `traced`'s
+// flavour over `blocks` blocks and, for coop, the share of blocks that ran
+// on the SM of another rank of their cluster (0 with the padding).
+absl::Status TraceCoop(PointContext& ctx, ShapeCache& shape, CoopArgs traced, int64_t blocks) {
+  DISSECT_ASSIGN_OR_RETURN(TraceBuffers t, PrepareTrace(ctx.device(), shape));
+  const bool coop = traced.mode == CoopMode::kCoop;
+  DeviceBuffer<int> block_sm;
+  if (coop) {
+    DISSECT_ASSIGN_OR_RETURN(block_sm, DeviceBuffer<int>::Allocate(static_cast<size_t>(blocks)));
+    DISSECT_CUDA_RETURN_IF_ERROR(
+        cudaMemsetAsync(block_sm.get(), 0xff, block_sm.bytes(), ctx.stream()));
+    t.trace.block_sm = block_sm.get();
+  }
+  traced.trace = &t.trace;
+  DISSECT_CUDA_RETURN_IF_ERROR(Launch(traced, ctx.stream()));
+  DISSECT_RETURN_IF_ERROR(ReportTrace(ctx, t));  // after the launch finished
+  if (!coop) return absl::OkStatus();
+  std::vector<int> sms(static_cast<size_t>(blocks));
+  DISSECT_CUDA_RETURN_IF_ERROR(
+      cudaMemcpy(sms.data(), block_sm.get(), block_sm.bytes(), cudaMemcpyDeviceToHost));
+  DISSECT_ASSIGN_OR_RETURN(const double same_sm, ClusterSameSmFraction(sms, traced.cluster_size));
+  if (same_sm > 0) {
+    ctx.AddNote(absl::StrCat("a fraction ", same_sm,
+                             " of the traced launch's blocks shared an SM with a rank of their "
+                             "cluster: their tile did not cross the SM-to-SM network"));
+  }
+  return ctx.AddSamples("peer_same_sm_fraction", {same_sm});
+}
+
 absl::Status RunCoop(PointContext& ctx, ShapeCache& shape, CoopKernel kernel, CoopMode mode,
-                     int cluster_size) {
+                     int cluster_size, const Grid3& grid) {
+  DISSECT_ASSIGN_OR_RETURN(const CoopLaunchPlan plan,
+                           PlanCoopLaunches(ctx.device(), kernel, mode, cluster_size));
   CoopArgs args;
   args.kernel = kernel;
   args.mode = mode;
@@ -205,16 +299,7 @@ absl::Status RunCoop(PointContext& ctx, ShapeCache& shape, CoopKernel kernel, Co
   args.weights = shape.device.weights.get();
   args.y = shape.device.y.get();
   args.cluster_size = cluster_size;
-  int max_active_clusters = 0;
-  if (mode == CoopMode::kCoop) {
-    for (bool traced : {false, true}) {
-      DISSECT_ASSIGN_OR_RETURN(
-          const ClusterFit fit,
-          CheckClusterLaunch(ctx.device(), KernelFunction(kernel, mode, traced), cluster_size,
-                             kCoopThreads, 0));
-      if (!traced) max_active_clusters = fit.max_active_clusters;
-    }
-  }
+  args.dynamic_shared_bytes = plan.timed_shared_bytes;
   const auto run = [&args](cudaStream_t s) { return Launch(args, s); };
   DISSECT_RETURN_IF_ERROR(RunAndCheck(ctx, shape, run));
 
@@ -235,13 +320,12 @@ absl::Status RunCoop(PointContext& ctx, ShapeCache& shape, CoopKernel kernel, Co
   DISSECT_ASSIGN_OR_RETURN(std::vector<double> ms, ctx.TimeKernel(run, CacheState::kHot));
   DISSECT_RETURN_IF_ERROR(ReportSpeedup(ctx, shape.layer_ms, ms));
   DISSECT_RETURN_IF_ERROR(
-      ctx.AddSamples("max_active_clusters", {static_cast<double>(max_active_clusters)}));
+      ctx.AddSamples("max_active_clusters", {static_cast<double>(plan.max_active_clusters)}));
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("blocks_per_sm", {1.0}));
 
-  DISSECT_ASSIGN_OR_RETURN(TraceBuffers t, PrepareTrace(ctx.device(), shape));
   CoopArgs traced = args;
-  traced.trace = &t.trace;
-  DISSECT_CUDA_RETURN_IF_ERROR(Launch(traced, ctx.stream()));
-  return ReportTrace(ctx, t);
+  traced.dynamic_shared_bytes = plan.traced_shared_bytes;
+  return TraceCoop(ctx, shape, traced, int64_t{grid.x} * grid.y * grid.z);
 }
 
 absl::Status Validate(const Point& p) {
@@ -274,7 +358,7 @@ absl::Status Run(PointContext& ctx) {
                               kInputSeed, kMemorySlackBytes));
   if (variant == kVariantLayer) return RunLayer(ctx, *shape);
   return RunCoop(ctx, *shape, kernel, variant == kVariantCoop ? CoopMode::kCoop : CoopMode::kTiled,
-                 cluster_size);
+                 cluster_size, grid);
 }
 
 std::vector<int64_t> ClusterSizeDefaults() {
@@ -316,6 +400,12 @@ DISSECT_EXPERIMENT(cluster_coop)
                "1 - lines_touched / that sum: the share of SM line loads another SM also made")
     .AddMetric("max_active_clusters", "clusters",
                "cudaOccupancyMaxActiveClusters of the coop kernel; 0 for layer and tiled")
+    .AddMetric("peer_same_sm_fraction", "fraction",
+               "coop: blocks of the traced launch on the SM of another rank of their cluster "
+               "(%smid); 0 expected, as the padding keeps blocks apart")
+    .AddMetric("blocks_per_sm", "blocks",
+               "blocks resident on one SM at once: 1 for tiled and coop (padded so that ranks "
+               "of a cluster never share an SM), the layer kernel's full occupancy for layer")
     .Validate(Validate)
     .Run(Run);
 

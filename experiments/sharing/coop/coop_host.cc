@@ -1,9 +1,12 @@
 #include "experiments/sharing/coop/coop_host.h"
 
 #include <algorithm>
+#include <cstddef>
 
 #include "absl/strings/str_cat.h"
 #include "experiments/harness/experiment.h"
+#include "kernels/coop/coop_tiling.h"
+#include "probes/cuda_status.h"
 #include "probes/stats.h"
 
 namespace dissect::coop {
@@ -18,6 +21,38 @@ absl::StatusOr<CoopKernel> ParseCoopKernel(absl::string_view name) {
 
 layers::LayerKernel LayerKernelOf(CoopKernel kernel) {
   return kernel == CoopKernel::kConv3x3 ? layers::LayerKernel::kConv : layers::LayerKernel::kGemv;
+}
+
+int64_t CoopStaticSharedBytes(CoopKernel kernel) {
+  return kernel == CoopKernel::kConv3x3 ? kConvStaticSharedBytes : kGemvStaticSharedBytes;
+}
+
+absl::StatusOr<size_t> CoopLaunchSharedBytes(const SmSharedMemory& sm) {
+  // The kernels keep no buffer in dynamic shared memory: all of it is padding.
+  DISSECT_ASSIGN_OR_RETURN(const int64_t shared, OneBlockPerSmSharedBytes(sm, 0));
+  return static_cast<size_t>(shared);
+}
+
+absl::StatusOr<double> ClusterSameSmFraction(const std::vector<int>& block_sm, int cluster_size) {
+  const size_t size = static_cast<size_t>(std::max(cluster_size, 1));
+  if (block_sm.empty() || cluster_size < 1 || block_sm.size() % size != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(block_sm.size(), " blocks in clusters of ", cluster_size));
+  }
+  if (const auto it = std::find_if(block_sm.begin(), block_sm.end(), [](int sm) { return sm < 0; });
+      it != block_sm.end()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("block ", it - block_sm.begin(), " recorded no SM"));
+  }
+  size_t shared = 0;
+  for (size_t first = 0; first < block_sm.size(); first += size) {
+    const auto begin = block_sm.begin() + static_cast<std::ptrdiff_t>(first);
+    const auto end = begin + static_cast<std::ptrdiff_t>(size);
+    for (auto b = begin; b != end; ++b) {
+      if (std::count(begin, end, *b) > 1) ++shared;
+    }
+  }
+  return static_cast<double>(shared) / static_cast<double>(block_sm.size());
 }
 
 std::vector<std::string> VariantNames() { return {kVariantLayer, kVariantTiled, kVariantCoop}; }

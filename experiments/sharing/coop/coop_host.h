@@ -1,6 +1,7 @@
 // Host logic of the cluster_coop experiment (no CUDA calls): which layers
-// each cooperative kernel runs, its shape, the checks of a point, and the
-// speedup over the layer kernel from two rows' samples.
+// each cooperative kernel runs, its shape, the checks of a point, the
+// shared memory that gives each block an SM, and the speedup over the layer
+// kernel from two rows' samples.
 #ifndef DISSECT_EXPERIMENTS_SHARING_COOP_COOP_HOST_H_
 #define DISSECT_EXPERIMENTS_SHARING_COOP_COOP_HOST_H_
 
@@ -11,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "experiments/l1_bypass/layer_config.h"
+#include "experiments/sharing/cluster_support.h"
 #include "kernels/coop/coop.h"
 #include "kernels/layers/layers.h"
 
@@ -45,6 +47,30 @@ absl::Status ValidatePoint(int64_t batch, int64_t cluster_size);
 // Skipped("<variant> does not use clusters") for layer and tiled at a
 // cluster size other than 1; OK otherwise.
 absl::Status CheckVariantClusterSize(absl::string_view variant, int64_t cluster_size);
+
+// The static shared memory of `kernel`'s flavours (kernels/coop/
+// coop_tiling.h; coop.cu asserts its arrays match).
+int64_t CoopStaticSharedBytes(CoopKernel kernel);
+
+// Dynamic shared memory of a tiled or coop launch on an SM with `sm`'s
+// limits (sm.kernel_static: the flavour's static shared memory), so that
+// no two blocks share an SM: 256-thread blocks with only their static
+// shared memory fit four or five to an H100 SM (registers decide, then
+// threads), and ranks of one cluster could then share an SM and their tile
+// "through DSM" without leaving it. Tiled
+// gets the same padding so that coop and tiled differ in the staging
+// alone. FailedPrecondition where no padding can keep blocks apart.
+absl::StatusOr<size_t> CoopLaunchSharedBytes(const SmSharedMemory& sm);
+
+// Of a launch in clusters of `cluster_size` blocks along x (grid.x a
+// multiple of it, so that linear block indices b with the same
+// b / cluster_size form one cluster), the fraction of blocks that ran on
+// the same SM as another block of their cluster: their tile is shared
+// without leaving the SM. block_sm[b] is the %smid of linear block
+// b = x + grid.x * (y + grid.y * z). 0 for a cluster size of 1;
+// InvalidArgument for no blocks, a size that does not divide them or a
+// block that recorded no SM (a negative entry).
+absl::StatusOr<double> ClusterSameSmFraction(const std::vector<int>& block_sm, int cluster_size);
 
 // The layer kernel's time over this row's: the ratio of the medians, and
 // its spread (hi - lo) / ratio where lo = layer min / row max and hi =

@@ -1,7 +1,9 @@
 #include "experiments/sharing/coop/coop_host.h"
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "experiments/harness/experiment.h"
+#include "experiments/sharing/shared_memory_limits.h"
 #include "gtest/gtest.h"
 
 namespace dissect::coop {
@@ -94,6 +96,45 @@ TEST(CoopHostTest, SpeedupIsTheRatioOfMediansWithItsSampleSpread) {
   EXPECT_DOUBLE_EQ(same->spread, 0.0);
   EXPECT_FALSE(SpeedupOver({}, {1.0}).ok());
   EXPECT_FALSE(SpeedupOver({1.0}, {0.0}).ok());
+}
+
+// Ranks of a cluster on one SM would share their tile inside it, and the
+// row would credit DSM with it: the occupancy calculator's shared-memory
+// rule must leave room for one block of each flavour per SM.
+TEST(CoopHostTest, EveryTiledAndCoopBlockHasAnSmToItself) {
+  for (const SmSharedMemory& limits : {H100SharedMemory(), A100SharedMemory()}) {
+    for (const CoopKernel kernel : {CoopKernel::kConv3x3, CoopKernel::kGemv}) {
+      SmSharedMemory sm = limits;
+      sm.kernel_static = CoopStaticSharedBytes(kernel);
+      SCOPED_TRACE(absl::StrCat(sm.per_sm, " B/SM, ", sm.kernel_static, " B static"));
+      const absl::StatusOr<size_t> shared = CoopLaunchSharedBytes(sm);
+      ASSERT_TRUE(shared.ok()) << shared.status();
+      EXPECT_EQ(BlocksPerSmByShared(sm, static_cast<int64_t>(*shared)), 1);
+      // Within what one block may ask for, static included.
+      EXPECT_LE(static_cast<int64_t>(*shared) + sm.kernel_static, sm.per_block_optin);
+    }
+  }
+}
+
+TEST(CoopHostTest, StaticSharedMemoryIsTheTiles) {
+  // conv: 16 channels x 10 x 34 inputs and 4 x 16 x 9 taps; gemv: 2048 x.
+  EXPECT_EQ(CoopStaticSharedBytes(CoopKernel::kConv3x3), (16 * 10 * 34 + 4 * 16 * 9) * 4);
+  EXPECT_EQ(CoopStaticSharedBytes(CoopKernel::kGemv), 2048 * 4);
+}
+
+TEST(CoopHostTest, SameSmFractionCountsBlocksBesideARankOfTheirCluster) {
+  // Clusters of 2: {3, 3} share an SM, {5, 7} do not; SM 7 in the next
+  // cluster is another cluster's business.
+  EXPECT_DOUBLE_EQ(*ClusterSameSmFraction({3, 3, 5, 7, 7, 9}, 2), 2.0 / 6);
+  // Clusters of 4: three ranks on SM 1, one alone.
+  EXPECT_DOUBLE_EQ(*ClusterSameSmFraction({1, 1, 2, 1, 4, 5, 6, 7}, 4), 3.0 / 8);
+  EXPECT_DOUBLE_EQ(*ClusterSameSmFraction({0, 2, 4, 6}, 4), 0.0);
+  // A cluster of 1 has no peer, whatever shares the SM.
+  EXPECT_DOUBLE_EQ(*ClusterSameSmFraction({5, 5, 5}, 1), 0.0);
+  EXPECT_FALSE(ClusterSameSmFraction({}, 2).ok());
+  EXPECT_FALSE(ClusterSameSmFraction({1, 2, 3}, 2).ok());  // not whole clusters
+  EXPECT_FALSE(ClusterSameSmFraction({1, -1}, 2).ok());    // a block never recorded
+  EXPECT_FALSE(ClusterSameSmFraction({1, 2}, 0).ok());
 }
 
 TEST(CoopHostTest, CoopDimsCarryTheLayerShape) {

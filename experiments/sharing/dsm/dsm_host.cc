@@ -1,8 +1,6 @@
 // Host logic of the DSM experiments; see dsm_host.h.
 #include "experiments/sharing/dsm/dsm_host.h"
 
-#include <cuda_runtime_api.h>
-
 #include <algorithm>
 #include <set>
 
@@ -156,47 +154,6 @@ double PeerSameSmFraction(const std::vector<int>& block_sm, int cluster_size) {
     if (peer < block_sm.size() && block_sm[peer] == block_sm[b]) ++same;
   }
   return static_cast<double>(same) / static_cast<double>(block_sm.size());
-}
-
-int64_t BlocksPerSmByShared(const SmSharedMemory& sm, int64_t dynamic_bytes) {
-  const int64_t asked = dynamic_bytes + sm.kernel_static;
-  if (dynamic_bytes < 0 || asked > sm.per_block_optin) return 0;
-  return sm.per_sm / std::max<int64_t>(1, asked + sm.reserved_per_block);
-}
-
-absl::StatusOr<int64_t> OneBlockPerSmSharedBytes(const SmSharedMemory& sm, int64_t buffer_bytes) {
-  const int64_t dynamic = sm.per_block_optin - sm.kernel_static;
-  if (buffer_bytes > dynamic) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(buffer_bytes, " B of shared memory per block (+", sm.kernel_static,
-                     " B static) exceed the ", sm.per_block_optin, " B a block may use"));
-  }
-  if (const int64_t blocks = BlocksPerSmByShared(sm, dynamic); blocks != 1) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "cannot keep blocks apart by shared memory: ", blocks, " blocks of ", dynamic,
-        " B fit an SM of ", sm.per_sm, " B (", sm.reserved_per_block, " B reserved per block)"));
-  }
-  return dynamic;
-}
-
-absl::StatusOr<SmSharedMemory> QuerySmSharedMemory(int device, const void* kernel) {
-  int per_sm = 0;
-  int optin = 0;
-  int reserved = 0;
-  DISSECT_CUDA_RETURN_IF_ERROR(
-      cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
-  DISSECT_CUDA_RETURN_IF_ERROR(
-      cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  DISSECT_CUDA_RETURN_IF_ERROR(
-      cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device));
-  cudaFuncAttributes attributes{};
-  DISSECT_CUDA_RETURN_IF_ERROR(cudaFuncGetAttributes(&attributes, kernel));
-  SmSharedMemory sm;
-  sm.per_sm = per_sm;
-  sm.per_block_optin = optin;
-  sm.reserved_per_block = reserved;
-  sm.kernel_static = static_cast<int64_t>(attributes.sharedSizeBytes);
-  return sm;
 }
 
 absl::StatusOr<StreamRates> StreamRatesFrom(double bytes, double ms, double clock_mhz, int sms) {

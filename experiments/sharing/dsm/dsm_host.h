@@ -79,35 +79,6 @@ int DistinctSms(const std::vector<int>& block_sm);
 // Fraction of blocks whose peer (dsm_peer's rank read) ran on their own SM.
 double PeerSameSmFraction(const std::vector<int>& block_sm, int cluster_size);
 
-// What decides how many blocks of one kernel an SM's shared memory holds:
-// the SM's shared memory (cudaDevAttrMaxSharedMemoryPerMultiprocessor), the
-// most one block may ask for (...PerBlockOptin), what the driver reserves
-// for each block (cudaDevAttrReservedSharedMemoryPerBlock) and the
-// kernel's static shared memory (cudaFuncAttributes::sharedSizeBytes).
-struct SmSharedMemory {
-  int64_t per_sm = 0;
-  int64_t per_block_optin = 0;
-  int64_t reserved_per_block = 0;
-  int64_t kernel_static = 0;
-};
-
-// The occupancy calculator's shared-memory limit: how many blocks with
-// `dynamic_bytes` of dynamic shared memory each fit on one SM at once
-// (0 if one block asks for more than the opt-in maximum).
-int64_t BlocksPerSmByShared(const SmSharedMemory& sm, int64_t dynamic_bytes);
-
-// The dynamic shared memory per block, at least `buffer_bytes`, that keeps
-// every other block of the kernel off the SM: the opt-in maximum less the
-// kernel's static shared memory, so that two blocks of a cluster never
-// share an SM (a "peer" on the reader's own SM never uses the SM-to-SM
-// network). FailedPrecondition if the buffer does not fit or if even the
-// maximum lets two blocks share an SM (BlocksPerSmByShared is not 1).
-absl::StatusOr<int64_t> OneBlockPerSmSharedBytes(const SmSharedMemory& sm, int64_t buffer_bytes);
-
-// SmSharedMemory of device `device` for `kernel` (a __global__ function's
-// address), from the CUDA runtime: needs a GPU.
-absl::StatusOr<SmSharedMemory> QuerySmSharedMemory(int device, const void* kernel);
-
 struct StreamRates {
   double gbps = 0;                  // bytes / time, 1e9 B/s
   double bytes_per_clk_per_sm = 0;  // bytes / (time × SM clock) / sms

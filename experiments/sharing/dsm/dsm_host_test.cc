@@ -5,7 +5,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "gmock/gmock.h"
+#include "experiments/sharing/cluster_support.h"
+#include "experiments/sharing/shared_memory_limits.h"
 #include "gtest/gtest.h"
 #include "kernels/dsm/dsm.h"
 
@@ -140,26 +141,8 @@ TEST(DsmHostTest, CountsSmsAndPeersSharingThem) {
   EXPECT_DOUBLE_EQ(PeerSameSmFraction({}, 2), 0.0);
 }
 
-// Shared-memory limits as CUDA reports them (cudaDeviceProp): H100 SXM
-// (228 KiB an SM, 227 KiB a block) and A100 (164 and 163 KiB); 1 KiB
-// reserved for each block.
-SmSharedMemory H100Shared() { return {233472, 232448, 1024, 0}; }
-SmSharedMemory A100Shared() { return {167936, 166912, 1024, 0}; }
-
-TEST(DsmHostTest, OccupancyArithmeticOfSharedMemory) {
-  // The old default: the 32 KiB buffer as the whole dynamic shared memory
-  // lets six blocks share an H100 SM (threads alone allow four).
-  EXPECT_EQ(BlocksPerSmByShared(H100Shared(), 32 << 10), 6);
-  EXPECT_EQ(BlocksPerSmByShared(H100Shared(), 232448), 1);
-  EXPECT_EQ(BlocksPerSmByShared(H100Shared(), (233472 / 2) - 1024), 2);
-  EXPECT_EQ(BlocksPerSmByShared(H100Shared(), 232449), 0);  // over the opt-in
-  SmSharedMemory with_static = H100Shared();
-  with_static.kernel_static = 16;
-  EXPECT_EQ(BlocksPerSmByShared(with_static, 232448), 0);
-}
-
 TEST(DsmHostTest, BandwidthBlocksGetAnSmEach) {
-  for (const SmSharedMemory& base : {H100Shared(), A100Shared()}) {
+  for (const SmSharedMemory& base : {H100SharedMemory(), A100SharedMemory()}) {
     for (int64_t kernel_static : {0, 16, 1024}) {
       SmSharedMemory sm = base;
       sm.kernel_static = kernel_static;
@@ -172,17 +155,6 @@ TEST(DsmHostTest, BandwidthBlocksGetAnSmEach) {
       }
     }
   }
-}
-
-TEST(DsmHostTest, RefusesWhatCannotKeepBlocksApart) {
-  // The buffer alone is over the opt-in.
-  EXPECT_EQ(OneBlockPerSmSharedBytes(H100Shared(), 232448 + 8192).status().code(),
-            absl::StatusCode::kFailedPrecondition);
-  // A device whose blocks may take less than half an SM's shared memory.
-  const SmSharedMemory small_optin{102400, 49152, 1024, 0};
-  const absl::StatusOr<int64_t> shared = OneBlockPerSmSharedBytes(small_optin, 8192);
-  EXPECT_EQ(shared.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(std::string(shared.status().message()), ::testing::HasSubstr("2 blocks"));
 }
 
 TEST(DsmHostTest, StreamRates) {
