@@ -72,6 +72,7 @@ GpcMap Gpc(const Row& row) {
   g.gpcs = FiniteCounter(row, "gpcs");
   g.sms_mapped = FiniteCounter(row, "sms_mapped");
   g.inconsistent_sms = FiniteCounter(row, "inconsistent_sms");
+  g.unresolved_sms = FiniteCounter(row, "unresolved_sms");
   g.max_active_clusters = FiniteCounter(row, "max_active_clusters");
   g.gpc_of_sm = IndexVector(row, "gpc_of_sm");
   g.gpc_sizes = RowVector(row, "gpc_sizes");
@@ -318,8 +319,13 @@ std::string GpcBlock(const GpcMap& g) {
       sizes.empty() ? std::string(kEmptyCell) : absl::StrJoin(sizes, ", "), "; ",
       OptionalCell(g.inconsistent_sms),
       " inconsistent SM(s) (an SM seen in more than one GPC across "
-      "launches); max active clusters ",
-      OptionalCell(g.max_active_clusters), ".");
+      "launches)");
+  if (g.unresolved_sms) {
+    absl::StrAppend(&out, "; ", OptionalCell(g.unresolved_sms),
+                    " unresolved SM(s) (in groups smaller than the smallest cluster size, "
+                    "which no GPC is: no GPC given)");
+  }
+  absl::StrAppend(&out, "; max active clusters ", OptionalCell(g.max_active_clusters), ".");
   if (!g.note.empty()) absl::StrAppend(&out, " Note: ", g.note, ".");
   return absl::StrCat(out, "\n\n", RenderMarkdownTable(GpcMapTable(g)));
 }
@@ -554,7 +560,10 @@ MarkdownTable GpcMapTable(const GpcMap& map) {
     t.rows.push_back({absl::StrCat(gpc), absl::StrCat(sms.size()), CompressRanges(sms)});
   }
   if (const auto it = sms_of.find(-1); it != sms_of.end()) {
-    t.rows.push_back({"unmapped", absl::StrCat(it->second.size()), CompressRanges(it->second)});
+    // gpc_topology gives unresolved SMs -1 too.
+    const bool unresolved = map.unresolved_sms.value_or(0) > 0;
+    t.rows.push_back({unresolved ? "unmapped or unresolved" : "unmapped",
+                      absl::StrCat(it->second.size()), CompressRanges(it->second)});
   }
   return t;
 }

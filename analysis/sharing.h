@@ -68,7 +68,9 @@ struct DsmRow {
 struct GpcMap {
   std::string launches, cluster_size;  // axis values
   std::optional<double> gpcs, sms_mapped, inconsistent_sms, max_active_clusters;
-  std::vector<int> gpc_of_sm;  // -1: unmapped
+  // SMs seen but in a group too small to be a GPC (absent in older files).
+  std::optional<double> unresolved_sms;
+  std::vector<int> gpc_of_sm;  // -1: unmapped (or unresolved)
   std::vector<double> gpc_sizes;
   std::string note;  // the row's label
 };

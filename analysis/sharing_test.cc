@@ -223,6 +223,30 @@ TEST(GpcMapTableTest, UnmappedSmIsListedLast) {
   EXPECT_THAT(table.rows[2], ElementsAre("unmapped", "1", "4"));
 }
 
+// gpc_topology gives SMs of groups too small to be a GPC -1 and counts them
+// in unresolved_sms: the section says so and the table row names them.
+TEST(GpcMapTableTest, UnresolvedSmsAreNamedBesideUnmapped) {
+  Row row;
+  row.axes = {{"launches", "128"}, {"cluster_size", "0"}};
+  row.counters = {{"gpcs", 2},           {"sms_mapped", 6},       {"inconsistent_sms", 0},
+                  {"unresolved_sms", 2}, {"max_active_clusters", 2}};
+  const std::vector<int> gpc_of_sm = {0, 0, 1, 1, -1, -1};
+  for (size_t sm = 0; sm < gpc_of_sm.size(); ++sm) {
+    row.counters[absl::StrCat("gpc_of_sm[", sm, "]")] = gpc_of_sm[sm];
+  }
+  const ResultFile file = File("gpc_topology", {row});
+  const std::vector<SharingDevice> devices = BuildSharing({&file});
+  ASSERT_EQ(devices.size(), 1u);
+  ASSERT_TRUE(devices[0].gpc_map.has_value());
+  EXPECT_EQ(devices[0].gpc_map->unresolved_sms, 2);
+  const MarkdownTable table = GpcMapTable(*devices[0].gpc_map);
+  ASSERT_EQ(table.rows.size(), 3u);
+  EXPECT_THAT(table.rows[2], ElementsAre("unmapped or unresolved", "2", "4-5"));
+  EXPECT_THAT(RenderSharingSections({file}),
+              HasSubstr("0 inconsistent SM(s) (an SM seen in more than one GPC across launches); "
+                        "2 unresolved SM(s)"));
+}
+
 TEST(DuplicationTableTest, MissingHitRatioAndNaNGpcFractionsAreEmpty) {
   Row row;
   row.axes = {{"kernel", "gemv"}, {"layer", "vgg16.fc6"}, {"batch", "1"}};

@@ -1,6 +1,6 @@
 // The topology probe (see topology.h): each block records its SM, cluster
 // and rank in the cluster, then spins so that the launch's blocks stay
-// resident together.
+// resident together; and the blocker that holds chosen SMs meanwhile.
 #include "kernels/cluster.cuh"
 #include "kernels/cluster_launch.h"
 #include "kernels/device_clock.cuh"
@@ -22,7 +22,50 @@ __global__ void TopologyProbe(TopologyBlockRecord* records, long long spin_cycle
   }
 }
 
+// A read that goes to memory every time: the control words change under
+// the kernel (other blocks, the host).
+__device__ __forceinline__ int LoadVolatile(const int* p) {
+  return *static_cast<const volatile int*>(p);
+}
+
+__global__ void TopologyBlocker(const unsigned* held_mask, int mask_words, int blocks,
+                                TopologyBlockerControl* control, long long max_cycles) {
+  if (threadIdx.x != 0) return;
+  const unsigned sm = TraceSmId();
+  const bool hold =
+      static_cast<int>(sm / 32) < mask_words && ((held_mask[sm / 32] >> (sm % 32)) & 1u) != 0;
+  if (hold) atomicAdd_system(&control->held, 1);
+  __threadfence_system();
+  atomicAdd_system(&control->arrived, 1);
+  const uint64_t start = ReadClock64();
+  while (LoadVolatile(&control->arrived) < blocks) {
+    if (static_cast<long long>(ReadClock64() - start) > max_cycles) {
+      atomicAdd_system(&control->timed_out, 1);
+      return;
+    }
+  }
+  if (!hold) return;
+  while (LoadVolatile(&control->release) == 0) {
+    if (static_cast<long long>(ReadClock64() - start) > max_cycles) {
+      atomicAdd_system(&control->timed_out, 1);
+      return;
+    }
+  }
+}
+
 }  // namespace
+
+cudaError_t LaunchTopologyBlocker(const TopologyBlockerArgs& args, cudaStream_t stream) {
+  if (args.held_mask == nullptr || args.control == nullptr || args.mask_words < 1 ||
+      args.blocks < 1 || args.block_threads < 1) {
+    return cudaErrorInvalidValue;
+  }
+  TopologyBlocker<<<args.blocks, args.block_threads, args.dynamic_shared_bytes, stream>>>(
+      args.held_mask, args.mask_words, args.blocks, args.control, args.max_cycles);
+  return cudaGetLastError();
+}
+
+const void* TopologyBlockerKernel() { return reinterpret_cast<const void*>(&TopologyBlocker); }
 
 cudaError_t LaunchTopologyProbe(const TopologyArgs& args, cudaStream_t stream) {
   if (args.records == nullptr || args.cluster_size < 1 || args.clusters < 1 ||

@@ -40,6 +40,45 @@ cudaError_t LaunchTopologyProbe(const TopologyArgs& args, cudaStream_t stream);
 // cudaFuncSetAttribute.
 const void* TopologyProbeKernel();
 
+// The blocker: a kernel that holds chosen SMs while a probe launch runs, so
+// that the probe's clusters must land on the others (a scheduler may place
+// identical launches identically; probes/topology/gpc_schedule.h). One block
+// per SM: each block asks for the per-block opt-in maximum of shared memory,
+// so no second blocker block and no probe block fits beside it. Every block
+// reads its %smid, counts itself in `control`, and waits until all `blocks`
+// have done so (an SM freed early could otherwise take a second blocker
+// block and leave another SM without one); then blocks on SMs outside the
+// mask exit and the others spin until the host sets `release`. Every wait
+// gives up after max_cycles (%clock64), so a lost host cannot hang the GPU.
+//
+// `control` lives in mapped pinned host memory (cudaHostAllocMapped): the
+// host polls `arrived` to know the held SMs are taken before it launches
+// the probe, and writes `release` afterwards.
+struct TopologyBlockerControl {
+  int arrived = 0;    // blocks that read their SM (after counting `held`)
+  int held = 0;       // blocks on SMs of the mask
+  int release = 0;    // set by the host: held blocks may exit
+  int timed_out = 0;  // blocks that gave up waiting
+};
+
+struct TopologyBlockerArgs {
+  // Bit (sm % 32) of word sm / 32 set: hold SM sm. Device memory.
+  const unsigned* held_mask = nullptr;
+  int mask_words = 0;
+  int blocks = 1;  // the grid: the SM count
+  int block_threads = 32;
+  size_t dynamic_shared_bytes = 0;  // the per-block opt-in maximum
+  long long max_cycles = 0;
+  TopologyBlockerControl* control = nullptr;  // device view of mapped host memory
+};
+
+// An ordinary launch (no clusters) of args.blocks blocks.
+// cudaErrorInvalidValue for a null mask or control or a size below 1.
+cudaError_t LaunchTopologyBlocker(const TopologyBlockerArgs& args, cudaStream_t stream);
+
+// The blocker's address, for cudaFuncSetAttribute.
+const void* TopologyBlockerKernel();
+
 }  // namespace dissect
 
 #endif  // DISSECT_KERNELS_TOPOLOGY_TOPOLOGY_H_

@@ -112,44 +112,36 @@ void PlaceOnceSeenSms(const std::vector<Clusters>& launches, const std::vector<i
   }
 }
 
-}  // namespace
-
-int SmIdBound(int sm_count, const std::vector<LaunchRecord>& records) {
-  int bound = std::max(sm_count, 0);
-  for (const LaunchRecord& record : records) {
-    for (const BlockPlacement& block : record.blocks) {
-      if (block.sm >= bound && block.sm <= kMaxSmId) bound = block.sm + 1;
-    }
-  }
-  return bound;
-}
-
-GpcMap InferGpcMap(int sm_count, const std::vector<LaunchRecord>& records) {
-  sm_count = std::max(sm_count, 0);
-  GpcMap map;
-  map.gpc_of_sm.assign(static_cast<size_t>(sm_count), -1);
-  std::vector<std::string> notes;
-
-  // Launch by launch: each cluster's distinct SMs, and in how many launches
-  // each SM ran a block.
+// Each launch's clusters (distinct SMs, ascending), and what the checks
+// count while reading them.
+struct ReadRecords {
   std::vector<Clusters> launches;
-  std::vector<int> seen(static_cast<size_t>(sm_count), 0);
+  std::vector<int> seen;  // launches in which each SM ran a block
   int out_of_range = 0;
-  int shared_sms = 0;
+  int overfull_sms = 0;     // SM-launches with more blocks than blocks_per_sm
+  int blocks_on_held = 0;   // blocks on SMs the launch's blocker held
+};
+
+ReadRecords Read(int sm_count, const std::vector<LaunchRecord>& records) {
+  ReadRecords read;
+  read.seen.assign(static_cast<size_t>(sm_count), 0);
   for (const LaunchRecord& record : records) {
     std::map<int, std::vector<int>> by_cluster;
     std::vector<int> blocks_on_sm(static_cast<size_t>(sm_count), 0);
     for (const BlockPlacement& block : record.blocks) {
       if (block.sm < 0 || block.sm >= sm_count) {
-        ++out_of_range;
+        ++read.out_of_range;
         continue;
       }
       ++blocks_on_sm[block.sm];
       by_cluster[block.cluster].push_back(block.sm);
+      if (std::binary_search(record.blocked_sms.begin(), record.blocked_sms.end(), block.sm)) {
+        ++read.blocks_on_held;
+      }
     }
     for (int sm = 0; sm < sm_count; ++sm) {
-      if (blocks_on_sm[sm] > 0) ++seen[sm];
-      if (blocks_on_sm[sm] > 1) ++shared_sms;
+      if (blocks_on_sm[sm] > 0) ++read.seen[sm];
+      if (blocks_on_sm[sm] > std::max(record.blocks_per_sm, 1)) ++read.overfull_sms;
     }
     Clusters clusters;
     for (auto& [id, sms] : by_cluster) {
@@ -157,16 +149,14 @@ GpcMap InferGpcMap(int sm_count, const std::vector<LaunchRecord>& records) {
       sms.erase(std::unique(sms.begin(), sms.end()), sms.end());
       clusters.push_back(std::move(sms));
     }
-    launches.push_back(std::move(clusters));
+    read.launches.push_back(std::move(clusters));
   }
+  return read;
+}
 
-  UnionFind groups(sm_count);
-  MergeConfirmedLinks(launches, groups);
-  PlaceOnceSeenSms(launches, seen, groups);
-  const int placed_once = static_cast<int>(std::count(seen.begin(), seen.end(), 1));
-
-  // Clusters whose SMs ended in more than one group: the SMs outside the
-  // majority group (all of them on a tie) are inconsistent.
+// Clusters whose SMs ended in more than one group: the SMs outside the
+// majority group (all of them on a tie), ascending.
+std::vector<int> InconsistentSms(const std::vector<Clusters>& launches, UnionFind& groups) {
   std::set<int> inconsistent;
   for (const Clusters& clusters : launches) {
     for (const std::vector<int>& cluster : clusters) {
@@ -189,32 +179,73 @@ GpcMap InferGpcMap(int sm_count, const std::vector<LaunchRecord>& records) {
       }
     }
   }
-  map.inconsistent_sm_ids.assign(inconsistent.begin(), inconsistent.end());
-  map.inconsistent_sms = static_cast<int>(map.inconsistent_sm_ids.size());
+  return std::vector<int>(inconsistent.begin(), inconsistent.end());
+}
 
-  // GPCs numbered in order of their lowest SM: ascending SMs meet each
-  // group first at its lowest.
+// Numbers the groups of seen SMs as GPCs in order of their lowest SM
+// (ascending SMs meet each group first at its lowest); groups of fewer
+// than min_gpc_sms SMs are unresolved instead.
+void NumberGpcs(const std::vector<int>& seen, int min_gpc_sms, UnionFind& groups, GpcMap& map) {
+  const int sm_count = static_cast<int>(seen.size());
+  std::map<int, int> group_size;
+  for (int sm = 0; sm < sm_count; ++sm) {
+    if (seen[sm] > 0) ++group_size[groups.Find(sm)];
+  }
   std::map<int, int> gpc_of_root;
-  std::vector<int> unmapped;
   for (int sm = 0; sm < sm_count; ++sm) {
     if (seen[sm] == 0) {
-      unmapped.push_back(sm);
+      ++map.unmapped_sms;
       continue;
     }
-    const auto [it, added] =
-        gpc_of_root.emplace(groups.Find(sm), static_cast<int>(gpc_of_root.size()));
+    const int root = groups.Find(sm);
+    if (group_size[root] < min_gpc_sms) {
+      map.unresolved_sm_ids.push_back(sm);
+      continue;
+    }
+    const auto [it, added] = gpc_of_root.emplace(root, static_cast<int>(gpc_of_root.size()));
     if (added) map.gpc_sizes.push_back(0);
     map.gpc_of_sm[sm] = it->second;
     ++map.gpc_sizes[it->second];
   }
   map.gpc_count = static_cast<int>(map.gpc_sizes.size());
-  map.unmapped_sms = static_cast<int>(unmapped.size());
+  map.unresolved_sms = static_cast<int>(map.unresolved_sm_ids.size());
+}
 
-  if (map.gpc_count == 0) {
-    notes.push_back(absl::StrCat("no SM seen in ", records.size(), " launches"));
+// The GPCs with more than twice the median GPC's SMs, in words.
+void NoteOversizedGpcs(const GpcMap& map, std::vector<std::string>& notes) {
+  if (map.gpc_count == 0) return;
+  std::vector<int> sorted = map.gpc_sizes;
+  std::sort(sorted.begin(), sorted.end());
+  const int median = sorted[sorted.size() / 2];
+  for (int g = 0; g < map.gpc_count; ++g) {
+    if (map.gpc_sizes[g] > 2 * median) {
+      notes.push_back(absl::StrCat("GPC ", g, " has ", map.gpc_sizes[g],
+                                   " SMs, more than twice the median group (", median,
+                                   " SMs): more than one GPC plausibly holds"));
+    }
+  }
+}
+
+// The map's findings and the reading's counts, in words.
+std::string Notes(const GpcMap& map, const ReadRecords& read, size_t launches, int min_gpc_sms) {
+  const int sm_count = static_cast<int>(map.gpc_of_sm.size());
+  std::vector<std::string> notes;
+  std::vector<int> unmapped;
+  for (int sm = 0; sm < sm_count; ++sm) {
+    if (read.seen[sm] == 0) unmapped.push_back(sm);
+  }
+  if (map.gpc_count == 0 && map.unresolved_sms == 0) {
+    notes.push_back(absl::StrCat("no SM seen in ", launches, " launches"));
   } else if (!unmapped.empty()) {
     notes.push_back(absl::StrCat(unmapped.size(), " of ", sm_count,
                                  " SMs never seen (GPC -1): ", IdList(unmapped)));
+  }
+  if (map.unresolved_sms > 0) {
+    notes.push_back(absl::StrCat(map.unresolved_sms, " SMs unresolved (GPC -1: in groups of fewer ",
+                                 "than ", min_gpc_sms,
+                                 " SMs, the smallest cluster size that fits, so parts of GPCs "
+                                 "that no launch joined, not GPCs): ",
+                                 IdList(map.unresolved_sm_ids)));
   }
   if (map.inconsistent_sms > 0) {
     notes.push_back(absl::StrCat(map.inconsistent_sms,
@@ -222,32 +253,55 @@ GpcMap InferGpcMap(int sm_count, const std::vector<LaunchRecord>& records) {
                                  "one launch against repeated observations): ",
                                  IdList(map.inconsistent_sm_ids)));
   }
-  if (map.gpc_count > 0) {
-    std::vector<int> sorted = map.gpc_sizes;
-    std::sort(sorted.begin(), sorted.end());
-    const int median = sorted[sorted.size() / 2];
-    for (int g = 0; g < map.gpc_count; ++g) {
-      if (map.gpc_sizes[g] > 2 * median) {
-        notes.push_back(absl::StrCat("GPC ", g, " has ", map.gpc_sizes[g],
-                                     " SMs, more than twice the median group (", median,
-                                     " SMs): more than one GPC plausibly holds"));
-      }
-    }
-  }
+  NoteOversizedGpcs(map, notes);
+  const int placed_once = static_cast<int>(std::count(read.seen.begin(), read.seen.end(), 1));
   if (placed_once > 0) {
     notes.push_back(absl::StrCat(
         placed_once, " SMs seen in one launch only (their GPC unconfirmed by repetition)"));
   }
-  if (out_of_range > 0) {
-    notes.push_back(
-        absl::StrCat(out_of_range, " blocks with an SM id outside 0..", sm_count - 1, " ignored"));
+  if (read.out_of_range > 0) {
+    notes.push_back(absl::StrCat(read.out_of_range, " blocks with an SM id outside 0..",
+                                 sm_count - 1, " ignored"));
   }
-  if (shared_sms > 0) {
-    notes.push_back(absl::StrCat(shared_sms,
-                                 " times an SM ran more than one block of a launch (blocks not "
-                                 "one per SM)"));
+  if (read.overfull_sms > 0) {
+    notes.push_back(absl::StrCat(read.overfull_sms,
+                                 " times an SM ran more blocks of a launch than the launch's "
+                                 "blocks per SM (a second wave, or shared memory that did not "
+                                 "limit the occupancy)"));
   }
-  map.note = absl::StrJoin(notes, ". ");
+  if (read.blocks_on_held > 0) {
+    notes.push_back(absl::StrCat(read.blocks_on_held,
+                                 " blocks ran on SMs a blocker was to hold (the blocker did not "
+                                 "hold them)"));
+  }
+  return absl::StrJoin(notes, ". ");
+}
+
+}  // namespace
+
+int SmIdBound(int sm_count, const std::vector<LaunchRecord>& records) {
+  int bound = std::max(sm_count, 0);
+  for (const LaunchRecord& record : records) {
+    for (const BlockPlacement& block : record.blocks) {
+      if (block.sm >= bound && block.sm <= kMaxSmId) bound = block.sm + 1;
+    }
+  }
+  return bound;
+}
+
+GpcMap InferGpcMap(int sm_count, const std::vector<LaunchRecord>& records, int min_gpc_sms) {
+  sm_count = std::max(sm_count, 0);
+  GpcMap map;
+  map.gpc_of_sm.assign(static_cast<size_t>(sm_count), -1);
+  const ReadRecords read = Read(sm_count, records);
+
+  UnionFind groups(sm_count);
+  MergeConfirmedLinks(read.launches, groups);
+  PlaceOnceSeenSms(read.launches, read.seen, groups);
+  map.inconsistent_sm_ids = InconsistentSms(read.launches, groups);
+  map.inconsistent_sms = static_cast<int>(map.inconsistent_sm_ids.size());
+  NumberGpcs(read.seen, min_gpc_sms, groups, map);
+  map.note = Notes(map, read, records.size(), min_gpc_sms);
   return map;
 }
 

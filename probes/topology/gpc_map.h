@@ -23,6 +23,15 @@
 // merged by repeated bad observations, or a device whose clusters span
 // GPCs). Too few launches leave a GPC split into groups: more GPCs than the
 // device has, with inconsistent SMs where the parts met once.
+//
+// Launches that repeat one placement cannot join what that placement keeps
+// apart: a scheduler that always leaves the same 2 SMs of an 18-SM GPC out
+// of its 16-block cluster makes those 2 a group of their own, consistently.
+// The launches must therefore differ in where they can land (gpc_schedule.h:
+// grid, blocks per SM, SMs held by a blocker). And a group smaller than
+// min_gpc_sms (the smallest cluster size that fits, which every GPC runs) is
+// a part of a GPC no launch joined to the rest: it is reported as unresolved
+// (gpc_of_sm -1, unresolved_sms), never as a GPC.
 #ifndef DISSECT_PROBES_TOPOLOGY_GPC_MAP_H_
 #define DISSECT_PROBES_TOPOLOGY_GPC_MAP_H_
 
@@ -38,9 +47,16 @@ struct BlockPlacement {
   int rank = -1;     // %cluster_ctarank
 };
 
-// One launch: every block's placement (any order).
+// One launch: every block's placement (any order), and what the launch
+// asked for, for checks.
 struct LaunchRecord {
   std::vector<BlockPlacement> blocks;
+  // Blocks of the launch one SM may run at once (its shared memory allows
+  // no more); an SM seen with more is named in the note.
+  int blocks_per_sm = 1;
+  // SMs a blocker kernel held during the launch, ascending; a block seen on
+  // one of them is named in the note (the blocker did not hold it).
+  std::vector<int> blocked_sms;
 };
 
 struct GpcMap {
@@ -57,16 +73,22 @@ struct GpcMap {
   std::vector<int> inconsistent_sm_ids;
   // SMs never seen in any launch (gpc_of_sm -1).
   int unmapped_sms = 0;
+  // SMs seen, but in a group smaller than min_gpc_sms (gpc_of_sm -1, not in
+  // gpc_count or gpc_sizes); ids ascending.
+  int unresolved_sms = 0;
+  std::vector<int> unresolved_sm_ids;
   // Findings in words, sentences separated by ". " (never ';'): unmapped
-  // SMs, inconsistent SMs, oversized groups, SMs placed from one launch
-  // only, out-of-range SM ids, SMs that ran two blocks of one launch.
+  // SMs, unresolved SMs, inconsistent SMs, oversized groups, SMs placed from
+  // one launch only, out-of-range SM ids, SMs that ran more blocks than
+  // their launch allows, blocks on SMs a blocker held.
   std::string note;
 };
 
 // Infers the map of a device with `sm_count` SMs from `records` (any number
 // of launches, each covering any part of the device). Blocks whose sm lies
-// outside [0, sm_count) are ignored and counted in the note.
-GpcMap InferGpcMap(int sm_count, const std::vector<LaunchRecord>& records);
+// outside [0, sm_count) are ignored and counted in the note. Groups of fewer
+// than `min_gpc_sms` SMs are unresolved (0: none are).
+GpcMap InferGpcMap(int sm_count, const std::vector<LaunchRecord>& records, int min_gpc_sms = 0);
 
 // Largest %smid the map accepts (PTX allows %smid to be non-contiguous, so
 // ids may exceed the SM count; ids this high are taken for garbage).

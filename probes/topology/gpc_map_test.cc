@@ -6,46 +6,17 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "probes/topology/gpc_sim.h"
 
 namespace dissect {
 namespace {
 
 using ::testing::HasSubstr;
 
-// A device layout: true_gpc[sm].
-struct Layout {
-  std::vector<int> true_gpc;
-  std::vector<std::vector<int>> sms_of_gpc;
-};
-
-// SMs dealt round-robin to GPCs of the given sizes (skipping full ones), so
-// that the numbering interleaves GPCs as on real parts.
-Layout Interleaved(const std::vector<int>& sizes) {
-  Layout layout;
-  const int total = [&] {
-    int t = 0;
-    for (const int s : sizes) t += s;
-    return t;
-  }();
-  layout.true_gpc.assign(total, -1);
-  layout.sms_of_gpc.resize(sizes.size());
-  size_t g = 0;
-  for (int sm = 0; sm < total; ++sm) {
-    while (static_cast<int>(layout.sms_of_gpc[g].size()) == sizes[g]) g = (g + 1) % sizes.size();
-    layout.true_gpc[sm] = static_cast<int>(g);
-    layout.sms_of_gpc[g].push_back(sm);
-    g = (g + 1) % sizes.size();
-  }
-  return layout;
-}
-
-// H100 SXM5-like: 132 SMs in 8 GPCs of uneven size.
-Layout H100Like() { return Interleaved({18, 18, 18, 18, 16, 16, 16, 12}); }
-
 // One launch as the hardware would place it: in each GPC (of those in
 // `gpcs`, all when empty), as many clusters of `cluster_size` as fit, on
 // randomly chosen SMs of that GPC. Clusters are numbered across the launch.
-LaunchRecord Simulate(const Layout& layout, int cluster_size, std::mt19937& rng,
+LaunchRecord Simulate(const SimLayout& layout, int cluster_size, std::mt19937& rng,
                       const std::vector<int>& gpcs = {}) {
   LaunchRecord launch;
   int cluster = 0;
@@ -65,29 +36,20 @@ LaunchRecord Simulate(const Layout& layout, int cluster_size, std::mt19937& rng,
   return launch;
 }
 
-std::vector<LaunchRecord> Alternating(const Layout& layout, int launches, std::mt19937& rng) {
+std::vector<LaunchRecord> Alternating(const SimLayout& layout, int launches, std::mt19937& rng) {
   const int sizes[] = {16, 8, 4, 2};
   std::vector<LaunchRecord> records;
   for (int i = 0; i < launches; ++i) records.push_back(Simulate(layout, sizes[i % 4], rng));
   return records;
 }
 
-// Every mapped SM pair is in one inferred GPC exactly when it is in one true
-// GPC.
-void ExpectSamePartition(const Layout& layout, const GpcMap& map) {
-  const int n = static_cast<int>(layout.true_gpc.size());
-  ASSERT_EQ(map.gpc_of_sm.size(), layout.true_gpc.size());
-  for (int a = 0; a < n; ++a) {
-    for (int b = a + 1; b < n; ++b) {
-      if (map.gpc_of_sm[a] < 0 || map.gpc_of_sm[b] < 0) continue;
-      EXPECT_EQ(map.gpc_of_sm[a] == map.gpc_of_sm[b], layout.true_gpc[a] == layout.true_gpc[b])
-          << "SMs " << a << " and " << b;
-    }
-  }
+void ExpectSamePartition(const SimLayout& layout, const GpcMap& map) {
+  std::string why;
+  EXPECT_TRUE(SamePartition(layout, map, &why)) << why;
 }
 
 TEST(InferGpcMapTest, RecoversUnevenInterleavedLayout) {
-  const Layout layout = H100Like();
+  const SimLayout layout = H100LikeLayout();
   std::mt19937 rng(1);
   const GpcMap map = InferGpcMap(132, Alternating(layout, 32, rng));
   ExpectSamePartition(layout, map);
@@ -101,7 +63,7 @@ TEST(InferGpcMapTest, RecoversUnevenInterleavedLayout) {
 }
 
 TEST(InferGpcMapTest, NumbersGpcsByLowestSm) {
-  const Layout layout = H100Like();
+  const SimLayout layout = H100LikeLayout();
   std::mt19937 rng(2);
   const GpcMap map = InferGpcMap(132, Alternating(layout, 32, rng));
   ASSERT_EQ(map.gpc_count, 8);
@@ -120,7 +82,7 @@ TEST(InferGpcMapTest, NumbersGpcsByLowestSm) {
 }
 
 TEST(InferGpcMapTest, PartialCoveragePerLaunch) {
-  const Layout layout = H100Like();
+  const SimLayout layout = H100LikeLayout();
   std::mt19937 rng(3);
   std::vector<LaunchRecord> records;
   // Each launch covers only three GPCs, with clusters of 8 (two SMs of an
@@ -136,7 +98,7 @@ TEST(InferGpcMapTest, PartialCoveragePerLaunch) {
 }
 
 TEST(InferGpcMapTest, RogueObservationIsCountedAndDoesNotMergeGpcs) {
-  const Layout layout = H100Like();
+  const SimLayout layout = H100LikeLayout();
   std::mt19937 rng(4);
   std::vector<LaunchRecord> records = Alternating(layout, 32, rng);
   // Launch 0 (clusters of 16) leaves SMs of GPC 1 idle; one of them is
@@ -167,7 +129,7 @@ TEST(InferGpcMapTest, RogueObservationIsCountedAndDoesNotMergeGpcs) {
 }
 
 TEST(InferGpcMapTest, TooFewLaunchesLeaveSmsUnmappedAndSaySo) {
-  const Layout layout = H100Like();
+  const SimLayout layout = H100LikeLayout();
   std::mt19937 rng(5);
   // Two launches over GPCs 0..3 only: GPCs 4..7 are never seen.
   std::vector<LaunchRecord> records;
@@ -185,7 +147,7 @@ TEST(InferGpcMapTest, TooFewLaunchesLeaveSmsUnmappedAndSaySo) {
 }
 
 TEST(InferGpcMapTest, SingleLaunchGroupsByClusterAndSaysUnconfirmed) {
-  const Layout layout = Interleaved({4, 4, 4});
+  const SimLayout layout = InterleavedLayout({4, 4, 4});
   LaunchRecord launch;
   for (int g = 0; g < 3; ++g) {
     for (int r = 0; r < 4; ++r) launch.blocks.push_back({layout.sms_of_gpc[g][r], g, r});
@@ -197,7 +159,7 @@ TEST(InferGpcMapTest, SingleLaunchGroupsByClusterAndSaysUnconfirmed) {
 }
 
 TEST(InferGpcMapTest, RepeatedBadLinksMakeAnOversizedGroupThatIsNamed) {
-  const Layout layout = Interleaved({4, 4, 4, 4, 4});
+  const SimLayout layout = InterleavedLayout({4, 4, 4, 4, 4});
   std::vector<LaunchRecord> records;
   for (int i = 0; i < 6; ++i) {
     LaunchRecord launch;
@@ -216,7 +178,59 @@ TEST(InferGpcMapTest, RepeatedBadLinksMakeAnOversizedGroupThatIsNamed) {
   EXPECT_EQ(map.gpc_count, 3);
   EXPECT_EQ(map.gpc_sizes[0], 12);
   EXPECT_THAT(map.note, HasSubstr("GPC 0 has 12 SMs, more than twice the median group (4 SMs)"));
-  EXPECT_THAT(map.note, HasSubstr("more than one block of a launch"));
+  EXPECT_THAT(map.note, HasSubstr("more blocks of a launch than the launch's blocks per SM"));
+}
+
+// A deterministic scheduler that always pairs the last 2 SMs of each
+// 6-SM GPC apart from its cluster of 4: the pair is a consistent group of
+// its own. Below the smallest cluster size that fits (4 here) it is
+// unresolved, not a GPC.
+TEST(InferGpcMapTest, GroupSmallerThanTheSmallestClusterIsUnresolved) {
+  const SimLayout layout = InterleavedLayout({6, 6});
+  LaunchRecord launch;
+  int cluster = 0;
+  for (const std::vector<int>& sms : layout.sms_of_gpc) {
+    for (int r = 0; r < 4; ++r) launch.blocks.push_back({sms[r], cluster, r});
+    ++cluster;
+    for (int r = 0; r < 2; ++r) launch.blocks.push_back({sms[4 + r], cluster, r});
+    ++cluster;
+  }
+  const std::vector<LaunchRecord> records = {launch, launch};
+
+  GpcMap map = InferGpcMap(12, records);
+  EXPECT_EQ(map.gpc_count, 4) << "without a floor the pairs are called GPCs";
+  EXPECT_EQ(map.unresolved_sms, 0);
+
+  map = InferGpcMap(12, records, /*min_gpc_sms=*/4);
+  EXPECT_EQ(map.gpc_count, 2);
+  EXPECT_EQ(map.gpc_sizes, (std::vector<int>{4, 4}));
+  std::vector<int> pairs = {layout.sms_of_gpc[0][4], layout.sms_of_gpc[0][5],
+                            layout.sms_of_gpc[1][4], layout.sms_of_gpc[1][5]};
+  std::sort(pairs.begin(), pairs.end());
+  EXPECT_EQ(map.unresolved_sm_ids, pairs);
+  EXPECT_EQ(map.unresolved_sms, 4);
+  for (const int sm : pairs) EXPECT_EQ(map.gpc_of_sm[sm], -1) << "SM " << sm;
+  EXPECT_EQ(map.unmapped_sms, 0);
+  EXPECT_EQ(map.inconsistent_sms, 0);
+  EXPECT_THAT(map.note, HasSubstr("4 SMs unresolved (GPC -1: in groups of fewer than 4 SMs"));
+  EXPECT_EQ(map.note.find(';'), std::string::npos);
+}
+
+TEST(InferGpcMapTest, BlocksOnHeldSmsAndOverfullSmsAreNamed) {
+  LaunchRecord launch;
+  launch.blocks = {{0, 0, 0}, {0, 0, 1}, {1, 0, 2}, {1, 0, 3}};
+  launch.blocks_per_sm = 2;
+  GpcMap map = InferGpcMap(4, {launch, launch});
+  EXPECT_EQ(map.note.find("blocks per SM"), std::string::npos) << map.note;
+  EXPECT_EQ(map.note.find("blocker"), std::string::npos) << map.note;
+
+  launch.blocks_per_sm = 1;
+  launch.blocked_sms = {1, 3};
+  map = InferGpcMap(4, {launch, launch});
+  EXPECT_THAT(map.note, HasSubstr("4 times an SM ran more blocks of a launch than the launch's "
+                                  "blocks per SM"));
+  EXPECT_THAT(map.note, HasSubstr("4 blocks ran on SMs a blocker was to hold"));
+  EXPECT_EQ(map.gpc_of_sm, (std::vector<int>{0, 0, -1, -1}));
 }
 
 TEST(InferGpcMapTest, BadInputIsIgnoredAndCounted) {

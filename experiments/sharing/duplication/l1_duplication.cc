@@ -39,11 +39,15 @@
 //           line_bitmap_test (ComputeDuplication by hand: disjoint and
 //           identical SMs, unmapped SMs kept apart). The same SM for another
 //           SM: SMs are told apart by %smid (trace_plan_test sizes the
-//           bitmaps by the highest SM id). Not yet ruled out by a test: the
-//           GPC split inherits gpc_topology's map, whose inference assumes
-//           placement varies between launches (an always-identical placement
-//           would split GPCs and move duplication from within to across);
-//           and the traced launch's placement for the timed one's.
+//           bitmaps by the highest SM id). The GPC split inherits
+//           gpc_topology's map: an always-identical placement would split
+//           GPCs and move duplication from within to across; the map's
+//           launches vary the placement on purpose (a blocker holds chosen
+//           SMs), which gpc_schedule_test shows recovers the exact map on a
+//           simulated deterministic scheduler, and SMs left in groups too
+//           small to be a GPC get no GPC (each its own unit, named in the
+//           row's note). Not yet ruled out by a test: the traced launch's
+//           placement for the timed one's.
 // Expected: replication near 1 for stream and gather (each element read
 //           once: only lines split between two blocks on different SMs are
 //           shared); near 1 + (halo lines / lines per SM) for stencil and
@@ -78,6 +82,7 @@
 #include "probes/device_buffer.h"
 #include "probes/duplication/line_bitmap.h"
 #include "probes/topology/gpc_map.h"
+#include "probes/topology/gpc_schedule.h"
 
 namespace dissect {
 namespace {
@@ -95,8 +100,9 @@ constexpr size_t kMemorySlackBytes = size_t{64} << 20;
 constexpr int64_t kMaxBatch = 1024;
 // Device (and host) memory the line bitmaps may take.
 constexpr uint64_t kMaxBitmapBytes = uint64_t{1} << 30;
-// Launches of the GPC probe (MeasureGpcMap), once per process.
-constexpr int kGpcLaunches = 16;
+// Launches of the GPC probe (MeasureGpcMap), once per process: as many as
+// gpc_topology's default, since fewer leave GPCs split (gpc_schedule.h).
+constexpr int kGpcLaunches = kGpcDefaultLaunches;
 // SM ids beyond this are taken for garbage (probes/topology kMaxSmId).
 constexpr int kMaxSmSlots = kMaxSmId + 1;
 
@@ -134,9 +140,17 @@ absl::StatusOr<GpcMapResult> GpcMapOnce(const DeviceInfo& device, cudaStream_t s
     const absl::StatusOr<GpcMap> map = MeasureGpcMap(device, stream, kGpcLaunches);
     if (map.ok()) {
       GpcMapResult r{map->gpc_of_sm, ""};
+      std::vector<std::string> findings;
       if (map->inconsistent_sms > 0) {
-        r.note = absl::StrCat("GPC map: ", map->inconsistent_sms, " inconsistent SMs");
+        findings.push_back(absl::StrCat(map->inconsistent_sms, " inconsistent SMs"));
       }
+      // Unresolved SMs have GPC -1: each counts as a unit of its own in the
+      // within/across split, as an unmapped SM does.
+      if (map->unresolved_sms > 0) {
+        findings.push_back(absl::StrCat(map->unresolved_sms,
+                                        " unresolved SMs (no GPC, each its own unit)"));
+      }
+      if (!findings.empty()) r.note = absl::StrCat("GPC map: ", absl::StrJoin(findings, ", "));
       *cached = r;
     } else if (IsSkipped(map.status())) {
       *cached = GpcMapResult{{}, absl::StrCat("no GPC map: ", map.status().message())};

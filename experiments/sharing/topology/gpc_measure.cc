@@ -1,6 +1,10 @@
 #include "experiments/sharing/topology/gpc_measure.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <thread>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -12,9 +16,148 @@
 namespace dissect {
 namespace {
 
-constexpr int kLargestFirst[] = {16, 8, 4, 2};
+// How long the host waits for the blocker to take its SMs.
+constexpr auto kBlockerArrivalTimeout = std::chrono::seconds(2);
+
+// Adds `cluster_size` at `blocks_per_sm` to the plan if the device runs it;
+// a refusal goes to plan.refusals.
+absl::Status AddShape(const DeviceInfo& device, int cluster_size, int blocks_per_sm,
+                      GpcProbePlan& plan) {
+  const void* kernel = TopologyProbeKernel();
+  const size_t bytes = plan.max_shared_bytes / (blocks_per_sm == 1 ? 1 : 3);
+  absl::StatusOr<ClusterFit> fit =
+      CheckClusterLaunch(device, kernel, cluster_size, plan.block_threads, bytes);
+  if (!fit.ok()) {
+    if (!IsSkipped(fit.status())) return fit.status();
+    absl::StrAppend(&plan.refusals, plan.refusals.empty() ? "" : ", ", fit.status().message());
+    return absl::OkStatus();
+  }
+  int per_sm = 1;
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &per_sm, kernel, plan.block_threads, bytes));
+  if (per_sm != blocks_per_sm) {
+    absl::StrAppend(&plan.refusals, plan.refusals.empty() ? "" : ", ", "cluster size ",
+                    cluster_size, " with ", bytes, " B shared memory runs ", per_sm,
+                    " blocks per SM, not ", blocks_per_sm);
+    return absl::OkStatus();
+  }
+  plan.shapes.push_back({{cluster_size, blocks_per_sm, fit->max_active_clusters}, bytes});
+  return absl::OkStatus();
+}
+
+// Mapped pinned host memory for the blocker's control words, its SM mask
+// and its own stream, for the launches of one RunGpcProbe.
+class Blocker {
+ public:
+  Blocker() = default;
+  Blocker(const Blocker&) = delete;
+  Blocker& operator=(const Blocker&) = delete;
+  ~Blocker() {
+    if (stream_ != nullptr) cudaStreamDestroy(stream_);
+    if (host_ != nullptr) cudaFreeHost(host_);
+  }
+
+  absl::Status Init(const GpcProbePlan& plan) {
+    DISSECT_CUDA_RETURN_IF_ERROR(cudaHostAlloc(reinterpret_cast<void**>(&host_),
+                                               sizeof(TopologyBlockerControl),
+                                               cudaHostAllocMapped));
+    DISSECT_CUDA_RETURN_IF_ERROR(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_),
+                                                          host_, 0));
+    DISSECT_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    words_ = (plan.sm_count + 31) / 32;
+    DISSECT_ASSIGN_OR_RETURN(mask_, DeviceBuffer<unsigned>::Allocate(static_cast<size_t>(words_)));
+    DISSECT_CUDA_RETURN_IF_ERROR(cudaFuncSetAttribute(TopologyBlockerKernel(),
+                                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                      static_cast<int>(plan.max_shared_bytes)));
+    args_.held_mask = mask_.get();
+    args_.mask_words = words_;
+    args_.blocks = plan.sm_count;
+    args_.block_threads = plan.block_threads;
+    args_.dynamic_shared_bytes = plan.max_shared_bytes;
+    args_.max_cycles = kBlockerMaxCycles;
+    args_.control = device_;
+    return absl::OkStatus();
+  }
+
+  // Launches the blocker over `held` and waits until every block has read
+  // its SM; false if that did not happen in time (the probe then runs
+  // anyway: its records show whether a held SM ran a probe block).
+  absl::StatusOr<bool> Hold(const std::vector<int>& held) {
+    std::vector<unsigned> mask(static_cast<size_t>(words_), 0u);
+    for (const int sm : held) {
+      if (sm >= 0 && sm / 32 < words_) mask[sm / 32] |= 1u << (sm % 32);
+    }
+    *host_ = TopologyBlockerControl{};
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpy(mask_.get(), mask.data(),
+                                            mask.size() * sizeof(unsigned),
+                                            cudaMemcpyHostToDevice));
+    DISSECT_CUDA_RETURN_IF_ERROR(LaunchTopologyBlocker(args_, stream_));
+    const auto deadline = std::chrono::steady_clock::now() + kBlockerArrivalTimeout;
+    while (Read(&host_->arrived) < args_.blocks) {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      std::this_thread::yield();
+    }
+    return true;
+  }
+
+  // Lets the held blocks exit and waits for the blocker; true if no block
+  // gave up waiting.
+  absl::StatusOr<bool> Release() {
+    static_cast<volatile int&>(host_->release) = 1;
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    DISSECT_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream_));
+    return Read(&host_->timed_out) == 0;
+  }
+
+ private:
+  static int Read(const int* p) { return *static_cast<const volatile int*>(p); }
+
+  TopologyBlockerControl* host_ = nullptr;
+  TopologyBlockerControl* device_ = nullptr;
+  cudaStream_t stream_ = nullptr;
+  DeviceBuffer<unsigned> mask_;
+  int words_ = 0;
+  TopologyBlockerArgs args_;
+};
+
+// One probe launch of `shape` with `clusters` clusters on `stream`; every
+// block's placement. Synchronizes the stream.
+absl::StatusOr<std::vector<BlockPlacement>> ProbeOnce(const GpcProbePlan& plan,
+                                                      const GpcProbeShape& shape, int clusters,
+                                                      TopologyBlockRecord* device_records,
+                                                      cudaStream_t stream) {
+  TopologyArgs args;
+  args.cluster_size = shape.shape.cluster_size;
+  args.clusters = clusters;
+  args.block_threads = plan.block_threads;
+  args.dynamic_shared_bytes = shape.dynamic_shared_bytes;
+  args.spin_cycles = kTopologySpinCycles;
+  args.records = device_records;
+  const size_t blocks = static_cast<size_t>(args.clusters) * args.cluster_size;
+  std::vector<TopologyBlockRecord> host(blocks);
+  // All bits set: a block that never wrote its record reads as SM -1,
+  // which InferGpcMap ignores and counts.
+  DISSECT_CUDA_RETURN_IF_ERROR(
+      cudaMemsetAsync(device_records, 0xff, blocks * sizeof(TopologyBlockRecord), stream));
+  DISSECT_CUDA_RETURN_IF_ERROR(LaunchTopologyProbe(args, stream));
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(host.data(), device_records,
+                                               blocks * sizeof(TopologyBlockRecord),
+                                               cudaMemcpyDeviceToHost, stream));
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
+  std::vector<BlockPlacement> placements;
+  placements.reserve(blocks);
+  for (const TopologyBlockRecord& r : host) placements.push_back({r.smid, r.cluster, r.cluster_rank});
+  return placements;
+}
 
 }  // namespace
+
+std::vector<GpcClusterShape> ClusterShapes(const GpcProbePlan& plan) {
+  std::vector<GpcClusterShape> shapes;
+  for (const GpcProbeShape& s : plan.shapes) shapes.push_back(s.shape);
+  return shapes;
+}
 
 absl::Status ValidateGpcClusterSize(int cluster_size) {
   if (cluster_size == 0 || (cluster_size >= 2 && (cluster_size & (cluster_size - 1)) == 0)) {
@@ -29,76 +172,75 @@ absl::StatusOr<GpcProbePlan> PlanGpcProbe(const DeviceInfo& device, int cluster_
   DISSECT_RETURN_IF_ERROR(ValidateGpcClusterSize(cluster_size));
   DISSECT_RETURN_IF_ERROR(ClustersSupported(device));
   GpcProbePlan plan;
-  plan.dynamic_shared_bytes = static_cast<size_t>(device.shared_per_block_optin_bytes);
-  const void* kernel = TopologyProbeKernel();
-  if (cluster_size != 0) {
-    DISSECT_ASSIGN_OR_RETURN(const ClusterFit fit,
-                             CheckClusterLaunch(device, kernel, cluster_size, plan.block_threads,
-                                                plan.dynamic_shared_bytes));
-    plan.fits.push_back(fit);
-    return plan;
+  plan.sm_count = device.sm_count;
+  plan.max_shared_bytes = static_cast<size_t>(device.shared_per_block_optin_bytes);
+  std::vector<GpcShapeRequest> requests;
+  if (cluster_size == 0) {
+    requests.assign(std::begin(kGpcShapeRequests), std::end(kGpcShapeRequests));
+  } else {
+    requests.push_back({cluster_size, 1});
+    if (cluster_size >= 4) requests.push_back({cluster_size, 2});
   }
-  std::string refusals;
-  for (const int size : kLargestFirst) {
-    absl::StatusOr<ClusterFit> fit =
-        CheckClusterLaunch(device, kernel, size, plan.block_threads, plan.dynamic_shared_bytes);
-    if (fit.ok()) {
-      plan.fits.push_back(*fit);
-    } else if (IsSkipped(fit.status())) {
-      absl::StrAppend(&refusals, refusals.empty() ? "" : ", ", fit.status().message());
-    } else {
-      return fit.status();
-    }
+  for (const GpcShapeRequest& r : requests) {
+    DISSECT_RETURN_IF_ERROR(AddShape(device, r.cluster_size, r.blocks_per_sm, plan));
   }
-  if (plan.fits.empty()) {
-    return Skipped(absl::StrCat("no cluster size of 2..16 runs here: ", refusals));
+  if (SmallestClusterSize(ClusterShapes(plan)) == 0) {
+    return Skipped(absl::StrCat(cluster_size == 0 ? "no cluster size of 2..16"
+                                                  : absl::StrCat("cluster size ", cluster_size),
+                                " runs here at one block per SM: ", plan.refusals));
   }
+  // Requests list the largest size at one block per SM first, so the first
+  // shape (the row's timed launch) is the largest that fits that way.
   return plan;
 }
 
-absl::StatusOr<std::vector<LaunchRecord>> RunGpcProbe(const GpcProbePlan& plan, cudaStream_t stream,
-                                                      int launches) {
-  if (plan.fits.empty()) return absl::InvalidArgumentError("the plan has no cluster size");
+absl::StatusOr<GpcProbeRun> RunGpcProbe(const GpcProbePlan& plan, cudaStream_t stream,
+                                        int launches) {
+  if (plan.shapes.empty()) return absl::InvalidArgumentError("the plan has no cluster shape");
   if (launches < 1) {
     return absl::InvalidArgumentError(absl::StrCat("launches must be >= 1, got ", launches));
   }
+  const std::vector<GpcLaunchStep> steps =
+      GpcLaunchSchedule(plan.sm_count, ClusterShapes(plan), launches);
   size_t max_blocks = 0;
-  for (const ClusterFit& fit : plan.fits) {
-    max_blocks = std::max(max_blocks, static_cast<size_t>(fit.max_active_clusters) *
-                                          static_cast<size_t>(fit.cluster_size));
+  bool any_blocked = false;
+  for (const GpcLaunchStep& step : steps) {
+    max_blocks = std::max(max_blocks, static_cast<size_t>(step.clusters) *
+                                          static_cast<size_t>(step.shape.cluster_size));
+    any_blocked |= !step.blocked_sms.empty();
   }
+  // CheckClusterLaunch left the probe's shared-memory limit at the last
+  // shape's size; the launches need the largest.
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaFuncSetAttribute(TopologyProbeKernel(),
+                                                    cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                    static_cast<int>(plan.max_shared_bytes)));
   DISSECT_ASSIGN_OR_RETURN(DeviceBuffer<TopologyBlockRecord> device_records,
                            DeviceBuffer<TopologyBlockRecord>::Allocate(max_blocks));
-  std::vector<TopologyBlockRecord> host(max_blocks);
-  std::vector<LaunchRecord> records;
-  records.reserve(static_cast<size_t>(launches));
-  for (int i = 0; i < launches; ++i) {
-    const ClusterFit& fit = plan.fits[static_cast<size_t>(i) % plan.fits.size()];
-    TopologyArgs args;
-    args.cluster_size = fit.cluster_size;
-    args.clusters = fit.max_active_clusters;
-    args.block_threads = plan.block_threads;
-    args.dynamic_shared_bytes = plan.dynamic_shared_bytes;
-    args.spin_cycles = kTopologySpinCycles;
-    args.records = device_records.get();
-    const size_t blocks = static_cast<size_t>(args.clusters) * args.cluster_size;
-    // All bits set: a block that never wrote its record reads as SM -1,
-    // which InferGpcMap ignores and counts.
-    DISSECT_CUDA_RETURN_IF_ERROR(
-        cudaMemsetAsync(device_records.get(), 0xff, blocks * sizeof(TopologyBlockRecord), stream));
-    DISSECT_CUDA_RETURN_IF_ERROR(LaunchTopologyProbe(args, stream));
-    DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(host.data(), device_records.get(),
-                                                 blocks * sizeof(TopologyBlockRecord),
-                                                 cudaMemcpyDeviceToHost, stream));
-    DISSECT_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
-    LaunchRecord launch;
-    launch.blocks.reserve(blocks);
-    for (size_t b = 0; b < blocks; ++b) {
-      launch.blocks.push_back({host[b].smid, host[b].cluster, host[b].cluster_rank});
+  Blocker blocker;
+  if (any_blocked) DISSECT_RETURN_IF_ERROR(blocker.Init(plan));
+  GpcProbeRun run;
+  for (const GpcLaunchStep& step : steps) {
+    const GpcProbeShape& shape = plan.shapes[static_cast<size_t>(step.shape_index)];
+    bool held = true;
+    if (!step.blocked_sms.empty()) {
+      ++run.blocked_launches;
+      DISSECT_ASSIGN_OR_RETURN(held, blocker.Hold(step.blocked_sms));
     }
-    records.push_back(std::move(launch));
+    absl::StatusOr<std::vector<BlockPlacement>> blocks =
+        ProbeOnce(plan, shape, step.clusters, device_records.get(), stream);
+    if (!step.blocked_sms.empty()) {
+      // Release before any error return: the held blocks would spin on.
+      DISSECT_ASSIGN_OR_RETURN(const bool no_timeout, blocker.Release());
+      if (!held || !no_timeout) ++run.blocker_failures;
+    }
+    if (!blocks.ok()) return blocks.status();
+    LaunchRecord launch;
+    launch.blocks = *std::move(blocks);
+    launch.blocks_per_sm = step.shape.blocks_per_sm;
+    launch.blocked_sms = step.blocked_sms;
+    run.records.push_back(std::move(launch));
   }
-  return records;
+  return run;
 }
 
 absl::StatusOr<GpcMap> MeasureGpcMap(const DeviceInfo& device, cudaStream_t stream, int launches) {
@@ -106,9 +248,14 @@ absl::StatusOr<GpcMap> MeasureGpcMap(const DeviceInfo& device, cudaStream_t stre
     return absl::InvalidArgumentError(absl::StrCat("launches must be >= 1, got ", launches));
   }
   DISSECT_ASSIGN_OR_RETURN(const GpcProbePlan plan, PlanGpcProbe(device, 0));
-  DISSECT_ASSIGN_OR_RETURN(const std::vector<LaunchRecord> records,
-                           RunGpcProbe(plan, stream, launches));
-  return InferGpcMap(SmIdBound(device.sm_count, records), records);
+  DISSECT_ASSIGN_OR_RETURN(const GpcProbeRun run, RunGpcProbe(plan, stream, launches));
+  GpcMap map = InferGpcMap(SmIdBound(device.sm_count, run.records), run.records,
+                           SmallestClusterSize(ClusterShapes(plan)));
+  if (run.blocker_failures > 0) {
+    absl::StrAppend(&map.note, map.note.empty() ? "" : ". ", run.blocker_failures, " of ",
+                    run.blocked_launches, " blocked launches without every SM held in time");
+  }
+  return map;
 }
 
 }  // namespace dissect

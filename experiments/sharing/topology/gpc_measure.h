@@ -1,6 +1,8 @@
 // Measures the SM-to-GPC map of this device (issue 14): launches the
-// topology probe (kernels/topology) in thread-block clusters and infers the
-// map from where each cluster's blocks ran (probes/topology/gpc_map.h).
+// topology probe (kernels/topology) in thread-block clusters, following the
+// varied schedule of probes/topology/gpc_schedule.h (grids, blocks per SM
+// and SMs held by the blocker kernel change between launches), and infers
+// the map from where each cluster's blocks ran (probes/topology/gpc_map.h).
 // Other parts of the intergroup-sharing probe (l1_duplication) call
 // MeasureGpcMap to group SMs by GPC.
 #ifndef DISSECT_EXPERIMENTS_SHARING_TOPOLOGY_GPC_MEASURE_H_
@@ -8,6 +10,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -15,49 +19,75 @@
 #include "experiments/sharing/cluster_support.h"
 #include "probes/device_info.h"
 #include "probes/topology/gpc_map.h"
+#include "probes/topology/gpc_schedule.h"
 
 namespace dissect {
 
 // Spin per block, in SM cycles, so that a launch's blocks are resident
 // together instead of one after another on the same SMs.
 inline constexpr long long kTopologySpinCycles = 20000;
+// The blocker gives up holding its SMs after this many cycles (about 1 s at
+// 2 GHz): far longer than one probe launch, short enough that a host that
+// died cannot leave the GPU held.
+inline constexpr long long kBlockerMaxCycles = 2000000000;
 
-// What the launches of one measurement used.
-struct GpcProbePlan {
-  // Cluster sizes in launch order: launch i uses sizes[i % sizes.size()].
-  // The largest first.
-  std::vector<ClusterFit> fits;
-  int block_threads = 32;
-  // Dynamic shared memory per block: the device's per-block opt-in maximum,
-  // so that one block fits per SM and a cluster's blocks run on distinct
-  // SMs.
+// One cluster shape the device runs, with the shared memory that gives its
+// blocks per SM.
+struct GpcProbeShape {
+  GpcClusterShape shape;
   size_t dynamic_shared_bytes = 0;
 };
+
+// What the launches of one measurement use.
+struct GpcProbePlan {
+  // Largest cluster size at one block per SM first (the row's timed launch).
+  std::vector<GpcProbeShape> shapes;
+  int block_threads = 32;
+  int sm_count = 0;  // blocker grid: one block per SM
+  // The per-block opt-in maximum: the blocker's shared memory, and the
+  // probe's at one block per SM.
+  size_t max_shared_bytes = 0;
+  // Shapes the device refused, in words (empty: none).
+  std::string refusals;
+};
+
+// The shapes alone, for GpcLaunchSchedule and SmallestClusterSize.
+std::vector<GpcClusterShape> ClusterShapes(const GpcProbePlan& plan);
 
 // OK for 0 and powers of two >= 2 (sizes above the device's maximum pass
 // here and are Skipped by PlanGpcProbe); InvalidArgument otherwise.
 absl::Status ValidateGpcClusterSize(int cluster_size);
 
-// Plans the launches. cluster_size 0: the largest size that fits (16 with
-// the non-portable opt-in, else 8, ...), alternating with the smaller sizes
-// down to 2 (GPCs with fewer free SMs than the largest cluster are covered
-// by the smaller ones). An explicit size (2, 4, 8, 16): that size only.
-// Skipped(reason) on a device without clusters or for a size that cannot
-// run here (CheckClusterLaunch: above 16, or above what the device allows);
-// InvalidArgument where ValidateGpcClusterSize refuses the size.
+// Plans the launches. cluster_size 0: the shapes of kGpcShapeRequests that
+// fit (16 needs the non-portable opt-in); an explicit size (2, 4, 8, 16):
+// that size at one block per SM, and at two from 4. Two blocks per SM come
+// from a third of the opt-in shared memory per block (two fit beside the
+// per-block reserve, three do not); the shape records the blocks per SM the
+// occupancy calculator reports and is dropped where that is not 2.
+// Skipped(reason) on a device without clusters or when no size runs at one
+// block per SM (CheckClusterLaunch); InvalidArgument where
+// ValidateGpcClusterSize refuses the size.
 absl::StatusOr<GpcProbePlan> PlanGpcProbe(const DeviceInfo& device, int cluster_size);
 
-// Runs `launches` launches of the plan (launch i: fits[i % size]
-// max_active_clusters × cluster_size blocks), each spinning
-// kTopologySpinCycles, and returns where every block ran. Synchronizes the
-// stream.
-absl::StatusOr<std::vector<LaunchRecord>> RunGpcProbe(const GpcProbePlan& plan, cudaStream_t stream,
-                                                      int launches);
+// What RunGpcProbe saw.
+struct GpcProbeRun {
+  std::vector<LaunchRecord> records;  // one per launch, with its blocked SMs
+  int blocked_launches = 0;           // launches with a blocker
+  // Blocked launches whose blocker did not take every SM before the probe
+  // ran or gave up waiting (its blocks timed out).
+  int blocker_failures = 0;
+};
+
+// Runs `launches` launches of GpcLaunchSchedule(plan.sm_count, shapes,
+// launches): each spinning kTopologySpinCycles, those with held SMs beside a
+// resident blocker on a second stream. Synchronizes the stream.
+absl::StatusOr<GpcProbeRun> RunGpcProbe(const GpcProbePlan& plan, cudaStream_t stream,
+                                        int launches);
 
 // Plans (cluster_size 0), runs `launches` launches and infers the map over
-// SmIdBound(device.sm_count, records) SMs.
-// Skipped(reason) on a device without clusters; InvalidArgument for
-// launches < 1.
+// SmIdBound(device.sm_count, records) SMs, groups smaller than the smallest
+// cluster size unresolved. Skipped(reason) on a device without clusters;
+// InvalidArgument for launches < 1.
 absl::StatusOr<GpcMap> MeasureGpcMap(const DeviceInfo& device, cudaStream_t stream, int launches);
 
 }  // namespace dissect

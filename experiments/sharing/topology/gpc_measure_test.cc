@@ -49,7 +49,7 @@ TEST(PlanGpcProbeTest, BadSizeIsInvalidBeforeTheDeviceIsAsked) {
 TEST(RunGpcProbeTest, RefusesAnEmptyPlanOrNoLaunches) {
   GpcProbePlan plan;
   EXPECT_EQ(RunGpcProbe(plan, nullptr, 4).status().code(), absl::StatusCode::kInvalidArgument);
-  plan.fits.push_back(ClusterFit{8, 2, false});
+  plan.shapes.push_back({{8, 1, 2}, 0});
   EXPECT_EQ(RunGpcProbe(plan, nullptr, 0).status().code(), absl::StatusCode::kInvalidArgument);
 }
 

@@ -2,21 +2,26 @@
 //           cluster), and how many SMs does each GPC have?
 // Timed:    nothing is timed for the answer: the topology probe
 //           (kernels/topology) is launched `launches` times in 1-D
-//           thread-block clusters, one block per SM (the block asks for the
-//           per-block maximum of dynamic shared memory), max active clusters
-//           × cluster size blocks per launch; thread 0 of each block records
-//           %smid, %clusterid.x and %cluster_ctarank, then spins 20000 SM
-//           cycles (%clock64) so that the launch's blocks are resident
-//           together. The hardware places a cluster's blocks on one GPC, so
-//           SMs seen in one cluster share a GPC; InferGpcMap
+//           thread-block clusters; thread 0 of each block records %smid,
+//           %clusterid.x and %cluster_ctarank, then spins 20000 SM cycles
+//           (%clock64) so that the launch's blocks are resident together.
+//           The hardware places a cluster's blocks on one GPC, so SMs seen
+//           in one cluster share a GPC; InferGpcMap
 //           (probes/topology/gpc_map.h) merges SMs linked in at least two
 //           launches and reports observations the repetitions contradict as
-//           inconsistent_sms. cluster_size 0 alternates the largest size
-//           that fits (16 with the non-portable opt-in) with the smaller
-//           ones down to 2, so that GPCs with fewer free SMs than the
-//           largest cluster are covered too. Events time single launches of
-//           the largest size for the row's time (launch plus the spin: no
-//           latency is asked).
+//           inconsistent_sms. The launches follow GpcLaunchSchedule
+//           (probes/topology/gpc_schedule.h), each step twice: cluster_size
+//           0 takes sizes 16 (non-portable opt-in), 8, 4, 2 at one block
+//           per SM (the per-block opt-in shared memory) and 16, 8, 4 at two
+//           (a third of it); a first round at the full grid
+//           (max_active_clusters), then rounds in which a blocker kernel
+//           (one block per SM, the opt-in shared memory, on a second
+//           stream) holds about one SM in 8, a different pseudo-random set
+//           each round, while the grid is scaled to the free SMs less 0-2
+//           clusters. Groups smaller than the smallest cluster size at one
+//           block per SM are reported as unresolved_sms, never as GPCs.
+//           Events time single launches of the largest size for the row's
+//           time (launch plus the spin: no latency is asked).
 // Expected: H100 SXM5 enables 132 of the die's 144 SMs (8 GPCs of up to 18
 //           SMs), so the GPC sizes are uneven, e.g. some GPCs of 16 and some
 //           of 18 (from the literature, not our measurement); the number of
@@ -25,6 +30,23 @@
 //           per GPC. %smid compiles to SR_VIRTUALSMID on sm_90: under MPS or
 //           green contexts the ids are virtual. Devices below compute
 //           capability 9.0 have no clusters: every point is skipped.
+// Confused with: launch-order artefacts of a deterministic scheduler taken
+//           for GPC boundaries. Identical launches on an idle GPU may land
+//           identically, so an 18-SM GPC whose 16-block cluster always takes
+//           the same 16 SMs would be reported as a GPC of 16 and one of 2
+//           (H100: ~13 "GPCs" down to 2 SMs, inconsistent_sms 0). The
+//           blocker and the varied grids and occupancies move the clusters;
+//           gpc_schedule_test shows the confusion is not happening on a
+//           simulated scheduler whose placement is a fixed function of
+//           (grid, blocks per SM, held SMs): the plain schedule splits the
+//           GPCs there (PlainScheduleSplitsGpcs), this one recovers the
+//           exact map on four layouts in two GPC orders
+//           (DeterministicPlacementTest.VariedScheduleRecoversTheGpcs), and
+//           gpc_map_test that a small consistent group is unresolved, not a
+//           GPC (GroupSmallerThanTheSmallestClusterIsUnresolved). Whether
+//           the blocker held its SMs on the device is checked per launch:
+//           a probe block on a held SM, or a blocker that was not resident
+//           in time, is named in the row's note.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -39,6 +61,7 @@
 #include "probes/cuda_status.h"
 #include "probes/device_buffer.h"
 #include "probes/topology/gpc_map.h"
+#include "probes/topology/gpc_schedule.h"
 
 namespace dissect {
 namespace {
@@ -64,31 +87,26 @@ std::vector<double> AsDoubles(const std::vector<int>& values) {
   return std::vector<double>(values.begin(), values.end());
 }
 
-absl::Status Run(PointContext& ctx) {
-  DISSECT_ASSIGN_OR_RETURN(const GpcProbePlan plan,
-                           PlanGpcProbe(ctx.device(), static_cast<int>(ctx.Int("cluster_size"))));
-  const ClusterFit& largest = plan.fits.front();
-
-  // The row's time: one launch of the largest cluster size.
+// The row's time: one launch of the plan's first shape (the largest cluster
+// size at one block per SM) at its full grid.
+absl::Status TimeLargest(PointContext& ctx, const GpcProbePlan& plan) {
+  const GpcProbeShape& largest = plan.shapes.front();
   TopologyArgs args;
-  args.cluster_size = largest.cluster_size;
-  args.clusters = largest.max_active_clusters;
+  args.cluster_size = largest.shape.cluster_size;
+  args.clusters = largest.shape.max_active_clusters;
   args.block_threads = plan.block_threads;
-  args.dynamic_shared_bytes = plan.dynamic_shared_bytes;
+  args.dynamic_shared_bytes = largest.dynamic_shared_bytes;
   args.spin_cycles = kTopologySpinCycles;
   DISSECT_ASSIGN_OR_RETURN(DeviceBuffer<TopologyBlockRecord> timed_records,
                            DeviceBuffer<TopologyBlockRecord>::Allocate(
                                static_cast<size_t>(args.clusters) * args.cluster_size));
   args.records = timed_records.get();
-  DISSECT_RETURN_IF_ERROR(
-      ctx.TimeKernel([&args](cudaStream_t s) { return LaunchTopologyProbe(args, s); },
-                     CacheState::kHot)
-          .status());
+  return ctx.TimeKernel([&args](cudaStream_t s) { return LaunchTopologyProbe(args, s); },
+                        CacheState::kHot)
+      .status();
+}
 
-  DISSECT_ASSIGN_OR_RETURN(const std::vector<LaunchRecord> records,
-                           RunGpcProbe(plan, ctx.stream(), static_cast<int>(ctx.Int("launches"))));
-  const GpcMap map = InferGpcMap(SmIdBound(ctx.device().sm_count, records), records);
-
+absl::Status AddMap(PointContext& ctx, const GpcMap& map) {
   const int mapped = static_cast<int>(map.gpc_of_sm.size()) - map.unmapped_sms;
   const int size_min =
       map.gpc_sizes.empty() ? 0 : *std::min_element(map.gpc_sizes.begin(), map.gpc_sizes.end());
@@ -101,42 +119,79 @@ absl::Status Run(PointContext& ctx) {
   DISSECT_RETURN_IF_ERROR(
       ctx.AddSamples("inconsistent_sms", {static_cast<double>(map.inconsistent_sms)}));
   DISSECT_RETURN_IF_ERROR(
+      ctx.AddSamples("unresolved_sms", {static_cast<double>(map.unresolved_sms)}));
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("sm_ids", {static_cast<double>(map.gpc_of_sm.size())}));
+  DISSECT_RETURN_IF_ERROR(ctx.SetVector("gpc_of_sm", AsDoubles(map.gpc_of_sm)));
+  return ctx.SetVector("gpc_sizes", AsDoubles(map.gpc_sizes));
+}
+
+absl::Status Run(PointContext& ctx) {
+  DISSECT_ASSIGN_OR_RETURN(const GpcProbePlan plan,
+                           PlanGpcProbe(ctx.device(), static_cast<int>(ctx.Int("cluster_size"))));
+  DISSECT_RETURN_IF_ERROR(TimeLargest(ctx, plan));
+
+  DISSECT_ASSIGN_OR_RETURN(const GpcProbeRun run,
+                           RunGpcProbe(plan, ctx.stream(), static_cast<int>(ctx.Int("launches"))));
+  const std::vector<GpcClusterShape> shapes = ClusterShapes(plan);
+  const GpcMap map = InferGpcMap(SmIdBound(ctx.device().sm_count, run.records), run.records,
+                                 SmallestClusterSize(shapes));
+  DISSECT_RETURN_IF_ERROR(AddMap(ctx, map));
+  const GpcClusterShape& largest = shapes.front();
+  DISSECT_RETURN_IF_ERROR(
       ctx.AddSamples("cluster_size_used", {static_cast<double>(largest.cluster_size)}));
   DISSECT_RETURN_IF_ERROR(
       ctx.AddSamples("max_active_clusters", {static_cast<double>(largest.max_active_clusters)}));
-  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("sm_ids", {static_cast<double>(map.gpc_of_sm.size())}));
-  DISSECT_RETURN_IF_ERROR(ctx.SetVector("gpc_of_sm", AsDoubles(map.gpc_of_sm)));
-  DISSECT_RETURN_IF_ERROR(ctx.SetVector("gpc_sizes", AsDoubles(map.gpc_sizes)));
+  DISSECT_RETURN_IF_ERROR(
+      ctx.AddSamples("blocked_launches", {static_cast<double>(run.blocked_launches)}));
+  DISSECT_RETURN_IF_ERROR(
+      ctx.AddSamples("blocker_failures", {static_cast<double>(run.blocker_failures)}));
 
-  std::vector<std::string> sizes;
-  for (const ClusterFit& fit : plan.fits) {
-    sizes.push_back(absl::StrCat(fit.cluster_size, " (", fit.max_active_clusters, " active)"));
+  std::vector<std::string> described;
+  for (const GpcClusterShape& s : shapes) {
+    described.push_back(absl::StrCat(s.cluster_size, "x", s.blocks_per_sm, "/SM (",
+                                     s.max_active_clusters, " active)"));
   }
-  ctx.AddNote(absl::StrCat("cluster sizes in turn: ", absl::StrJoin(sizes, " ")));
+  ctx.AddNote(absl::StrCat("cluster shapes in turn: ", absl::StrJoin(described, " ")));
+  if (!plan.refusals.empty()) {
+    ctx.AddNote(absl::StrReplaceAll(absl::StrCat("not run: ", plan.refusals), {{";", ","}}));
+  }
+  if (run.blocker_failures > 0) {
+    ctx.AddNote(absl::StrCat(run.blocker_failures, " of ", run.blocked_launches,
+                             " blocked launches without every SM held in time"));
+  }
   if (!map.note.empty()) ctx.AddNote(absl::StrReplaceAll(map.note, {{";", ","}}));
   return absl::OkStatus();
 }
 
 DISSECT_EXPERIMENT(gpc_topology)
     .Question("Which SMs share a GPC, and how many SMs does each GPC have?")
-    .AddAxis(IntAxis("launches", "launches", {32},
-                     "cluster launches the map is inferred from (1..4096)"))
+    .AddAxis(IntAxis("launches", "launches", {kGpcDefaultLaunches},
+                     "cluster launches the map is inferred from (1..4096), in the varied "
+                     "schedule: a full-grid round, then rounds with SMs held by a blocker"))
     .AddAxis(IntAxis("cluster_size", "blocks", {0},
-                     "blocks per cluster: 0 = the largest that fits, alternating with the "
-                     "smaller sizes down to 2; else 2, 4, 8 or 16"))
-    .AddMetric("gpcs", "GPCs", "groups of SMs that ran blocks of one cluster")
+                     "blocks per cluster: 0 = 16, 8, 4, 2 at one block per SM and 16, 8, 4 "
+                     "at two, in turn (those that fit); else that size at one and two"))
+    .AddMetric("gpcs", "GPCs",
+               "groups of SMs that ran blocks of one cluster, of at least the smallest "
+               "cluster size")
     .AddMetric("sms_mapped", "SMs", "SMs seen in at least one launch")
     .AddMetric("gpc_size_min", "SMs", "SMs of the smallest GPC")
     .AddMetric("gpc_size_max", "SMs", "SMs of the largest GPC")
     .AddMetric("inconsistent_sms", "SMs",
                "SMs seen once in a cluster with another GPC's SMs, against repeated "
                "observations")
+    .AddMetric("unresolved_sms", "SMs",
+               "SMs in groups smaller than the smallest cluster size that fits (GPC -1): "
+               "parts of GPCs no launch joined, not GPCs")
+    .AddMetric("blocked_launches", "launches", "launches with SMs held by the blocker kernel")
+    .AddMetric("blocker_failures", "launches",
+               "blocked launches whose blocker did not hold every SM in time")
     .AddMetric("cluster_size_used", "blocks", "the largest cluster size launched")
     .AddMetric("max_active_clusters", "clusters",
                "clusters of that size that fit at once (cudaOccupancyMaxActiveClusters)")
     .AddMetric("sm_ids", "SMs",
                "SM ids the map covers: the SM count, or the highest %smid + 1 if higher")
-    .AddVector("gpc_of_sm", "-", "sm", "GPC of each SM (-1: never seen)")
+    .AddVector("gpc_of_sm", "-", "sm", "GPC of each SM (-1: never seen, or unresolved)")
     .AddVector("gpc_sizes", "SMs", "gpc", "SMs of each GPC, GPCs numbered by their lowest SM")
     .Validate(ValidatePoint)
     .Run(Run);

@@ -2,7 +2,8 @@
 // the SASS ptxas emitted: the block reads its SM (S2R SR_VIRTUALSMID or
 // SR_SMID) and its rank in the cluster (S2R SR_CgaCtaId) and stores three
 // words before its first clock read; then a loop that reads the clock (the
-// spin) holds no store and is not removed.
+// spin) holds no store and is not removed. And the blocker's waits reload
+// their control word every trip.
 #include <string>
 #include <vector>
 
@@ -47,6 +48,27 @@ TEST_F(TopologySassTest, RecordsPlacementThenSpinsOnTheClock) {
   EXPECT_EQ(clock_reads_in_loop, 1) << LoopListing(*f, spin);
   EXPECT_EQ(CountOps(*f, spin, {"STG", "ST", "ATOM", "RED"}), 0) << LoopListing(*f, spin);
   EXPECT_GT(spin.head, first_clock) << "the start clock is read before the loop";
+}
+
+// The blocker (TopologyBlocker) holds its SMs only while its two waits
+// really wait: each must be a loop that loads its control word from memory
+// on every trip (a load hoisted out of the loop would spin on a stale value
+// until the cycle limit) and reads the clock for its time limit.
+TEST_F(TopologySassTest, BlockerWaitsReloadTheirControlWord) {
+  const SassFunction* f = SassFunctionNamed({"15TopologyBlocker"});
+  ASSERT_NE(f, nullptr);
+  SCOPED_TRACE(f->name + " (" + f->arch + ")");
+  const std::vector<SassLoop> loops = FindLoops(*f);
+  ASSERT_EQ(loops.size(), 2u) << Listing(*f, 0, f->code.size());
+  const std::vector<size_t> clocks = ClockReads(*f);
+  for (const SassLoop& loop : loops) {
+    EXPECT_EQ(CountOps(*f, loop, {"LDG"}), 1) << LoopListing(*f, loop);
+    int clock_reads = 0;
+    for (const size_t c : clocks) {
+      if (c >= loop.head && c <= loop.branch) ++clock_reads;
+    }
+    EXPECT_EQ(clock_reads, 1) << LoopListing(*f, loop);
+  }
 }
 
 }  // namespace
