@@ -47,9 +47,10 @@ double ConvFlops(const forward::LayerSpec& l, int batch) {
   return 2.0 * batch * l.k * l.in.c * l.r * l.s * l.out.h * l.out.w;
 }
 
-ReferenceValue ConvOutputAt(const forward::LayerSpec& l, const std::vector<float>& x,
-                            const std::vector<float>& w, int n, int k, int p, int q) {
-  ReferenceValue out;
+std::vector<ConvTerm> ConvTermsAt(const forward::LayerSpec& l, const std::vector<float>& x,
+                                  const std::vector<float>& w, int n, int k, int p, int q) {
+  std::vector<ConvTerm> terms;
+  terms.reserve(static_cast<size_t>(l.in.c) * l.r * l.s);
   for (int c = 0; c < l.in.c; ++c) {
     for (int r = 0; r < l.r; ++r) {
       const int h = p * l.stride - l.pad + r;
@@ -59,12 +60,23 @@ ReferenceValue ConvOutputAt(const forward::LayerSpec& l, const std::vector<float
         if (col < 0 || col >= l.in.w) continue;
         const size_t xi = ((static_cast<size_t>(n) * l.in.c + c) * l.in.h + h) * l.in.w + col;
         const size_t wi = ((static_cast<size_t>(k) * l.in.c + c) * l.r + r) * l.s + s;
-        const double product = static_cast<double>(x[xi % x.size()]) * w[wi % w.size()];
-        out.value += product;
-        out.magnitude += std::fabs(product);
+        terms.push_back({x[xi % x.size()], w[wi % w.size()]});
       }
     }
   }
+  return terms;
+}
+
+ReferenceValue ConvOutputAt(const forward::LayerSpec& l, const std::vector<float>& x,
+                            const std::vector<float>& w, int n, int k, int p, int q) {
+  ReferenceValue out;
+  for (const ConvTerm& t : ConvTermsAt(l, x, w, n, k, p, q)) {
+    const double product = static_cast<double>(t.x) * t.w;  // exact: 24 + 24 bits
+    out.value += product;
+    out.magnitude += std::fabs(product);
+    out.norm += product * product;
+  }
+  out.norm = std::sqrt(out.norm);
   return out;
 }
 

@@ -42,13 +42,25 @@ std::vector<std::string> DistinctShapeNames(const std::vector<ConvLayer>& layers
 // 2 N K C R S P Q.
 double ConvFlops(const forward::LayerSpec& layer, int batch);
 
-// One output value of conv layer `l` (no bias) on periodic tensors: input
-// element i (NCHW) is x[i % x.size()], weight element i (KCRS) is
-// w[i % w.size()]; sums in double. `magnitude` is sum |x w| over the
-// products, the scale of the rounding error of any algorithm.
+// The (input, weight) pairs whose products sum to output (n, k, p, q) of
+// conv layer `l` (no bias) on periodic tensors: input element i (NCHW) is
+// x[i % x.size()], weight element i (KCRS) is w[i % w.size()]. In c, r, s
+// order, padding left out. Tests sum them in other orders and precisions.
+struct ConvTerm {
+  float x = 0;
+  float w = 0;
+};
+std::vector<ConvTerm> ConvTermsAt(const forward::LayerSpec& l, const std::vector<float>& x,
+                                  const std::vector<float>& w, int n, int k, int p, int q);
+
+// One output value (ConvTermsAt's products summed in double, exact per
+// product). `magnitude` is sum |x w| over the products, the bound of the
+// rounding error of any algorithm; `norm` is sqrt(sum (x w)^2), the scale
+// of errors of random sign (TF32's input rounding, transforms).
 struct ReferenceValue {
   double value = 0;
   double magnitude = 0;
+  double norm = 0;
 };
 ReferenceValue ConvOutputAt(const forward::LayerSpec& l, const std::vector<float>& x,
                             const std::vector<float>& w, int n, int k, int p, int q);

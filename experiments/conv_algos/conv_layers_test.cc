@@ -99,6 +99,8 @@ TEST(ConvLayersTest, OutputAtMatchesTheCpuConvolution) {
           const ReferenceValue ref = ConvOutputAt(l, x_pattern, w_pattern, n, k, p, q);
           EXPECT_NEAR(ref.value, y[i], 1e-5) << n << " " << k << " " << p << " " << q;
           EXPECT_GE(ref.magnitude, std::fabs(ref.value));
+          EXPECT_GE(ref.magnitude, ref.norm);
+          EXPECT_GT(ref.norm, 0);
         }
       }
     }
