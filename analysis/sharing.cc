@@ -114,13 +114,15 @@ CoopVariant Coop(const Row& row) {
   return v;
 }
 
-// Why a dsm_bandwidth dsm_peer row is not bandwidth between SMs, or "" if it
+// Why a row that reads a peer block's shared memory (dsm_bandwidth's
+// dsm_peer, cluster_coop's coop) is not traffic between SMs, or "" if it
 // is: a block whose peer ran on its own SM read it without leaving the SM,
 // which is local shared memory however the row is labelled; a row without
-// the fraction cannot show that its peers were elsewhere.
-std::string SameSmReason(const Row& row) {
+// the fraction cannot show that its peers were elsewhere. `axis` names the
+// row in the note.
+std::string SameSmReason(const Row& row, const std::string& axis) {
   const std::string where =
-      absl::StrCat("left out (bytes_per_block ", row.Axis("bytes_per_block").value_or("?"), "): ");
+      absl::StrCat("left out (", axis, " ", row.Axis(axis).value_or("?"), "): ");
   const std::optional<double> same_sm = FiniteCounter(row, "peer_same_sm_fraction");
   if (!same_sm) {
     return absl::StrCat(where, "no peer_same_sm_fraction: its peers may have shared an SM");
@@ -154,7 +156,7 @@ struct DsmCollector {
     if (row.error) return;
     if (!d.max_active_clusters) d.max_active_clusters = FiniteCounter(row, "max_active_clusters");
     if (experiment == kDsmBandwidth) {
-      if (const std::string why = path == "dsm_peer" ? SameSmReason(row) : ""; !why.empty()) {
+      if (const std::string why = path == "dsm_peer" ? SameSmReason(row, "bytes_per_block") : ""; !why.empty()) {
         noted[size].push_back({experiment, path, why, false});
         return;
       }
@@ -229,7 +231,15 @@ std::vector<CoopRow> CoopRows(const std::vector<std::pair<const ResultFile*, con
     c.cluster_size = ClusterSize(*row);
     const std::string variant = row->Axis("variant").value_or("?");
     const Point point{c.kernel, c.layer, c.batch, c.cluster_size};
-    const CoopVariant v = Coop(*row);
+    CoopVariant v = Coop(*row);
+    // The coop variant's gain is credited to DSM only where no block shared
+    // an SM with a peer of its cluster; otherwise its time is left out.
+    if (const std::string why =
+            variant == "coop" && !row->error ? SameSmReason(*row, "cluster_size") : "";
+        !why.empty()) {
+      v.us = v.speedup = v.speedup_spread = std::nullopt;
+      v.note = v.note.empty() ? why : absl::StrCat(v.note, "; ", why);
+    }
     if (variant == "layer" && !row->error)
       layer_rows.emplace(std::tie(c.kernel, c.layer, c.batch), v);
     auto [it, added] = points.emplace(point, c);

@@ -279,6 +279,7 @@ TEST(CoopTableTest, LayerRowOfAnotherClusterSizeIsTheBaseline) {
     row.real_time = us;
     row.time_unit = "us";
     row.counters = {{"speedup_vs_layer", 100 / us}, {"speedup_spread", 0.05}};
+    if (variant == "coop") row.counters["peer_same_sm_fraction"] = 0;
     return row;
   };
   const ResultFile file =
@@ -290,6 +291,36 @@ TEST(CoopTableTest, LayerRowOfAnotherClusterSizeIsTheBaseline) {
   EXPECT_EQ(table.rows[1][5], "100");  // the layer time of cluster size 1
   EXPECT_EQ(table.rows[1][7], "80");
   EXPECT_EQ(table.rows[1][9], "1.250 ±5.0%");
+}
+
+// A coop block whose cluster peer ran on its own SM shared the tile without
+// DSM: its time and speedup are not shown as the cooperative kernel's, and
+// the note says why; so is a coop row that did not record where peers ran.
+TEST(CoopTableTest, SameSmCoopRowsAreLeftOutWithTheirReason) {
+  auto coop_row = [](const std::string& size, const std::string& variant,
+                     std::optional<double> same_sm) {
+    Row row;
+    row.axes = {{"kernel", "conv3x3"}, {"layer", "conv3_1"}, {"batch", "1"},
+                {"cluster_size", size},  {"variant", variant}};
+    row.real_time = 80;
+    row.time_unit = "us";
+    row.counters = {{"speedup_vs_layer", 1.25}, {"speedup_spread", 0.05}};
+    if (same_sm) row.counters["peer_same_sm_fraction"] = *same_sm;
+    return row;
+  };
+  const ResultFile file =
+      File("cluster_coop", {coop_row("2", "layer", std::nullopt), coop_row("2", "coop", 0.5),
+                            coop_row("4", "coop", std::nullopt), coop_row("8", "coop", 0)});
+  const MarkdownTable table = CoopTable(BuildSharing({&file})[0].coop);
+  ASSERT_EQ(table.rows.size(), 3u);
+  EXPECT_EQ(table.rows[0][7], "—");
+  EXPECT_EQ(table.rows[0][9], "—");
+  EXPECT_THAT(table.rows[0].back(),
+              HasSubstr("coop: left out (cluster_size 2): peer_same_sm_fraction 0.5"));
+  EXPECT_EQ(table.rows[1][7], "—");
+  EXPECT_THAT(table.rows[1].back(), HasSubstr("no peer_same_sm_fraction"));
+  EXPECT_EQ(table.rows[2][7], "80");
+  EXPECT_EQ(table.rows[2].back(), "");
 }
 
 TEST(LinesByPartitionTest, GroupsLinesByPartitionKeepingOrder) {

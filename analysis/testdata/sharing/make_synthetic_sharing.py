@@ -237,7 +237,8 @@ def cluster_coop():
             ("cluster_size", "blocks", "int64"), ("variant", "-", "string")]
     metrics = [("speedup_vs_layer", "x"), ("speedup_spread", "fraction"),
                ("lines_touched", "lines"), ("replication", "SMs/line"),
-               ("duplicated_fraction", "fraction"), ("max_active_clusters", "clusters")]
+               ("duplicated_fraction", "fraction"), ("max_active_clusters", "clusters"),
+               ("peer_same_sm_fraction", "fraction")]
     ctx = context("cluster_coop", "Do thread-block clusters cut duplicated L1 traffic", axes,
                   metrics, [],
                   extra={"dissect_counters": "cupti/l2_sectors_read,cupti/l1_hit_rate",
@@ -254,16 +255,20 @@ def cluster_coop():
         ("conv3x3", "vgg16.conv3_1", 4, "coop", 410.0, 0.9756, 0.04, 0.30, 4.0e6, 81.0),
         ("gemv", "vgg16.fc6", 2, "layer", 150.0, 1.0, 0.01, 0.2, None, None),
         ("gemv", "vgg16.fc6", 2, "coop", 140.0, 1.0714, 0.05, 0.1, None, None),
+        # Half its blocks shared an SM with a cluster peer: left out.
+        ("gemv", "vgg16.fc6", 4, "coop", 90.0, 1.6667, 0.05, 0.1, None, None),
     ]
     for kernel, layer, size, variant, us, speedup, spread, dup, sectors, hit in points:
         counters = {}
         if sectors is not None:
             counters = {"cupti/l1_hit_rate": hit, "cupti/l2_sectors_read": sectors}
+        metrics = {"speedup_vs_layer": speedup, "speedup_spread": spread,
+                   "lines_touched": 12544.0, "replication": 1 + 10 * dup,
+                   "duplicated_fraction": dup, "max_active_clusters": 132.0 / size}
+        if variant == "coop":
+            metrics["peer_same_sm_fraction"] = 0.5 if size == 4 and kernel == "gemv" else 0.0
         rows.append(measured("cluster_coop", axes, (kernel, layer, 1, size, variant), len(rows),
-                             us, {"speedup_vs_layer": speedup, "speedup_spread": spread,
-                                  "lines_touched": 12544.0, "replication": 1 + 10 * dup,
-                                  "duplicated_fraction": dup,
-                                  "max_active_clusters": 132.0 / size}, counters))
+                             us, metrics, counters))
     rows.append(skipped("cluster_coop", axes, ("conv3x3", "vgg16.conv3_1", 1, 16, "coop"),
                         len(rows), "cluster size 16 refused"))
     fixture.write(os.path.join(HERE, "synthetic_cluster_coop.json"), ctx, rows)
