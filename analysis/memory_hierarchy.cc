@@ -648,17 +648,26 @@ class Builder {
             "");
     }
 
-    // Near and far L2 partitions.
-    const double low = L1Capacity().value_or(0);
+    NearFarFromTrace(rows);
+  }
+
+  // Near and far L2 from warm random global_cg traces. A100 and Hopper
+  // copy a far partition's line into the reader's near partition, so a
+  // warm walk that fits half the L2 is all near hits: a second level there
+  // is something else (TLB walks, noise), and only walks between half and
+  // all of the L2 can meet the far partition. Near the L2's capacity lines
+  // can also leave the L2, so level 2 counts as far only when it lies well
+  // below a DRAM latency measured elsewhere.
+  void NearFarFromTrace(const std::vector<const Row*>& rows) {
     const std::optional<double> high = L2Capacity();
     const std::optional<double> dram = RowOf("DRAM").latency_cycles;
     std::vector<double> near, far, near_fraction, far_fraction, clocks;
-    int examined = 0;
+    int examined = 0, within_half = 0, at_dram = 0;
     for (const Row* row : rows) {
       const std::optional<double> footprint = AxisNumber(*row, "footprint_bytes");
       if (row->Axis("path") != std::optional<std::string>("global_cg") ||
           !AxisIsOrAbsent(*row, "state", "warm") || !AxisIsOrAbsent(*row, "order", "random") ||
-          !footprint || *footprint <= low || (high && *footprint > *high)) {
+          !footprint || (high && *footprint > *high)) {
         continue;
       }
       ++examined;
@@ -669,7 +678,14 @@ class Builder {
       if (!c1 || !f1 || !c2 || !f2 || *f1 < kMinPartitionFraction || *f2 < kMinPartitionFraction) {
         continue;
       }
-      if (dram && !(*c2 * (1 + options_.min_relative_step) < *dram)) continue;
+      if (!high || *footprint <= *high / 2) {
+        ++within_half;
+        continue;
+      }
+      if (!dram || !(*c2 * (1 + options_.min_relative_step) < *dram)) {
+        ++at_dram;
+        continue;
+      }
       near.push_back(*c1);
       far.push_back(*c2);
       near_fraction.push_back(*f1);
@@ -678,9 +694,28 @@ class Builder {
         clocks.push_back(*clock);
       }
     }
+    if (examined == 0) return;
     const std::string where =
-        absl::StrCat("latency_trace global_cg, warm, random, footprints above ", FormatBytes(low),
-                     high ? absl::StrCat(" up to ", FormatBytes(*high)) : std::string());
+        high ? absl::StrCat("latency_trace global_cg, warm, random, footprints above ",
+                            FormatBytes(*high / 2), " (half the L2) up to ", FormatBytes(*high))
+             : "latency_trace global_cg, warm, random (no L2 capacity: no footprint known to "
+               "exceed half the L2)";
+    if (within_half > 0) {
+      Basis("L2 partitions (trace)", where,
+            absl::StrCat(within_half, " row(s) with two levels at footprints within half the L2 ",
+                         "left out"),
+            "a warm walk that fits half the L2 finds every line near (far lines are copied "
+            "into the near partition), so its second level is not the far partition");
+    }
+    if (at_dram > 0) {
+      Basis("L2 partitions (trace)", where,
+            absl::StrCat(at_dram, " row(s) whose second level is not more than ",
+                         FormatPercent(options_.min_relative_step), " below ",
+                         dram ? absl::StrCat("the DRAM latency (", FormatNumber(*dram), " cycles)")
+                              : std::string("a DRAM latency (none measured)"),
+                         " left out"),
+            "near the L2's capacity a second level can be DRAM misses, not far hits");
+    }
     if (near_far_from_curve_) {
       if (!near.empty()) {
         Basis("L2 near/far (trace)", where,
@@ -691,12 +726,18 @@ class Builder {
       return;
     }
     if (near.empty()) {
-      if (examined > 0) {
+      if (within_half + at_dram == 0) {
         Basis("L2 partitions", where, absl::StrCat(examined, " row(s), none with two L2 levels"),
               "no near/far split shown");
       }
       return;
     }
+    AddTraceNearFar(where, near, far, near_fraction, far_fraction, clocks);
+  }
+
+  void AddTraceNearFar(const std::string& where, const std::vector<double>& near,
+                       const std::vector<double>& far, const std::vector<double>& near_fraction,
+                       const std::vector<double>& far_fraction, const std::vector<double>& clocks) {
     const double clock = clocks.empty() ? 0 : Median(clocks);
     auto make = [&](const char* level, double cycles) {
       HierarchyRow row;

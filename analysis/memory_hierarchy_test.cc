@@ -281,9 +281,10 @@ TEST(InferMemoryHierarchiesTest, LineSectorAndL2PartitionsFromTheTrace) {
   // Warm rows do not give the line size.
   AddTrace(trace, "global_ca", 4 * kMiB, 4, "strided", "warm", {{35, 0.97}, {260, 0.03}}, 64);
   AddTrace(trace, "global_cg", 4 * kMiB, 4, "strided", "cold", {{260, 0.875}, {600, 0.125}}, 32);
-  AddTrace(trace, "global_cg", 4 * kMiB, 128, "random", "warm", {{240, 0.5}, {320, 0.5}}, 0);
-  AddTrace(trace, "global_cg", 8 * kMiB, 128, "random", "warm", {{250, 0.6}, {330, 0.4}}, 0);
-  // Outside (L1, L2]: ignored.
+  // Between half and all of the curve's L2 (32 MiB): near and far.
+  AddTrace(trace, "global_cg", 20 * kMiB, 128, "random", "warm", {{240, 0.5}, {320, 0.5}}, 0);
+  AddTrace(trace, "global_cg", 24 * kMiB, 128, "random", "warm", {{250, 0.6}, {330, 0.4}}, 0);
+  // Beyond the L2: ignored.
   AddTrace(trace, "global_cg", 128 * kMiB, 128, "random", "warm", {{250, 0.5}, {600, 0.5}}, 0);
   const DeviceHierarchy h = InferOne({latency, trace});
   EXPECT_THAT(Levels(h), ElementsAre("shared", "L1", "L2", "L2 near", "L2 far", "DRAM", "tex",
@@ -537,6 +538,47 @@ TEST(InferMemoryHierarchiesTest, NarrowerReadsWhenThereIsNo128Bit) {
 }
 
 // --- Curves shaped like real GPUs' (issue 12) --------------------------
+// Rule 6 with near copies (A100, Hopper): a warm walk that fits half the L2
+// is all near hits (//experiments:latency_trace_method_test), so a second
+// level there is no far partition; near the L2's capacity a second level
+// can be DRAM misses, so it counts as far only well below a DRAM latency.
+// The curve: L2 260 cycles to 32 MiB (so half the L2 is 16 MiB), DRAM 600.
+
+TEST(InferMemoryHierarchiesTest, TraceNearFarLeavesOutAWalkWithinHalfTheL2) {
+  ResultFile latency = File("memory_latency");
+  AddCurve(latency, "global_cg", 128, "random", Footprints(), TwoLevels);
+  ResultFile trace = File("latency_trace");
+  AddTrace(trace, "global_cg", 4 * kMiB, 128, "random", "warm", {{240, 0.5}, {320, 0.5}}, 0);
+  const DeviceHierarchy h = InferOne({latency, trace});
+  EXPECT_EQ(h.Find("L2 near"), nullptr);
+  EXPECT_EQ(h.Find("L2 far"), nullptr);
+  EXPECT_THAT(h.basis, Contains(AllOf(HasSubstr("above 16 MiB (half the L2) up to 32 MiB"),
+                                      HasSubstr("1 row(s) with two levels at footprints within "
+                                                "half the L2 left out"))));
+}
+
+TEST(InferMemoryHierarchiesTest, TraceNearFarLeavesOutASecondLevelAtDramLatency) {
+  ResultFile latency = File("memory_latency");
+  AddCurve(latency, "global_cg", 128, "random", Footprints(), TwoLevels);
+  ResultFile trace = File("latency_trace");
+  AddTrace(trace, "global_cg", 30 * kMiB, 128, "random", "warm", {{260, 0.6}, {560, 0.4}}, 0);
+  const DeviceHierarchy h = InferOne({latency, trace});
+  EXPECT_EQ(h.Find("L2 far"), nullptr);
+  EXPECT_THAT(h.basis, Contains(AllOf(HasSubstr("1 row(s) whose second level"),
+                                      HasSubstr("the DRAM latency (600 cycles)"),
+                                      HasSubstr("can be DRAM misses, not far hits"))));
+}
+
+TEST(InferMemoryHierarchiesTest, TraceNearFarNeedsADramLatencyToCompareWith) {
+  // device_l2_bytes 50 MB: 40 MiB lies between half and all of it, but
+  // without a DRAM latency its 650-cycle level may be DRAM misses.
+  ResultFile trace = File("latency_trace");
+  AddTrace(trace, "global_cg", 40 * kMiB, 128, "random", "warm", {{280, 0.5}, {650, 0.5}}, 0);
+  const DeviceHierarchy h = InferOne({trace});
+  EXPECT_EQ(h.Find("L2 far"), nullptr);
+  EXPECT_THAT(h.basis, Contains(HasSubstr("a DRAM latency (none measured) left out")));
+}
+
 // A fine footprint grid (x1.04 a point, as gpu-benches sweeps) with the
 // features of measured curves: gradual L1->L2 and L2->DRAM transitions (with
 // a short flat run on the slope), two L2 levels (near and far partition) and

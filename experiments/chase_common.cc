@@ -176,6 +176,15 @@ absl::Status ValidateChasePoint(const Point& point) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<uint64_t> TraceWarmupLoads(uint64_t slots, bool warm) {
+  if (!warm) return 0;
+  if (slots > kMaxWarmupLoads) {
+    return Skipped(absl::StrCat("a warm trace needs one full lap of warm-up; ", slots,
+                                " slots exceed ", kMaxWarmupLoads));
+  }
+  return slots;
+}
+
 uint64_t ChaseLoadsPerLaunch(uint64_t timed_loads) {
   uint64_t loads = 0;
   for (int s = 0; s < kChaseSegments; ++s) loads += timed_loads << s;

@@ -27,6 +27,24 @@ absl::StatusOr<ChasePath> ParseChasePath(absl::string_view name);
 // Warm-up loads are one lap of the chain, at most this many.
 inline constexpr uint64_t kMaxWarmupLoads = uint64_t{1} << 20;
 
+// latency_trace's default footprints. A100 and Hopper keep a copy of a far
+// L2 partition's line in the reader's near partition, so a warm walk shows
+// the far partition only where one partition's share of the L2 cannot hold
+// the walk's near-homed lines and copies of the far-homed ones together:
+// beyond half the L2. 4 MiB fits half of A100's and Hopper's L2 (a warm
+// walk: one level, near hits; line and sector sizes come from its cold
+// walks); 32 MiB lies between half and all of an L2 of 32 to 64 MiB
+// (A100's 40, H100's and H200's 50), where the warm walk meets near and
+// far hits (latency_trace_method_test). Other L2 sizes need a footprint of
+// their own (--axis=footprint_bytes). A warm walk at an 8 B stride over
+// 32 MiB exceeds kMaxWarmupLoads and is skipped.
+inline constexpr int64_t kTraceFootprints[] = {int64_t{4} << 20, int64_t{32} << 20};
+
+// The loads latency_trace's thread issues before the traced ones: warm, one
+// full lap of the chain (every slot loaded once); cold, none. Skipped when a
+// warm lap exceeds kMaxWarmupLoads.
+absl::StatusOr<uint64_t> TraceWarmupLoads(uint64_t slots, bool warm);
+
 // A chain placed on the device for one path. Move-only; owns the device
 // buffer and (for the texture path) the texture object.
 class DeviceChain {

@@ -85,6 +85,13 @@ TEST(ReduceChaseTimingsTest, NothingToReduceIsAnError) {
   EXPECT_FALSE(ReduceChaseTimings({Launch(30, 0, 0)}, 0, 1500.0, 1980).ok());
 }
 
+TEST(TraceWarmupLoadsTest, WarmIsOneFullLapColdIsNone) {
+  EXPECT_EQ(TraceWarmupLoads(4096, /*warm=*/true).value(), 4096u);
+  EXPECT_EQ(TraceWarmupLoads(4096, /*warm=*/false).value(), 0u);
+  EXPECT_EQ(TraceWarmupLoads(kMaxWarmupLoads + 1, /*warm=*/false).value(), 0u);
+  EXPECT_TRUE(dissect::IsSkipped(TraceWarmupLoads(kMaxWarmupLoads + 1, /*warm=*/true).status()));
+}
+
 TEST(ChaseLoadsPerLaunchTest, SumsTheSegments) { EXPECT_EQ(ChaseLoadsPerLaunch(4096), 12288u); }
 
 Point MakePoint(const std::string& path, int64_t stride, int64_t loads) {

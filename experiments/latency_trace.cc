@@ -9,9 +9,16 @@
 //           skips warm-up; "warm" first runs one full lap of the chain.
 // Expected: a cold strided walk with an 8 B stride misses once per line or
 //           sector: miss_period_bytes is that size (32 B sectors, 128 B lines
-//           on recent NVIDIA GPUs). A warm random walk of global_cg over a
-//           footprint between the L1 and L2 capacities shows two L2 levels
-//           on GPUs whose L2 is split in two partitions (near and far).
+//           on recent NVIDIA GPUs). A warm walk of global_cg that fits half
+//           the L2 (4 MiB) shows one L2 level, the near partition: A100 and
+//           Hopper copy a far partition's line into the reader's near one,
+//           so after the warm lap every line is near. Beyond half the L2
+//           (32 MiB on a 32-64 MiB L2; kTraceFootprints) one partition
+//           cannot hold the near-homed lines and the copies together, the
+//           copies of a lap are gone when the next lap comes back, and a
+//           warm random walk shows two L2 levels, near and far (about half
+//           the accesses each on a two-partition L2, if copies go least
+//           recently used first).
 // Could be confused with: the timing around one access for the access:
 //           //experiments:chase_sass_test (TraceTimesOneLoadPerClockPair...)
 //           checks exactly one load between each clock pair, its result
@@ -21,16 +28,28 @@
 //           and store overhead. A sector for a line: the miss period
 //           reduction is //probes:latency_levels_test
 //           (DominantMissDistanceTest, NearAndFarL2 on invented latencies).
-//           Not yet ruled out by a test: the near partition for the far
-//           one. Hopper, like A100, copies a far line into the reader's
-//           near partition, so after the warm lap a walk that fits one
-//           partition (the 4 MiB default; gpu-benches' GH200 chase in
-//           ../shared/data/peers holds one ~280-cycle plateau up to 26 MiB)
-//           is likely all near hits and shows one L2 level, and near
-//           the L2 capacity a second level can be DRAM misses, not far
-//           hits. A CPU test of this walk on a simulated L2 with near
-//           copies (the kind l2_sm_map's method is tested on) would.
+//           The near partition for the far one:
+//           //experiments:latency_trace_method_test replays this walk (the
+//           chain, TraceWarmupLoads' lap, kTraceLength traced loads,
+//           FindLatencyLevels) on a simulated L2 with near copies
+//           (near_copy_l2_model.h) of A100's and H100's sizes: at 4 MiB one
+//           level, at 32 MiB near and far. DRAM misses for the far
+//           partition (near the L2's capacity, lines can leave the L2):
+//           the model has no DRAM, so the report decides; its rule
+//           (analysis/README.md, memory hierarchy rule 6) takes near and
+//           far only from warm random rows between half and all of the L2
+//           whose second level lies well below a DRAM latency measured
+//           elsewhere, and //analysis:memory_hierarchy_test
+//           (TraceNearFar*) shows it leaving out a second level at DRAM
+//           latency, one without a DRAM latency to compare, and one from a
+//           walk that fits half the L2. Not yet ruled out by a test: what
+//           the hardware does to copies under pressure (least recently
+//           used or not, homes evicted for copies): the fractions of the
+//           two levels at 32 MiB depend on it, and only a GPU run shows it.
 #include <algorithm>
+#include <cstdint>
+#include <iterator>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "experiments/chase_common.h"
@@ -52,13 +71,8 @@ absl::Status Run(PointContext& ctx) {
       DeviceChain::Create(ctx.device(), path, ctx.Int("footprint_bytes"), ctx.Int("stride_bytes"),
                           order, kTraceSharedBytes, ctx.stream()));
   ChaseArgs args = chain.Args();
-  if (state == CacheState::kHot) {
-    if (chain.slots() > kMaxWarmupLoads) {
-      return Skipped(absl::StrCat("a warm trace needs one full lap of warm-up; ", chain.slots(),
-                                  " slots exceed ", kMaxWarmupLoads));
-    }
-    args.warmup_loads = chain.slots();
-  }
+  DISSECT_ASSIGN_OR_RETURN(args.warmup_loads,
+                           TraceWarmupLoads(chain.slots(), state == CacheState::kHot));
   // Once per point, before anything is timed: the launches only launch.
   DISSECT_CUDA_RETURN_IF_ERROR(PrepareChaseTrace(args));
   const int launches = ctx.timing().warmup + ctx.timing().samples;
@@ -119,7 +133,9 @@ DISSECT_EXPERIMENT(latency_trace)
         "partitions?")
     .AddAxis(StringAxis("path", ChasePathNames(), {"global_ca", "global_cg"},
                         "which load the chase uses (see memory_latency)"))
-    .AddAxis(IntAxis("footprint_bytes", "B", {4 << 20}, "bytes the chain spans"))
+    .AddAxis(IntAxis("footprint_bytes", "B",
+                     std::vector<int64_t>(std::begin(kTraceFootprints), std::end(kTraceFootprints)),
+                     "bytes the chain spans; near and far L2 need more than half the L2"))
     .AddAxis(IntAxis("stride_bytes", "B", {8, 128},
                      "distance between chain slots (a multiple of 8 on the global paths)"))
     .AddAxis(StringAxis("order", ChainOrderNames(), {"strided", "random"},

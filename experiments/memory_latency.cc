@@ -35,17 +35,24 @@
 //           Prefetching and TLB misses for cache latency: random and
 //           page_local orders, whose cycles //probes:pointer_chain_test
 //           checks (one cycle over every slot, not strided; page_local
-//           enters each 2 MiB page once). Not yet ruled out by a test: the
-//           near L2 partition for the far one and the far one for DRAM. On
-//           Hopper a far line read by an SM is copied into its near
-//           partition, so the L2 plateau below about 30 MiB is near-L2
-//           latency and the step there is the far partition, still L2, not
-//           DRAM (gpu-benches' GH200 chase in ../shared/data/peers: ~280
-//           cycles to 26 MiB, ~460-530 from 33 MiB, ~620-680 past 65 MiB,
-//           only ~150 above it); the DRAM figure is the 1 GiB page_local
-//           point, and its GPU test (memory_latency_dram_gpu_test, 200-3000
-//           cycles) cannot tell L2 from DRAM. A counters variant
-//           (cupti/dram_bytes_read about 32 B per timed load at 1 GiB) would.
+//           enters each 2 MiB page once). The far L2 partition for DRAM:
+//           on A100 and Hopper a far line read by an SM is copied into its
+//           near partition, so the L2 plateau up to about half the L2 is
+//           near-L2 latency and the step there is the far partition, still
+//           L2 (gpu-benches' GH200 chase in ../shared/data/peers: ~280
+//           cycles to 26 MiB, ~460-530 from 33 MiB, ~620-680 past 65 MiB).
+//           The report calls a level DRAM only where it reaches beyond 2x
+//           device_l2_bytes: //analysis:peers_hierarchy_test reads that
+//           GH200 curve as near 270-290, far 480-520 and DRAM 600-700
+//           cycles, and //analysis:memory_hierarchy_test
+//           (TwoL2LevelsAreNearAndFarWithTheirRanges) a curve of its shape.
+//           Not yet ruled out by a test: whether the far plateau is all far
+//           hits or an average over near-homed and far lines (a mean cannot
+//           say; latency_trace's per-access levels at 32 MiB can), and that
+//           the 1 GiB page_local point is DRAM on the device: its GPU test
+//           (memory_latency_dram_gpu_test, 200-3000 cycles) cannot tell L2
+//           from DRAM. A counters variant (cupti/dram_bytes_read about 32 B
+//           per timed load at 1 GiB) would.
 #include "experiments/chase_common.h"
 #include "experiments/harness/experiment.h"
 #include "probes/cuda_status.h"

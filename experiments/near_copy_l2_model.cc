@@ -1,5 +1,5 @@
 // The simulated L2 with near copies; see near_copy_l2_model.h.
-#include "experiments/sharing/l2_map/near_copy_l2_model.h"
+#include "experiments/near_copy_l2_model.h"
 
 namespace dissect {
 

@@ -1,6 +1,8 @@
-// A small simulated L2 with near copies, for replaying l2_sm_map's access
-// plan on the CPU (l2_map_method_test). Not a model of any real GPU's
-// numbers: just enough of the behaviour that decides what the method sees.
+// A small simulated L2 with near copies, for replaying an experiment's
+// accesses on the CPU: l2_sm_map's access plan (l2_map_method_test) and
+// latency_trace's walk (latency_trace_method_test). Not a model of any real
+// GPU's numbers: just enough of the behaviour that decides what a method
+// sees.
 //
 // Two partitions. Every line (128 bytes) has a home partition, a fixed
 // hash of its address. SMs 0 .. sm_count/2 - 1 are near partition 0, the
@@ -11,11 +13,12 @@
 //  - else a far hit, and a copy of x is made in near(s) (A100 and Hopper
 //    keep such copies of far data in the near partition).
 // A partition holds `partition_lines` lines, its homes and its copies
-// together; homes are never evicted (the plans keep everything they touch
-// under the L2's capacity), copies are evicted least recently used first
-// when the homes and copies would not fit.
-#ifndef DISSECT_EXPERIMENTS_SHARING_L2_MAP_NEAR_COPY_L2_MODEL_H_
-#define DISSECT_EXPERIMENTS_SHARING_L2_MAP_NEAR_COPY_L2_MODEL_H_
+// together; homes are never evicted and never miss (the replays keep
+// everything they touch under the L2's capacity, and nothing here is
+// DRAM), copies are evicted least recently used first when the homes and
+// copies would not fit.
+#ifndef DISSECT_EXPERIMENTS_NEAR_COPY_L2_MODEL_H_
+#define DISSECT_EXPERIMENTS_NEAR_COPY_L2_MODEL_H_
 
 #include <cstdint>
 #include <list>
@@ -59,4 +62,4 @@ class NearCopyL2Model {
 
 }  // namespace dissect
 
-#endif  // DISSECT_EXPERIMENTS_SHARING_L2_MAP_NEAR_COPY_L2_MODEL_H_
+#endif  // DISSECT_EXPERIMENTS_NEAR_COPY_L2_MODEL_H_
