@@ -39,6 +39,7 @@ struct Group {
   std::vector<PointKey> points;       // first-seen order
   std::map<PointKey, std::map<std::string, Timed>> timed;
   std::map<PointKey, double> input_bytes;
+  std::map<PointKey, bool> beyond_2x_l2;
   std::map<PointKey, std::map<std::string, VariantCounters>> counters;
 };
 
@@ -102,6 +103,7 @@ std::vector<Group> Collect(const std::vector<const ResultFile*>& files) {
         g.variants.push_back(variant);
       }
       if (auto bytes = row.Counter("input_bytes")) g.input_bytes[key] = *bytes;
+      if (auto beyond = row.Counter("beyond_2x_l2")) g.beyond_2x_l2[key] = *beyond >= 1;
     }
   }
   return groups;
@@ -128,6 +130,9 @@ std::vector<L1BypassTable> Tables(const std::vector<const ResultFile*>& files) {
       if (row.working_set == "0") row.working_set = "as configured";
       if (auto it = g.input_bytes.find(key); it != g.input_bytes.end()) {
         row.input_bytes = it->second;
+      }
+      if (auto it = g.beyond_2x_l2.find(key); it != g.beyond_2x_l2.end()) {
+        row.beyond_2x_l2 = it->second;
       }
       const auto base = by_variant.find(kDefault);
       if (base != by_variant.end()) row.default_us = base->second.us;
@@ -294,7 +299,11 @@ std::string RenderL1Bypass(const std::vector<L1BypassTable>& tables) {
           "**Bold**: faster "
           "than default by more than the noise; _italic_: slower by more than "
           "the noise. "
-          "winner: the fastest bold variant (— when none beats the noise).\n");
+          "winner: the fastest bold variant (— when none beats the noise). "
+          "L2-resident: the point's working set (bytes_moved) is under 2× "
+          "device_l2_bytes, so its data stays in L2, hot or cold (L2 is "
+          "write-back): no DRAM effect can show there, and its dram_peak_pct "
+          "is not a % of the DRAM peak.\n");
     }
     std::vector<std::string> header = {"layer",  "batch",       "working set",
                                        "timing", "occupancy %", "default (us)"};
@@ -310,6 +319,7 @@ std::string RenderL1Bypass(const std::vector<L1BypassTable>& tables) {
       std::string ws = r.working_set;
       if (r.input_bytes)
         ws = absl::StrCat(ws, " (", FormatBytes(*r.input_bytes), ")");
+      if (r.beyond_2x_l2.has_value() && !*r.beyond_2x_l2) ws = absl::StrCat(ws, ", L2-resident");
       std::vector<std::string> cells = {
           r.layer,
           OrNone(r.batch),

@@ -43,6 +43,10 @@ struct SpeedupRow {
   std::string timing;
   std::string occupancy_pct;
   std::optional<double> input_bytes;  // what the working set came to
+  // The point's beyond_2x_l2: false when its working set (bytes_moved) is
+  // under 2 x device_l2_bytes, so its data stayed in L2 (no DRAM effect can
+  // show); absent in files from before the rule.
+  std::optional<bool> beyond_2x_l2;
   std::optional<double> default_us;   // absent: no default row here
   std::vector<std::optional<VariantSpeedup>>
       variants;  // per L1BypassTable::variants
@@ -75,7 +79,7 @@ std::vector<L1BypassTable> BuildL1BypassTables(
     const std::vector<ResultFile>& files);
 
 // "## l1_bypass: speedup over default: <device>" sections, one table per
-// kernel, followed by a counters table (L1 hit rate, L2 sectors and DRAM
+// kernel (an L2-resident point's working set reads "L2-resident"), followed by a counters table (L1 hit rate, L2 sectors and DRAM
 // bytes read per variant) where the rows carry counters; "" when `tables` is
 // empty. Ends with a newline.
 std::string RenderL1Bypass(const std::vector<L1BypassTable>& tables);

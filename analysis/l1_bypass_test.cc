@@ -4,10 +4,14 @@
 
 #include "analysis/l1_bypass.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "analysis/figures.h"
 #include "analysis/report.h"
@@ -60,7 +64,7 @@ TEST(L1BypassTest, OneTablePerKernelWithEveryVariantButDefault) {
   EXPECT_EQ(tables[0].runtime_setting[5],
             "L2 persisting access-policy window over the input");
   EXPECT_EQ(tables[0].runtime_setting[1], "");
-  EXPECT_EQ(tables[0].rows.size(), 6u);
+  EXPECT_EQ(tables[0].rows.size(), 8u);
   EXPECT_EQ(tables[0].rows[4].batch, "32");
 }
 
@@ -131,7 +135,7 @@ TEST(L1BypassTest, FilesWithoutTheBatchAxisStillRead) {
   const std::vector<L1BypassTable> tables = BuildL1BypassTables({file});
   ASSERT_EQ(tables.size(), 2u);
   // Batch 1 and 32 of the stream layer are now one point: the first wins.
-  EXPECT_EQ(tables[0].rows.size(), 4u);
+  EXPECT_EQ(tables[0].rows.size(), 6u);
   EXPECT_EQ(tables[0].rows[0].batch, "");
   EXPECT_TRUE(absl::StrContains(RenderL1Bypass(tables),
                                 "| vgg16.conv3_1 | — | as configured"));
@@ -179,7 +183,7 @@ TEST(L1BypassTest, MarkdownMarksWinnersAndLosers) {
       << md;
   EXPECT_TRUE(absl::StrContains(
       md,
-      "| vgg16.conv3_1 | 1 | as configured (1.531 MiB) | hot | 100 | 2.1 | "
+      "| vgg16.conv3_1 | 1 | as configured (1.531 MiB), L2-resident | hot | 100 | 2.1 | "
       "**1.064 ±2.0%** | **1.075 ±2.0%** | 1.010 ±3.0% | 1.015 ±2.0% | "
       "_0.769 ±2.0%_ | 1.000 ±2.0% | dlcm_cg ≡ cg |\n"))
       << md;
@@ -240,6 +244,88 @@ TEST(L1BypassTest, CountersTableBesideTheSpeedups) {
   const SpeedupRow* joined = FindRow(merged[0], "as configured", "100");
   ASSERT_NE(joined, nullptr);
   EXPECT_EQ(joined->counters.size(), 7u);
+}
+
+// The cells of the generic table's rows (`## l1_bypass`, before the speedup
+// section) by column header, trimmed.
+std::vector<std::map<std::string, std::string>> GenericRows(const std::string& report) {
+  const std::string section = report.substr(
+      report.find("## l1_bypass\n"),
+      report.find("## l1_bypass: speedup") - report.find("## l1_bypass\n"));
+  std::vector<std::string> header;
+  std::vector<std::map<std::string, std::string>> rows;
+  for (absl::string_view line : absl::StrSplit(section, '\n')) {
+    if (!absl::StartsWith(line, "| ") || absl::StrContains(line, "---")) continue;
+    std::vector<std::string> cells;
+    for (absl::string_view cell : absl::StrSplit(line, '|')) {
+      cells.emplace_back(absl::StripAsciiWhitespace(cell));
+    }
+    if (header.empty()) {
+      header = cells;
+      continue;
+    }
+    std::map<std::string, std::string> row;
+    for (size_t i = 0; i < cells.size() && i < header.size(); ++i) row[header[i]] = cells[i];
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+// A point whose bytes_moved is under 2x device_l2_bytes (beyond_2x_l2 0) is
+// L2-resident, hot or cold: the report shows "L2-resident" where a % of the
+// DRAM peak would be, and says so in the speedup section's working-set cell.
+// In the fixture: batch 1, batch 32 (98 MiB, over 1x L2 but under 2x), the
+// cold 4 MiB point and conv; only the 64 MiB point (128 MiB moved) is beyond.
+TEST(L1BypassTest, L2ResidentRowsShowNoPercentOfTheDramPeak) {
+  auto report = RenderReport({Fixture()}, ReportOptions{});
+  ASSERT_TRUE(report.ok()) << report.status();
+  const auto rows = GenericRows(*report);
+  EXPECT_EQ(rows.size(), 71u);  // 7 variants x 2 occupancies x 5 points + the skip
+  int resident = 0, dram = 0;
+  for (const auto& row : rows) {
+    const std::string pct = row.at("dram_peak_pct (%)");
+    if (row.at("kernel") == "maxpool") continue;  // skipped: "—"
+    const std::string where = absl::StrCat(row.at("kernel"), " batch ", row.at("batch (images)"),
+                                           " ", row.at("working_set_bytes (B)"), " ",
+                                           row.at("timing"), " ", row.at("variant"));
+    if (row.at("working_set_bytes (B)") == "67108864") {
+      double value = 0;
+      EXPECT_TRUE(absl::SimpleAtod(pct, &value) && value > 20 && value < 100)
+          << where << ": " << pct;
+      ++dram;
+    } else {
+      EXPECT_EQ(pct, "L2-resident") << where;
+      ++resident;
+    }
+  }
+  EXPECT_EQ(dram, 14);
+  EXPECT_EQ(resident, 56);
+  EXPECT_FALSE(absl::StrContains(*report, "nan")) << *report;
+
+  const std::vector<L1BypassTable> tables = BuildL1BypassTables({Fixture()});
+  ASSERT_EQ(tables.size(), 2u);
+  EXPECT_EQ(FindRow(tables[0], "as configured", "100")->beyond_2x_l2, false);
+  EXPECT_EQ(FindRow(tables[0], "67108864", "100")->beyond_2x_l2, true);
+  EXPECT_EQ(FindRow(tables[0], "as configured", "100", "32")->beyond_2x_l2, false);
+  const std::string md = RenderL1Bypass(tables);
+  EXPECT_TRUE(absl::StrContains(md, "| 32 | as configured (49 MiB), L2-resident | hot | 25 |"))
+      << md;
+  EXPECT_TRUE(absl::StrContains(md, "| 1 | 4194304 (4 MiB), L2-resident | cold | 100 |")) << md;
+  EXPECT_TRUE(absl::StrContains(md, "| 1 | 67108864 (64 MiB) | hot | 25 |")) << md;
+  EXPECT_TRUE(absl::StrContains(md, "| resnet50.res5b_branch2b | 1 | as configured (98 KiB), "
+                                    "L2-resident | hot |"))
+      << md;
+}
+
+// Files from before the rule have no beyond_2x_l2: their points say nothing
+// about L2 (the generic table shows the file's number as it is).
+TEST(L1BypassTest, FilesWithoutTheCounterSayNothingAboutL2) {
+  ResultFile file = Fixture();
+  for (Row& r : file.rows) r.counters.erase("beyond_2x_l2");
+  const std::vector<L1BypassTable> tables = BuildL1BypassTables({file});
+  ASSERT_EQ(tables.size(), 2u);
+  EXPECT_FALSE(FindRow(tables[0], "as configured", "100")->beyond_2x_l2.has_value());
+  EXPECT_FALSE(absl::StrContains(RenderL1Bypass(tables), ", L2-resident |"));
 }
 
 TEST(L1BypassTest, ReportAppendsTheSection) {

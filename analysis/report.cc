@@ -90,6 +90,15 @@ std::string SmClock(const Row& row) {
   return mhz ? absl::StrFormat("%.0f", *mhz) : "";
 }
 
+// A metric's median. dram_peak_pct of a row whose working set stayed under
+// 2 x L2 (beyond_2x_l2 0, experiments/harness/l2_residency.h) reads
+// "L2-resident", never a % of the DRAM peak, whatever number the row holds.
+std::string MetricCell(const Row& row, const std::string& metric) {
+  if (metric == "dram_peak_pct" && row.Counter("beyond_2x_l2") == 0.0) return "L2-resident";
+  const std::optional<double> value = row.Counter(metric);
+  return value ? FormatNumber(*value) : "";
+}
+
 // One table over `files`, which all have the columns of files[0]. With
 // `file_column`, a leading column gives the 1-based index of each row's file.
 MarkdownTable BuildTable(const std::vector<const ResultFile*>& files, bool file_column) {
@@ -117,8 +126,7 @@ MarkdownTable BuildTable(const std::vector<const ResultFile*>& files, bool file_
         cells.push_back(CellText(row.Axis(axis).value_or("")));
       }
       for (const std::string& metric : values) {
-        const std::optional<double> value = row.Counter(metric);
-        cells.push_back(row.error ? kEmptyCell : value ? FormatNumber(*value) : "");
+        cells.push_back(row.error ? kEmptyCell : MetricCell(row, metric));
       }
       if (has_spread) {
         const std::optional<double> spread =

@@ -4,6 +4,7 @@
 #include "analysis/report.h"
 
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -181,6 +182,46 @@ TEST(RenderMarkdownTest, EscapesPipesInCells) {
   // Error rows have no metric or spread values.
   EXPECT_THAT(md, HasSubstr("|     8 |      — |      — |        | "
                             "error: a\\|b c |\n"));
+}
+
+// relu_bandwidth rows as the experiment writes them since the 2 x L2 rule
+// (experiments/harness/l2_residency.h): 16 MiB (32 MiB of input and output,
+// under 2 x a 50 MiB L2) hot and cold, 1 GiB beyond it, and a row of an older
+// file without beyond_2x_l2.
+TEST(RenderMarkdownTest, DramPeakPctOfL2ResidentRowsReadsL2Resident) {
+  ResultFile file;
+  file.path = "relu.json";
+  file.experiment = "relu_bandwidth";
+  file.context = {{"device_name", "GPU"},
+                  {"axis.bytes.unit", "B"},
+                  {"axis.bytes.type", "int64"},
+                  {"metric.bandwidth_gbps.unit", "GB/s"},
+                  {"metric.dram_peak_pct.unit", "%"}};
+  file.axis_names = {"bytes", "timing"};
+  file.metric_names = {"bandwidth_gbps", "dram_peak_pct"};
+  auto add = [&](const std::string& bytes, const std::string& timing, double gbps,
+                 std::optional<double> beyond) {
+    Row row;
+    row.name = absl::StrCat("relu_bandwidth/bytes:", bytes, "/timing:", timing, "/manual_time");
+    row.axes = {{"bytes", bytes}, {"timing", timing}};
+    // An L2-resident row's % is NaN; 4321 stands for a file that still holds
+    // a number there: the counter decides, not the value.
+    row.counters = {{"bandwidth_gbps", gbps},
+                    {"dram_peak_pct", beyond == 0.0 ? 4321.0 : 100 * gbps / 3352.3}};
+    if (beyond) row.counters["beyond_2x_l2"] = *beyond;
+    file.rows.push_back(row);
+  };
+  add("16777216", "hot", 6500, 0.0);
+  add("16777216", "cold", 2500, 0.0);
+  add("1073741824", "hot", 2935, 1.0);
+  add("1048576", "hot", 412.3, std::nullopt);
+  const std::string md = RenderMarkdown({file});
+  EXPECT_THAT(md, ContainsRegex("\\| +16777216 \\| hot +\\| +6500 \\| +L2-resident \\|"));
+  EXPECT_THAT(md, ContainsRegex("\\| +16777216 \\| cold +\\| +2500 \\| +L2-resident \\|"));
+  EXPECT_THAT(md, Not(HasSubstr("4321")));
+  EXPECT_THAT(md, ContainsRegex("\\| 1073741824 \\| hot +\\| +2935 \\| +87\\.55 \\|"));
+  // An older file says nothing about L2: its number is shown as it is.
+  EXPECT_THAT(md, ContainsRegex("\\| +1048576 \\| hot +\\| +412\\.3 \\| +12\\.3 \\|"));
 }
 
 ResultFile SharedBandwidthFile(const std::string& device, const std::string& cc) {

@@ -12,8 +12,11 @@
 // Expected: tensors much larger than L2 run near the DRAM ceiling (>= 80% of
 //           theoretical on H100 at 1 GiB, about what memory_bandwidth's copy
 //           reaches) in both modes; tensors whose input and output fit in L2
-//           exceed the DRAM ceiling when hot. Tiny tensors measure launch
-//           latency, not bandwidth.
+//           exceed the DRAM ceiling when hot. Such rows are L2-resident (input
+//           plus output under 2 x device_l2_bytes: the 16 MiB default, 32 MiB
+//           against H100's 50 MiB, hot or cold): dram_peak_pct is NaN there,
+//           beyond_2x_l2 is 0 and the label says L2-resident; bandwidth_gbps
+//           stays. Tiny tensors measure launch latency, not bandwidth.
 // Could be confused with: host time inside the event pair:
 //           //probes:event_timer_test (GuardKeepsHostSleepOutOfTheSamples, a
 //           simulated queue) and, on a GPU, relu_bandwidth_activity_gpu_test
@@ -23,18 +26,27 @@
 //           (ReluIssuesFourLoadsBeforeItsStores: 4 LDG.128 before 4 STG.128
 //           per tile) and //experiments:kernels_ptx_test. Cold rows paying
 //           the flush's write-backs: //probes:event_timer_gpu_test
-//           (ColdFlushGpuTest, GPU). L2 for DRAM: at 1 GiB
+//           (ColdFlushGpuTest, GPU). L2 for DRAM: rows whose input and output
+//           fit in L2 are L2-resident, hot and cold alike (a cold run reads
+//           its input from DRAM but its output stays dirty in the write-back
+//           L2, so half the bytes counted are L2 traffic). The 2 x L2 rule
+//           and what such a row records, through the runner and writer:
+//           //experiments/harness:l2_residency_test. That this experiment
+//           declares working_set_bytes and beyond_2x_l2:
+//           //experiments:bad_input_test (--help); that its rows carry them,
+//           on a GPU: relu_bandwidth_gpu_test (256 MiB: beyond_2x_l2 1) and
+//           relu_bandwidth_l2_resident_gpu_test (1 MiB: beyond_2x_l2 0, the
+//           row written, not failed). That the report shows "L2-resident"
+//           instead of a %: //analysis:report_test
+//           (DramPeakPctOfL2ResidentRowsReadsL2Resident, relu_bandwidth rows
+//           hot and cold). Beyond 2 x L2, at 1 GiB
 //           relu_bandwidth_counters_gpu_test (GPU) checks that DRAM reads
-//           and writes are each 0.9-1.1 GiB. Not yet ruled out by a test:
-//           hot rows whose input and output fit in L2 (the 16 MiB default:
-//           32 MiB against H100's 50 MB) report L2 bandwidth under
-//           dram_peak_pct with nothing on the row saying so; a fixture test
-//           of an "L2-resident" label (as cuBLASLt's hot rows are read)
-//           would.
+//           and writes are each 0.9-1.1 GiB.
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "experiments/harness/experiment.h"
+#include "experiments/harness/l2_residency.h"
 #include "kernels/elementwise.h"
 #include "probes/cuda_status.h"
 #include "probes/device_buffer.h"
@@ -95,15 +107,13 @@ absl::Status Run(PointContext& ctx) {
       ctx.TimeKernel([&](cudaStream_t s) { return LaunchRelu(in.get(), out.get(), n, blocks, s); },
                      cache));
   DISSECT_RETURN_IF_ERROR(CheckOutput(out.get(), n));
-  const double peak = ctx.device().DramPeakGbps();
-  std::vector<double> gbps, pct;
-  for (double t : ms) {
-    const double bw = 2.0 * static_cast<double>(bytes) / (t * 1e-3) / 1e9;
-    gbps.push_back(bw);
-    pct.push_back(100.0 * bw / peak);
-  }
-  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("bandwidth_gbps", std::move(gbps)));
-  return ctx.AddSamples("dram_peak_pct", std::move(pct));
+  // Input and output, each read or written once: the bytes counted and the
+  // working set alike.
+  const double moved = 2.0 * static_cast<double>(bytes);
+  std::vector<double> gbps;
+  for (double t : ms) gbps.push_back(moved / (t * 1e-3) / 1e9);
+  DISSECT_RETURN_IF_ERROR(AddDramPeakPct(ctx, gbps, moved));
+  return ctx.AddSamples("bandwidth_gbps", std::move(gbps));
 }
 
 DISSECT_EXPERIMENT(relu_bandwidth)
@@ -113,7 +123,10 @@ DISSECT_EXPERIMENT(relu_bandwidth)
     .AddAxis(StringAxis("timing", {"hot", "cold"}, {},
                         "hot: back-to-back launches; cold: L2 flushed before each"))
     .AddMetric("bandwidth_gbps", "GB/s", "(bytes read + bytes written) / time")
-    .AddMetric("dram_peak_pct", "%", "bandwidth / (2 x memory clock x bus width)")
+    .AddMetric("dram_peak_pct", "%",
+               "bandwidth / (2 x memory clock x bus width); NaN when L2-resident "
+               "(beyond_2x_l2 0)")
+    .AddMetrics(L2ResidencyMetrics("input + output bytes (2 x bytes)"))
     .Validate(Validate)
     .Run(Run);
 

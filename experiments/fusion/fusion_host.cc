@@ -135,10 +135,6 @@ double WorkingSetBytes(Pattern pattern, const ConvDims& d) {
          sizeof(float);
 }
 
-bool BeyondTwiceL2(double working_set_bytes, int64_t l2_bytes) {
-  return l2_bytes > 0 && working_set_bytes >= 2.0 * static_cast<double>(l2_bytes);
-}
-
 HostInputs MakeInputs(Pattern pattern, const ConvDims& d, uint64_t seed) {
   const TensorSizes t = SizesOf(pattern, d);
   HostInputs in;

@@ -60,17 +60,9 @@ double CompulsoryBytes(Pattern pattern, Mode mode, const ConvDims& d);
 
 // Every distinct byte the unfused form touches: input, parameters,
 // intermediate and output, once each. The fused form touches less; both rows
-// of a point carry this one figure so that their framing agrees.
+// of a point carry this one figure so that their framing agrees (the 2 x L2
+// rule it is held to: experiments/harness/l2_residency.h).
 double WorkingSetBytes(Pattern pattern, const ConvDims& d);
-
-// Whether a working set is at least 2 x the device's L2 (`l2_bytes`; false
-// when 0, unknown). L2 is write-back: below that, the unfused intermediate
-// written by the first kernel is read back by the second from L2 and never
-// reaches DRAM inside the timed interval, so its bytes are L2-resident, not
-// DRAM traffic. Twice, not once: the input and output stream through L2 beside
-// it, and L2's replacement is not strict LRU, so data a little over 1 x L2
-// can still largely hit.
-bool BeyondTwiceL2(double working_set_bytes, int64_t l2_bytes);
 
 // Inputs reproducible from `seed` (kernels/elementwise.h's
 // FillUniformValue): x in [-1, 1), weights in [-a, a) with a =

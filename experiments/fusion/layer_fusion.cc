@@ -28,12 +28,15 @@
 //     intermediate never reaches DRAM, hot or cold (DenseNet-121 block 1 at
 //     batch 1-8 fits an H100's 50 MiB L2). Each row records
 //     working_set_bytes and beyond_2x_l2; below it dram_peak_pct is NaN and
-//     the label says L2-resident, and the fusion_speedup generator prints no
-//     % of the DRAM peak and no "DRAM bytes" for it. Cold (the default) also
-//     keeps a hot run's L2-resident input out of the DRAM-framed rows.
-//     Tests: fusion_host_test (DenseNetBlock1AtSmallBatchesIsL2Resident:
-//     the working set and the 2 x L2 rule), bad_input_test (every default
-//     point is cold), analysis/papers/fusion:fusion_test
+//     the label says L2-resident (the rule every experiment shares,
+//     experiments/harness/l2_residency.h), and the fusion_speedup generator
+//     prints no % of the DRAM peak and no "DRAM bytes" for it. Cold (the
+//     default) also keeps a hot run's L2-resident input out of the
+//     DRAM-framed rows. Tests: //experiments/harness:l2_residency_test (the
+//     rule, the NaN, the counters and the label), fusion_host_test
+//     (DenseNetBlock1AtSmallBatchesIsL2Resident: this working set under the
+//     rule), bad_input_test (every default point is cold),
+//     analysis/papers/fusion:fusion_test
 //     (RowsThatFitInL2AreL2ResidentNotAPercentOfDram).
 //   - The compiler's work for the hardware's: a fused kernel that still
 //     stores the intermediate, or a form whose work the compiler dropped,
@@ -42,7 +45,6 @@
 //     every loaded input of the fused BN+ReLU+conv; the bit-identical and
 //     CPU-reference checks before timing show both forms did all the work.
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -53,6 +55,7 @@
 #include "absl/strings/str_cat.h"
 #include "experiments/fusion/fusion_host.h"
 #include "experiments/harness/experiment.h"
+#include "experiments/harness/l2_residency.h"
 #include "experiments/l1_bypass/device_tensors.h"
 #include "experiments/l1_bypass/reference.h"
 #include "kernels/elementwise.h"
@@ -192,31 +195,19 @@ absl::StatusOr<std::vector<float>> RunOnce(const Shape& s, Mode mode, cudaStream
 absl::Status AddMetrics(PointContext& ctx, Pattern pattern, Mode mode, const ConvDims& dims,
                         const std::vector<double>& ms) {
   const double bytes = CompulsoryBytes(pattern, mode, dims);
-  const double working_set = WorkingSetBytes(pattern, dims);
-  const bool dram = BeyondTwiceL2(working_set, ctx.device().l2_bytes);
-  const double peak = ctx.device().DramPeakGbps();
-  std::vector<double> us, gbps, pct;
+  std::vector<double> us, gbps;
   for (double m : ms) {
     us.push_back(m * 1e3);
     gbps.push_back(bytes / (m * 1e-3) / 1e9);
-    pct.push_back(dram && peak > 0 ? 100.0 * gbps.back() / peak : std::nan(""));
   }
   DISSECT_RETURN_IF_ERROR(ctx.AddSamples("kernel_us", std::move(us)));
   DISSECT_RETURN_IF_ERROR(ctx.AddSamples("compulsory_bytes", {bytes}));
   DISSECT_RETURN_IF_ERROR(ctx.AddSamples(
       "intermediate_bytes",
       {mode == Mode::kUnfused ? 2.0 * SizesOf(pattern, dims).intermediate * sizeof(float) : 0.0}));
+  DISSECT_RETURN_IF_ERROR(AddDramPeakPct(ctx, gbps, WorkingSetBytes(pattern, dims)));
   DISSECT_RETURN_IF_ERROR(ctx.AddSamples("achieved_gbps", std::move(gbps)));
-  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("dram_peak_pct", std::move(pct)));
-  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("kernels", {mode == Mode::kFused ? 1.0 : 2.0}));
-  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("working_set_bytes", {working_set}));
-  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("beyond_2x_l2", {dram ? 1.0 : 0.0}));
-  if (!dram) {
-    ctx.AddNote(absl::StrCat("L2-resident: working set ", static_cast<int64_t>(working_set),
-                             " B below 2 x the ", ctx.device().l2_bytes,
-                             " B L2, no % of the DRAM peak"));
-  }
-  return absl::OkStatus();
+  return ctx.AddSamples("kernels", {mode == Mode::kFused ? 1.0 : 2.0});
 }
 
 absl::Status RunPoint(PointContext& ctx) {
@@ -281,12 +272,9 @@ DISSECT_EXPERIMENT(layer_fusion)
                "achieved_gbps / the device's theoretical DRAM peak; NaN when the data is "
                "L2-resident (beyond_2x_l2 0)")
     .AddMetric("kernels", "-", "kernels launched per pattern")
-    .AddMetric("working_set_bytes", "B",
-               "input, parameters, intermediate and output once each (the unfused form's "
-               "footprint; the same in both rows of a point)")
-    .AddMetric("beyond_2x_l2", "-",
-               "1 when working_set_bytes >= 2 x device_l2_bytes (the intermediate goes "
-               "through DRAM), else 0: L2-resident")
+    .AddMetrics(L2ResidencyMetrics(
+        "input, parameters, intermediate and output once each (the unfused form's "
+        "footprint; the same in both rows of a point)"))
     .Validate(ValidatePoint)
     .Run(RunPoint);
 

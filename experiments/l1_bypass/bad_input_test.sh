@@ -22,7 +22,7 @@ expect 2 "no CUDA device visible" l1_bypass --axis=kernel=stream --axis=layer=vg
 
 help=$(./l1_bypass --help)
 for word in dlcm_cg evict_last l2_persist l2_stream resnet50.res5b_branch2b softmax occupancy_pct \
-  batch "cg = dlcm_cg (LDG.E.STRONG.GPU)" "evict_first = cs (LDG.E.EF)"; do
+  batch "cg = dlcm_cg (LDG.E.STRONG.GPU)" "evict_first = cs (LDG.E.EF)" beyond_2x_l2 L2-resident; do
   [[ "${help}" == *"${word}"* ]] || { echo "FAIL: --help does not mention ${word}"; failures=$((failures + 1)); }
 done
 # 7 kernels x 22 layers x 3 batches x 1 working set x 1 timing x 2 occupancies x
