@@ -59,9 +59,11 @@ if ! ./relu_bandwidth --help | grep -q -- "--kernel_activity "; then
   echo "FAIL: --help does not list --kernel_activity"; failures=$((failures + 1))
 fi
 # Rows under 2x L2 are L2-resident: the counters that say so are declared.
-relu_help=$(./relu_bandwidth --help)
-for word in working_set_bytes beyond_2x_l2 L2-resident; do
-  [[ "${relu_help}" == *"${word}"* ]] || { echo "FAIL: relu_bandwidth --help does not mention ${word}"; failures=$((failures + 1)); }
+for experiment in relu_bandwidth memory_bandwidth; do
+  help=$(./"${experiment}" --help)
+  for word in working_set_bytes beyond_2x_l2 L2-resident; do
+    [[ "${help}" == *"${word}"* ]] || { echo "FAIL: ${experiment} --help does not mention ${word}"; failures=$((failures + 1)); }
+  done
 done
 if ! ./relu_bandwidth --help | grep -q "activity/vs_events_pct"; then
   echo "FAIL: --help does not name the activity row counters"; failures=$((failures + 1))

@@ -36,8 +36,10 @@
 //           its width and the read kernel keeps its sum); the tiling covers
 //           every element once: //experiments:tiled_stream_test. Host time
 //           inside the event pair: //probes:event_timer_test. L2 for DRAM:
-//           rows are labelled by footprint only, and dram_peak_pct is a
-//           comparison printed on every row (L1 and L2 rows exceed 100 %);
+//           dram_peak_pct is NaN, and the row says L2-resident, below
+//           2 x device_l2_bytes (experiments/harness/l2_residency.h,
+//           //experiments/harness:l2_residency_test; the report shows
+//           "L2-resident", //analysis:report_test);
 //           memory_bandwidth_gpu_test (GPU) keeps a 256 MiB row within
 //           20-110 % of the DRAM peak. Not yet ruled out by a test: which
 //           level serves a given footprint; a counters variant
@@ -54,6 +56,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "experiments/harness/experiment.h"
+#include "experiments/harness/l2_residency.h"
 #include "kernels/bandwidth.h"
 #include "probes/cuda_status.h"
 #include "probes/device_buffer.h"
@@ -218,15 +221,12 @@ absl::Status Run(PointContext& ctx) {
   }
 
   const double bytes_moved = static_cast<double>(footprint) * static_cast<double>(passes);
-  const double peak = ctx.device().DramPeakGbps();
-  std::vector<double> gbps, pct;
-  for (double t : ms) {
-    const double bw = bytes_moved / (t * 1e-3) / 1e9;
-    gbps.push_back(bw);
-    pct.push_back(100.0 * bw / peak);
-  }
-  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("bandwidth_gbps", std::move(gbps)));
-  return ctx.AddSamples("dram_peak_pct", std::move(pct));
+  std::vector<double> gbps;
+  for (double t : ms) gbps.push_back(bytes_moved / (t * 1e-3) / 1e9);
+  // Every pass sweeps the same footprint: it is the working set, and only
+  // beyond 2 x L2 is the bandwidth DRAM's.
+  DISSECT_RETURN_IF_ERROR(AddDramPeakPct(ctx, gbps, static_cast<double>(footprint)));
+  return ctx.AddSamples("bandwidth_gbps", std::move(gbps));
 }
 
 std::vector<int64_t> DefaultFootprints() {
@@ -255,7 +255,9 @@ DISSECT_EXPERIMENT(memory_bandwidth)
     .AddMetric("bandwidth_gbps", "GB/s",
                "(bytes read + bytes written) / time; passes x footprint per launch")
     .AddMetric("dram_peak_pct", "%",
-               "bandwidth / device_dram_peak_gbps (2 x memory clock x bus width)")
+               "bandwidth / device_dram_peak_gbps (2 x memory clock x bus width); NaN when "
+               "L2-resident (beyond_2x_l2 0)")
+    .AddMetrics(L2ResidencyMetrics("footprint_bytes: the bytes every pass touches"))
     .Validate(Validate)
     .Run(Run);
 
