@@ -10,6 +10,11 @@
 //           file holds the K-1 points before the abort, with
 //           --selftest_throttle_at=K point K has two rows (the second with
 //           counter attempt 2).
+// Could be confused with: a GPU measurement, which it never is: its
+//           rows carry no device figures and the cpu selftest device name,
+//           and no analysis section reads them; what it proves is the
+//           harness's bookkeeping (//experiments:selftest_test, and the
+//           sweep runner's and Slurm tests, which kill and resume it).
 //
 // Fault injection (test-only flags of this binary; K counts the points this
 // process measures, 1-based, re-measures not included, so a --resume run
