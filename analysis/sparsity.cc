@@ -108,6 +108,7 @@ SpeedPoint Point(const Row& row) {
   p.power_w = FiniteCounter(row, "power_w");
   p.max_rel_error = FiniteCounter(row, "max_rel_error");
   p.kept_magnitude = FiniteCounter(row, "kept_magnitude_fraction");
+  p.load_bound = FiniteCounter(row, "load_bound_speedup");
   return p;
 }
 
@@ -279,7 +280,10 @@ std::string Sparse24Block(const SparsityDevice& d) {
       "From sparse24_gemm: sparse_mma_sp (the input pruned to 2:4, the two largest magnitudes "
       "of every 4 kept) against dense_mma; its speedup does not depend on the input's "
       "sparsity, what the pruning keeps does: kept magnitude is the share of the input's total "
-      "magnitude that survives.\n\n",
+      "magnitude that survives. Load-bound ceiling: the most speedup the kernel can show, "
+      "its operands coming from global memory (dense over sparse operand bytes); a speedup "
+      "whose slowest sample lies above it is flagged, since the method, not sparsity, would "
+      "have produced it.\n\n",
       RenderMarkdownTable(Sparse24Table(d.sparse24)));
 }
 
@@ -531,6 +535,7 @@ MarkdownTable Sparse24Table(const std::vector<SpeedCurve>& curves) {
                                   {"batch", true},
                                   {"input sparsity", true},
                                   {"speedup vs dense_mma", true},
+                                  {"load-bound ceiling", true},
                                   {"kept magnitude", true},
                                   {"achieved sparsity", true},
                                   {"max rel. error", true},
@@ -538,10 +543,15 @@ MarkdownTable Sparse24Table(const std::vector<SpeedCurve>& curves) {
   for (const SpeedCurve& c : curves) {
     if (c.method != kSparseMma) continue;
     for (const SpeedPoint& p : c.points) {
+      std::string note = p.note;
+      if (p.load_bound && p.speedup_min && *p.speedup_min > *p.load_bound) {
+        note = absl::StrCat(note.empty() ? "" : note + "; ",
+                            "above the load-bound ceiling: check the method");
+      }
       t.rows.push_back({CellText(c.shape), Batch(c.batch), Pct(p.sparsity_pct), SpeedupText(p),
-                        OptionalPercentCell(p.kept_magnitude),
+                        OptionalCell(p.load_bound), OptionalPercentCell(p.kept_magnitude),
                         OptionalPercentCell(p.achieved_sparsity), OptionalCell(p.max_rel_error),
-                        CellText(p.note)});
+                        CellText(note)});
     }
   }
   return t;

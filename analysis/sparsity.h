@@ -54,6 +54,8 @@ struct SpeedPoint {
   std::optional<double> kernel_ms;  // the row's real_time (median)
   std::optional<double> end_to_end_ms, end_to_end_max_ms;
   std::optional<double> power_w, max_rel_error, kept_magnitude;
+  // sparse24_gemm: the most speedup its load-bound kernel can show.
+  std::optional<double> load_bound;
   std::string note;
 };
 

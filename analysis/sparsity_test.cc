@@ -238,6 +238,21 @@ TEST(CrossoverTableTest, DenseRowsAreLeftOutAndInterpolationIsNamed) {
   EXPECT_EQ(t.rows[0][7], "—");
 }
 
+// sparse24_gemm's kernel is load-bound: a speedup beyond its ceiling, even
+// in its slowest sample, says the method measured something else.
+TEST(Sparse24TableTest, ShowsTheLoadBoundCeilingAndFlagsASpeedupAboveIt) {
+  SpeedCurve sparse;
+  sparse.shape = "s";
+  sparse.method = "sparse_mma_sp";
+  sparse.points = {Point(0, 1.2, 1.15, 1.25), Point(90, 1.6, 1.55, 1.65)};
+  for (SpeedPoint& p : sparse.points) p.load_bound = 1.3333;
+  const MarkdownTable t = Sparse24Table({sparse});
+  ASSERT_EQ(t.rows.size(), 2u);
+  EXPECT_EQ(t.rows[0][4], "1.333");
+  EXPECT_EQ(t.rows[0].back(), "");
+  EXPECT_EQ(t.rows[1].back(), "above the load-bound ceiling: check the method");
+}
+
 TEST(DenseOnZerosTableTest, SaysWhetherDenseSpeedsUpOnZeros) {
   SpeedCurve dense;
   dense.shape = "s";

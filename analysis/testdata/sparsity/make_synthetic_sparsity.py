@@ -172,20 +172,25 @@ def sparse24_gemm():
     axes = [("shape", "-", "string"), ("method", "-", "string"), ("sparsity_pct", "%", "int64"),
             ("batch", "images", "int64")]
     metrics = [("speedup_vs_dense", "x"), ("kept_magnitude_fraction", "fraction"),
-               ("achieved_sparsity", "fraction"), ("max_rel_error", "fraction")]
+               ("achieved_sparsity", "fraction"), ("max_rel_error", "fraction"),
+               ("load_bound_speedup", "x")]
     ctx = sharing.context("sparse24_gemm", "What 2:4 sparse MMA buys over dense MMA", axes,
                           metrics, [])
     rows = []
-    for pct, kept in ((0, 0.78), (50, 0.93), (90, 0.995)):
+    # The sparse speedups sit under the kernel's 1.33 load-bound ceiling, but
+    # at 90 %, whose slowest sample lies above it (flagged in the table).
+    for pct, kept, sp in ((0, 0.78, (1.2, 1.15, 1.25)), (50, 0.93, (1.2, 1.15, 1.25)),
+                          (90, 0.995, (1.6, 1.55, 1.65))):
         for method, speedup, point in (("dense_mma", 1.0, (1.0, 0.99, 1.01)),
-                                       ("sparse_mma_sp", 1.6, (1.6, 1.55, 1.65))):
+                                       ("sparse_mma_sp", sp[0], sp)):
             dense = method == "dense_mma"
             rows.append(speed_row("sparse24_gemm", axes, ("vgg16.fc6", method, pct, 1),
                                   len(rows), 200.0, point, {
                                       "kept_magnitude_fraction": 1.0 if dense else kept,
                                       "achieved_sparsity": pct / 100.0 if dense else
                                       max(0.5, pct / 100.0),
-                                      "max_rel_error": 1e-6 if dense else 0.05 * (1 - kept)}))
+                                      "max_rel_error": 1e-6 if dense else 0.05 * (1 - kept),
+                                      "load_bound_speedup": 1.3333}))
     fixture.write(os.path.join(HERE, "synthetic_sparse24_gemm.json"), ctx, rows)
 
 

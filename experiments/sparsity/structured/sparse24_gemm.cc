@@ -286,6 +286,7 @@ absl::Status Run(PointContext& ctx) {
   DISSECT_RETURN_IF_ERROR(ctx.AddSamples(
       "achieved_sparsity", {sparse ? ops->sparse_zero_fraction : ops->dense_zero_fraction}));
   DISSECT_RETURN_IF_ERROR(ctx.AddSamples("max_rel_error", {error}));
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("load_bound_speedup", {kLoadBoundSpeedup}));
   const double flops = 2.0 * shape.n * shape.k * shape.m;
   std::vector<double> tflops;
   for (double t : ms) tflops.push_back(flops / (t * 1e-3) / 1e12);
@@ -315,6 +316,9 @@ DISSECT_EXPERIMENT(sparse24_gemm)
                "max |got - want| / max(|want|, 1e-3 max|want|) over up to 64 x 64 outputs, "
                "want the CPU product of the same (pruned) operands")
     .AddMetric("dense_equivalent_tflops", "TFLOP/s", "2 N K M / time (unpadded shape)")
+    .AddMetric("load_bound_speedup", "x",
+               "the most speedup_vs_dense this kernel can show: operands come from global "
+               "memory and the loads bound it, dense over sparse operand bytes per block")
     .Validate(Validate)
     .Run(Run);
 
