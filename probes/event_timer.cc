@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -115,6 +116,14 @@ absl::Status L2Flusher::Flush(cudaStream_t stream) const {
   return absl::OkStatus();
 }
 
+int64_t NextGuardNs(int64_t first_ns, int64_t guard_ns, int64_t host_ns, bool exposed) {
+  // The next guard covers twice this sample's host time, and doubles after
+  // an exposed sample.
+  int64_t next = std::max(first_ns, 2 * host_ns);
+  if (exposed) next = std::max(next, 2 * guard_ns);
+  return std::min(next, kMaxGuardNs);
+}
+
 absl::StatusOr<std::vector<double>> TimeOnQueue(TimingQueue& queue, const LaunchFn& launch,
                                                 const TimingOptions& options,
                                                 const std::function<absl::Status()>& flush,
@@ -158,13 +167,7 @@ absl::StatusOr<std::vector<double>> TimeOnQueue(TimingQueue& queue, const Launch
     DISSECT_RETURN_IF_ERROR(queue.Record(start + 1));
     if (!guarded) return false;
     DISSECT_ASSIGN_OR_RETURN(const bool exposed, queue.Reached(start));
-    // The next guard covers twice this sample's host time, and doubles
-    // after an exposed sample.
-    const int64_t host_ns = NowNs() - begin_ns;
-    const int64_t previous = guard;
-    guard = std::max(options.guard_ns, 2 * host_ns);
-    if (exposed) guard = std::max(guard, 2 * previous);
-    guard = std::min(guard, kMaxGuardNs);
+    guard = NextGuardNs(options.guard_ns, guard, NowNs() - begin_ns, exposed);
     return exposed;
   };
 
@@ -207,6 +210,63 @@ absl::StatusOr<std::vector<double>> TimeOnQueue(TimingQueue& queue, const Launch
   st.guard_ns = guard;
   if (after_samples) after_samples();
   return ms;
+}
+
+MarkedPassTimer::MarkedPassTimer(TimingQueue& queue, int64_t first_guard_ns)
+    : queue_(queue), first_guard_ns_(std::clamp<int64_t>(first_guard_ns, 1, kMaxGuardNs)) {
+  stats_.guard_ns = first_guard_ns_;
+}
+
+absl::StatusOr<bool> MarkedPassTimer::QueueOnce(int steps, const MarkedRunFn& run) {
+  const int64_t begin_ns = NowNs();
+  DISSECT_RETURN_IF_ERROR(queue_.Spin(stats_.guard_ns));
+  DISSECT_RETURN_IF_ERROR(queue_.Record(0));
+  int marked = 0;
+  DISSECT_RETURN_IF_ERROR(run([&]() -> absl::Status {
+    if (marked == steps) {
+      return absl::InvalidArgumentError(absl::StrCat("the pass marks more than ", steps, " steps"));
+    }
+    return queue_.Record(++marked);
+  }));
+  if (marked != steps) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the pass marked ", marked, " steps, not ", steps));
+  }
+  DISSECT_ASSIGN_OR_RETURN(const bool exposed, queue_.Reached(0));
+  stats_.guard_ns = NextGuardNs(first_guard_ns_, stats_.guard_ns, NowNs() - begin_ns, exposed);
+  DISSECT_RETURN_IF_ERROR(queue_.Synchronize());
+  return exposed;
+}
+
+absl::StatusOr<std::vector<double>> MarkedPassTimer::Time(int steps, const MarkedRunFn& run) {
+  if (steps < 1) return absl::InvalidArgumentError("a marked pass needs at least 1 step");
+  if (events_ < steps + 1) {
+    DISSECT_RETURN_IF_ERROR(queue_.CreateEvents(steps + 1));
+    events_ = steps + 1;
+  }
+  bool retried = false;
+  while (true) {
+    const int64_t guard_used = stats_.guard_ns;
+    DISSECT_ASSIGN_OR_RETURN(const bool exposed, QueueOnce(steps, run));
+    if (!exposed) break;
+    if (guard_used >= kMaxGuardNs) {
+      return absl::DeadlineExceededError(absl::StrCat(
+          "the pass's host work outlasts a ", kMaxGuardNs / 1000000,
+          " ms guard spin, so its time cannot be kept out of the steps' times"));
+    }
+    if (!retried) ++stats_.retried_samples;
+    retried = true;
+    ++stats_.retry_launches;
+  }
+  std::vector<double> ms(steps);
+  for (int i = 0; i < steps; ++i) {
+    DISSECT_ASSIGN_OR_RETURN(ms[i], queue_.ElapsedMs(i, i + 1));
+  }
+  return ms;
+}
+
+std::unique_ptr<TimingQueue> NewCudaTimingQueue(cudaStream_t stream) {
+  return std::make_unique<CudaTimingQueue>(stream);
 }
 
 absl::StatusOr<std::vector<double>> TimeWithEvents(const LaunchFn& launch,

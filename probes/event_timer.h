@@ -38,6 +38,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -137,6 +138,49 @@ absl::StatusOr<std::vector<double>> TimeOnQueue(
     TimingQueue& queue, const LaunchFn& launch, const TimingOptions& options,
     const std::function<absl::Status()>& flush, const std::function<void()>& after_warmup = nullptr,
     const std::function<void()>& after_samples = nullptr, TimingStats* stats = nullptr);
+
+// The guard after a sample whose queueing took `host_ns` on the host: twice
+// that, at least `first_ns`, at least doubled after an exposed sample, at
+// most kMaxGuardNs. TimeOnQueue and MarkedPassTimer follow it.
+int64_t NextGuardNs(int64_t first_ns, int64_t guard_ns, int64_t host_ns, bool exposed);
+
+// Records the pass's next event (MarkedPassTimer); an error past the last.
+using MarkFn = std::function<absl::Status()>;
+// Queues one pass on the queue's stream, calling `mark` after each step.
+using MarkedRunFn = std::function<absl::Status(const MarkFn& mark)>;
+
+// Times a pass of several steps (layer_breakdown: the ops of a forward
+// pass) step by step, with the host kept out as TimeOnQueue keeps it out:
+//   spin(guard)  start  step 1  mark 1 ... step n  mark n  → query(start)
+// Step i is the time from event i-1 to event i. Everything, the host work
+// between steps included, is queued while the guard spins; if the device
+// had already reached the start event when the pass was queued, the pass is
+// exposed (host time may sit between two marks) and is queued again behind
+// the guard NextGuardNs gives, until it is not, or the error TimeOnQueue
+// gives behind a kMaxGuardNs spin. The guard carries over to the next pass.
+class MarkedPassTimer {
+ public:
+  explicit MarkedPassTimer(TimingQueue& queue, int64_t first_guard_ns = kDefaultGuardNs);
+
+  // Times one pass of `steps` steps (each `run` must mark exactly `steps`
+  // times) and returns the steps' durations in milliseconds.
+  absl::StatusOr<std::vector<double>> Time(int steps, const MarkedRunFn& run);
+
+  // Passes timed again because they were exposed, and their re-timings.
+  const TimingStats& stats() const { return stats_; }
+
+ private:
+  // Queues `run` once behind the guard; returns whether it was exposed.
+  absl::StatusOr<bool> QueueOnce(int steps, const MarkedRunFn& run);
+
+  TimingQueue& queue_;
+  int64_t first_guard_ns_;
+  int events_ = 0;  // events made on the queue
+  TimingStats stats_;
+};
+
+// The CUDA TimingQueue on `stream` (the one TimeWithEvents uses).
+std::unique_ptr<TimingQueue> NewCudaTimingQueue(cudaStream_t stream);
 
 // TimeOnQueue on CUDA stream `stream`; in cold mode each sample is preceded
 // (outside the events) by `flusher->Flush`.

@@ -236,5 +236,60 @@ TEST(EventTimerTest, BadOptionsAndLaunchErrors) {
   EXPECT_FALSE(TimeOnQueue(queue, failing, options, nullptr).ok());
 }
 
+TEST(EventTimerTest, NextGuardCoversTwiceTheHostAndDoublesWhenExposed) {
+  EXPECT_EQ(NextGuardNs(20'000, 20'000, 1'000, false), 20'000);  // never below the first
+  EXPECT_EQ(NextGuardNs(20'000, 20'000, 3'000'000, false), 6'000'000);
+  EXPECT_EQ(NextGuardNs(20'000, 5'000'000, 1'000, true), 10'000'000);
+  EXPECT_EQ(NextGuardNs(20'000, 5'000'000, 8'000'000, true), 16'000'000);
+  EXPECT_EQ(NextGuardNs(20'000, kMaxGuardNs, 1'000, true), kMaxGuardNs);
+}
+
+// A pass of `steps` steps, each a 2 ms host sleep (cuDNN's host work
+// between two ops) then a 10 us kernel, marked after each step.
+MarkedRunFn SleepySteps(SimulatedQueue& queue, int steps, int* runs) {
+  return [&queue, steps, runs](const MarkFn& mark) -> absl::Status {
+    ++*runs;
+    for (int i = 0; i < steps; ++i) {
+      std::this_thread::sleep_for(kHostSleep);
+      queue.Kernel(kKernelNs);
+      if (absl::Status s = mark(); !s.ok()) return s;
+    }
+    return absl::OkStatus();
+  };
+}
+
+TEST(EventTimerTest, MarkedPassTimesEachStepWithoutTheHostBetweenThem) {
+  // The first 20 us guard does not cover the pass's 6 ms of host work: the
+  // first pass is exposed (its first step would read about 2 ms) and is
+  // queued again behind a longer guard, which the later passes keep.
+  SimulatedQueue queue;
+  MarkedPassTimer timer(queue);
+  int runs = 0;
+  for (int pass = 0; pass < 3; ++pass) {
+    absl::StatusOr<std::vector<double>> ms = timer.Time(3, SleepySteps(queue, 3, &runs));
+    ASSERT_TRUE(ms.ok()) << ms.status();
+    ASSERT_EQ(ms->size(), 3u);
+    ExpectAllNear(*ms, kKernelMs);
+  }
+  EXPECT_EQ(timer.stats().retried_samples, 1);
+  EXPECT_EQ(runs, 3 + timer.stats().retry_launches);
+  EXPECT_GE(timer.stats().guard_ns, 2 * 3 * 2'000'000);
+  EXPECT_EQ(queue.spins(), runs);
+}
+
+TEST(EventTimerTest, MarkedPassMustMarkEveryStepOnce) {
+  SimulatedQueue queue;
+  MarkedPassTimer timer(queue, 10'000'000);
+  int runs = 0;
+  EXPECT_EQ(timer.Time(4, SleepySteps(queue, 3, &runs)).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(timer.Time(2, SleepySteps(queue, 3, &runs)).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(timer.Time(0, SleepySteps(queue, 0, &runs)).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  const MarkedRunFn failing = [](const MarkFn&) { return absl::InternalError("cuDNN failed"); };
+  EXPECT_EQ(timer.Time(1, failing).status().code(), absl::StatusCode::kInternal);
+}
+
 }  // namespace
 }  // namespace dissect

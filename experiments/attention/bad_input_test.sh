@@ -11,7 +11,9 @@ expect 2 "batch must be in 1..64 (got 65)" attention --axis=batch=65
 expect 2 "heads must be in 1..128 (got 0)" attention --axis=heads=0
 
 help=$(./attention --help)
-for word in prefill decode arithmetic_intensity FFMA; do
+# working_set_bytes and beyond_2x_l2: rows under 2x L2 are L2-resident
+# (their gbps is L2's), and the counters that say so are declared.
+for word in prefill decode arithmetic_intensity FFMA working_set_bytes beyond_2x_l2 L2-resident; do
   [[ "${help}" == *"${word}"* ]] || { echo "FAIL: --help does not mention ${word}"; failures=$((failures + 1)); }
 done
 # 2 phases x 5 contexts x 1 batch x 1 head count x 1 cache.

@@ -21,21 +21,27 @@ std::vector<MetricSpec> L2ResidencyMetrics(absl::string_view working_set_help) {
   return {{kWorkingSetBytesMetric, "B", std::string(working_set_help)}, Beyond2xL2Metric()};
 }
 
-absl::Status AddDramPeakPct(PointContext& ctx, const std::vector<double>& gbps,
-                            double working_set_bytes, absl::string_view working_set_metric) {
+absl::StatusOr<bool> AddL2Residency(PointContext& ctx, double working_set_bytes,
+                                    absl::string_view working_set_metric) {
   const int64_t l2 = ctx.device().l2_bytes;
   const bool dram = BeyondTwiceL2(working_set_bytes, l2);
-  const double peak = ctx.device().DramPeakGbps();
-  std::vector<double> pct;
-  for (double g : gbps) pct.push_back(dram && peak > 0 ? 100.0 * g / peak : std::nan(""));
-  if (auto s = ctx.AddSamples(kDramPeakPctMetric, std::move(pct)); !s.ok()) return s;
   if (auto s = ctx.AddSamples(working_set_metric, {working_set_bytes}); !s.ok()) return s;
   if (auto s = ctx.AddSamples(kBeyond2xL2Metric, {dram ? 1.0 : 0.0}); !s.ok()) return s;
   if (!dram) {
     ctx.AddNote(absl::StrCat("L2-resident: working set ", static_cast<int64_t>(working_set_bytes),
                              " B below 2 x the ", l2, " B L2, no % of the DRAM peak"));
   }
-  return absl::OkStatus();
+  return dram;
+}
+
+absl::Status AddDramPeakPct(PointContext& ctx, const std::vector<double>& gbps,
+                            double working_set_bytes, absl::string_view working_set_metric) {
+  const absl::StatusOr<bool> dram = AddL2Residency(ctx, working_set_bytes, working_set_metric);
+  if (!dram.ok()) return dram.status();
+  const double peak = ctx.device().DramPeakGbps();
+  std::vector<double> pct;
+  for (double g : gbps) pct.push_back(*dram && peak > 0 ? 100.0 * g / peak : std::nan(""));
+  return ctx.AddSamples(kDramPeakPctMetric, std::move(pct));
 }
 
 }  // namespace dissect

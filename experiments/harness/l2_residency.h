@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "experiments/harness/experiment.h"
 
@@ -49,6 +50,14 @@ MetricSpec Beyond2xL2Metric();
 // The declarations of `working_set_bytes` (its help says what the
 // experiment counts in it) and `beyond_2x_l2`, for Experiment::AddMetrics.
 std::vector<MetricSpec> L2ResidencyMetrics(absl::string_view working_set_help);
+
+// Records one row's working set under `working_set_metric`, beyond_2x_l2
+// (1 or 0) and below 2 x L2 the label note "L2-resident: ..."; returns
+// whether the working set is beyond 2 x L2. For an experiment that prints
+// no dram_peak_pct but whose bandwidth would be read as DRAM's (attention's
+// gbps on the roofline's DRAM roof); AddDramPeakPct records it too.
+absl::StatusOr<bool> AddL2Residency(PointContext& ctx, double working_set_bytes,
+                                    absl::string_view working_set_metric = kWorkingSetBytesMetric);
 
 // Records one row's DRAM framing: dram_peak_pct, 100 x each of `gbps` over
 // the device's DRAM peak where the working set is beyond 2 x L2 (and the

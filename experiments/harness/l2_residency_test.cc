@@ -93,6 +93,31 @@ TEST(L2Residency, TheWorkingSetUnderAnExperimentsOwnName) {
   EXPECT_EQ(ctx.metric_samples().at("beyond_2x_l2"), std::vector<double>{0});
 }
 
+// Attention prints no dram_peak_pct, but the roofline reads its gbps
+// against the DRAM roof: the counters and the label alone.
+TEST(L2Residency, WithoutADramPeakPctTheRowStillCarriesTheCountersAndTheLabel) {
+  const DeviceInfo device = H100Like();
+  // Hot decode, context 4096, batch 1, 32 heads of 128: Q, K, V, O in fp16.
+  const double decode = 2.0 * 32 * 128 * (2 + 2 * 4096);
+  PointContext l2(BytesPoint(1), device, TimingOptions{}, nullptr, nullptr);
+  const absl::StatusOr<bool> l2_beyond = AddL2Residency(l2, decode);
+  ASSERT_TRUE(l2_beyond.ok()) << l2_beyond.status();
+  EXPECT_FALSE(*l2_beyond);
+  EXPECT_EQ(l2.metric_samples().at("working_set_bytes"), std::vector<double>{decode});
+  EXPECT_EQ(l2.metric_samples().at("beyond_2x_l2"), std::vector<double>{0});
+  EXPECT_EQ(l2.metric_samples().count("dram_peak_pct"), 0u);
+  ASSERT_EQ(l2.notes().size(), 1u);
+  EXPECT_TRUE(absl::StartsWith(l2.notes()[0], "L2-resident: working set 67125248 B"))
+      << l2.notes()[0];
+  // Batch 8: 537 MB, beyond 2 x L2.
+  PointContext dram(BytesPoint(1), device, TimingOptions{}, nullptr, nullptr);
+  const absl::StatusOr<bool> dram_beyond = AddL2Residency(dram, 8 * decode);
+  ASSERT_TRUE(dram_beyond.ok()) << dram_beyond.status();
+  EXPECT_TRUE(*dram_beyond);
+  EXPECT_EQ(dram.metric_samples().at("beyond_2x_l2"), std::vector<double>{1});
+  EXPECT_TRUE(dram.notes().empty());
+}
+
 TEST(L2Residency, MetricDeclarations) {
   const std::vector<MetricSpec> specs = L2ResidencyMetrics("input and output once each");
   ASSERT_EQ(specs.size(), 2u);

@@ -9,10 +9,11 @@
 //           pass (TimeKernel, CUDA events around it, guarded). Per op: the
 //           same pass once per sample with a CUDA event recorded on the
 //           pass's stream after every op, all of it queued behind a spin
-//           kernel so that no host time falls between two events (a sample
-//           whose first event the device reached before the pass was queued
-//           is timed again behind a guard twice as long); op i's time is
-//           event i to event i+1, the median, min and max over the samples.
+//           kernel so that no host time falls between two events
+//           (probes/event_timer.h's MarkedPassTimer: a sample whose first
+//           event the device reached before the pass was queued is timed
+//           again behind a longer guard, sized as TimeKernel's); op i's time
+//           is event i to event i+1, the median, min and max over the samples.
 //           The pass's output (softmax probabilities) is checked first:
 //           finite, each image's summing to 1.
 // Bytes:    op_bytes are compulsory DRAM bytes (float32): inputs read once,
@@ -31,20 +32,22 @@
 //           recording between ops adds about a microsecond per op, so the
 //           ops' sum can exceed the uninstrumented pass.
 // Could be confused with: host time between two ops' events: the row
-//           time goes through TimeKernel, whose guard //probes:
-//           event_timer_test covers on a simulated queue; the per-op samples
-//           use this file's own guard (TimeOpsOnce: queue everything behind
-//           a spin, time again with a doubled spin if the first event had
-//           fired), which no test covers yet (the same simulated queue,
-//           driven through TimeOpsOnce, would). L2 for DRAM: op_bytes are
-//           compulsory bytes, not measured DRAM traffic, and no row prints a
-//           % of DRAM peak (see Bytes above); a per-op DRAM counter would
-//           tell the two apart. Wrong FLOP or byte counts: op_rows_test
-//           covers only the ops note and the per-op summary; the counts come
-//           from forward::ComputeLayerCost, and layer_breakdown_gpu_test
-//           (GPU) bounds AlexNet's total_flops to 2.5e9-4e9 at batch 2.
+//           time goes through TimeKernel, the per-op samples through
+//           MarkedPassTimer, both on the same guard (NextGuardNs), which
+//           //probes:event_timer_test checks on a simulated device queue
+//           (MarkedPassTimesEachStepWithoutTheHostBetweenThem: 2 ms of host
+//           work before each 10 us step, each step timed as 10 us; it fails
+//           if an exposed pass is not timed again or no guard is queued).
+//           L2 for DRAM: op_bytes are compulsory bytes, not measured DRAM
+//           traffic, and no row prints a % of DRAM peak (see Bytes above);
+//           a per-op DRAM counter would tell the two apart. Wrong FLOP or
+//           byte counts: op_rows_test covers only the ops note and the
+//           per-op summary; the counts come from forward::ComputeLayerCost,
+//           and layer_breakdown_gpu_test (GPU) bounds AlexNet's total_flops
+//           to 2.5e9-4e9 at batch 2.
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -56,41 +59,19 @@
 #include "experiments/forward/network.h"
 #include "experiments/harness/experiment.h"
 #include "experiments/layer_breakdown/op_rows.h"
-#include "kernels/spin.h"
 #include "probes/cuda_status.h"
-#include "probes/device_buffer.h"
+#include "probes/event_timer.h"
 
 namespace dissect::layer_breakdown {
 namespace {
 
 constexpr uint64_t kWeightSeed = 2019;
-// The first guard spin before a per-op sample, and how often it may double.
-constexpr uint64_t kFirstGuardNs = 20'000'000;
-constexpr int kMaxGuardDoublings = 8;
+// The first guard spin before a per-op sample: a whole pass's host work
+// (cuDNN and cuBLAS calls for every op), not one launch's. It grows to twice
+// the pass's host time, up to kMaxGuardNs (200 ms), past which a pass is an
+// error.
+constexpr int64_t kFirstGuardNs = 20'000'000;
 constexpr int kMaxBatch = 256;
-
-// CUDA events, destroyed with the set.
-class EventSet {
- public:
-  EventSet() = default;
-  EventSet(const EventSet&) = delete;
-  EventSet& operator=(const EventSet&) = delete;
-  ~EventSet() {
-    for (cudaEvent_t e : events_) cudaEventDestroy(e);
-  }
-  absl::Status Create(size_t count) {
-    while (events_.size() < count) {
-      cudaEvent_t e = nullptr;
-      DISSECT_CUDA_RETURN_IF_ERROR(cudaEventCreate(&e));
-      events_.push_back(e);
-    }
-    return absl::OkStatus();
-  }
-  cudaEvent_t operator[](size_t i) const { return events_[i]; }
-
- private:
-  std::vector<cudaEvent_t> events_;
-};
 
 // One pass, its last output copied back: every value finite and, when the
 // network ends in softmax, each image's values summing to 1.
@@ -130,41 +111,18 @@ absl::Status CheckOutput(forward::ForwardPass& pass) {
   return absl::OkStatus();
 }
 
-// One per-op sample: the op times in microseconds.
-absl::StatusOr<std::vector<double>> TimeOpsOnce(forward::ForwardPass& pass, EventSet& events,
-                                                DeviceBuffer<uint64_t>& spins, uint64_t& guard_ns) {
-  const cudaStream_t stream = pass.stream();
-  const size_t ops = pass.network().layers.size();
-  for (int attempt = 0; attempt <= kMaxGuardDoublings; ++attempt) {
-    DISSECT_CUDA_RETURN_IF_ERROR(LaunchSpin(guard_ns, 1, spins.get(), stream));
-    DISSECT_CUDA_RETURN_IF_ERROR(cudaEventRecord(events[0], stream));
-    size_t next = 1;
-    DISSECT_RETURN_IF_ERROR(pass.Run(
-        0,
-        [&](const std::string&, const float*, forward::TensorDims) -> absl::Status {
-          DISSECT_CUDA_RETURN_IF_ERROR(cudaEventRecord(events[next++], stream));
-          return absl::OkStatus();
-        },
-        forward::Observe::kEveryLayer));
-    const cudaError_t reached = cudaEventQuery(events[0]);
-    if (reached != cudaSuccess && reached != cudaErrorNotReady) {
-      DISSECT_CUDA_RETURN_IF_ERROR(reached);
-    }
-    DISSECT_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
-    if (reached == cudaSuccess) {  // exposed: host time may sit between events
-      guard_ns *= 2;
-      continue;
-    }
-    std::vector<double> us(ops);
-    for (size_t i = 0; i < ops; ++i) {
-      float ms = 0;
-      DISSECT_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&ms, events[i], events[i + 1]));
-      us[i] = 1e3 * ms;
-    }
-    return us;
-  }
-  return absl::InternalError(
-      absl::StrCat("the pass could not be queued behind a ", guard_ns / 1000000, " ms guard spin"));
+// One per-op sample: the op times in microseconds, each op marked by an
+// event on the pass's stream, the whole pass queued behind the timer's guard.
+absl::StatusOr<std::vector<double>> TimeOpsOnce(forward::ForwardPass& pass,
+                                                MarkedPassTimer& timer) {
+  const int ops = static_cast<int>(pass.network().layers.size());
+  DISSECT_ASSIGN_OR_RETURN(std::vector<double> ms, timer.Time(ops, [&](const MarkFn& mark) {
+    return pass.Run(
+        0, [&](const std::string&, const float*, forward::TensorDims) { return mark(); },
+        forward::Observe::kEveryLayer);
+  }));
+  for (double& t : ms) t *= 1e3;
+  return ms;
 }
 
 absl::Status Validate(const Point& p) {
@@ -199,18 +157,15 @@ absl::Status Run(PointContext& ctx) {
 
   // Per op.
   const size_t ops = net.layers.size();
-  EventSet events;
-  DISSECT_RETURN_IF_ERROR(events.Create(ops + 1));
-  DISSECT_ASSIGN_OR_RETURN(DeviceBuffer<uint64_t> spins,
-                           DeviceBuffer<uint64_t>::Allocate(kSpinThreads));
-  uint64_t guard_ns = kFirstGuardNs;
+  const std::unique_ptr<TimingQueue> queue = NewCudaTimingQueue(pass->stream());
+  MarkedPassTimer timer(*queue, kFirstGuardNs);
   for (int w = 0; w < ctx.timing().warmup; ++w) {
-    DISSECT_RETURN_IF_ERROR(TimeOpsOnce(*pass, events, spins, guard_ns).status());
+    DISSECT_RETURN_IF_ERROR(TimeOpsOnce(*pass, timer).status());
   }
   std::vector<std::vector<double>> samples;
   std::vector<double> totals;
   for (int s = 0; s < ctx.timing().samples; ++s) {
-    DISSECT_ASSIGN_OR_RETURN(std::vector<double> us, TimeOpsOnce(*pass, events, spins, guard_ns));
+    DISSECT_ASSIGN_OR_RETURN(std::vector<double> us, TimeOpsOnce(*pass, timer));
     double total = 0;
     for (double t : us) total += t;
     totals.push_back(total);

@@ -4,7 +4,9 @@
 // cublaslt_gemm (the tensor roof per dtype: its best TFLOP/s; the FP32 FMA
 // roof: its best fp32 TFLOP/s, else computed from device attributes; and
 // Llama-2-7B's linear layers as prefill GEMM and decode GEMV points) and
-// attention (our FFMA kernel, placed under the FP32 FMA roof). Params (all
+// attention (our FFMA kernel, placed under the FP32 FMA roof; rows with
+// beyond_2x_l2 0 are a set of their own, "attention, L2-resident", not judged
+// against the DRAM roof, experiments/harness/l2_residency.h). Params (all
 // optional): gemm_dtypes, llm_nk ("NxK" list), prefill_min_m, decode_max_m,
 // prefill_cache, decode_cache, dram_min_footprint_bytes.
 #include <algorithm>
@@ -207,17 +209,71 @@ std::optional<Ceiling> ComputedFmaCeiling(const ResultFile& file) {
 }
 
 struct OpPoint {
-  int set = 0;  // 0 prefill GEMM, 1 decode GEMV, 2 attention
+  // 0 prefill GEMM, 1 decode GEMV, 2 attention, 3 attention whose working
+  // set is under 2 x L2 (beyond_2x_l2 0): its bytes came (partly) from L2.
+  int set = 0;
   std::string shape, dtype, note;
   double intensity = 0;
   double tflops = 0;
   const Ceiling* roof = nullptr;
 };
 
-const char* const kSetNames[] = {"prefill GEMM", "decode GEMV", "attention"};
+constexpr int kSets = 4;
+constexpr int kL2ResidentAttention = 3;
+const char* const kSetNames[kSets] = {"prefill GEMM", "decode GEMV", "attention",
+                                      "attention, L2-resident"};
 
 bool Contains(const std::vector<std::string>& list, const std::string& value) {
   return std::find(list.begin(), list.end(), value) != list.end();
+}
+
+// The point of one attention row under the FP32 FMA roof `fma` (null when
+// there is none), or nullopt when the row is not an attention point or did
+// not run (then added to `not_measured`). A row with beyond_2x_l2 0 is
+// L2-resident (experiments/harness/l2_residency.h): its bytes came (partly)
+// from L2, so the DRAM roof does not bound it; files from before that
+// counter keep the older hint for hot rows whose bytes fit in L2 once.
+std::optional<OpPoint> AttentionPoint(const ResultFile& file, const Row& row, const Ceiling* fma,
+                                      double l2_bytes, std::vector<std::string>& not_measured) {
+  const std::optional<double> context = AxisNumber(row, "context");
+  const std::optional<double> batch = AxisNumber(row, "batch");
+  const std::optional<double> heads = AxisNumber(row, "heads");
+  const std::string phase = row.Axis("phase").value_or("");
+  if (!context || !batch || !heads || (phase != "prefill" && phase != "decode")) {
+    return std::nullopt;
+  }
+  const std::optional<double> tflops = row.Counter("tflops");
+  if (row.error || !tflops) {
+    not_measured.push_back(
+        absl::StrCat("`", PointName(file, row), "`: ", row.error ? RowNotes(row) : "no tflops"));
+    return std::nullopt;
+  }
+  attention::AttentionShape s;
+  s.batch = static_cast<int64_t>(*batch);
+  s.heads = static_cast<int64_t>(*heads);
+  s.keys = static_cast<int64_t>(*context);
+  s.queries = phase == "prefill" ? s.keys : 1;
+  s.causal = phase == "prefill";
+  OpPoint p;
+  p.set = 2;
+  p.shape = absl::StrCat(phase, " context ", s.keys, " batch ", s.batch, " heads ", s.heads);
+  p.dtype = "fp16 (FP32 FFMA)";
+  p.intensity = rl::AttentionIntensity(s);
+  p.tflops = *tflops;
+  p.roof = fma;
+  if (fma == nullptr) p.note = "no FP32 FMA roof (no fp32 cublaslt_gemm row, no device attributes)";
+  const std::optional<double> beyond = row.Counter("beyond_2x_l2");
+  if (beyond == 0.0) {
+    p.set = kL2ResidentAttention;
+    p.note = absl::StrCat(
+        "L2-resident: working set ",
+        FormatBytes(row.Counter("working_set_bytes").value_or(attention::AttentionBytes(s))),
+        " under 2 × L2, not judged against the DRAM roof");
+  } else if (!beyond && row.Axis("cache") == std::optional<std::string>("hot") &&
+             attention::AttentionBytes(s) < l2_bytes) {
+    p.note = "hot, operands fit in L2: may exceed the DRAM roof";
+  }
+  return p;
 }
 
 }  // namespace
@@ -314,36 +370,10 @@ absl::StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry& entry,
   }
   for (const ResultFile* f : attention_files) {
     for (const Row& row : f->rows) {
-      const std::optional<double> context = AxisNumber(row, "context");
-      const std::optional<double> batch = AxisNumber(row, "batch");
-      const std::optional<double> heads = AxisNumber(row, "heads");
-      const std::string phase = row.Axis("phase").value_or("");
-      if (!context || !batch || !heads || (phase != "prefill" && phase != "decode")) continue;
-      const std::optional<double> tflops = row.Counter("tflops");
-      if (row.error || !tflops) {
-        not_measured.push_back(
-            absl::StrCat("`", PointName(*f, row), "`: ", row.error ? RowNotes(row) : "no tflops"));
-        continue;
+      if (std::optional<OpPoint> p = AttentionPoint(
+              *f, row, fma_roof ? &ceilings[*fma_roof] : nullptr, l2_bytes, not_measured)) {
+        points.push_back(*p);
       }
-      attention::AttentionShape s;
-      s.batch = static_cast<int64_t>(*batch);
-      s.heads = static_cast<int64_t>(*heads);
-      s.keys = static_cast<int64_t>(*context);
-      s.queries = phase == "prefill" ? s.keys : 1;
-      s.causal = phase == "prefill";
-      OpPoint p;
-      p.set = 2;
-      p.shape = absl::StrCat(phase, " context ", s.keys, " batch ", s.batch, " heads ", s.heads);
-      p.dtype = "fp16 (FP32 FFMA)";
-      p.intensity = rl::AttentionIntensity(s);
-      p.tflops = *tflops;
-      p.roof = fma_roof ? &ceilings[*fma_roof] : nullptr;
-      if (!fma_roof) p.note = "no FP32 FMA roof (no fp32 cublaslt_gemm row, no device attributes)";
-      if (row.Axis("cache") == std::optional<std::string>("hot") &&
-          attention::AttentionBytes(s) < l2_bytes) {
-        p.note = "hot, operands fit in L2: may exceed the DRAM roof";
-      }
-      points.push_back(p);
     }
   }
   std::stable_sort(points.begin(), points.end(), [](const OpPoint& a, const OpPoint& b) {
@@ -370,7 +400,9 @@ absl::StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry& entry,
                   "\nattainable(AI) = min(roof, AI × DRAM bandwidth); an operator left of its "
                   "roof's ridge is memory-bound. GEMM points use the tensor roof of their dtype; "
                   "our attention kernel does not use tensor cores, so its roof is the FP32 FMA "
-                  "pipe.\n\n### Operators\n\n");
+                  "pipe. Attention rows whose working set is under 2 × L2 (beyond_2x_l2 0) are "
+                  "L2-resident: their bytes came partly from L2, so left of the ridge they get "
+                  "no attainable rate or % from the DRAM roof.\n\n### Operators\n\n");
   MarkdownTable ot{{{"operator"},
                     {"shape"},
                     {"dtype"},
@@ -382,7 +414,7 @@ absl::StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry& entry,
                     {"bound"},
                     {"note"}},
                    {}};
-  int counts[3] = {0, 0, 0}, memory_bound[3] = {0, 0, 0};
+  int counts[kSets] = {}, memory_bound[kSets] = {};
   for (const OpPoint& p : points) {
     ++counts[p.set];
     std::string attainable = kEmptyCell, pct = kEmptyCell, bound = kEmptyCell;
@@ -390,16 +422,21 @@ absl::StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry& entry,
       const double a = rl::Attainable(p.intensity, p.roof->value, bandwidth);
       const rl::Bound b = rl::BoundAt(p.intensity, p.roof->value, bandwidth);
       if (b == rl::Bound::kMemory) ++memory_bound[p.set];
-      attainable = FormatNumber(a);
-      pct = FormatPercent(p.tflops / a);
       bound = rl::BoundName(b);
+      // Left of the ridge the DRAM roof sets the attainable rate, which an
+      // L2-resident point's bytes did not all cross.
+      if (p.set != kL2ResidentAttention || b == rl::Bound::kCompute) {
+        attainable = FormatNumber(a);
+        pct = FormatPercent(p.tflops / a);
+      }
     }
     ot.rows.push_back({kSetNames[p.set], p.shape, p.dtype, FormatNumber(p.intensity),
                        FormatNumber(p.tflops), p.roof ? p.roof->name : kEmptyCell, attainable, pct,
                        bound, p.note.empty() ? kEmptyCell : p.note});
   }
   absl::StrAppend(&md, RenderMarkdownTable(ot), "\n### Findings\n\n");
-  for (int set = 0; set < 3; ++set) {
+  for (int set = 0; set < kSets; ++set) {
+    if (set == kL2ResidentAttention && counts[set] == 0) continue;
     absl::StrAppend(&md, "- ", kSetNames[set], ": ", counts[set], " point(s), ", memory_bound[set],
                     " memory-bound, ", counts[set] - memory_bound[set],
                     " compute-bound (by the ridge of their roof).\n");
@@ -451,7 +488,7 @@ absl::StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry& entry,
   std::string data = "# roofline.dat: operator points, one block per set: AI (FLOP/B) TFLOP/s\n";
   std::vector<int> present;
   double x_lo = 1e300, x_hi = 0, y_lo = 1e300, y_hi = 0;
-  for (int set = 0; set < 3; ++set) {
+  for (int set = 0; set < kSets; ++set) {
     if (counts[set] == 0) continue;
     absl::StrAppend(&data, present.empty() ? "" : "\n\n", "# ", kSetNames[set], "\n");
     present.push_back(set);
@@ -497,7 +534,7 @@ absl::StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry& entry,
                                                 c.measured ? "measured" : "computed", "), DRAM ",
                                                 FormatNumber(bandwidth), " GB/s (measured)"))));
   }
-  const int point_types[] = {7, 5, 9};
+  const int point_types[kSets] = {7, 5, 9, 8};
   for (size_t i = 0; i < present.size(); ++i) {
     plots.push_back(absl::StrCat("'roofline.dat' index ", i, " using 1:2 with points pt ",
                                  point_types[present[i]], " ps 1.2 title ",

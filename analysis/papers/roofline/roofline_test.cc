@@ -12,7 +12,10 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
 #include "analysis/fixture_test_util.h"
 #include "analysis/papers/catalog.h"
 #include "analysis/papers/paper_test_util.h"
@@ -52,6 +55,57 @@ TEST(RooflineTest, FigureMatchesGolden) {
   ASSERT_TRUE(figure.ok()) << figure.status();
   testing::ExpectMatchesGolden(testing::FigureFilesText(*figure),
                                absl::StrCat(kFolder, "roofline_figures.golden.txt"), kTarget);
+}
+
+// The markdown table line of the operator whose shape is `shape`.
+std::string OperatorLine(const std::string& markdown, const std::string& shape) {
+  for (absl::string_view line : absl::StrSplit(markdown, '\n')) {
+    if (absl::StrContains(line, absl::StrCat("| ", shape, " "))) return std::string(line);
+  }
+  return "";
+}
+
+// The 2x-L2 rule (experiments/harness/l2_residency.h): an attention row
+// with beyond_2x_l2 0 moved its bytes (partly) through L2, so its GB/s is
+// not DRAM's: it is marked L2-resident and gets no % of a DRAM-bound
+// attainable rate. The hot decode point runs at 1.6x what the DRAM roof
+// allows with a working set between 1x and 2x the L2; the cold one is under
+// 1x L2 (cold does not exempt it: O stays in the write-back L2).
+TEST(RooflineTest, L2ResidentAttentionIsNotJudgedAgainstTheDramRoof) {
+  absl::StatusOr<PaperFigure> figure = GenerateRoofline(Entry(), AllFixtures());
+  ASSERT_TRUE(figure.ok()) << figure.status();
+  for (const char* shape :
+       {"decode context 2048 batch 2 heads 32", "decode context 512 batch 1 heads 32"}) {
+    const std::string line = OperatorLine(figure->markdown, shape);
+    ASSERT_FALSE(line.empty()) << shape;
+    EXPECT_THAT(line, HasSubstr("L2-resident")) << line;
+    EXPECT_THAT(line, ::testing::Not(HasSubstr("%"))) << line;
+  }
+  // Right of the ridge the FP32 FMA roof, not the DRAM one, bounds it: still
+  // judged, and marked.
+  const std::string prefill = OperatorLine(figure->markdown, "prefill context 512 batch 1 heads 32");
+  EXPECT_THAT(prefill, HasSubstr("30.0%"));
+  EXPECT_THAT(prefill, HasSubstr("L2-resident"));
+  // Beyond 2x L2: judged against the DRAM roof, not marked.
+  const std::string dram = OperatorLine(figure->markdown, "decode context 8192 batch 64 heads 32");
+  EXPECT_THAT(dram, HasSubstr("85.0%"));
+  EXPECT_THAT(dram, ::testing::Not(HasSubstr("L2-resident")));
+}
+
+// Files from before the rule have no beyond_2x_l2: their rows are judged as
+// before, hot rows whose bytes fit in L2 with the older hint.
+TEST(RooflineTest, AttentionRowsWithoutTheCounterKeepTheOlderHint) {
+  std::vector<ResultFile> files = AllFixtures();
+  for (ResultFile& f : files) {
+    for (Row& row : f.rows) row.counters.erase("beyond_2x_l2");
+  }
+  absl::StatusOr<PaperFigure> figure = GenerateRoofline(Entry(), files);
+  ASSERT_TRUE(figure.ok()) << figure.status();
+  EXPECT_THAT(figure->markdown, ::testing::Not(HasSubstr("| attention, L2-resident")));
+  EXPECT_THAT(OperatorLine(figure->markdown, "prefill context 512 batch 1 heads 32"),
+              HasSubstr("hot, operands fit in L2: may exceed the DRAM roof"));
+  EXPECT_THAT(OperatorLine(figure->markdown, "decode context 2048 batch 2 heads 32"),
+              HasSubstr("160.0%"));
 }
 
 TEST(RooflineTest, GnuplotDrawsTheFigure) {
