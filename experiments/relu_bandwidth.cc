@@ -5,10 +5,20 @@
 //           issuing 4 independent loads (64 B) before their stores, a grid
 //           of the resident blocks (found once per point, outside the timed
 //           launches), the n % 4 tail element by element. CUDA events around
-//           each launch. "hot" launches back to back; "cold" flushes L2
-//           before each sample. Bandwidth counts bytes read plus bytes
-//           written (2 × tensor bytes). Every output element is checked on
-//           the host.
+//           each sample. "hot" launches back to back, several per sample
+//           when short (LaunchesPerSample, probes/event_timer.h: about 1 GiB
+//           per sample, so 32 launches at 16 MiB, and the ~2 us of launch
+//           and event overhead in a sample is spread over them); "cold"
+//           flushes L2 before each sample and so times one launch per
+//           sample: a flush cannot sit between two launches inside the
+//           events, and cold rows whose samples are under 40 us say so in
+//           their label (ShortColdSampleNote). bandwidth_gbps counts bytes
+//           read plus bytes written (2 × tensor bytes); dram_peak_pct counts
+//           dram_bytes_counted: the same hot, but cold only the input and the
+//           output beyond one L2, since up to one L2 of output can still be
+//           dirty in the write-back L2 at the end event (CountedDramBytes;
+//           the label says so). Every output element is checked on the
+//           host.
 // Expected: tensors much larger than L2 run near the DRAM ceiling (>= 80% of
 //           theoretical on H100 at 1 GiB, about what memory_bandwidth's copy
 //           reaches) in both modes; tensors whose input and output fit in L2
@@ -26,7 +36,16 @@
 //           (ReluIssuesFourLoadsBeforeItsStores: 4 LDG.128 before 4 STG.128
 //           per tile) and //experiments:kernels_ptx_test. Cold rows paying
 //           the flush's write-backs: //probes:event_timer_gpu_test
-//           (ColdFlushGpuTest, GPU). L2 for DRAM: rows whose input and output
+//           (ColdFlushGpuTest, GPU). The fixed overhead of a sample for
+//           bandwidth: hot samples hold about 1 GiB of launches
+//           (//probes:event_timer_test, ShortSampleTest); cold ones cannot,
+//           and are labelled when short (same test). Cold rows crediting
+//           DRAM with output that is still dirty in L2 after the end event
+//           (2 × bytes counted was 5-9 % high at 256 MiB, and cold could
+//           beat hot): //probes:event_timer_test (ColdDramBytesTest: on a
+//           line-level model of a write-back L2, read + written exceeds
+//           what reached DRAM, dram_bytes_counted never does and is low by
+//           at most one L2). L2 for DRAM: rows whose input and output
 //           fit in L2 are L2-resident, hot and cold alike (a cold run reads
 //           its input from DRAM but its output stays dirty in the write-back
 //           L2, so half the bytes counted are L2 traffic). The 2 x L2 rule
@@ -42,6 +61,7 @@
 //           hot and cold). Beyond 2 x L2, at 1 GiB
 //           relu_bandwidth_counters_gpu_test (GPU) checks that DRAM reads
 //           and writes are each 0.9-1.1 GiB.
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -102,17 +122,27 @@ absl::Status Run(PointContext& ctx) {
   // The grid is found once, here: the timed launch does nothing but launch.
   int blocks = 0;
   DISSECT_CUDA_RETURN_IF_ERROR(ReluGridBlocks(n, &blocks));
-  DISSECT_ASSIGN_OR_RETURN(
-      std::vector<double> ms,
-      ctx.TimeKernel([&](cudaStream_t s) { return LaunchRelu(in.get(), out.get(), n, blocks, s); },
-                     cache));
-  DISSECT_RETURN_IF_ERROR(CheckOutput(out.get(), n));
   // Input and output, each read or written once: the bytes counted and the
   // working set alike.
   const double moved = 2.0 * static_cast<double>(bytes);
-  std::vector<double> gbps;
-  for (double t : ms) gbps.push_back(moved / (t * 1e-3) / 1e9);
-  DISSECT_RETURN_IF_ERROR(AddDramPeakPct(ctx, gbps, moved));
+  DISSECT_ASSIGN_OR_RETURN(
+      std::vector<double> ms,
+      ctx.TimeKernel([&](cudaStream_t s) { return LaunchRelu(in.get(), out.get(), n, blocks, s); },
+                     cache, LaunchesPerSample(cache, moved)));
+  DISSECT_RETURN_IF_ERROR(CheckOutput(out.get(), n));
+  // Of those, what surely reached DRAM by the end event (cold: not the
+  // output still dirty in L2).
+  const DramBytes dram = CountedDramBytes(cache, static_cast<double>(bytes),
+                                          static_cast<double>(bytes), ctx.device().l2_bytes);
+  std::vector<double> gbps, dram_gbps;
+  for (double t : ms) {
+    gbps.push_back(moved / (t * 1e-3) / 1e9);
+    dram_gbps.push_back(dram.bytes / (t * 1e-3) / 1e9);
+  }
+  DISSECT_RETURN_IF_ERROR(AddDramPeakPct(ctx, dram_gbps, moved));
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("dram_bytes_counted", {dram.bytes}));
+  if (BeyondTwiceL2(moved, ctx.device().l2_bytes) && !dram.note.empty()) ctx.AddNote(dram.note);
+  if (std::string note = ShortColdSampleNote(cache, ms); !note.empty()) ctx.AddNote(note);
   return ctx.AddSamples("bandwidth_gbps", std::move(gbps));
 }
 
@@ -124,8 +154,11 @@ DISSECT_EXPERIMENT(relu_bandwidth)
                         "hot: back-to-back launches; cold: L2 flushed before each"))
     .AddMetric("bandwidth_gbps", "GB/s", "(bytes read + bytes written) / time")
     .AddMetric("dram_peak_pct", "%",
-               "bandwidth / (2 x memory clock x bus width); NaN when L2-resident "
-               "(beyond_2x_l2 0)")
+               "dram_bytes_counted / time / (2 x memory clock x bus width); NaN when "
+               "L2-resident (beyond_2x_l2 0)")
+    .AddMetric("dram_bytes_counted", "B",
+               "the bytes dram_peak_pct counts: hot, 2 x bytes; cold, the input and the output "
+               "beyond one L2 (the rest may still be dirty in L2 at the end event)")
     .AddMetrics(L2ResidencyMetrics("input + output bytes (2 x bytes)"))
     .Validate(Validate)
     .Run(Run);

@@ -3,7 +3,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstddef>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -110,10 +114,60 @@ absl::StatusOr<L2Flusher> L2Flusher::Create(int64_t l2_bytes) {
 }
 
 absl::Status L2Flusher::Flush(cudaStream_t stream) const {
+  size_t persisting = 0;
+  const cudaError_t limit = cudaDeviceGetLimit(&persisting, cudaLimitPersistingL2CacheSize);
+  if (limit == cudaErrorUnsupportedLimit) {
+    cudaGetLastError();  // no persisting L2 (before sm_80): nothing to reset
+    persisting = 0;
+  } else {
+    DISSECT_CUDA_RETURN_IF_ERROR(limit);
+  }
+  if (FlushResetsPersistingLines(persisting)) {
+    DISSECT_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
+    DISSECT_CUDA_RETURN_IF_ERROR(cudaCtxResetPersistingL2Cache());
+  }
   DISSECT_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(scratch_.get(), 0x5a, scratch_.bytes(), stream));
   DISSECT_CUDA_RETURN_IF_ERROR(
       LaunchL2ReadFlush(clean_.get(), clean_.bytes(), sink_.get(), stream));
   return absl::OkStatus();
+}
+
+bool FlushResetsPersistingLines(size_t persisting_l2_limit_bytes) {
+  return persisting_l2_limit_bytes > 0;
+}
+
+DramBytes CountedDramBytes(CacheState cache, double read_bytes, double written_bytes,
+                           int64_t l2_bytes) {
+  if (cache == CacheState::kHot) return {read_bytes + written_bytes, ""};
+  const double l2 = static_cast<double>(std::max<int64_t>(l2_bytes, 0));
+  DramBytes d;
+  d.bytes = read_bytes + std::max(0.0, written_bytes - l2);
+  d.note = absl::StrCat("cold: dram_peak_pct counts ", static_cast<int64_t>(d.bytes),
+                        " B, the reads and the writes beyond one L2 (of ",
+                        static_cast<int64_t>(read_bytes + written_bytes),
+                        " B read + written): up to one L2 of output may still be dirty in L2 "
+                        "at the end event");
+  return d;
+}
+
+int LaunchesPerSample(CacheState cache, double bytes_per_launch) {
+  constexpr double kBytesPerSample = 1073741824.0;  // 2^30
+  constexpr double kMaxLaunches = 64;
+  if (cache == CacheState::kCold) return 1;
+  if (!(bytes_per_launch > 0)) return static_cast<int>(kMaxLaunches);
+  return static_cast<int>(std::clamp(std::ceil(kBytesPerSample / bytes_per_launch), 1.0,
+                                     kMaxLaunches));
+}
+
+std::string ShortColdSampleNote(CacheState cache, const std::vector<double>& ms) {
+  if (cache == CacheState::kHot || ms.empty()) return "";
+  const auto short_samples = std::count_if(
+      ms.begin(), ms.end(), [](double t) { return t * 1e3 < kShortSampleUs; });
+  if (2 * short_samples <= static_cast<std::ptrdiff_t>(ms.size())) return "";
+  return absl::StrCat("short cold samples: ", short_samples, " of ", ms.size(), " under ",
+                      kShortSampleUs, " us, so the ~", kSampleOverheadUs,
+                      " us of launch and event overhead in each is over 5 % of it (cold times "
+                      "one launch per flush and cannot spread it over several)");
 }
 
 int64_t NextGuardNs(int64_t first_ns, int64_t guard_ns, int64_t host_ns, bool exposed) {

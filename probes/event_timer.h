@@ -36,9 +36,11 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -65,9 +67,11 @@ struct TimingOptions {
   // Hot only: launches queued between one sample's two events; the sample
   // is their time divided by this, i.e. the time per launch. For kernels so
   // short that one launch is near the event resolution (about 0.5 us) or
-  // near the gap between two kernels. Cold ignores it and times one launch
-  // per sample: each cold launch needs its own L2 flush before it, and a
-  // flush cannot sit inside the events.
+  // near the gap between two kernels (LaunchesPerSample picks it for a
+  // bandwidth kernel). Cold ignores it and times one launch per sample:
+  // each cold launch needs its own L2 flush before it, and a flush cannot
+  // sit inside the events, so a short cold sample keeps its fixed overhead
+  // and its row says so instead (ShortColdSampleNote).
   int launches_per_sample = 1;
   // Length of the first guard spin; 0 queues no guard and checks nothing
   // (for timers that do not read the events, e.g. CUPTI kernel activity).
@@ -90,6 +94,13 @@ struct TimingStats {
 // back to DRAM (about L2's size of writes inside a cold sample). After the
 // read pass L2 holds clean lines only, and the write-backs happened during
 // the flush, outside the events.
+// Persisting lines (an L2 access-policy window with hitProp persisting,
+// sm_80+) are the exception: ordinary traffic, the flush's included, does
+// not evict them from the set-aside. So when the device has a set-aside
+// (FlushResetsPersistingLines), Flush first waits for the stream and resets
+// them to normal (cudaCtxResetPersistingL2Cache). The wait is needed
+// because the reset acts when it is called, not in stream order: samples
+// still queued would mark their lines persisting again after it.
 class L2Flusher {
  public:
   static absl::StatusOr<L2Flusher> Create(int64_t l2_bytes);
@@ -100,6 +111,62 @@ class L2Flusher {
   DeviceBuffer<uint8_t> clean_;    // read; zeros
   DeviceBuffer<uint32_t> sink_;    // the read pass's fold (never written)
 };
+
+// Whether a flush must reset persisting L2 lines first, given the device's
+// persisting set-aside (cudaLimitPersistingL2CacheSize): only when there is
+// one; without it there are no persisting lines, and the wait the reset
+// needs would only slow every cold sample down.
+bool FlushResetsPersistingLines(size_t persisting_l2_limit_bytes);
+
+// The bytes a row's % of the DRAM peak counts as moved by one launch that
+// reads `read_bytes` and writes `written_bytes` (distinct bytes), and a
+// label note saying which.
+//   Hot (back to back): what one launch leaves dirty in L2, the next writes
+//   back inside its own sample, so in the steady state every byte read and
+//   written is DRAM traffic (where the working set is beyond 2 x L2:
+//   experiments/harness/l2_residency.h). All bytes; no note.
+//   Cold: the flush leaves L2 holding clean lines only, so the start event
+//   sees nothing dirty. L2 is write-back: the timed kernel's stores land in
+//   L2, and up to one L2 of its output can still be dirty there at the end
+//   event, written back after it. Every byte read came from DRAM (the flush
+//   evicted it). So DRAM moved at least
+//     read + max(0, written - l2_bytes)
+//   inside the sample, and at most read + written. Cold rows count this
+//   lower bound: their % never claims more than DRAM moved, and is low by
+//   at most one L2 of bytes, where read + written is high by whatever
+//   output is still dirty (at a 256 MiB ReLU on a 50 MiB L2, the review's
+//   estimate: 5-9 %). The note says so.
+// Why not the alternatives: timing until the output is written back (a
+// flush inside the events whose own cost is measured apart and subtracted)
+// makes the figure a difference of two times, the flush's ~70 us on an H100
+// the larger, and that cost itself depends on how many lines the kernel
+// left dirty. CUPTI's dram__bytes_write exists only with --metrics, in
+// replay passes of their own (the row's cupti/dram_bytes_write when asked).
+struct DramBytes {
+  double bytes = 0;
+  std::string note;  // cold: which bytes are counted; hot: ""
+};
+DramBytes CountedDramBytes(CacheState cache, double read_bytes, double written_bytes,
+                           int64_t l2_bytes);
+
+// Launches per sample for a bandwidth kernel moving `bytes_per_launch`:
+// hot, enough launches for about 2^30 bytes per sample (at most 64), so
+// that the fixed overhead of a sample (launch latency, the events: about
+// kSampleOverheadUs) is spread over them; cold, 1 (see
+// TimingOptions::launches_per_sample).
+int LaunchesPerSample(CacheState cache, double bytes_per_launch);
+
+// The fixed overhead inside one sample (the start event to the kernel's
+// first block, its last block to the end event): about 2 us on an H100 by
+// the review's estimate, not measured here. A sample under kShortSampleUs
+// carries over 5 % of it.
+inline constexpr double kSampleOverheadUs = 2.0;
+inline constexpr double kShortSampleUs = 40.0;
+
+// The label note of a cold row most of whose samples (`ms`, one launch
+// each) are under kShortSampleUs, "" otherwise and for hot rows (which
+// spread the overhead over launches_per_sample launches instead).
+std::string ShortColdSampleNote(CacheState cache, const std::vector<double>& ms);
 
 // Issues one launch on `stream`; returns the launch's error (e.g.
 // cudaGetLastError() after <<<>>>).

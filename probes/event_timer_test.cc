@@ -11,7 +11,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
+#include <deque>
 #include <functional>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -289,6 +292,113 @@ TEST(EventTimerTest, MarkedPassMustMarkEveryStepOnce) {
             absl::StatusCode::kInvalidArgument);
   const MarkedRunFn failing = [](const MarkFn&) { return absl::InternalError("cuDNN failed"); };
   EXPECT_EQ(timer.Time(1, failing).status().code(), absl::StatusCode::kInternal);
+}
+
+// A cold sample of an elementwise kernel (ReLU: read line i of the input,
+// write line i of the output) on a line-level model of a write-back L2 of
+// `l2_lines` lines in front of a DRAM of `dram_bps` bytes/s. The flush left
+// L2 full of clean lines. Each read misses (the flush evicted the input)
+// and costs one DRAM read; each write allocates a dirty line without a read
+// (full-line stores); each allocation evicts the least recently used line,
+// which costs a DRAM write only if dirty. Every line is touched once, so LRU
+// is first in, first out. The sample lasts as long as DRAM needs for its
+// transfers; output still dirty at the end drains after it.
+struct ColdSample {
+  double read_bytes = 0;
+  double written_bytes = 0;
+  double dram_bytes = 0;  // what reached DRAM inside the sample
+  double seconds = 0;
+};
+
+ColdSample SimulateColdElementwise(int64_t lines, int64_t l2_lines, double line_bytes,
+                                   double dram_bps) {
+  std::deque<bool> dirty(l2_lines, false);  // front: least recently used
+  int64_t transfers = 0;
+  auto allocate = [&](bool is_dirty) {
+    dirty.push_back(is_dirty);
+    if (dirty.front()) ++transfers;  // write-back of the evicted line
+    dirty.pop_front();
+  };
+  for (int64_t i = 0; i < lines; ++i) {
+    ++transfers;  // the input line, read from DRAM
+    allocate(false);
+    allocate(true);  // the output line, dirty in L2
+  }
+  ColdSample s;
+  s.read_bytes = s.written_bytes = lines * line_bytes;
+  s.dram_bytes = transfers * line_bytes;
+  s.seconds = s.dram_bytes / dram_bps;
+  return s;
+}
+
+TEST(ColdDramBytesTest, CountsNoMoreThanReachedDramInASimulatedColdSample) {
+  constexpr int64_t kL2Lines = 4096;
+  constexpr double kLine = 128;
+  constexpr double kDramBps = 3e12;
+  const double l2_bytes = kL2Lines * kLine;
+  // Tensors from a quarter of L2 (a cold 16 MiB ReLU on a 50 MiB L2) to 16
+  // L2s; 5 L2s is a 256 MiB ReLU.
+  for (const int64_t lines : {kL2Lines / 4, kL2Lines, 2 * kL2Lines, 5 * kL2Lines, 16 * kL2Lines}) {
+    SCOPED_TRACE(lines);
+    const ColdSample s = SimulateColdElementwise(lines, kL2Lines, kLine, kDramBps);
+    // Everything read and written, the count before: more than reached DRAM,
+    // so its % of the peak exceeds what DRAM did (up to 2x at 16 MiB).
+    const double all_pct = 100 * (s.read_bytes + s.written_bytes) / s.seconds / kDramBps;
+    EXPECT_GT(all_pct, 100.5);
+    if (lines == kL2Lines / 4) {
+      EXPECT_NEAR(all_pct, 200, 1e-9);
+    }
+    const DramBytes counted =
+        CountedDramBytes(CacheState::kCold, s.read_bytes, s.written_bytes,
+                         static_cast<int64_t>(l2_bytes));
+    EXPECT_LE(counted.bytes, s.dram_bytes);
+    EXPECT_LE(100 * counted.bytes / s.seconds / kDramBps, 100.0 + 1e-9);
+    // Low by at most one L2: what can still be dirty there.
+    EXPECT_GE(counted.bytes, s.dram_bytes - l2_bytes);
+    EXPECT_NE(counted.note.find("cold"), std::string::npos) << counted.note;
+  }
+}
+
+TEST(ColdDramBytesTest, HotCountsEveryByteAndSaysNothing) {
+  const DramBytes hot = CountedDramBytes(CacheState::kHot, 256e6, 256e6, 50e6);
+  EXPECT_EQ(hot.bytes, 512e6);
+  EXPECT_EQ(hot.note, "");
+  // Cold: the reads, and the writes beyond one L2; an unknown L2 (0) takes
+  // every write.
+  EXPECT_EQ(CountedDramBytes(CacheState::kCold, 256e6, 256e6, 50e6).bytes, 462e6);
+  EXPECT_EQ(CountedDramBytes(CacheState::kCold, 16e6, 16e6, 50e6).bytes, 16e6);
+  EXPECT_EQ(CountedDramBytes(CacheState::kCold, 16e6, 16e6, 0).bytes, 32e6);
+}
+
+TEST(ShortSampleTest, HotSpreadsAGibibyteOverLaunchesColdTimesOne) {
+  constexpr double kMiB = 1 << 20;
+  EXPECT_EQ(LaunchesPerSample(CacheState::kHot, 32 * kMiB), 32);  // a 16 MiB ReLU
+  EXPECT_EQ(LaunchesPerSample(CacheState::kHot, 512 * kMiB), 2);
+  EXPECT_EQ(LaunchesPerSample(CacheState::kHot, 2048 * kMiB), 1);
+  EXPECT_EQ(LaunchesPerSample(CacheState::kHot, 1024), 64);  // at most 64
+  EXPECT_EQ(LaunchesPerSample(CacheState::kCold, 32 * kMiB), 1);
+  EXPECT_EQ(LaunchesPerSample(CacheState::kHot, 0), 64);
+}
+
+TEST(ShortSampleTest, ColdRowsWhoseSamplesAreShortSaySo) {
+  // ms: a cold 16 MiB ReLU runs ~5 us, a 256 MiB one ~180 us.
+  const std::vector<double> short_ms = {0.005, 0.0052, 0.006, 0.1};
+  const std::string note = ShortColdSampleNote(CacheState::kCold, short_ms);
+  EXPECT_NE(note.find("3 of 4"), std::string::npos) << note;
+  EXPECT_NE(note.find("overhead"), std::string::npos) << note;
+  EXPECT_EQ(note.find(';'), std::string::npos) << note;
+  EXPECT_EQ(ShortColdSampleNote(CacheState::kCold, {0.18, 0.19, 0.005}), "");
+  // Hot rows batch launches instead (LaunchesPerSample).
+  EXPECT_EQ(ShortColdSampleNote(CacheState::kHot, short_ms), "");
+}
+
+TEST(L2FlusherTest, ResetsPersistingLinesOnlyWhenASetAsideExists) {
+  // Ordinary flush traffic cannot evict persisting lines; without a
+  // set-aside there are none to reset, and the reset's synchronize would
+  // only slow every cold sample down.
+  EXPECT_FALSE(FlushResetsPersistingLines(0));
+  EXPECT_TRUE(FlushResetsPersistingLines(1));
+  EXPECT_TRUE(FlushResetsPersistingLines(size_t{30} << 20));
 }
 
 }  // namespace

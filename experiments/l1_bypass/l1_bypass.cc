@@ -10,7 +10,12 @@
 //           far beyond it), optionally resized to `working_set_bytes` of
 //           input, with a grid of occupancy_pct of the kernel's resident
 //           blocks per SM; CUDA events around each launch, hot (back to
-//           back) or cold (L2 flushed). All host work of a point (carveout,
+//           back) or cold (L2 flushed; under l2_persist, persisting lines
+//           reset to normal first, which the flush alone cannot evict).
+//           dram_peak_pct counts dram_bytes_counted: bytes_moved hot; cold,
+//           the reads and the output beyond one L2 (the rest can still be
+//           dirty in L2 at the end event; probes/event_timer.h,
+//           CountedDramBytes). All host work of a point (carveout,
 //           occupancy query, allocation, L2 window) happens before timing
 //           (point_launch.h): the timed callback only launches. Every
 //           variant is the same source built differently
@@ -63,7 +68,19 @@
 //           beyond_2x_l2), l1_bypass_gpu_test (GPU: every row carries it),
 //           //analysis:l1_bypass_test (L2ResidentRowsShowNoPercentOfTheDramPeak:
 //           the report shows "L2-resident", not a %, in the generic table
-//           and in the speedup section's working-set cell).
+//           and in the speedup section's working-set cell). Cold rows
+//           beyond 2 x L2 crediting DRAM with output still dirty in L2
+//           after the end event: //probes:event_timer_test
+//           (ColdDramBytesTest; the row's label names the bytes counted).
+//           A cold l2_persist row reading a persisting input from L2 (the
+//           flush cannot evict persisting lines):
+//           //experiments/l1_bypass:l2_window_test (cold under a persisting
+//           window resets the lines, and the flush does whenever a set-aside
+//           exists, which such a window always makes); on a GPU, nothing
+//           yet. Launch and event overhead in short cold samples (one
+//           launch per flush; hot rows also time one launch per sample
+//           here): cold rows under 40 us say so in their label
+//           (//probes:event_timer_test, ShortSampleTest).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -202,6 +219,32 @@ absl::Status CheckOutput(ShapeCache& shape, const std::string& variant) {
   return absl::OkStatus();
 }
 
+// The row's metrics and notes from the samples `ms` of one launch of `wl`.
+absl::Status AddRowMetrics(PointContext& ctx, const Workload& wl, CacheState cache,
+                           const std::vector<double>& ms, int blocks_per_sm) {
+  const double bytes = static_cast<double>(wl.BytesMoved());
+  const double written = static_cast<double>(wl.OutputBytes());
+  const DramBytes dram = CountedDramBytes(cache, bytes - written, written, ctx.device().l2_bytes);
+  std::vector<double> us, gbps, dram_gbps;
+  for (double t : ms) {
+    us.push_back(t * 1e3);
+    gbps.push_back(bytes / (t * 1e-3) / 1e9);
+    dram_gbps.push_back(dram.bytes / (t * 1e-3) / 1e9);
+  }
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("kernel_us", std::move(us)));
+  // bytes_moved is the working set (the axis working_set_bytes is the input
+  // size asked for, so the counter keeps its own name here).
+  DISSECT_RETURN_IF_ERROR(AddDramPeakPct(ctx, dram_gbps, bytes, "bytes_moved"));
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("dram_bytes_counted", {dram.bytes}));
+  if (BeyondTwiceL2(bytes, ctx.device().l2_bytes) && !dram.note.empty()) ctx.AddNote(dram.note);
+  if (std::string note = ShortColdSampleNote(cache, ms); !note.empty()) ctx.AddNote(note);
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("bandwidth_gbps", std::move(gbps)));
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("input_bytes", {static_cast<double>(wl.InputBytes())}));
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("blocks_per_sm", {double(blocks_per_sm)}));
+  return ctx.AddSamples("occupancy_pct_achieved", {100.0 * blocks_per_sm * layers::kLayerThreads /
+                                                   ctx.device().max_threads_per_sm});
+}
+
 absl::Status Run(PointContext& ctx) {
   DISSECT_ASSIGN_OR_RETURN(const LayerKernel kernel, ParseKernel(ctx.Str("kernel")));
   DISSECT_ASSIGN_OR_RETURN(const LayerShape* layer, FindEmbeddedLayer(ctx.Str("layer")));
@@ -256,28 +299,14 @@ absl::Status Run(PointContext& ctx) {
                            PreparedLaunch::Prepare(*variant.build->kernels, args,
                                                    static_cast<int>(ctx.Int("occupancy_pct")),
                                                    ctx.device().sm_count, window));
+  DISSECT_ASSIGN_OR_RETURN(const std::string cold_window, PrepareColdWindow(variant.l2, cache));
+  if (!cold_window.empty()) ctx.AddNote(cold_window);
   DISSECT_ASSIGN_OR_RETURN(
       std::vector<double> ms,
       ctx.TimeKernel([&launch](cudaStream_t s) { return launch.Launch(s); }, cache));
   launch.Release();
   DISSECT_RETURN_IF_ERROR(CheckOutput(*shape, variant_name));
-  const int blocks_per_sm = launch.blocks_per_sm();
-
-  const double bytes = static_cast<double>(wl.BytesMoved());
-  std::vector<double> us, gbps;
-  for (double t : ms) {
-    us.push_back(t * 1e3);
-    gbps.push_back(bytes / (t * 1e-3) / 1e9);
-  }
-  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("kernel_us", std::move(us)));
-  // bytes_moved is the working set (the axis working_set_bytes is the input
-  // size asked for, so the counter keeps its own name here).
-  DISSECT_RETURN_IF_ERROR(AddDramPeakPct(ctx, gbps, bytes, "bytes_moved"));
-  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("bandwidth_gbps", std::move(gbps)));
-  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("input_bytes", {static_cast<double>(wl.InputBytes())}));
-  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("blocks_per_sm", {double(blocks_per_sm)}));
-  return ctx.AddSamples("occupancy_pct_achieved", {100.0 * blocks_per_sm * layers::kLayerThreads /
-                                                   ctx.device().max_threads_per_sm});
+  return AddRowMetrics(ctx, wl, cache, ms, launch.blocks_per_sm());
 }
 
 DISSECT_EXPERIMENT(l1_bypass)
@@ -315,6 +344,9 @@ DISSECT_EXPERIMENT(l1_bypass)
                "bytes_moved / time: every tensor read once and the output written once")
     .AddMetric("dram_peak_pct", "%",
                "bandwidth / device_dram_peak_gbps; NaN when L2-resident (beyond_2x_l2 0)")
+    .AddMetric("dram_bytes_counted", "B",
+               "the bytes dram_peak_pct counts: hot, bytes_moved; cold, the reads and the "
+               "writes beyond one L2 (the rest of the output may still be dirty in L2)")
     .AddMetric("input_bytes", "B", "bytes of the input tensor (what working_set_bytes asked for)")
     .AddMetric("bytes_moved", "B",
                "input + weights + index + output bytes: every distinct byte the launch "

@@ -2,6 +2,7 @@
 #include "experiments/l1_bypass/l2_window.h"
 
 #include <algorithm>
+#include <string>
 
 #include "absl/status/status.h"
 #include "experiments/harness/experiment.h"
@@ -22,6 +23,31 @@ cudaError_t SetWindow(cudaStream_t stream, const void* base, size_t bytes, float
 }
 
 }  // namespace
+
+ColdWindowAction ColdWindowActionFor(std::optional<L2Policy> window, CacheState cache) {
+  if (cache == CacheState::kCold && window == L2Policy::kPersisting) {
+    return ColdWindowAction::kResetPersistingLines;
+  }
+  return ColdWindowAction::kNone;
+}
+
+absl::StatusOr<std::string> PrepareColdWindow(std::optional<L2Policy> window, CacheState cache) {
+  if (ColdWindowActionFor(window, cache) == ColdWindowAction::kNone) return std::string();
+  size_t set_aside = 0;
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaDeviceGetLimit(&set_aside, cudaLimitPersistingL2CacheSize));
+  if (!FlushResetsPersistingLines(set_aside)) {
+    return absl::InternalError(
+        "a persisting window with no persisting L2 set aside: the flush would not reset "
+        "persisting lines, so the cold samples would not be cold");
+  }
+  return std::string(
+      "cold: persisting lines reset to normal before each sample "
+      "(cudaCtxResetPersistingL2Cache), since the flush alone cannot evict them");
+}
+
+size_t PersistingSetAsideBytes(size_t window_bytes, size_t max_persisting_bytes) {
+  return std::min(window_bytes, max_persisting_bytes);
+}
 
 absl::StatusOr<std::unique_ptr<L2AccessWindow>> L2AccessWindow::Apply(cudaStream_t stream,
                                                                       const void* base,
@@ -45,7 +71,8 @@ absl::StatusOr<std::unique_ptr<L2AccessWindow>> L2AccessWindow::Apply(cudaStream
   cudaAccessProperty hit = cudaAccessPropertyStreaming;
   window->hit_ratio_ = 1.0f;
   if (policy == L2Policy::kPersisting) {
-    const size_t set_aside = std::min(window->window_bytes_, static_cast<size_t>(max_persisting));
+    const size_t set_aside =
+        PersistingSetAsideBytes(window->window_bytes_, static_cast<size_t>(max_persisting));
     DISSECT_CUDA_RETURN_IF_ERROR(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, set_aside));
     window->hit_ratio_ = std::min(1.0f, static_cast<float>(set_aside) / window->window_bytes_);
     hit = cudaAccessPropertyPersisting;

@@ -11,12 +11,39 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "absl/status/statusor.h"
+#include "probes/event_timer.h"
 
 namespace dissect::l1_bypass {
 
 enum class L2Policy { kPersisting, kStreaming };
+
+// What a sample under a variant's window (`window`: none for a plain build)
+// needs beyond the harness's flush to be cold. Streaming lines are the
+// first to be evicted, so the flush takes them with the rest; persisting
+// lines are not evicted by ordinary traffic, the flush's included, so a
+// cold sample that only flushed would read a persisting input from L2. The
+// reset is the flush's own (probes/event_timer.h: whenever the device has a
+// persisting set-aside, which a persisting window always sets,
+// PersistingSetAsideBytes); PrepareColdWindow checks that it will happen.
+enum class ColdWindowAction {
+  kNone,                  // hot, no window, or a streaming one
+  kResetPersistingLines,  // cold under a persisting window
+};
+ColdWindowAction ColdWindowActionFor(std::optional<L2Policy> window, CacheState cache);
+
+// Once the window is applied: for kResetPersistingLines, checks that the
+// flush will reset persisting lines (the device has a set-aside now) and
+// returns the row's label note saying they are reset; "" when nothing is
+// needed.
+absl::StatusOr<std::string> PrepareColdWindow(std::optional<L2Policy> window, CacheState cache);
+
+// The L2 a persisting window over `window_bytes` sets aside: all of it, at
+// most the device's maximum (cudaDevAttrMaxPersistingL2CacheSize).
+size_t PersistingSetAsideBytes(size_t window_bytes, size_t max_persisting_bytes);
 
 class L2AccessWindow {
  public:

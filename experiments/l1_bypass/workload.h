@@ -40,6 +40,8 @@ struct Workload {
 
   // Bytes of the input tensor: what `working_set_bytes` asks for.
   int64_t InputBytes() const { return static_cast<int64_t>(x_elements * sizeof(float)); }
+  // Bytes of the output tensor: what the launch writes.
+  int64_t OutputBytes() const { return static_cast<int64_t>(y_elements * sizeof(float)); }
   // Every tensor read once plus the output written once: the least traffic
   // the kernel can cause (bandwidth_gbps divides this by the time); also the
   // device memory its tensors take.
