@@ -29,11 +29,13 @@ expect 2 "no CUDA device visible" mma_sync --axis=form=f16_f32
 expect 2 "no CUDA device visible" wgmma --axis=n=64
 expect 2 "no CUDA device visible" cublaslt_gemm --axis=shape=1024x1024x1024
 
-# 12 forms × 2 modes × 2 data; 11 forms × 6 N × 2 sources × 2 modes × 2
-# data; 7 dtypes (fp8 twice: default and fast accumulation) × 29 shapes ×
-# hot/cold × random.
-expect_points 48 mma_sync
-expect_points 528 wgmma
+# 12 forms × 2 modes × 3 data (random, random_cycling, zeros); 11 forms ×
+# 6 N × 2 sources × 2 modes × 3 data; 7 dtypes (fp8 twice: default and fast
+# accumulation) × 29 shapes × hot/cold × random.
+expect_points 72 mma_sync
+expect_points 792 wgmma
+expect_points 2 wgmma --axis=form=f16_f32 --axis=n=256 --axis=a_source=shared --axis=mode=throughput --axis=data=random,random_cycling
+expect 2 "unknown value 'cycling'" mma_sync --axis=data=cycling
 expect_points 406 cublaslt_gemm
 expect_points 58 cublaslt_gemm --axis=dtype=fp8_fast_accum
 expect_points 2 cublaslt_gemm --axis=dtype=int8 --axis=data=random,zeros --axis=shape=16384x16384x16384 --axis=cache=hot

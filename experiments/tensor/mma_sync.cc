@@ -3,7 +3,8 @@
 //           bf16 -> f32, m16n8k8 tf32 -> f32, m16n8k32 s8 -> s32 and fp8
 //           (e4m3, e5m2) -> f32, and the 2:4 sparse mma.sp forms (sp_*:
 //           m16n8k32 f16/bf16, m16n8k16 tf32, m16n8k64 s8/e4m3), with random
-//           and with all-zero operands?
+//           operands that never change, random operands that change every
+//           instruction (as in a GEMM), and all-zero operands?
 // Timed:    latency: one warp issues a dependent chain of 4096 mma.sync
 //           (D += A·B, D the next C) between two %clock64 reads: cycles per
 //           mma = span / 4096. Before the first read, one untimed step per
@@ -17,8 +18,14 @@
 //           launch give TFLOP/s (TOP/s for s8), and
 //           the longest per-SM %clock64 span over the event time the SM
 //           clock during the launch (measured_sm_clock_mhz, a lower bound).
-//           Before timing, a launch with 8 steps is checked element by
-//           element against a CPU reference (exact for s8).
+//           data=random: every step reads the warp's one A and B fragment;
+//           data=random_cycling: each lane holds 4 fragments of different
+//           random data in registers and step u of chain c reads fragment
+//           (u + c) mod 4, so consecutive mma read different registers and
+//           values, with no other instruction added to the loop (and one
+//           untimed step per chain and fragment). Before timing, a launch
+//           with 8 steps is checked element by element against a CPU
+//           reference (exact for s8; cycling: the sum over the fragments).
 // Expected: latency of some tens of cycles per dependent mma; throughput
 //           approaching the architecture's dense tensor rate per SM
 //           (configs/tensor/peaks.json) on Ampere; on Hopper mma.sync
@@ -28,8 +35,11 @@
 //           reason (MmaSyncNative): sm_90 has no fp8 mma.sync; ptxas
 //           emulates them with f16 HMMA and folds the loop's repeated
 //           products, so their rows would be invented numbers. wgmma
-//           carries Hopper's native fp8 path. Zero operands may run faster
-//           than random ones only through power and clock effects.
+//           carries Hopper's native fp8 path. Constant or zero operands may
+//           run faster than changing ones only through power and clock
+//           effects: on a power-capped GPU random_cycling rows should show a
+//           clock (measured_sm_clock_mhz, the NVML clock) at or below the
+//           random rows', and TFLOP/s lower by about as much.
 // Could be confused with: the compiler's work for the hardware's (ptxas
 //           folding repeated products, emulating a form, or leaving operand
 //           loads or accumulator zeroing inside the timed region):
@@ -49,7 +59,20 @@
 //           TFLOP/s move with the clock, which measured_sm_clock_mhz
 //           reports (//experiments/tensor:probe_timing_test,
 //           MeasuredSmClockMhzTest) besides the harness's throttle flag
-//           (//probes:nvml_clock_test).
+//           (//probes:nvml_clock_test). Constant operands for a GEMM's
+//           power and clock: data=random feeds the multipliers the same
+//           inputs at every mma, which draws less power than a GEMM, so a
+//           power-capped GPU may hold a higher clock and report optimistic
+//           TFLOP/s; data=random_cycling changes them every instruction,
+//           and //experiments/tensor:sass_test checks that its timed loop
+//           reads 4 distinct A/B register fragments and holds no
+//           instruction the constant loop lacks (tensor_sass_checks_test
+//           shows the fragment check failing on the constant loops,
+//           testdata/constant_operands.sass); tensor_elements_test that the
+//           fragments hold different data and the reference sums them.
+//           Fewer warps for the cycling kernel (its fragments take
+//           registers: f16_f32 throughput fits 4 blocks per SM instead of
+//           5 by ptxas's count): warps_per_sm, beside the rates.
 #include "kernels/tensor/mma_sync.h"
 
 #include <cuda_runtime_api.h>
@@ -95,7 +118,7 @@ absl::Status Run(PointContext& ctx) {
   const MmaFormInfo& form = *FindForm(ctx.Str("form"));
   const TensorMode mode =
       ctx.Str("mode") == "latency" ? TensorMode::kLatency : TensorMode::kThroughput;
-  const OperandData data = ctx.Str("data") == "zeros" ? OperandData::kZeros : OperandData::kRandom;
+  const ProbeData& data = FindProbeData(ctx.Str("data"));
   const int arch = ctx.device().cc_major * 10 + ctx.device().cc_minor;
   if (arch < form.min_arch) {
     return Skipped(absl::StrCat(form.instruction, " needs sm_", form.min_arch,
@@ -108,7 +131,8 @@ absl::Status Run(PointContext& ctx) {
         "row would not measure the tensor core; the wgmma experiment measures fp8 on Hopper"));
   }
   const MmaOperands operands =
-      MakeMmaOperands(form, data, 0x5eed0000u + static_cast<uint64_t>(form.form));
+      MakeMmaOperands(form, data.data, 0x5eed0000u + static_cast<uint64_t>(form.form),
+                      OperandFragments(data.operands));
   DISSECT_ASSIGN_OR_RETURN(auto d_a, DeviceBuffer<uint32_t>::Allocate(operands.a.size()));
   DISSECT_ASSIGN_OR_RETURN(auto d_b, DeviceBuffer<uint32_t>::Allocate(operands.b.size()));
   DISSECT_CUDA_RETURN_IF_ERROR(
@@ -124,8 +148,9 @@ absl::Status Run(PointContext& ctx) {
   Launch launch;
   launch.args.form = form.form;
   launch.args.mode = mode;
+  launch.args.operands = data.operands;
   DISSECT_CUDA_RETURN_IF_ERROR(
-      MmaSyncGrid(form.form, mode, &launch.args.blocks, &launch.args.threads));
+      MmaSyncGrid(form.form, mode, data.operands, &launch.args.blocks, &launch.args.threads));
   launch.warps = launch.args.blocks * launch.args.threads / 32;
   const int chains = MmaSyncChains(form.form, mode);
   // Slot 0: the checked launch; then one per TimeKernel launch (counter
@@ -158,7 +183,8 @@ absl::Status Run(PointContext& ctx) {
   DISSECT_CUDA_RETURN_IF_ERROR(
       cudaMemcpy(out.data(), d_out.get(), d_out.bytes(), cudaMemcpyDeviceToHost));
   DISSECT_RETURN_IF_ERROR(CheckMmaOutput(
-      form, operands, static_cast<int64_t>(kVerifyIterations + kUntimedSteps) * chains, out));
+      form, operands,
+      static_cast<int64_t>(kVerifyIterations + UntimedSteps(data.operands)) * chains, out));
 
   const int iterations = mode == TensorMode::kLatency ? kLatencyIterations : kThroughputIterations;
   launch.args.iterations = iterations;
@@ -175,6 +201,12 @@ absl::Status Run(PointContext& ctx) {
   std::vector<TensorTiming> timing(d_timing.size());
   DISSECT_CUDA_RETURN_IF_ERROR(
       cudaMemcpy(timing.data(), d_timing.get(), d_timing.bytes(), cudaMemcpyDeviceToHost));
+  // The changing-operand kernel holds 4 fragments in registers and may fit
+  // fewer warps per SM than the constant one: recorded beside the rates.
+  const double warps_per_sm = mode == TensorMode::kLatency
+                                  ? 1.0
+                                  : static_cast<double>(launch.warps) / ctx.device().sm_count;
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("warps_per_sm", {warps_per_sm}));
   const double flops_per_mma = 2.0 * form.m * form.n * form.k;
   return AddProbeSamples(ctx, timing, launch.warps, static_cast<int64_t>(chains) * iterations,
                          flops_per_mma,
@@ -186,7 +218,7 @@ DISSECT_EXPERIMENT(mma_sync)
     .Question(
         "What latency and throughput does each warp-level tensor-core instruction "
         "(mma.sync: f16, bf16, tf32, s8, e4m3, e5m2; 2:4 sparse mma.sp) reach, with "
-        "random and with zero operands?")
+        "constant random, changing random and zero operands?")
     .AddAxis(StringAxis("form", FormNames(), {},
                         "inputs_accumulator: f16_f32, f16_f16, bf16_f32 (m16n8k16), "
                         "tf32_f32 (m16n8k8), s8_s32, e4m3_f32, e5m2_f32 (m16n8k32); 2:4 "
@@ -195,9 +227,7 @@ DISSECT_EXPERIMENT(mma_sync)
     .AddAxis(StringAxis("mode", {"latency", "throughput"}, {},
                         "latency: one warp, one dependent chain; throughput: full "
                         "occupancy, 8 independent accumulators per warp"))
-    .AddAxis(StringAxis("data", {"random", "zeros"}, {},
-                        "operands: random normal numbers (random integers for s8) or "
-                        "all zeros"))
+    .AddAxis(StringAxis("data", ProbeDataNames(), {}, kProbeDataHelp))
     .AddMetric("cycles_per_mma", "cycles",
                "latency: %clock64 cycles per dependent mma of one warp; throughput: "
                "SM cycles per mma issued on that SM (median over SMs)")
@@ -211,6 +241,9 @@ DISSECT_EXPERIMENT(mma_sync)
                "bound on the SM clock while the loops ran (the event time also holds "
                "launch overhead and work outside the clock reads; latency rows, one "
                "short warp, read lowest)")
+    .AddMetric("warps_per_sm", "warps",
+               "resident warps per SM of the launch (latency: the one warp); "
+               "random_cycling holds 4 fragments in registers and may fit fewer")
     .Run(Run);
 
 }  // namespace

@@ -26,9 +26,11 @@ inline constexpr MmaKernelTrait kMmaKernelTraits[] = {
     {MmaForm::kSpS8S32, "7SpS8S32"},     {MmaForm::kSpE4m3F32, "9SpE4m3F32"},
 };
 
-// "MmaSyncKernelINS0_6F16F32ELi1EE": MmaSyncKernel<F16F32, 1>.
-inline std::string MmaKernelName(const MmaKernelTrait& t, int chains) {
-  return absl::StrCat("MmaSyncKernelINS0_", t.trait, "ELi", chains, "EE");
+// "MmaSyncKernelINS0_6F16F32ELi1ELi1EE": MmaSyncKernel<F16F32, 1, 1>, the
+// last argument the A/B fragments its timed loop cycles through (1:
+// constant operands; kCyclingFragments).
+inline std::string MmaKernelName(const MmaKernelTrait& t, int chains, int fragments = 1) {
+  return absl::StrCat("MmaSyncKernelINS0_", t.trait, "ELi", chains, "ELi", fragments, "EE");
 }
 
 struct WgmmaKernelTrait {
@@ -45,11 +47,11 @@ inline constexpr WgmmaKernelTrait kWgmmaKernelTraits[] = {
     {WgmmaForm::kSpS8S32, "9WgSpS8S32"},
 };
 
-// WgmmaKernel<Form, N, kARegs, kChains, kLatency>.
+// WgmmaKernel<Form, N, kARegs, kChains, kLatency, kFragments>.
 inline std::string WgmmaKernelName(const WgmmaKernelTrait& t, int n, bool a_from_registers,
-                                   int chains, bool latency) {
+                                   int chains, bool latency, int fragments = 1) {
   return absl::StrCat("WgmmaKernelINS0_", t.trait, "ELi", n, "ELb", a_from_registers ? 1 : 0, "ELi",
-                      chains, "ELb", latency ? 1 : 0, "EE");
+                      chains, "ELb", latency ? 1 : 0, "ELi", fragments, "EE");
 }
 
 }  // namespace dissect

@@ -5,7 +5,10 @@
 //  - the timed loop (tensor_sass_checks.h) holds exactly chains × unroll
 //    HMMA / IMMA (mma.sync, mma.sp) or HGMMA / IGMMA / QGMMA (wgmma);
 //  - the timed region starts with neither a memory load nor an accumulator
-//    write before the loop head (CheckTimedRegionStart).
+//    write before the loop head (CheckTimedRegionStart);
+//  - with changing operands, the timed loop reads kCyclingFragments
+//    distinct A/B fragments and holds nothing the constant-operand loop
+//    does not (CheckTimedFragments, CheckNoAddedLoopWork).
 // The fp8 mma.sync forms, which the probe skips on cc 9.x (MmaSyncNative),
 // must still be emulated there (no QMMA), or the skip is stale.
 #include <set>
@@ -116,6 +119,70 @@ TEST_F(SassTest, WgmmaTimedLoopsRunEveryStepWithNothingUntimedInTheRegion) {
   if (archs.count("sm_90a") > 0) {
     EXPECT_EQ(checked, 264);
   }
+}
+
+// The changing-operand kernels (TensorOperands::kCycling): besides the
+// checks above, the timed loop reads kCyclingFragments distinct A/B
+// fragments (registers; descriptors for wgmma) and holds no instruction
+// beyond those of the same kernel with constant operands.
+void ExpectCycling(const SassFunction* constant, const SassFunction* cycling, int tensor_ops,
+                   int acc_regs) {
+  ASSERT_NE(cycling, nullptr) << "no changing-operand kernel";
+  ASSERT_NE(constant, nullptr);
+  const absl::Status count = CheckTimedTensorCount(*cycling, tensor_ops);
+  EXPECT_TRUE(count.ok()) << count.message();
+  const absl::Status start = CheckTimedRegionStart(*cycling, acc_regs);
+  EXPECT_TRUE(start.ok()) << start.message();
+  const absl::Status fragments = CheckTimedFragments(*cycling, kCyclingFragments);
+  EXPECT_TRUE(fragments.ok()) << fragments.message();
+  const absl::Status work = CheckNoAddedLoopWork(*constant, *cycling);
+  EXPECT_TRUE(work.ok()) << work.message();
+}
+
+TEST_F(SassTest, MmaSyncCyclingLoopsReadFourFragmentsAndAddNoWork) {
+  const std::set<std::string> archs = ArchsWith("MmaSyncKernel");
+  ASSERT_FALSE(archs.empty()) << "no MmaSyncKernel in the archives";
+  int checked = 0;
+  for (const std::string& arch : archs) {
+    for (const MmaKernelTrait& t : kMmaKernelTraits) {
+      const MmaFormInfo& form = MmaInfo(t.form);
+      if (ArchNumber(arch) < form.min_arch || !MmaSyncNative(form, ArchNumber(arch))) continue;
+      for (TensorMode mode : {TensorMode::kLatency, TensorMode::kThroughput}) {
+        const int chains = MmaSyncChains(t.form, mode);
+        SCOPED_TRACE(absl::StrCat(arch, " ", form.name, " chains ", chains));
+        ExpectCycling(SassFunctionNamed({MmaKernelName(t, chains)}, arch),
+                      SassFunctionNamed({MmaKernelName(t, chains, kCyclingFragments)}, arch),
+                      chains * kMmaUnroll, form.c_regs);
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GT(checked, 0);
+}
+
+TEST_F(SassTest, WgmmaCyclingLoopsReadFourFragmentsAndAddNoWork) {
+  if (ArchsWith("WgmmaKernel").count("sm_90a") == 0) GTEST_SKIP() << "no sm_90a code";
+  int checked = 0;
+  for (const WgmmaKernelTrait& t : kWgmmaKernelTraits) {
+    for (int n : kWgmmaNs) {
+      for (bool regs : {false, true}) {
+        for (TensorMode mode : {TensorMode::kLatency, TensorMode::kThroughput}) {
+          const int chains = WgmmaChains(mode, n);
+          const bool latency = mode == TensorMode::kLatency;
+          SCOPED_TRACE(absl::StrCat(WgmmaInfo(t.form).name, " n", n,
+                                    regs ? " registers" : " shared",
+                                    latency ? " latency" : " throughput"));
+          ExpectCycling(
+              SassFunctionNamed({WgmmaKernelName(t, n, regs, chains, latency)}, "sm_90a"),
+              SassFunctionNamed(
+                  {WgmmaKernelName(t, n, regs, chains, latency, kCyclingFragments)}, "sm_90a"),
+              chains * kWgmmaUnroll, n / 2);
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(checked, 264);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
@@ -130,6 +131,26 @@ uint32_t RandomElementBits(TensorElement e, std::mt19937_64& rng) {
   return ((sign << (total - 1)) | (exponent << f.mantissa_bits) | mantissa) << f.shift;
 }
 
+const ProbeData& FindProbeData(absl::string_view name) {
+  for (const ProbeData& d : kProbeData) {
+    if (name == d.name) return d;
+  }
+  return kProbeData[0];
+}
+
+std::vector<std::string> ProbeDataNames() {
+  std::vector<std::string> names;
+  for (const ProbeData& d : kProbeData) names.push_back(d.name);
+  return names;
+}
+
+const char kProbeDataHelp[] =
+    "operands: random: random normal numbers (random integers for s8) in one A and B "
+    "fragment that every step reads, so the multipliers' inputs never change; "
+    "random_cycling: 4 fragments of different random numbers read in turn, so consecutive "
+    "instructions get different inputs as in a GEMM (compare the two rows' SM clocks); "
+    "zeros: all zeros";
+
 // Columns of A as stored: K, or K / 2 for sparse forms.
 int StoredK(const MmaFormInfo& form) { return form.sparse ? form.k / 2 : form.k; }
 
@@ -147,8 +168,19 @@ MatrixCoord MmaBCoord(const MmaFormInfo& form, int lane, int reg, int i) {
 
 MatrixCoord MmaCCoord(int lane, int e) { return {lane / 4 + 8 * (e / 2), 2 * (lane % 4) + e % 2}; }
 
-MmaOperands MakeMmaOperands(const MmaFormInfo& form, OperandData data, uint64_t seed) {
-  std::mt19937_64 rng(seed);
+namespace {
+
+// Adds `from` element by element to `into` (empty: copies it).
+void AddInto(std::vector<double>& into, const std::vector<double>& from) {
+  if (into.empty()) into.assign(from.size(), 0.0);
+  for (size_t i = 0; i < from.size(); ++i) into[i] += from[i];
+}
+
+// Appends one fragment of `form` (its own random A and B) to ops.a and
+// ops.b, and its D += A·B reference to `product` and `magnitude`.
+void AppendMmaFragment(const MmaFormInfo& form, OperandData data, std::mt19937_64& rng,
+                       MmaOperands& ops, std::vector<double>& product,
+                       std::vector<double>& magnitude) {
   const int per_word = ElementsPerWord(form.input);
   const int bits = ElementBits(form.input);
   const int stored_k = StoredK(form);
@@ -162,29 +194,44 @@ MmaOperands MakeMmaOperands(const MmaFormInfo& form, OperandData data, uint64_t 
   }
   // B[k][n] as stored in `b`.
   auto b_at = [&](int k, int n) { return form.sparse ? b[n] : b[k * form.n + n]; };
-  MmaOperands ops;
-  ops.a.assign(32 * form.a_regs, 0);
-  ops.b.assign(32 * form.b_regs, 0);
-  if (form.sparse) ops.metadata.assign(32, kMmaSparseMetadata);
+  const size_t a_base = ops.a.size(), b_base = ops.b.size();
+  ops.a.resize(a_base + 32 * form.a_regs, 0);
+  ops.b.resize(b_base + 32 * form.b_regs, 0);
   for (int lane = 0; lane < 32; ++lane) {
     for (int r = 0; r < form.a_regs; ++r) {
       for (int i = 0; i < per_word; ++i) {
         const MatrixCoord c = MmaACoord(form, lane, r, i);
-        ops.a[lane * form.a_regs + r] |= a[c.row * stored_k + c.col] << (i * bits);
+        ops.a[a_base + lane * form.a_regs + r] |= a[c.row * stored_k + c.col] << (i * bits);
       }
     }
     for (int r = 0; r < form.b_regs; ++r) {
       for (int i = 0; i < per_word; ++i) {
         const MatrixCoord c = form.sparse ? MatrixCoord{0, lane / 4} : MmaBCoord(form, lane, r, i);
-        ops.b[lane * form.b_regs + r] |= b_at(c.row, c.col) << (i * bits);
+        ops.b[b_base + lane * form.b_regs + r] |= b_at(c.row, c.col) << (i * bits);
       }
     }
     for (int e = 0; e < kMmaAccElements; ++e) {
       const MatrixCoord c = MmaCCoord(lane, e);
       AppendReference(
           form.input, stored_k, [&](int k) { return a[c.row * stored_k + k]; },
-          [&](int k) { return b_at(k, c.col); }, ops.product, ops.magnitude);
+          [&](int k) { return b_at(k, c.col); }, product, magnitude);
     }
+  }
+}
+
+}  // namespace
+
+MmaOperands MakeMmaOperands(const MmaFormInfo& form, OperandData data, uint64_t seed,
+                            int fragments) {
+  std::mt19937_64 rng(seed);
+  MmaOperands ops;
+  ops.fragments = fragments;
+  if (form.sparse) ops.metadata.assign(32, kMmaSparseMetadata);
+  for (int f = 0; f < fragments; ++f) {
+    std::vector<double> product, magnitude;
+    AppendMmaFragment(form, data, rng, ops, product, magnitude);
+    AddInto(ops.product, product);
+    AddInto(ops.magnitude, magnitude);
   }
   return ops;
 }
@@ -249,10 +296,27 @@ absl::Status CheckAccumulators(absl::string_view name, TensorElement input,
                                           first));
 }
 
+namespace {
+
+// Steps per fragment of `steps` spread evenly over `fragments`.
+absl::StatusOr<int64_t> StepsPerFragment(absl::string_view name, int64_t steps, int fragments) {
+  if (fragments < 1 || steps % fragments != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": ", steps,
+                                                   " steps do not spread evenly over ",
+                                                   fragments, " fragments"));
+  }
+  return steps / fragments;
+}
+
+}  // namespace
+
 absl::Status CheckMmaOutput(const MmaFormInfo& form, const MmaOperands& operands, int64_t steps,
                             absl::Span<const uint32_t> out) {
+  const absl::StatusOr<int64_t> per_fragment =
+      StepsPerFragment(form.name, steps, operands.fragments);
+  if (!per_fragment.ok()) return per_fragment.status();
   return CheckAccumulators(form.name, form.input, form.accumulator, operands.product,
-                           operands.magnitude, steps, out);
+                           operands.magnitude, *per_fragment, out);
 }
 
 MatrixCoord WgmmaDCoord(int thread, int v) {
@@ -270,23 +334,28 @@ MatrixCoord WgmmaACoord(const WgmmaFormInfo& form, int thread, int reg, int i) {
   return c;
 }
 
-WgmmaOperands MakeWgmmaOperands(const WgmmaFormInfo& form, int n, OperandData data, uint64_t seed) {
+WgmmaOperands MakeWgmmaOperands(const WgmmaFormInfo& form, int n, OperandData data, uint64_t seed,
+                                int fragments) {
   std::mt19937_64 rng(seed);
   const int bytes = ElementBits(form.input) / 8;
   const int bits = ElementBits(form.input);
   const int per_word = ElementsPerWord(form.input);
   const int stored_k = form.sparse ? form.k / 2 : form.k;
   const int b_row_bytes = WgmmaBRowBytes(form);
-  std::vector<uint32_t> a(static_cast<size_t>(kWgmmaM) * stored_k, 0);
-  std::vector<uint32_t> b(static_cast<size_t>(form.sparse ? 1 : form.k) * n, 0);
+  // The images: A's rows and B's columns of every fragment's window.
+  const int a_rows = WgmmaImageRows(kWgmmaM, fragments);
+  const int b_cols = WgmmaImageRows(n, fragments);
+  std::vector<uint32_t> a(static_cast<size_t>(a_rows) * stored_k, 0);
+  std::vector<uint32_t> b(static_cast<size_t>(form.sparse ? 1 : form.k) * b_cols, 0);
   if (data == OperandData::kRandom) {
     for (uint32_t& v : a) v = RandomElementBits(form.input, rng);
     for (uint32_t& v : b) v = RandomElementBits(form.input, rng);
   }
-  auto b_at = [&](int k, int col) { return form.sparse ? b[col] : b[k * n + col]; };
+  auto b_at = [&](int k, int col) { return form.sparse ? b[col] : b[k * b_cols + col]; };
   WgmmaOperands ops;
-  ops.a_tile.assign(static_cast<size_t>(kWgmmaM) * kWgmmaRowBytes, 0);
-  ops.b_tile.assign(static_cast<size_t>(n) * b_row_bytes, 0);
+  ops.fragments = fragments;
+  ops.a_tile.assign(static_cast<size_t>(a_rows) * kWgmmaRowBytes, 0);
+  ops.b_tile.assign(static_cast<size_t>(b_cols) * b_row_bytes, 0);
   if (form.sparse) ops.metadata.assign(kWarpgroupThreads, kMmaSparseMetadata);
   auto put = [&](std::vector<uint8_t>& tile, int row, int k, int row_bytes, uint32_t value) {
     for (int byte = 0; byte < bytes; ++byte) {
@@ -294,36 +363,49 @@ WgmmaOperands MakeWgmmaOperands(const WgmmaFormInfo& form, int n, OperandData da
           static_cast<uint8_t>(value >> (8 * byte));
     }
   };
-  for (int row = 0; row < kWgmmaM; ++row) {
+  for (int row = 0; row < a_rows; ++row) {
     for (int k = 0; k < stored_k; ++k) {
       put(ops.a_tile, row, k, kWgmmaRowBytes, a[row * stored_k + k]);
     }
   }
-  for (int col = 0; col < n; ++col) {
+  for (int col = 0; col < b_cols; ++col) {
     for (int k = 0; k < form.k; ++k) put(ops.b_tile, col, k, b_row_bytes, b_at(k, col));
   }
-  ops.a_fragments.assign(static_cast<size_t>(kWarpgroupThreads) * kWgmmaARegs, 0);
-  for (int t = 0; t < kWarpgroupThreads; ++t) {
-    for (int r = 0; r < kWgmmaARegs; ++r) {
-      for (int i = 0; i < per_word; ++i) {
-        const MatrixCoord c = WgmmaACoord(form, t, r, i);
-        ops.a_fragments[t * kWgmmaARegs + r] |= a[c.row * stored_k + c.col] << (i * bits);
+  ops.a_fragments.assign(static_cast<size_t>(fragments) * kWarpgroupThreads * kWgmmaARegs, 0);
+  ops.product.assign(static_cast<size_t>(kWarpgroupThreads) * (n / 2), 0.0);
+  ops.magnitude.assign(ops.product.size(), 0.0);
+  for (int f = 0; f < fragments; ++f) {
+    // Fragment f: the windows 8 f rows (columns of B) into the images.
+    const int shift = 8 * f;
+    std::vector<double> product, magnitude;
+    for (int t = 0; t < kWarpgroupThreads; ++t) {
+      for (int r = 0; r < kWgmmaARegs; ++r) {
+        for (int i = 0; i < per_word; ++i) {
+          const MatrixCoord c = WgmmaACoord(form, t, r, i);
+          ops.a_fragments[(f * kWarpgroupThreads + t) * kWgmmaARegs + r] |=
+              a[(c.row + shift) * stored_k + c.col] << (i * bits);
+        }
+      }
+      for (int v = 0; v < n / 2; ++v) {
+        const MatrixCoord c = WgmmaDCoord(t, v);
+        AppendReference(
+            form.input, stored_k, [&](int k) { return a[(c.row + shift) * stored_k + k]; },
+            [&](int k) { return b_at(k, c.col + shift); }, product, magnitude);
       }
     }
-    for (int v = 0; v < n / 2; ++v) {
-      const MatrixCoord c = WgmmaDCoord(t, v);
-      AppendReference(
-          form.input, stored_k, [&](int k) { return a[c.row * stored_k + k]; },
-          [&](int k) { return b_at(k, c.col); }, ops.product, ops.magnitude);
-    }
+    AddInto(ops.product, product);
+    AddInto(ops.magnitude, magnitude);
   }
   return ops;
 }
 
 absl::Status CheckWgmmaOutput(const WgmmaFormInfo& form, int n, const WgmmaOperands& operands,
                               int64_t steps, absl::Span<const uint32_t> out) {
-  return CheckAccumulators(absl::StrCat("wgmma ", form.name, " n", n), form.input, form.accumulator,
-                           operands.product, operands.magnitude, steps, out);
+  const std::string name = absl::StrCat("wgmma ", form.name, " n", n);
+  const absl::StatusOr<int64_t> per_fragment = StepsPerFragment(name, steps, operands.fragments);
+  if (!per_fragment.ok()) return per_fragment.status();
+  return CheckAccumulators(name, form.input, form.accumulator, operands.product,
+                           operands.magnitude, *per_fragment, out);
 }
 
 }  // namespace dissect

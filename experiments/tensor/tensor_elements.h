@@ -36,6 +36,28 @@ struct MatrixCoord {
 // Operand data of a probe: random elements or all zeros.
 enum class OperandData { kRandom, kZeros };
 
+// The `data` axis of the mma_sync and wgmma probes: the values the
+// operands hold and whether the timed loop cycles through several
+// fragments of them (TensorOperands).
+struct ProbeData {
+  const char* name;
+  OperandData data;
+  TensorOperands operands;
+};
+
+inline constexpr ProbeData kProbeData[] = {
+    {"random", OperandData::kRandom, TensorOperands::kConstant},
+    {"random_cycling", OperandData::kRandom, TensorOperands::kCycling},
+    {"zeros", OperandData::kZeros, TensorOperands::kConstant},
+};
+
+// The entry of kProbeData named `name` (the first if none is).
+const ProbeData& FindProbeData(absl::string_view name);
+
+// The axis values of kProbeData, and their help text.
+std::vector<std::string> ProbeDataNames();
+extern const char kProbeDataHelp[];
+
 // One warp's operands of an m16n8 mma.sync form, packed into per-lane
 // registers, and the CPU reference for one D += A·B step.
 //
@@ -46,26 +68,34 @@ enum class OperandData { kRandom, kZeros };
 // however the sparse B fragment orders K: the check does not depend on the
 // sparse layouts (PTX ISA figures this code could not read), only on which
 // rows and columns each register holds.
+//
+// With several fragments, each holds its own random A and B, one after the
+// other; the reference is the sum over the fragments.
 struct MmaOperands {
-  std::vector<uint32_t> a;         // 32 lanes × a_regs, lane-major
-  std::vector<uint32_t> b;         // 32 lanes × b_regs
-  std::vector<uint32_t> metadata;  // sparse forms: 32 lanes × 1
-  // Per lane × kMmaAccElements: Σ_k A[row][k]·B[k][col] of that lane's
-  // accumulator element, and Σ_k |A[row][k]·B[k][col]| (error scale).
+  int fragments = 1;
+  std::vector<uint32_t> a;         // fragments × 32 lanes × a_regs, lane-major
+  std::vector<uint32_t> b;         // fragments × 32 lanes × b_regs
+  std::vector<uint32_t> metadata;  // sparse forms: 32 lanes × 1 (all fragments)
+  // Per lane × kMmaAccElements: Σ over fragments and k of A[row][k]·B[k][col]
+  // of that lane's accumulator element, and of |A[row][k]·B[k][col]|
+  // (error scale).
   std::vector<double> product;
   std::vector<double> magnitude;
 };
 
-MmaOperands MakeMmaOperands(const MmaFormInfo& form, OperandData data, uint64_t seed);
+MmaOperands MakeMmaOperands(const MmaFormInfo& form, OperandData data, uint64_t seed,
+                            int fragments = 1);
 
 // Relative tolerance of a float accumulator check, as a fraction of
 // steps × Σ|a·b|; 0 for integer accumulators (exact).
 double MmaTolerance(const MmaFormInfo& form);
 
 // Checks the kernel's output words (warps × 32 lanes × kMmaAccElements, f32
-// bits or s32) against `steps` × the reference (steps = iterations × chains:
-// every chain adds the same product). Integer results must match exactly
-// (mod 2^32). Returns InternalError naming the first mismatch and the count.
+// bits or s32) against the reference for `steps` products per output
+// element (steps per chain × chains: every chain adds the same products),
+// spread evenly over the fragments (InvalidArgument if they do not
+// divide). Integer results must match exactly (mod 2^32). Returns
+// InternalError naming the first mismatch and the count.
 absl::Status CheckMmaOutput(const MmaFormInfo& form, const MmaOperands& operands, int64_t steps,
                             absl::Span<const uint32_t> out);
 
@@ -87,18 +117,24 @@ absl::Status CheckAccumulators(absl::string_view name, TensorElement input,
 // thread and accumulator element (128 × N / 2). Sparse forms as for
 // MmaOperands: A holds the K / 2 stored elements per row, every thread
 // passes kMmaSparseMetadata, and B is random per column and the same along K.
+// With several fragments the tiles are images of WgmmaImageRows rows
+// (columns of B) and fragment f is the window 8 f rows (columns) into them,
+// as the kernel reads it; the reference is the sum over the fragments.
 struct WgmmaOperands {
+  int fragments = 1;
   std::vector<uint8_t> a_tile;
   std::vector<uint8_t> b_tile;
-  std::vector<uint32_t> a_fragments;  // 128 threads × kWgmmaARegs
+  std::vector<uint32_t> a_fragments;  // fragments × 128 threads × kWgmmaARegs
   std::vector<uint32_t> metadata;     // sparse forms: 128 threads × 1
   std::vector<double> product;
   std::vector<double> magnitude;
 };
 
-WgmmaOperands MakeWgmmaOperands(const WgmmaFormInfo& form, int n, OperandData data, uint64_t seed);
+WgmmaOperands MakeWgmmaOperands(const WgmmaFormInfo& form, int n, OperandData data, uint64_t seed,
+                                int fragments = 1);
 
-// Checks a wgmma probe's output (blocks × 128 threads × N / 2 words).
+// Checks a wgmma probe's output (blocks × 128 threads × N / 2 words), as
+// CheckMmaOutput.
 absl::Status CheckWgmmaOutput(const WgmmaFormInfo& form, int n, const WgmmaOperands& operands,
                               int64_t steps, absl::Span<const uint32_t> out);
 

@@ -1,11 +1,14 @@
-// Element decoding, random operands, fragment layouts and the result check
-// of the mma.sync probes.
+// Element decoding, random operands (constant and cycling fragments),
+// fragment layouts and the result check of the mma.sync and wgmma probes.
 #include "experiments/tensor/tensor_elements.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <set>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -210,6 +213,82 @@ TEST(CheckMmaOutputTest, IntegerSumsWrapLikeS32) {
   EXPECT_TRUE(CheckMmaOutput(s8, ops, steps, Simulated(s8, ops, steps, 1)).ok());
 }
 
+TEST(ProbeDataTest, AxisValuesNameDataAndOperands) {
+  EXPECT_EQ(ProbeDataNames(), (std::vector<std::string>{"random", "random_cycling", "zeros"}));
+  EXPECT_EQ(FindProbeData("random").operands, TensorOperands::kConstant);
+  EXPECT_EQ(FindProbeData("random_cycling").operands, TensorOperands::kCycling);
+  EXPECT_EQ(FindProbeData("random_cycling").data, OperandData::kRandom);
+  EXPECT_EQ(FindProbeData("zeros").data, OperandData::kZeros);
+  EXPECT_EQ(OperandFragments(TensorOperands::kCycling), 4);
+  EXPECT_EQ(UntimedSteps(TensorOperands::kCycling), 4);
+  EXPECT_EQ(UntimedSteps(TensorOperands::kConstant), 1);
+}
+
+// Element `i` of register word `word` of an input type of `bits` bits.
+uint32_t ElementOf(uint32_t word, int bits, int i) {
+  return bits == 32 ? word : (word >> (i * bits)) & ((1u << bits) - 1);
+}
+
+// Four fragments of different random data, one after the other; the
+// reference is what a kernel computes that reads each equally often, from
+// the registers as the mma layouts place them (dense forms).
+TEST(MakeMmaOperandsTest, CyclingFragmentsDifferAndTheReferenceSumsThem) {
+  for (const MmaFormInfo& form : kMmaForms) {
+    if (form.sparse) continue;
+    SCOPED_TRACE(form.name);
+    const int bits = ElementBits(form.input), per_word = 32 / bits;
+    const MmaOperands one = MakeMmaOperands(form, OperandData::kRandom, 6);
+    const MmaOperands four = MakeMmaOperands(form, OperandData::kRandom, 6, 4);
+    ASSERT_EQ(four.fragments, 4);
+    ASSERT_EQ(four.a.size(), 4u * 32 * form.a_regs);
+    ASSERT_EQ(four.b.size(), 4u * 32 * form.b_regs);
+    // The first fragment is the constant operands' fragment.
+    EXPECT_TRUE(std::equal(one.a.begin(), one.a.end(), four.a.begin()));
+    std::vector<double> a(form.m * form.k), b(form.k * form.n), reference(one.product.size());
+    std::set<std::vector<uint32_t>> distinct;
+    for (int f = 0; f < 4; ++f) {
+      const uint32_t* fa = &four.a[f * 32 * form.a_regs];
+      const uint32_t* fb = &four.b[f * 32 * form.b_regs];
+      distinct.insert(std::vector<uint32_t>(fa, fa + 32 * form.a_regs));
+      for (int lane = 0; lane < 32; ++lane) {
+        for (int r = 0; r < form.a_regs; ++r) {
+          for (int i = 0; i < per_word; ++i) {
+            const MatrixCoord c = MmaACoord(form, lane, r, i);
+            a[c.row * form.k + c.col] =
+                DecodeElement(form.input, ElementOf(fa[lane * form.a_regs + r], bits, i));
+          }
+        }
+        for (int r = 0; r < form.b_regs; ++r) {
+          for (int i = 0; i < per_word; ++i) {
+            const MatrixCoord c = MmaBCoord(form, lane, r, i);
+            b[c.row * form.n + c.col] =
+                DecodeElement(form.input, ElementOf(fb[lane * form.b_regs + r], bits, i));
+          }
+        }
+      }
+      for (int lane = 0; lane < 32; ++lane) {
+        for (int e = 0; e < kMmaAccElements; ++e) {
+          const MatrixCoord c = MmaCCoord(lane, e);
+          for (int k = 0; k < form.k; ++k) {
+            reference[lane * kMmaAccElements + e] += a[c.row * form.k + k] * b[k * form.n + c.col];
+          }
+        }
+      }
+    }
+    EXPECT_EQ(distinct.size(), 4u);
+    for (size_t i = 0; i < reference.size(); ++i) {
+      EXPECT_NEAR(four.product[i], reference[i], 1e-9 * four.magnitude[i]) << i;
+    }
+    // 12 steps per chain, 3 per fragment: the sum passes; a kernel that
+    // read the first fragment at every step, or a step count that does
+    // not spread over the fragments, fails.
+    EXPECT_TRUE(CheckMmaOutput(form, four, 12, Simulated(form, four, 3, 2)).ok());
+    EXPECT_FALSE(CheckMmaOutput(form, four, 12, Simulated(form, one, 12, 2)).ok());
+    EXPECT_EQ(CheckMmaOutput(form, four, 10, Simulated(form, four, 3, 2)).code(),
+              absl::StatusCode::kInvalidArgument);
+  }
+}
+
 TEST(CheckMmaOutputTest, ZeroOperandsExpectExactZeros) {
   const MmaFormInfo& bf16 = MmaInfo(MmaForm::kBf16F32);
   const MmaOperands ops = MakeMmaOperands(bf16, OperandData::kZeros, 5);
@@ -308,6 +387,65 @@ TEST(MakeWgmmaOperandsTest, TileAndFragmentsAgree) {
           EXPECT_EQ((ops.a_fragments[t * kWgmmaARegs + r] >> (i * bits)) & mask, from_tile);
         }
       }
+    }
+  }
+}
+
+// The element at (row, k) of a canonical image whose rows hold `row_bytes`,
+// from byte `base` on.
+double ImageElement(const std::vector<uint8_t>& image, int base, int row, int k, int row_bytes,
+                    TensorElement e) {
+  const int bytes = ElementBits(e) / 8;
+  uint32_t bits = 0;
+  for (int b = 0; b < bytes; ++b) {
+    bits |= uint32_t{image[base + WgmmaTileOffset(row, k * bytes + b, row_bytes)]} << (8 * b);
+  }
+  return DecodeElement(e, bits);
+}
+
+// Cycling: fragment f is the window 8 f rows into A's image and 8 f columns
+// into B's, as the kernel's descriptors read them; its A registers hold
+// the same window, and the reference sums the fragments' products.
+TEST(MakeWgmmaOperandsTest, CyclingWindowsHoldTheDataTheReferenceReads) {
+  constexpr int kN = 16;
+  for (const WgmmaFormInfo& form : kWgmmaForms) {
+    SCOPED_TRACE(form.name);
+    const WgmmaOperands ops = MakeWgmmaOperands(form, kN, OperandData::kRandom, 5, 4);
+    const int b_row_bytes = WgmmaBRowBytes(form);
+    const int stored_k = form.sparse ? form.k / 2 : form.k;
+    const int bits = ElementBits(form.input);
+    ASSERT_EQ(ops.a_tile.size(), static_cast<size_t>(WgmmaImageRows(kWgmmaM, 4) * kWgmmaRowBytes));
+    ASSERT_EQ(ops.b_tile.size(), static_cast<size_t>(WgmmaImageRows(kN, 4) * b_row_bytes));
+    ASSERT_EQ(ops.a_fragments.size(), 4u * kWarpgroupThreads * kWgmmaARegs);
+    std::vector<double> reference(ops.product.size(), 0.0);
+    std::set<std::vector<uint32_t>> distinct;
+    for (int f = 0; f < 4; ++f) {
+      const int a_base = f * 8 * kWgmmaRowBytes, b_base = f * 8 * b_row_bytes;
+      const uint32_t* regs = &ops.a_fragments[f * kWarpgroupThreads * kWgmmaARegs];
+      distinct.insert(std::vector<uint32_t>(regs, regs + kWarpgroupThreads * kWgmmaARegs));
+      for (int t = 0; t < kWarpgroupThreads; ++t) {
+        for (int r = 0; r < kWgmmaARegs; ++r) {
+          for (int i = 0; i < 32 / bits; ++i) {
+            const MatrixCoord c = WgmmaACoord(form, t, r, i);
+            EXPECT_EQ(DecodeElement(form.input, ElementOf(regs[t * kWgmmaARegs + r], bits, i)),
+                      ImageElement(ops.a_tile, a_base, c.row, c.col, kWgmmaRowBytes, form.input));
+          }
+        }
+        for (int v = 0; v < kN / 2; ++v) {
+          const MatrixCoord c = WgmmaDCoord(t, v);
+          // Sparse forms: B is the same along K, so its first stored_k
+          // elements stand for the ones the metadata selects.
+          for (int k = 0; k < stored_k; ++k) {
+            reference[t * (kN / 2) + v] +=
+                ImageElement(ops.a_tile, a_base, c.row, k, kWgmmaRowBytes, form.input) *
+                ImageElement(ops.b_tile, b_base, c.col, k, b_row_bytes, form.input);
+          }
+        }
+      }
+    }
+    EXPECT_EQ(distinct.size(), 4u);
+    for (size_t i = 0; i < reference.size(); ++i) {
+      ASSERT_NEAR(ops.product[i], reference[i], 1e-9 * ops.magnitude[i]) << i;
     }
   }
 }

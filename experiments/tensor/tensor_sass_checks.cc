@@ -8,6 +8,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
 #include "probes/sass_test_util.h"
 
@@ -19,6 +20,26 @@ std::optional<int> RegisterNumber(const std::string& operand) {
   const std::vector<int> regs = RegisterNumbers(operand);
   if (regs.empty()) return std::nullopt;
   return regs.front();
+}
+
+bool IsTensorOp(const std::string& op) {
+  return std::find(TensorOps().begin(), TensorOps().end(), op) != TensorOps().end();
+}
+
+// "R4" of "R4.reuse".
+std::string WithoutReuse(const std::string& operand) {
+  const size_t dot = operand.find(".reuse");
+  return dot == std::string::npos ? operand : operand.substr(0, dot);
+}
+
+// The instructions of the timed loop that are neither tensor instructions
+// nor NOPs.
+int LoopWork(const SassFunction& f, const SassLoop& loop) {
+  int work = 0;
+  for (size_t i = loop.head; i <= loop.branch; ++i) {
+    work += !IsTensorOp(f.code[i].op) && f.code[i].op != "NOP";
+  }
+  return work;
 }
 
 }  // namespace
@@ -47,13 +68,54 @@ absl::Status CheckTimedTensorCount(const SassFunction& f, int want) {
                    " tensor instructions, want ", want, "; its body:\n", LoopListing(f, *loop)));
 }
 
+absl::StatusOr<std::vector<std::string>> TimedFragments(const SassFunction& f) {
+  absl::StatusOr<SassLoop> loop = TimedTensorLoop(f);
+  if (!loop.ok()) return loop.status();
+  std::set<std::string> fragments;
+  for (size_t i : IndicesOfOps(f, *loop, TensorOps())) {
+    const std::vector<std::string>& operands = f.code[i].operands;
+    if (operands.size() < 3) continue;
+    std::string a = WithoutReuse(operands[1]);
+    // A descriptor operand names A's and B's tiles together.
+    if (!absl::StartsWith(a, "gdesc")) absl::StrAppend(&a, " ", WithoutReuse(operands[2]));
+    fragments.insert(a);
+  }
+  return std::vector<std::string>(fragments.begin(), fragments.end());
+}
+
+absl::Status CheckTimedFragments(const SassFunction& f, int min_fragments) {
+  absl::StatusOr<std::vector<std::string>> fragments = TimedFragments(f);
+  if (!fragments.ok()) return fragments.status();
+  if (static_cast<int>(fragments->size()) >= min_fragments) return absl::OkStatus();
+  const absl::StatusOr<SassLoop> loop = TimedTensorLoop(f);
+  return absl::FailedPreconditionError(absl::StrCat(
+      f.name, " (", f.arch, "): the timed loop reads ", fragments->size(),
+      " distinct A/B fragment(s) (", absl::StrJoin(*fragments, "; "), "), want at least ",
+      min_fragments, "; its body:\n", LoopListing(f, *loop)));
+}
+
+absl::Status CheckNoAddedLoopWork(const SassFunction& constant, const SassFunction& cycling) {
+  absl::StatusOr<SassLoop> constant_loop = TimedTensorLoop(constant);
+  if (!constant_loop.ok()) return constant_loop.status();
+  absl::StatusOr<SassLoop> cycling_loop = TimedTensorLoop(cycling);
+  if (!cycling_loop.ok()) return cycling_loop.status();
+  const int before = LoopWork(constant, *constant_loop);
+  const int after = LoopWork(cycling, *cycling_loop);
+  if (after <= before) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      cycling.name, " (", cycling.arch, "): the timed loop holds ", after,
+      " instructions besides tensor instructions and NOPs, the constant-operand loop ", before,
+      "; cycling:\n", LoopListing(cycling, *cycling_loop), "constant:\n",
+      LoopListing(constant, *constant_loop)));
+}
+
 absl::Status CheckTimedRegionStart(const SassFunction& f, int acc_regs) {
   absl::StatusOr<SassLoop> loop = TimedTensorLoop(f);
   if (!loop.ok()) return loop.status();
   std::set<int> accumulators;
   for (size_t i = loop->head; i <= loop->branch; ++i) {
     const SassInstruction& in = f.code[i];
-    if (std::find(TensorOps().begin(), TensorOps().end(), in.op) == TensorOps().end()) continue;
+    if (!IsTensorOp(in.op)) continue;
     if (const std::optional<int> d = RegisterNumber(DestinationRegister(in))) {
       for (int r = 0; r < acc_regs; ++r) accumulators.insert(*d + r);
     }

@@ -43,6 +43,26 @@ absl::Status CheckTimedTensorCount(const SassFunction& f, int want);
 // OK if so; else an error naming the offending instructions.
 absl::Status CheckTimedRegionStart(const SassFunction& f, int acc_regs);
 
+// The distinct A/B operand sources of the timed loop's tensor
+// instructions, each as text: for HMMA / IMMA / QMMA the A and B registers
+// ("R4 R2"); for HGMMA / IGMMA / QGMMA with A from shared memory the one
+// descriptor operand that names both tiles ("gdesc[UR8]"), with A from
+// registers A's register and B's descriptor ("R40 gdesc[UR8]"). `.reuse`
+// is dropped. NotFound if `f` has no timed tensor loop.
+absl::StatusOr<std::vector<std::string>> TimedFragments(const SassFunction& f);
+
+// OK if the timed loop's tensor instructions read at least `min_fragments`
+// distinct A/B fragments (TimedFragments): different registers or
+// descriptors, so that the multipliers' inputs change from one instruction
+// to the next as in a GEMM. Else an error that lists the loop.
+absl::Status CheckTimedFragments(const SassFunction& f, int min_fragments);
+
+// OK if the timed loop of `cycling` holds no more instructions that are
+// not tensor instructions (NOPs aside) than that of `constant`, the same
+// kernel with one fragment: cycling the operands must not put address
+// arithmetic or moves into the timed loop. Else an error listing both.
+absl::Status CheckNoAddedLoopWork(const SassFunction& constant, const SassFunction& cycling);
+
 // How many instructions of `f` have op `op`.
 int CountOp(const SassFunction& f, const std::string& op);
 

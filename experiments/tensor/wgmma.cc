@@ -3,7 +3,9 @@
 //           m64nNk32 e4m3/e5m2/s8, and the 2:4 sparse wgmma.mma_async.sp
 //           forms sp_*: k32 f16/bf16, k16 tf32, k64 e4m3/s8) reach as N
 //           grows from 8 to 256, with A from shared memory (descriptor) or
-//           from registers, and with random or all-zero operands?
+//           from registers, and with random operands that never change,
+//           random operands that change every instruction (as in a GEMM),
+//           or all-zero operands?
 // Timed:    latency: one warpgroup issues 1024 wgmma into one accumulator,
 //           each committed and waited for, between two %clock64 reads:
 //           cycles per wgmma = span / 1024. Throughput: every SM filled with
@@ -18,12 +20,22 @@
 //           clock read (kUntimedSteps), so that the operand loads and the
 //           accumulator zeroing stay out of the timed region. A launch of 8
 //           steps is first checked against a CPU reference (every
-//           accumulator element of every warpgroup; exact for s8).
+//           accumulator element of every warpgroup; exact for s8; cycling:
+//           the sum over the fragments). data=random: every wgmma reads one
+//           A tile (or A registers) and one B tile; data=random_cycling: 4
+//           fragments, the windows 0, 8, 16 and 24 rows into A's and B's
+//           shared-memory images of random data (WgmmaImageRows: each
+//           window holds different values everywhere) and 4 sets of A
+//           registers, step u of chain c reading fragment (u + c) mod 4
+//           through its own descriptors, computed before the clock (one
+//           untimed step per chain and fragment).
 // Expected: throughput near the dense per-SM rate of configs/tensor/peaks.json
 //           for large N (well above mma.sync's); small N bound by reading A
 //           from shared memory, better with A in registers; latency growing
 //           with N. Sparse forms count dense-equivalent FLOP against the 2:4
-//           sparse rate.
+//           sparse rate. Constant or zero operands may beat changing ones
+//           only through power and clock: random_cycling rows should show
+//           an SM clock at or below the random rows'.
 // Could be confused with: the compiler's work for the hardware's (fewer
 //           wgmma per trip than stated, operand loads or accumulator
 //           zeroing after the first clock read): //experiments/tensor:
@@ -38,7 +50,20 @@
 //           //experiments/tensor:tensor_elements_test (MakeWgmmaOperands,
 //           CheckWgmmaOutput rejects a missing step). A throttled clock:
 //           cycles are SM cycles; TFLOP/s sit beside measured_sm_clock_mhz
-//           (probe_timing_test) and the throttle flag.
+//           (probe_timing_test) and the throttle flag. Constant operands
+//           for a GEMM's power and clock: data=random feeds the tensor
+//           cores the same tiles at every wgmma, which draws less power
+//           than a GEMM, so a power-capped GPU may hold a higher clock and
+//           report optimistic TFLOP/s; data=random_cycling changes them
+//           every instruction, and //experiments/tensor:sass_test checks
+//           that its timed loop reads 4 distinct descriptors (A registers
+//           and descriptors with A from registers) and holds no
+//           instruction the constant loop lacks (tensor_sass_checks_test
+//           shows the check failing on the constant loops);
+//           tensor_elements_test that the windows hold the data the
+//           reference reads. Fewer warpgroups for the cycling kernel with
+//           A from registers (4 A fragments take registers; at n = 256 it
+//           uses 254): warps_per_sm, beside the rates.
 #include "kernels/tensor/wgmma.h"
 
 #include <cuda_runtime_api.h>
@@ -95,13 +120,14 @@ absl::Status Run(PointContext& ctx) {
   const int n = static_cast<int>(ctx.Int("n"));
   const TensorMode mode =
       ctx.Str("mode") == "latency" ? TensorMode::kLatency : TensorMode::kThroughput;
-  const OperandData data = ctx.Str("data") == "zeros" ? OperandData::kZeros : OperandData::kRandom;
+  const ProbeData& data = FindProbeData(ctx.Str("data"));
   if (ctx.device().cc_major != 9 || ctx.device().cc_minor != 0) {
     return Skipped(absl::StrCat("wgmma needs sm_90a (Hopper); this GPU is sm_",
                                 ctx.device().cc_major, ctx.device().cc_minor));
   }
   const WgmmaOperands operands =
-      MakeWgmmaOperands(form, n, data, 0x5eed1000u + static_cast<uint64_t>(form.form));
+      MakeWgmmaOperands(form, n, data.data, 0x5eed1000u + static_cast<uint64_t>(form.form),
+                        OperandFragments(data.operands));
   DISSECT_ASSIGN_OR_RETURN(auto d_a_tile, Upload(operands.a_tile));
   DISSECT_ASSIGN_OR_RETURN(auto d_b_tile, Upload(operands.b_tile));
   DISSECT_ASSIGN_OR_RETURN(auto d_a_fragments, Upload(operands.a_fragments));
@@ -112,6 +138,7 @@ absl::Status Run(PointContext& ctx) {
   args.n = n;
   args.a_from_registers = ctx.Str("a_source") == "registers";
   args.mode = mode;
+  args.operands = data.operands;
   DISSECT_CUDA_RETURN_IF_ERROR(WgmmaGrid(args, &args.blocks));
   const int chains = WgmmaChains(mode, n);
   // Slot 0: the checked launch; then one per TimeKernel launch (counter
@@ -143,7 +170,8 @@ absl::Status Run(PointContext& ctx) {
   DISSECT_CUDA_RETURN_IF_ERROR(
       cudaMemcpy(out.data(), d_out.get(), d_out.bytes(), cudaMemcpyDeviceToHost));
   DISSECT_RETURN_IF_ERROR(CheckWgmmaOutput(
-      form, n, operands, static_cast<int64_t>(kVerifyIterations + kUntimedSteps) * chains, out));
+      form, n, operands,
+      static_cast<int64_t>(kVerifyIterations + UntimedSteps(data.operands)) * chains, out));
 
   const int iterations = mode == TensorMode::kLatency ? kLatencyIterations : kThroughputIterations;
   args.iterations = iterations;
@@ -160,6 +188,13 @@ absl::Status Run(PointContext& ctx) {
   std::vector<TensorTiming> timing(d_timing.size());
   DISSECT_CUDA_RETURN_IF_ERROR(
       cudaMemcpy(timing.data(), d_timing.get(), d_timing.bytes(), cudaMemcpyDeviceToHost));
+  // With A from registers the changing-operand kernel holds 4 A fragments
+  // and may fit fewer warpgroups per SM: recorded beside the rates.
+  const double warpgroups_per_sm =
+      mode == TensorMode::kLatency ? 1.0
+                                   : static_cast<double>(args.blocks) / ctx.device().sm_count;
+  const double warps_per_sm = warpgroups_per_sm * (kWarpgroupThreads / 32);
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("warps_per_sm", {warps_per_sm}));
   const double flops_per_wgmma = 2.0 * kWgmmaM * n * form.k;
   return AddProbeSamples(ctx, timing, args.blocks, static_cast<int64_t>(chains) * iterations,
                          flops_per_wgmma,
@@ -171,7 +206,8 @@ DISSECT_EXPERIMENT(wgmma)
     .Question(
         "What latency and throughput do Hopper's warpgroup tensor instructions (wgmma: "
         "f16, bf16, tf32, e4m3, e5m2, s8, dense and 2:4 sparse) reach as N grows from 8 "
-        "to 256, with A from shared memory or registers, on random and on zero operands?")
+        "to 256, with A from shared memory or registers, on constant random, changing "
+        "random and zero operands?")
     .AddAxis(StringAxis("form", FormNames(), {},
                         "inputs_accumulator: f16_f32, bf16_f32 (k16), tf32_f32 (k8), "
                         "e4m3_f32, e5m2_f32, s8_s32 (k32); 2:4 sparse: sp_f16_f32, "
@@ -183,8 +219,7 @@ DISSECT_EXPERIMENT(wgmma)
     .AddAxis(StringAxis("mode", {"latency", "throughput"}, {},
                         "latency: one warpgroup, every wgmma waited for; throughput: full "
                         "occupancy, up to 4 accumulators per warpgroup"))
-    .AddAxis(StringAxis("data", {"random", "zeros"}, {},
-                        "operands: random normal numbers (random integers for s8) or zeros"))
+    .AddAxis(StringAxis("data", ProbeDataNames(), {}, kProbeDataHelp))
     .AddMetric("cycles_per_wgmma", "cycles",
                "latency: %clock64 cycles per committed-and-waited wgmma; throughput: SM "
                "cycles per wgmma issued on that SM (median over SMs)")
@@ -196,6 +231,10 @@ DISSECT_EXPERIMENT(wgmma)
                "bound on the SM clock while the loops ran (the event time also holds "
                "launch overhead and work outside the clock reads; latency rows, one "
                "short warpgroup, read lowest)")
+    .AddMetric("warps_per_sm", "warps",
+               "resident warps per SM of the launch, 4 per warpgroup (latency: the one "
+               "warpgroup); random_cycling with A from registers holds 4 A fragments and "
+               "may fit fewer")
     .Validate(Validate)
     .Run(Run);
 

@@ -1,8 +1,9 @@
 // Warp-level tensor-core probes: one kernel template, MmaSyncKernel<Form,
-// kChains>, over the mma.sync and mma.sp forms of kMmaForms (shape, types
-// and sparsity live in the Form trait) and the number of independent
-// accumulator chains per warp (1 for latency, kMmaThroughputChains for
-// throughput).
+// kChains, kFragments>, over the mma.sync and mma.sp forms of kMmaForms
+// (shape, types and sparsity live in the Form trait), the number of
+// independent accumulator chains per warp (1 for latency,
+// kMmaThroughputChains for throughput) and the A/B fragments the timed
+// loop reads in turn (1: constant operands; kCyclingFragments).
 #include <algorithm>
 
 #include "kernels/tensor/mma_sync.h"
@@ -202,27 +203,56 @@ struct SpE4m3F32 : F32Accumulator {
 __device__ __forceinline__ uint32_t WordOf(float v) { return __float_as_uint(v); }
 __device__ __forceinline__ uint32_t WordOf(int32_t v) { return static_cast<uint32_t>(v); }
 
-// Every chain of every warp computes D += A·B kUntimedSteps + `iterations`
-// times from zero with the warp's one A and B fragment, the first
-// kUntimedSteps before the first clock read. The steps of a chain depend on each
-// other through the accumulator; the chains do not depend on each other.
-// The asm is volatile, so that chains with identical inputs are not merged.
-template <typename Form, int kChains>
+// kSteps steps of every chain, step u of chain c reading fragment
+// (u + c) % kFragments: all indices are compile-time constants, so the
+// fragments stay in registers and choosing one costs no instruction.
+template <typename Form, int kSteps, int kChains, int kFragments>
+__device__ __forceinline__ void Steps(typename Form::Acc (&acc)[kChains][Form::kCRegs],
+                                      const uint32_t (&a)[kFragments][4],
+                                      const uint32_t (&b)[kFragments][Form::kBRegs],
+                                      uint32_t meta) {
+#pragma unroll
+  for (int u = 0; u < kSteps; ++u) {
+#pragma unroll
+    for (int c = 0; c < kChains; ++c) {
+      const int f = (u + c) % kFragments;
+      Form::Step(acc[c], a[f], b[f], meta);
+    }
+  }
+}
+
+// Every chain of every warp computes D += A·B from zero, kFragments
+// untimed steps (one per fragment, before the first clock read) and then
+// `iterations` timed ones. The steps of a chain depend on each other
+// through the accumulator; the chains do not depend on each other. The asm
+// is volatile, so that chains with identical inputs are not merged.
+// kFragments = 1: every step reads the warp's one A and B fragment.
+// kFragments = kCyclingFragments: each lane holds that many fragments in
+// registers and step u of chain c reads fragment (u + c) % kFragments
+// (Steps), so consecutive mma of a warp read different A and B, and every
+// chain reads each fragment once per loop trip.
+template <typename Form, int kChains, int kFragments>
 __global__ void __launch_bounds__(kMmaThreads)
     MmaSyncKernel(const uint32_t* __restrict__ a_in, const uint32_t* __restrict__ b_in,
                   const uint32_t* __restrict__ meta_in, int iterations, uint32_t* __restrict__ out,
                   TensorTiming* __restrict__ timing) {
+  static_assert(kMmaUnroll % kFragments == 0, "a loop trip reads every fragment equally often");
   const int lane = threadIdx.x % 32;
   const int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
   if constexpr (!ArchAtLeast(Form::kMinArch)) {
     if (lane == 0) timing[warp] = TensorTiming{0, 0, ReadSmId(), 0};
   } else {
-    uint32_t a[4];
-    uint32_t b[Form::kBRegs];
+    uint32_t a[kFragments][4];
+    uint32_t b[kFragments][Form::kBRegs];
 #pragma unroll
-    for (int i = 0; i < 4; ++i) a[i] = a_in[lane * 4 + i];
+    for (int f = 0; f < kFragments; ++f) {
 #pragma unroll
-    for (int i = 0; i < Form::kBRegs; ++i) b[i] = b_in[lane * Form::kBRegs + i];
+      for (int i = 0; i < 4; ++i) a[f][i] = a_in[(f * 32 + lane) * 4 + i];
+#pragma unroll
+      for (int i = 0; i < Form::kBRegs; ++i) {
+        b[f][i] = b_in[(f * 32 + lane) * Form::kBRegs + i];
+      }
+    }
     const uint32_t meta = meta_in != nullptr ? meta_in[lane] : 0;
     typename Form::Acc acc[kChains][Form::kCRegs];
 #pragma unroll
@@ -230,20 +260,13 @@ __global__ void __launch_bounds__(kMmaThreads)
 #pragma unroll
       for (int r = 0; r < Form::kCRegs; ++r) acc[c][r] = 0;
     }
-    // The untimed step (kUntimedSteps): it consumes the loaded fragments and
-    // the zeroed accumulators, so both are done before the clock starts.
-#pragma unroll
-    for (int c = 0; c < kChains; ++c) Form::Step(acc[c], a, b, meta);
+    // The untimed steps (UntimedSteps): they consume every loaded fragment
+    // and the zeroed accumulators, so both are done before the clock starts.
+    Steps<Form, kFragments>(acc, a, b, meta);
     __syncwarp();
     const uint64_t start = ReadClock64();
 #pragma unroll 1
-    for (int i = 0; i < iterations; i += kMmaUnroll) {
-#pragma unroll
-      for (int u = 0; u < kMmaUnroll; ++u) {
-#pragma unroll
-        for (int c = 0; c < kChains; ++c) Form::Step(acc[c], a, b, meta);
-      }
-    }
+    for (int i = 0; i < iterations; i += kMmaUnroll) Steps<Form, kMmaUnroll>(acc, a, b, meta);
     const uint64_t stop = ReadClock64();
 #pragma unroll
     for (int e = 0; e < kMmaAccElements; ++e) {
@@ -288,13 +311,19 @@ cudaError_t DispatchForm(MmaForm form, F&& f) {
   return cudaErrorInvalidValue;
 }
 
-// The kernel of (form, mode) as a function pointer.
+// The kernel of (form, mode, operands) as a function pointer.
 template <typename F>
-cudaError_t WithKernel(MmaForm form, TensorMode mode, F&& f) {
+cudaError_t WithKernel(MmaForm form, TensorMode mode, TensorOperands operands, F&& f) {
   return DispatchForm(form, [&](auto trait) {
     using Form = decltype(trait);
-    return mode == TensorMode::kLatency ? f(MmaSyncKernel<Form, 1>)
-                                        : f(MmaSyncKernel<Form, Form::kThroughputChains>);
+    constexpr int kCycling = kCyclingFragments;
+    if (mode == TensorMode::kLatency) {
+      return operands == TensorOperands::kCycling ? f(MmaSyncKernel<Form, 1, kCycling>)
+                                                  : f(MmaSyncKernel<Form, 1, 1>);
+    }
+    constexpr int kChains = Form::kThroughputChains;
+    return operands == TensorOperands::kCycling ? f(MmaSyncKernel<Form, kChains, kCycling>)
+                                                : f(MmaSyncKernel<Form, kChains, 1>);
   });
 }
 
@@ -334,14 +363,15 @@ int MmaSyncChains(MmaForm form, TensorMode mode) {
   return chains;
 }
 
-cudaError_t MmaSyncGrid(MmaForm form, TensorMode mode, int* blocks, int* threads) {
+cudaError_t MmaSyncGrid(MmaForm form, TensorMode mode, TensorOperands operands, int* blocks,
+                        int* threads) {
   if (mode == TensorMode::kLatency) {
     *blocks = 1;
     *threads = 32;
     return cudaSuccess;
   }
   *threads = kMmaThreads;
-  return WithKernel(form, mode, [&](auto kernel) {
+  return WithKernel(form, mode, operands, [&](auto kernel) {
     return ResidentBlocksOnDevice(reinterpret_cast<const void*>(kernel), kMmaThreads, blocks);
   });
 }
@@ -353,7 +383,7 @@ cudaError_t LaunchMmaSync(const MmaSyncArgs& args, cudaStream_t stream) {
       (MmaInfo(args.form).sparse && args.metadata == nullptr)) {
     return cudaErrorInvalidValue;
   }
-  return WithKernel(args.form, args.mode, [&](auto kernel) {
+  return WithKernel(args.form, args.mode, args.operands, [&](auto kernel) {
     kernel<<<args.blocks, args.threads, 0, stream>>>(args.a, args.b, args.metadata, args.iterations,
                                                      args.out, args.timing);
     return cudaGetLastError();

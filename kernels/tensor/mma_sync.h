@@ -2,7 +2,8 @@
 // mma_sync.cu): one kernel template that issues `mma.sync` (or, for the 2:4
 // sparse forms, `mma.sp::ordered_metadata`) of one form in a loop, either as one dependent chain in
 // one warp (latency) or as kMmaThroughputChains independent accumulators per warp in every warp
-// that fits on the GPU (throughput).
+// that fits on the GPU (throughput), reading one A/B fragment or cycling
+// through kCyclingFragments (TensorOperands).
 #ifndef DISSECT_KERNELS_TENSOR_MMA_SYNC_H_
 #define DISSECT_KERNELS_TENSOR_MMA_SYNC_H_
 
@@ -118,11 +119,14 @@ inline constexpr int kMmaUnroll = 4;
 struct MmaSyncArgs {
   MmaForm form = MmaForm::kF16F32;
   TensorMode mode = TensorMode::kLatency;
-  int iterations = kMmaUnroll;         // dependent steps per chain, multiple of kMmaUnroll
-  int blocks = 1;                      // from MmaSyncGrid
-  int threads = 32;                    // from MmaSyncGrid
-  const uint32_t* a = nullptr;         // 32 lanes × a_regs words (lane-major)
-  const uint32_t* b = nullptr;         // 32 lanes × b_regs words
+  TensorOperands operands = TensorOperands::kConstant;
+  int iterations = kMmaUnroll;  // dependent steps per chain, multiple of kMmaUnroll
+  int blocks = 1;               // from MmaSyncGrid
+  int threads = 32;             // from MmaSyncGrid
+  // OperandFragments(operands) fragments, one after the other, each 32
+  // lanes × a_regs (b_regs) words, lane-major.
+  const uint32_t* a = nullptr;
+  const uint32_t* b = nullptr;
   const uint32_t* metadata = nullptr;  // sparse forms: 32 lanes × 1 word
   // Per warp and lane, kMmaAccElements words: the sum over the warp's chains
   // of each accumulator element, as f32 bits (float accumulators, f16 ones
@@ -133,7 +137,8 @@ struct MmaSyncArgs {
 
 // Latency: 1 block of 32 threads. Throughput: kMmaThreads per block and as
 // many blocks as are resident at once on every SM of the current device.
-cudaError_t MmaSyncGrid(MmaForm form, TensorMode mode, int* blocks, int* threads);
+cudaError_t MmaSyncGrid(MmaForm form, TensorMode mode, TensorOperands operands, int* blocks,
+                        int* threads);
 
 // Chains per warp of `mode`: 1 for latency; kMmaThroughputChains for
 // throughput, except 2 for sp_e4m3_f32, whose mma.sp ptxas expands into
@@ -141,10 +146,11 @@ cudaError_t MmaSyncGrid(MmaForm form, TensorMode mode, int* blocks, int* threads
 int MmaSyncChains(MmaForm form, TensorMode mode);
 
 // Accumulators start at zero; every chain computes D += A·B
-// kUntimedSteps + `iterations` times with the same A and B fragments (only
-// the last `iterations` between the clock reads). cudaErrorInvalidValue for an
-// iteration count that is not a positive multiple of kMmaUnroll or a null
-// pointer.
+// UntimedSteps(operands) + `iterations` times (only the last `iterations`
+// between the clock reads), with the one A and B fragment (kConstant) or
+// each of the kCyclingFragments fragments equally often, in turn
+// (kCycling). cudaErrorInvalidValue for an iteration count that is not a
+// positive multiple of kMmaUnroll or a null pointer.
 cudaError_t LaunchMmaSync(const MmaSyncArgs& args, cudaStream_t stream);
 
 }  // namespace dissect

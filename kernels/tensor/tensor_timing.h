@@ -18,16 +18,42 @@ struct TensorTiming {
   uint32_t built;
 };
 
-// Every probe kernel runs this many untimed steps per chain (the same
-// instruction, accumulating from zero) before its first clock read, so that
-// the operand loads have completed and the accumulators hold values before
-// the clock starts: ptxas otherwise moves the fragment loads and the
-// accumulator zeroing after the first clock read, into the timed region
-// (issue 11). The output of a launch with `iterations` timed steps per chain
-// holds iterations + kUntimedSteps products per chain. The first timed step
-// may still wait for the untimed one to retire: at most one instruction
-// latency in the span, under 0.1 % of the shortest timed loop.
+// Every probe kernel runs this many untimed steps per chain and operand
+// fragment (the same instruction, accumulating from zero) before its first
+// clock read, so that the operand loads have completed and the accumulators
+// hold values before the clock starts: ptxas otherwise moves the fragment
+// loads and the accumulator zeroing after the first clock read, into the
+// timed region (issue 11). The output of a launch with `iterations` timed
+// steps per chain holds iterations + UntimedSteps(operands) products per
+// chain. The first timed step may still wait for the untimed ones to
+// retire: at most a few instruction latencies in the span, under 0.1 % of
+// the shortest timed loop.
 inline constexpr int kUntimedSteps = 1;
+
+// Where a probe's timed loop takes its A and B operands from.
+enum class TensorOperands {
+  // One fragment (registers, or one shared-memory tile each) for every
+  // step: the multipliers see the same inputs at every instruction, which
+  // draws less power than a GEMM, whose inputs change every instruction,
+  // so a power-capped GPU may hold a higher clock than on a GEMM.
+  kConstant,
+  // kCyclingFragments fragments of different random data, used in turn:
+  // consecutive instructions of a warp read different A and B, as in a
+  // GEMM's main loop.
+  kCycling,
+};
+
+inline constexpr int kCyclingFragments = 4;
+
+constexpr int OperandFragments(TensorOperands operands) {
+  return operands == TensorOperands::kCycling ? kCyclingFragments : 1;
+}
+
+// Untimed steps per chain: kUntimedSteps per fragment, so that every
+// fragment's loads are consumed before the clock starts.
+constexpr int UntimedSteps(TensorOperands operands) {
+  return kUntimedSteps * OperandFragments(operands);
+}
 
 // How a probe launch is shaped.
 enum class TensorMode {

@@ -1,7 +1,8 @@
 // Warpgroup-level tensor-core probes: one kernel template, WgmmaKernel<Form,
-// N, kARegs, kChains, kLatency>, over the wgmma.mma_async (dense and 2:4
+// N, kARegs, kChains, kLatency, kFragments>, over the wgmma.mma_async (dense and 2:4
 // sparse) forms of kWgmmaForms, N in kWgmmaNs, A from shared memory (descriptor) or from
-// registers, and the latency / throughput loop. Only the instruction text
+// registers, the latency / throughput loop, and the A/B fragments the timed
+// loop reads in turn (1: constant operands; kCyclingFragments). Only the instruction text
 // differs between forms and N: WgmmaIssue<Form, N> holds it, written out by
 // the macros below because inline asm needs one literal per operand count.
 #include <algorithm>
@@ -218,8 +219,16 @@ __device__ __forceinline__ uint64_t TileDescriptor(const void* tile, int row_byt
 __device__ __forceinline__ uint32_t WordOf(float v) { return __float_as_uint(v); }
 __device__ __forceinline__ uint32_t WordOf(int32_t v) { return static_cast<uint32_t>(v); }
 
-// One warpgroup per block; every chain starts from zero with kUntimedSteps
-// untimed wgmma before the first clock read. Latency: every wgmma is
+// One warpgroup per block; every chain starts from zero with kFragments
+// untimed wgmma (UntimedSteps) before the first clock read. Fragment f is
+// the A tile and the B tile that start f row groups (8 rows, the stride
+// byte offset) into their shared-memory images (WgmmaImageRows), and A's
+// registers of fragment f when A comes from registers; step u of chain c
+// reads fragment (u + c) % kFragments, so with kCyclingFragments
+// consecutive wgmma read different A and B (other descriptors, other A
+// registers), and every chain reads each fragment once per loop trip. The
+// descriptors are computed before the clock starts, and the loop unrolls
+// over the fragments, so choosing one costs no instruction in the loop. Latency: every wgmma is
 // committed and waited for before the next (one chain). Throughput: each loop trip issues
 // kWgmmaUnroll steps over kChains accumulators, commits them as one group
 // and waits until at most one group is in flight.
@@ -233,15 +242,16 @@ __device__ __forceinline__ uint32_t WordOf(int32_t v) { return static_cast<uint3
 // copies the result ("C7517 warpgroup.wait is injected" for the copies):
 // all before the first clock read, and the timed loop keeps every wgmma
 // (//experiments/tensor:sass_test).
-template <typename Form, int N, bool kARegs, int kChains, bool kLatency>
+template <typename Form, int N, bool kARegs, int kChains, bool kLatency, int kFragments>
 __global__ void __launch_bounds__(kWarpgroupThreads)
     WgmmaKernel(const uint8_t* __restrict__ a_tile, const uint8_t* __restrict__ b_tile,
                 const uint32_t* __restrict__ a_fragments, const uint32_t* __restrict__ metadata,
                 int iterations, uint32_t* __restrict__ out, TensorTiming* __restrict__ timing) {
+  static_assert(kWgmmaUnroll % kFragments == 0, "a loop trip reads every fragment equally often");
   constexpr int kAccRegs = N / 2;
-  constexpr int kABytes = kWgmmaM * kWgmmaRowBytes;
+  constexpr int kABytes = WgmmaImageRows(kWgmmaM, kFragments) * kWgmmaRowBytes;
   constexpr int kBRowBytes = Form::kSparse ? 2 * kWgmmaRowBytes : kWgmmaRowBytes;
-  constexpr int kBBytes = N * kBRowBytes;
+  constexpr int kBBytes = WgmmaImageRows(N, kFragments) * kBRowBytes;
   __shared__ alignas(128) uint8_t tiles[kABytes + kBBytes];
   const int tid = threadIdx.x;
   if constexpr (!DISSECT_WGMMA_BUILT) {
@@ -253,22 +263,31 @@ __global__ void __launch_bounds__(kWarpgroupThreads)
     for (int i = tid; i < kBBytes / 16; i += kWarpgroupThreads) {
       reinterpret_cast<uint4*>(tiles + kABytes)[i] = reinterpret_cast<const uint4*>(b_tile)[i];
     }
-    uint32_t a[kWgmmaARegs];
+    uint32_t a[kFragments][kWgmmaARegs];
 #pragma unroll
-    for (int i = 0; i < kWgmmaARegs; ++i) a[i] = a_fragments[tid * kWgmmaARegs + i];
+    for (int f = 0; f < kFragments; ++f) {
+#pragma unroll
+      for (int i = 0; i < kWgmmaARegs; ++i) {
+        a[f][i] = a_fragments[(f * kWarpgroupThreads + tid) * kWgmmaARegs + i];
+      }
+    }
     const uint32_t meta = metadata != nullptr ? metadata[tid] : 0;
     // Make the generic-proxy stores visible to the tensor cores' async proxy.
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
     __syncthreads();
-    const uint64_t desc_a = TileDescriptor(tiles, kWgmmaRowBytes);
-    const uint64_t desc_b = TileDescriptor(tiles + kABytes, kBRowBytes);
+    uint64_t desc_a[kFragments], desc_b[kFragments];
+#pragma unroll
+    for (int f = 0; f < kFragments; ++f) {
+      desc_a[f] = TileDescriptor(tiles + f * 8 * kWgmmaRowBytes, kWgmmaRowBytes);
+      desc_b[f] = TileDescriptor(tiles + kABytes + f * 8 * kBRowBytes, kBRowBytes);
+    }
     using Acc = typename Form::Acc;
     Acc acc[kChains][kAccRegs];
-    const auto issue = [&](Acc(&d)[kAccRegs]) {
+    const auto issue = [&](Acc(&d)[kAccRegs], int f) {
       if constexpr (kARegs) {
-        WgmmaIssue<Form, N>::Regs(d, a, desc_b, meta);
+        WgmmaIssue<Form, N>::Regs(d, a[f], desc_b[f], meta);
       } else {
-        WgmmaIssue<Form, N>::Smem(d, desc_a, desc_b, meta);
+        WgmmaIssue<Form, N>::Smem(d, desc_a[f], desc_b[f], meta);
       }
     };
 #pragma unroll
@@ -281,11 +300,14 @@ __global__ void __launch_bounds__(kWarpgroupThreads)
       TouchAccumulators(acc[c]);
     }
     WgmmaFence();
-    // The untimed step (kUntimedSteps), committed and waited for: the A
-    // fragments and the zeroed accumulators are consumed, and the
+    // The untimed steps (UntimedSteps), committed and waited for: every A
+    // fragment and the zeroed accumulators are consumed, and the
     // accumulators written, before the clock starts.
 #pragma unroll
-    for (int c = 0; c < kChains; ++c) issue(acc[c]);
+    for (int u = 0; u < kFragments; ++u) {
+#pragma unroll
+      for (int c = 0; c < kChains; ++c) issue(acc[c], (u + c) % kFragments);
+    }
     WgmmaCommit();
     WgmmaWait<0>();
 #pragma unroll
@@ -297,7 +319,7 @@ __global__ void __launch_bounds__(kWarpgroupThreads)
       for (int u = 0; u < kWgmmaUnroll; ++u) {
 #pragma unroll
         for (int c = 0; c < kChains; ++c) {
-          issue(acc[c]);
+          issue(acc[c], (u + c) % kFragments);
           if constexpr (kLatency) {
             WgmmaCommit();
             WgmmaWait<0>();
@@ -374,6 +396,13 @@ cudaError_t DispatchN(int n, F&& f) {
   }
 }
 
+template <typename F>
+cudaError_t DispatchFragments(TensorOperands operands, F&& f) {
+  return operands == TensorOperands::kCycling
+             ? f(std::integral_constant<int, kCyclingFragments>{})
+             : f(std::integral_constant<int, 1>{});
+}
+
 constexpr int ThroughputChains(int n) { return std::min(4, std::max(1, 256 / n)); }
 
 // Calls f(kernel) with the kernel of `args`.
@@ -383,13 +412,16 @@ cudaError_t WithKernel(const WgmmaArgs& args, F&& f) {
     using Form = decltype(form);
     return DispatchN(args.n, [&](auto n_constant) {
       constexpr int N = decltype(n_constant)::value;
-      constexpr int kChains = ThroughputChains(N);
-      if (args.mode == TensorMode::kLatency) {
-        return args.a_from_registers ? f(WgmmaKernel<Form, N, true, 1, true>)
-                                     : f(WgmmaKernel<Form, N, false, 1, true>);
-      }
-      return args.a_from_registers ? f(WgmmaKernel<Form, N, true, kChains, false>)
-                                   : f(WgmmaKernel<Form, N, false, kChains, false>);
+      return DispatchFragments(args.operands, [&](auto fragments_constant) {
+        constexpr int kFragments = decltype(fragments_constant)::value;
+        constexpr int kChains = ThroughputChains(N);
+        if (args.mode == TensorMode::kLatency) {
+          return args.a_from_registers ? f(WgmmaKernel<Form, N, true, 1, true, kFragments>)
+                                       : f(WgmmaKernel<Form, N, false, 1, true, kFragments>);
+        }
+        return args.a_from_registers ? f(WgmmaKernel<Form, N, true, kChains, false, kFragments>)
+                                     : f(WgmmaKernel<Form, N, false, kChains, false, kFragments>);
+      });
     });
   });
 }

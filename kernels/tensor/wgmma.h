@@ -5,7 +5,8 @@
 // descriptor or from registers and B from shared memory, either one
 // warpgroup waiting for every instruction (latency) or every SM full of
 // warpgroups streaming instructions into independent accumulators
-// (throughput).
+// (throughput), reading one A/B fragment or cycling through
+// kCyclingFragments (TensorOperands).
 //
 // Shared-memory operands use the K-major, no-swizzle canonical layout (PTX
 // ISA "Shared Memory Matrix Layout"): 8-row × 16-byte core matrices, the
@@ -98,6 +99,15 @@ inline constexpr int kWgmmaUnroll = 4;
 // A registers per thread when A comes from registers.
 inline constexpr int kWgmmaARegs = 4;
 
+// Rows of the shared-memory image of A (rows = kWgmmaM) or B (rows = N)
+// that holds `fragments` tiles: fragment f is the tile of `rows` rows that
+// starts 8 f rows (f row groups, f stride byte offsets) into the image. The
+// windows overlap, but every element of the image is drawn on its own, so
+// each fragment holds different values at every position; the image grows
+// by 8 rows per extra fragment instead of a whole tile (the block's static
+// shared memory stays under 48 KiB, and as small as the constant kernel's).
+inline constexpr int WgmmaImageRows(int rows, int fragments) { return rows + 8 * (fragments - 1); }
+
 // Byte offset of (row, byte `byte` of that row's `row_bytes`) in a canonical
 // tile.
 inline constexpr int WgmmaTileOffset(int row, int byte, int row_bytes = kWgmmaRowBytes) {
@@ -114,13 +124,18 @@ struct WgmmaArgs {
   int n = 64;
   bool a_from_registers = false;
   TensorMode mode = TensorMode::kLatency;
+  TensorOperands operands = TensorOperands::kConstant;
   // Timed wgmma per chain, a multiple of kWgmmaUnroll; each chain also
-  // issues kUntimedSteps before the clock starts.
+  // issues UntimedSteps(operands) before the clock starts.
   int iterations = kWgmmaUnroll;
-  int blocks = 1;                         // one warpgroup each; from WgmmaGrid
-  const uint8_t* a_tile = nullptr;        // kWgmmaM × 32 B canonical image
-  const uint8_t* b_tile = nullptr;        // n × WgmmaBRowBytes canonical image (row = column of B)
-  const uint32_t* a_fragments = nullptr;  // 128 threads × kWgmmaARegs words
+  int blocks = 1;  // one warpgroup each; from WgmmaGrid
+  // Canonical images of WgmmaImageRows(kWgmmaM, F) × 32 B (A) and
+  // WgmmaImageRows(n, F) × WgmmaBRowBytes (B; a row is a column of B), F =
+  // OperandFragments(operands).
+  const uint8_t* a_tile = nullptr;
+  const uint8_t* b_tile = nullptr;
+  // F fragments one after the other, each 128 threads × kWgmmaARegs words.
+  const uint32_t* a_fragments = nullptr;
   const uint32_t* metadata = nullptr;     // sparse forms: 128 threads × 1 word
   // Per block, thread and accumulator element (n / 2): the sum over chains,
   // as f32 bits or s32.
