@@ -164,9 +164,15 @@ size_t DynamicSharedBytes(const ChaseArgs& a) {
   return a.path == ChasePath::kShared ? static_cast<size_t>(a.chain_bytes) : 0;
 }
 
+// The carveout is set on every path, never left to the driver's default
+// (see ChaseCarveout); the shared path also needs its chain's bytes of
+// dynamic shared memory allowed.
 template <template <ChasePath> class Kernel>
-cudaError_t AllowDynamicShared(const ChaseArgs& a) {
+cudaError_t Prepare(const ChaseArgs& a) {
   return ForPath<Kernel>(a.path, [&](auto kernel) {
+    const cudaError_t e = cudaFuncSetAttribute(
+        kernel, cudaFuncAttributePreferredSharedMemoryCarveout, ChaseCarveout(a.path));
+    if (e != cudaSuccess || a.path != ChasePath::kShared) return e;
     return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                 static_cast<int>(DynamicSharedBytes(a)));
   });
@@ -188,13 +194,9 @@ cudaError_t CopyChainToConstant(const uint32_t* host_chain, size_t words, cudaSt
                                  cudaMemcpyHostToDevice, stream);
 }
 
-cudaError_t PrepareChase(const ChaseArgs& args) {
-  return args.path == ChasePath::kShared ? AllowDynamicShared<TimedChase>(args) : cudaSuccess;
-}
+cudaError_t PrepareChase(const ChaseArgs& args) { return Prepare<TimedChase>(args); }
 
-cudaError_t PrepareChaseTrace(const ChaseArgs& args) {
-  return args.path == ChasePath::kShared ? AllowDynamicShared<TracedChase>(args) : cudaSuccess;
-}
+cudaError_t PrepareChaseTrace(const ChaseArgs& args) { return Prepare<TracedChase>(args); }
 
 cudaError_t LaunchChase(const ChaseArgs& args, cudaStream_t stream) {
   return Launch<TimedChase>(args, stream);

@@ -94,10 +94,28 @@ struct ChaseArgs {
 // bank that ChasePath::kConst reads.
 cudaError_t CopyChainToConstant(const uint32_t* host_chain, size_t words, cudaStream_t stream);
 
+// The L1/shared carveout (cudaFuncAttributePreferredSharedMemoryCarveout)
+// the chase asks for on `path`. The L1 capacity a global_ca curve shows is
+// the L1 of this carveout, and the analysis sets it beside
+// memory_bandwidth's plateaus, which run at cudaSharedmemCarveoutMaxL1
+// (kernels/bandwidth.cu): left to the driver's default, the chase's L1
+// could be smaller and misplace the bandwidth's L1/L2 boundary. So every
+// path that may read through L1 or the texture cache (global, ldg, tex)
+// asks for the largest L1, and const with them (its constant cache is not
+// L1, but one rule for the non-shared paths keeps one l1_carveout per
+// file); the shared path holds its chain in shared memory, up to the
+// opt-in limit, and asks for the largest shared carveout. It is a
+// preference: the driver takes the nearest configuration that holds the
+// kernel's own shared memory, so the trace kernel, with its
+// kTraceSharedBytes of records, gets less L1 than the timed kernel.
+constexpr int ChaseCarveout(ChasePath path) {
+  return path == ChasePath::kShared ? cudaSharedmemCarveoutMaxShared : cudaSharedmemCarveoutMaxL1;
+}
+
 // Set, once and before anything is timed, what the launches of args.path
-// need (the dynamic shared memory of the kShared kernel), so that
-// LaunchChase and LaunchChaseTrace only launch. Each kernel has its own,
-// as their static shared memory differs.
+// need (the carveout, ChaseCarveout, and the dynamic shared memory of the
+// kShared kernel), so that LaunchChase and LaunchChaseTrace only launch.
+// Each kernel has its own, as their static shared memory differs.
 cudaError_t PrepareChase(const ChaseArgs& args);
 cudaError_t PrepareChaseTrace(const ChaseArgs& args);
 

@@ -215,6 +215,23 @@ Experiment& Experiment::AddFlag(std::string gflags_name) {
   return *this;
 }
 
+Experiment& Experiment::AddContext(std::string key, std::string value) {
+  context_.emplace_back(std::move(key), std::move(value));
+  return *this;
+}
+
+std::string L1CarveoutName(int carveout) {
+  switch (carveout) {
+    case cudaSharedmemCarveoutMaxL1:
+      return "max_l1";
+    case cudaSharedmemCarveoutMaxShared:
+      return "max_shared";
+    case cudaSharedmemCarveoutDefault:
+      return "default";
+  }
+  return absl::StrCat(carveout, "pct_shared");
+}
+
 const MetricSpec* Experiment::FindMetric(absl::string_view name) const {
   for (const MetricSpec& m : metrics_) {
     if (m.name == name) return &m;

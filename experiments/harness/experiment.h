@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -251,6 +252,11 @@ class Experiment {
   // defines (DEFINE_*), e.g. selftest's fault injection flags; other
   // experiments' command lines reject it. Listed in --help.
   Experiment& AddFlag(std::string gflags_name);
+  // Adds `key`: `value` to the context of every result file (after the
+  // harness's own keys; `key` must be none of them): a setting that holds
+  // for every point and that the analysis compares between files, e.g. the
+  // L1 carveout its kernels ask for (kL1CarveoutKey). Listed in --help.
+  Experiment& AddContext(std::string key, std::string value);
 
   const std::string& name() const { return name_; }
   const std::string& question() const { return question_; }
@@ -263,6 +269,7 @@ class Experiment {
   const MetricSpec* FindMetric(absl::string_view name) const;
   bool requires_gpu() const { return requires_gpu_; }
   const std::vector<std::string>& flags() const { return flags_; }
+  const std::vector<std::pair<std::string, std::string>>& context() const { return context_; }
 
  private:
   std::string name_;
@@ -274,7 +281,20 @@ class Experiment {
   RunFn run_;
   bool requires_gpu_ = true;
   std::vector<std::string> flags_;
+  std::vector<std::pair<std::string, std::string>> context_;
 };
+
+// The context key that records the L1/shared carveout
+// (cudaFuncAttributePreferredSharedMemoryCarveout) an experiment's kernels
+// ask for: L1 takes what shared memory leaves, so an L1 capacity or an L1
+// plateau holds only at its carveout, and the analysis compares the key
+// before it combines two files' L1 figures.
+inline constexpr char kL1CarveoutKey[] = "l1_carveout";
+// Its value for `carveout` (a percentage of the largest shared memory, or
+// cudaSharedmemCarveoutDefault): "max_l1" (cudaSharedmemCarveoutMaxL1),
+// "max_shared" (cudaSharedmemCarveoutMaxShared), "default" (the driver
+// chooses), else "<n>pct_shared".
+std::string L1CarveoutName(int carveout);
 
 // The experiment of this binary (exactly one is registered per binary).
 Experiment& RegisterExperiment(std::string name);

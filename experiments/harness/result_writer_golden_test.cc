@@ -152,6 +152,31 @@ TEST(ResultWriterGoldenTest, SyntheticExperimentMatchesGolden) {
                                "//experiments/harness:result_writer_golden_test";
 }
 
+// An experiment's own context (here the L1 carveout, which the analysis
+// compares between files) follows the harness's keys, and --help lists it.
+// Checked on ResultContext: Google Benchmark keeps one context per process,
+// already written by the golden test above.
+TEST(ResultContextTest, ExperimentContextFollowsTheHarnessKeys) {
+  Experiment exp("synthetic_context");
+  exp.AddContext(kL1CarveoutKey, L1CarveoutName(cudaSharedmemCarveoutMaxL1));
+  RunEnv env;
+  env.device = SyntheticDevice();
+  const std::vector<std::pair<std::string, std::string>> ctx =
+      ResultContext(exp, exp.axes(), env);
+  ASSERT_FALSE(ctx.empty());
+  EXPECT_EQ(ctx.front().first, "dissect_schema_version");
+  EXPECT_EQ(ctx.back(), std::make_pair(std::string("l1_carveout"), std::string("max_l1")));
+  EXPECT_NE(HelpText(exp, "synthetic_context").find("l1_carveout        max_l1"),
+            std::string::npos);
+}
+
+TEST(ResultContextTest, L1CarveoutNames) {
+  EXPECT_EQ(L1CarveoutName(cudaSharedmemCarveoutMaxL1), "max_l1");
+  EXPECT_EQ(L1CarveoutName(cudaSharedmemCarveoutMaxShared), "max_shared");
+  EXPECT_EQ(L1CarveoutName(cudaSharedmemCarveoutDefault), "default");
+  EXPECT_EQ(L1CarveoutName(50), "50pct_shared");
+}
+
 TEST(AtomicJsonReporterTest, SnapshotBeforeAnyRowIsValidJson) {
   AtomicJsonReporter reporter("");
   benchmark::BenchmarkReporter::Context context;

@@ -614,6 +614,7 @@ std::vector<std::pair<std::string, std::string>> ResultContext(
       ctx.emplace_back("activity_unavailable", activity.unavailable);
     }
   }
+  for (const auto& [key, value] : experiment.context()) ctx.emplace_back(key, value);
   return ctx;
 }
 
@@ -813,6 +814,12 @@ std::string HelpText(const Experiment& experiment, const std::string& argv0) {
   absl::StrAppend(&text, "\nMetrics (each reported as median, .min, .max, .spread):\n");
   for (const MetricSpec& m : experiment.metrics()) {
     absl::StrAppendFormat(&text, "  %-18s [%s] %s\n", m.name, m.unit, m.help);
+  }
+  if (!experiment.context().empty()) {
+    absl::StrAppend(&text, "\nContext (in every result file, see analysis/SCHEMA.md):\n");
+    for (const auto& [key, value] : experiment.context()) {
+      absl::StrAppendFormat(&text, "  %-18s %s\n", key, value);
+    }
   }
   if (!experiment.vectors().empty()) {
     absl::StrAppend(&text, "\nVectors (row counters NAME[i], i = the index shown):\n");
