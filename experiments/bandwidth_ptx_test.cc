@@ -220,9 +220,10 @@ bool LoadsReachStore(const std::vector<PtxInstruction>& code, const std::vector<
   return false;
 }
 
-// StreamKernel<Op, T, kBatch> (kBatch elements in flight per thread).
-std::string StreamEntry(const char* op, const Width& w, int batch) {
-  return absl::StrCat(op, "E", w.mangled, "Li", batch, "E");
+// StreamKernel<Op, T, kBatch, kRoaming> (kBatch elements in flight per
+// thread; kRoaming: every block reads the whole buffer, reads only).
+std::string StreamEntry(const char* op, const Width& w, int batch, bool roaming = false) {
+  return absl::StrCat(op, "E", w.mangled, "Li", batch, "ELb", roaming ? 1 : 0, "E");
 }
 
 // Elements per tile and thread for `bytes` in flight at width w.
@@ -245,12 +246,15 @@ TEST(StreamPtxTest, ReadLoadsEveryPassAtItsWidthAndKeepsTheSum) {
   for (const std::string& f : files) {
     for (const Width& w : kWidths) {
       for (int bytes : kStreamBytesInFlight) {
-        SCOPED_TRACE(absl::StrCat(f, " read ", w.bits, ", ", bytes, " B in flight"));
-        const auto code = EntryCode(f, StreamEntry("6ReadOp", w, Batch(w, bytes)));
-        ExpectAccessesInPassLoop(code, "ld", w.bits, Batch(w, bytes));
-        EXPECT_TRUE(Accesses(code, "st", "global").size() == 1 &&
-                    LoadsReachStore(code, Accesses(code, "ld", "global"), "st.global"))
-            << "the loaded words must reach the one sink store";
+        for (const bool roaming : {false, true}) {
+          SCOPED_TRACE(absl::StrCat(f, " read ", w.bits, ", ", bytes, " B in flight",
+                                    roaming ? ", roaming" : ""));
+          const auto code = EntryCode(f, StreamEntry("6ReadOp", w, Batch(w, bytes), roaming));
+          ExpectAccessesInPassLoop(code, "ld", w.bits, Batch(w, bytes));
+          EXPECT_TRUE(Accesses(code, "st", "global").size() == 1 &&
+                      LoadsReachStore(code, Accesses(code, "ld", "global"), "st.global"))
+              << "the loaded words must reach the one sink store";
+        }
       }
     }
   }

@@ -8,9 +8,10 @@
 //     `asm volatile` ld.shared out of the loop: all of them at 32 bits, 15
 //     of 16 at 64 and 128 bits, where the loop it unrolled 16 times kept
 //     one trip's loads and summed them 16 times.)
-//   StreamKernel<Op, T, B>: every tile loop holds exactly B loads (read,
-//     copy) and B stores (write, copy) at T's width, the B loads issued, at
-//     immediate offsets from one address, before the first use of any.
+//   StreamKernel<Op, T, B, roaming>: every tile loop holds exactly B loads
+//     (read, copy) and B stores (write, copy) at T's width, the B loads
+//     issued, at immediate offsets from one address, before the first use
+//     of any; the roaming reads' loop (its wrap-around included) too.
 //   ReluKernel<float4>: 4 LDG.128 then 4 STG.128 per tile (float: 4 and 4).
 #include <algorithm>
 #include <cctype>
@@ -197,10 +198,16 @@ TEST_F(BandwidthSassTest, StreamTileLoopsHoldTheBytesInFlight) {
     for (const Width& w : kWidths) {
       for (int bytes : kStreamBytesInFlight) {
         const int batch = bytes / (w.bits / 8);
-        SCOPED_TRACE(absl::StrCat(op.mangled, " ", w.bits, "-bit, ", bytes, " B in flight"));
-        for (const SassFunction* f : FunctionsNamed(
-                 {"StreamKernel", absl::StrCat(op.mangled, "E", w.mangled, "Li", batch, "E")})) {
-          ExpectTileLoops(*f, op.loads ? batch : 0, op.stores ? batch : 0, w.bits);
+        // Roaming is built for reads only.
+        for (const bool roaming : {false, true}) {
+          if (roaming && op.stores) continue;
+          SCOPED_TRACE(absl::StrCat(op.mangled, " ", w.bits, "-bit, ", bytes, " B in flight",
+                                    roaming ? ", roaming" : ""));
+          for (const SassFunction* f :
+               FunctionsNamed({"StreamKernel", absl::StrCat(op.mangled, "E", w.mangled, "Li",
+                                                            batch, "ELb", roaming ? 1 : 0, "E")})) {
+            ExpectTileLoops(*f, op.loads ? batch : 0, op.stores ? batch : 0, w.bits);
+          }
         }
       }
     }

@@ -1,7 +1,9 @@
 // The tile arithmetic of kernels/tiled_stream.cuh on the host: over every
 // block and thread of a grid, ForEachTile visits each element of [0, n)
 // exactly once, for any n (multiples of the tile, one off, smaller than one
-// tile, zero) and any grid, with all fetches of a tile before its uses.
+// tile, zero) and any grid, with all fetches of a tile before its uses;
+// ForEachTileRoaming has every block visit each element once, starting at
+// tiles spread over the buffer.
 #include "kernels/tiled_stream.cuh"
 
 #include <algorithm>
@@ -92,6 +94,79 @@ TEST(TiledStreamTest, TheLastPartialTileGoesToTheBlockWhoseTurnItIs) {
     const std::vector<std::vector<size_t>> want = {{0, 1, 2, 3}, {4, 5, 6, 7}, {8, 9}};
     EXPECT_EQ(seen, want[b]) << "block " << b;
   }
+}
+
+// Runs ForEachTileRoaming for every thread of block `block` of `blocks`
+// over n elements: how often the block used each element, and the order
+// in which thread 0 used its elements.
+template <int kBatch, int kThreads>
+std::vector<int> RoamingVisits(size_t n, size_t block, size_t blocks,
+                               std::vector<size_t>* thread0_order = nullptr) {
+  std::vector<int> used(n, 0);
+  for (size_t t = 0; t < kThreads; ++t) {
+    ForEachTileRoaming<size_t, kBatch, kThreads>(
+        n, block, blocks, t,
+        [&](size_t i) {
+          EXPECT_LT(i, n);
+          return i;
+        },
+        [&](size_t i, size_t v) {
+          EXPECT_EQ(v, i) << "the value fetched for element i";
+          if (i < n) ++used[i];
+          if (t == 0 && thread0_order != nullptr) thread0_order->push_back(i);
+        });
+  }
+  return used;
+}
+
+// Every block's pass streams the whole buffer, each element once: an SM's
+// footprint is the buffer, whichever blocks it runs.
+template <int kBatch, int kThreads>
+void ExpectEveryBlockVisitsEachElementOnce() {
+  constexpr size_t kTile = kTileElements<kBatch, kThreads>;
+  for (size_t n : {size_t{0}, size_t{1}, kTile - 1, kTile, kTile + 1, 3 * kTile, 5 * kTile + 3,
+                   7 * kTile - 1}) {
+    for (size_t blocks : {1, 2, 3, 5, 16}) {
+      for (size_t b = 0; b < blocks; ++b) {
+        SCOPED_TRACE(absl::StrCat("batch ", kBatch, ", threads ", kThreads, ", n ", n,
+                                  ", block ", b, " of ", blocks));
+        const std::vector<int> used = RoamingVisits<kBatch, kThreads>(n, b, blocks);
+        for (size_t i = 0; i < n; ++i) {
+          ASSERT_EQ(used[i], 1) << "element " << i;
+        }
+      }
+    }
+  }
+}
+
+TEST(TiledStreamTest, RoamingBlocksEachVisitEveryElementOnce) {
+  ExpectEveryBlockVisitsEachElementOnce<1, 4>();
+  ExpectEveryBlockVisitsEachElementOnce<4, 4>();
+  ExpectEveryBlockVisitsEachElementOnce<3, 8>();
+  ExpectEveryBlockVisitsEachElementOnce<4, 256>();
+}
+
+// The blocks start at different tiles, spread evenly, and walk on from
+// there, wrapping around: 8 full tiles of 4 elements (batch 2 x 2
+// threads) and a partial one, 4 blocks: starts at tiles 0, 2, 4, 6.
+TEST(TiledStreamTest, RoamingBlocksStartSpreadOverTheBuffer) {
+  constexpr size_t kN = 8 * 4 + 3;
+  for (size_t b = 0; b < 4; ++b) {
+    std::vector<size_t> order;
+    RoamingVisits<2, 2>(kN, b, 4, &order);
+    ASSERT_EQ(order.size(), 2 * 8 + 2u) << "block " << b;
+    std::vector<size_t> want;
+    for (size_t k = 0; k < 8; ++k) {
+      const size_t tile = (2 * b + k) % 8;
+      want.push_back(tile * 4);
+      want.push_back(tile * 4 + 2);
+    }
+    want.push_back(32);  // the partial tile, last
+    want.push_back(34);
+    EXPECT_EQ(order, want) << "block " << b;
+  }
+  EXPECT_EQ(RoamingStartTile(131, 132, 1024), 1016u);
+  EXPECT_EQ(RoamingStartTile(5, 8, 2), 1u) << "more blocks than tiles: starts repeat, in order";
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Bandwidth kernels: one tiled streaming kernel template over (what each
 // element does: read / write / copy) × (access width: uint32_t / uint2 /
-// uint4) × (bytes in flight per thread: 16 / 32 / 64 / 128), and one
+// uint4) × (bytes in flight per thread: 16 / 32 / 64 / 128) × (each SM its
+// own share, or, reads only, roaming the whole buffer), and one
 // shared-memory streaming kernel template over the width.
 #include <algorithm>
 #include <iterator>
@@ -85,17 +86,28 @@ struct CopyOp {
 };
 
 // Tiles of kBatch elements per thread (kernels/tiled_stream.cuh): every
-// thread handles the same elements in every pass.
-template <typename Op, typename T, int kBatch>
+// thread handles the same elements in every pass (kRoaming false: the SM
+// re-reads its own share), or every block streams the whole buffer in each
+// pass from its own start (kRoaming true: the SMs read each other's shares).
+template <typename Op, typename T, int kBatch, bool kRoaming>
 __global__ void __launch_bounds__(kStreamThreads)
     StreamKernel(const T* __restrict__ src, T* __restrict__ dst, size_t n, int passes,
                  uint32_t* __restrict__ sink) {
   uint32_t sum = 0;
+  // Not unrolled: where a buffer has no full tile, a pass is the partial
+  // tile alone, and ptxas unrolled the roaming kernel's pass loop around
+  // it, using each load before the next copy's (bandwidth_sass_test).
+#pragma unroll 1
   for (int pass = 0; pass < passes; ++pass) {
     const uint32_t mix = PassMix(pass);
-    ForEachTileOfBlock<T, kBatch, kStreamThreads>(
-        n, [&](size_t i) { return Op::Fetch(src, i, mix); },
-        [&](size_t i, const T& v) { Op::Use(dst, i, v, sum); });
+    const auto fetch = [&](size_t i) { return Op::Fetch(src, i, mix); };
+    const auto use = [&](size_t i, const T& v) { Op::Use(dst, i, v, sum); };
+    if constexpr (kRoaming) {
+      ForEachTileRoaming<T, kBatch, kStreamThreads>(n, blockIdx.x, gridDim.x, threadIdx.x, fetch,
+                                                    use);
+    } else {
+      ForEachTileOfBlock<T, kBatch, kStreamThreads>(n, fetch, use);
+    }
   }
   if constexpr (Op::kSums) {
     for (int offset = 16; offset > 0; offset /= 2) {
@@ -104,6 +116,19 @@ __global__ void __launch_bounds__(kStreamThreads)
     const size_t thread = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (threadIdx.x % 32 == 0) sink[thread / 32] = sum;
   }
+}
+
+// The StreamKernel instance for (Op, T, kBatch) and the sharing; nullptr
+// for roaming writes and copies, which are not built: roaming is there to
+// read the L2, and every block writing the whole buffer would only race.
+template <typename T>
+using StreamKernelPtr = void (*)(const T*, T*, size_t, int, uint32_t*);
+
+template <typename Op, typename T, int kBatch>
+StreamKernelPtr<T> StreamKernelFor(bool roaming) {
+  if (!roaming) return StreamKernel<Op, T, kBatch, false>;
+  if constexpr (std::is_same_v<Op, ReadOp>) return StreamKernel<Op, T, kBatch, true>;
+  return nullptr;
 }
 
 // Calls f(T{}) with the element type of the width; cudaErrorInvalidValue if
@@ -255,13 +280,15 @@ __global__ void __launch_bounds__(kSharedStreamThreads)
 }  // namespace
 
 cudaError_t StreamGridBlocks(StreamOp op, int width_bits, int bytes_in_flight, size_t bytes,
-                             int* blocks) {
+                             int* blocks, bool roaming) {
   return Dispatch(
       op, width_bits, bytes_in_flight, [&](auto op_tag, auto element, auto batch) -> cudaError_t {
         using Op = decltype(op_tag);
         using T = decltype(element);
         constexpr int kBatch = decltype(batch)::value;
-        const void* kernel = reinterpret_cast<const void*>(StreamKernel<Op, T, kBatch>);
+        const StreamKernelPtr<T> typed = StreamKernelFor<Op, T, kBatch>(roaming);
+        if (typed == nullptr) return cudaErrorInvalidValue;
+        const void* kernel = reinterpret_cast<const void*>(typed);
         // The kernels use no shared memory: give the unified L1 /
         // shared storage to L1, so that the L1 plateau extends as
         // far as it can.
@@ -271,7 +298,10 @@ cudaError_t StreamGridBlocks(StreamOp op, int width_bits, int bytes_in_flight, s
         int full = 0;
         e = ResidentBlocksOnDevice(kernel, kStreamThreads, &full);
         if (e != cudaSuccess) return e;
-        const size_t tiles = TileCount<kBatch, kStreamThreads>(bytes / sizeof(T));
+        // Roaming blocks each stream every tile: none is idle however few
+        // tiles there are.
+        const size_t tiles =
+            roaming ? full : TileCount<kBatch, kStreamThreads>(bytes / sizeof(T));
         *blocks = static_cast<int>(std::max<size_t>(1, std::min<size_t>(full, tiles)));
         return cudaSuccess;
       });
@@ -290,10 +320,12 @@ cudaError_t LaunchStream(const StreamArgs& args, cudaStream_t stream) {
                     using Op = decltype(op_tag);
                     using T = decltype(element);
                     if (args.bytes % sizeof(T) != 0) return cudaErrorInvalidValue;
-                    StreamKernel<Op, T, decltype(batch)::value>
-                        <<<args.blocks, kStreamThreads, 0, stream>>>(
-                            static_cast<const T*>(args.src), static_cast<T*>(args.dst),
-                            args.bytes / sizeof(T), args.passes, args.sink);
+                    const StreamKernelPtr<T> kernel =
+                        StreamKernelFor<Op, T, decltype(batch)::value>(args.roaming);
+                    if (kernel == nullptr) return cudaErrorInvalidValue;
+                    kernel<<<args.blocks, kStreamThreads, 0, stream>>>(
+                        static_cast<const T*>(args.src), static_cast<T*>(args.dst),
+                        args.bytes / sizeof(T), args.passes, args.sink);
                     return cudaGetLastError();
                   });
 }

@@ -30,6 +30,9 @@ struct StreamArgs {
   int passes = 1;             // sweeps over the buffer(s) in one launch
   int blocks = 0;             // from StreamGridBlocks
   uint32_t* sink = nullptr;   // read: blocks * kStreamWarpsPerBlock words
+  // Read only: every block streams the whole buffer in each pass, from its
+  // own start tile (ForEachTileRoaming), instead of its 1/blocks share.
+  bool roaming = false;
 };
 
 // Tiled kernels: a tile is B × kStreamThreads elements, B = bytes_in_flight
@@ -39,26 +42,32 @@ struct StreamArgs {
 // thread. Block b takes tiles b, b + G, b + 2G, ... (G = blocks) in every
 // pass, so each thread re-reads the same elements, and an SM's share of the
 // buffer stays in that SM's L1 if it fits. A partial last tile checks each
-// element against the end.
+// element against the end. With `roaming` (reads only) every block instead
+// streams all tiles in each pass, starting at RoamingStartTile and
+// wrapping around (kernels/tiled_stream.cuh), so each SM's footprint is the
+// whole buffer and the SMs read each other's shares: beyond L1 they read
+// the L2 however many SMs there are. A roaming pass reads blocks x bytes.
 //   read:  sums every 32-bit word it loads; each warp stores its sum to
 //          sink[global warp index] (over the whole grid: passes × the sum of
-//          all words of src, modulo 2^32).
+//          all words of src, modulo 2^32; roaming: blocks × that).
 //   write: dst word w = StreamPatternWord(w, pass).
 //   copy:  dst = src.
 // Buffers must be 16-byte aligned (cudaMalloc memory is). Returns
 // cudaErrorInvalidValue for a width other than 32/64/128, bytes_in_flight
 // not in kStreamBytesInFlight, bytes zero or not a multiple of the access
-// width, passes < 1, blocks < 1, or a buffer the op needs left null. Does
-// nothing but the launch (no queries): it is what the experiments time.
+// width, passes < 1, blocks < 1, a buffer the op needs left null, or roaming
+// with an op other than read. Does nothing but the launch (no queries): it
+// is what the experiments time.
 cudaError_t LaunchStream(const StreamArgs& args, cudaStream_t stream);
 
 // The grid LaunchStream should use for (op, width_bits, bytes_in_flight)
 // over `bytes` bytes per buffer: enough blocks to fill every SM of the
 // current device, fewer when the buffer has fewer tiles than that (so that
-// no block is idle). Also asks for the largest L1 carveout for the kernel:
-// call it once, before (and outside the timing of) LaunchStream.
+// no block is idle; roaming: every block has every tile, so a full grid).
+// Also asks for the largest L1 carveout for the kernel: call it once, before
+// (and outside the timing of) LaunchStream.
 cudaError_t StreamGridBlocks(StreamOp op, int width_bits, int bytes_in_flight, size_t bytes,
-                             int* blocks);
+                             int* blocks, bool roaming = false);
 
 // The value the write kernel stores at 32-bit word `word` in pass `pass`.
 uint32_t StreamPatternWord(size_t word, int pass);

@@ -66,6 +66,39 @@ __host__ __device__ __forceinline__ void ForEachTile(size_t n, size_t block, siz
   }
 }
 
+// The tile block `block` (of `blocks`) starts its roaming pass at, among
+// `tiles` full tiles: the starts are spread evenly, so that at any moment
+// the blocks stream different parts of the buffer and each line is read
+// again by another block only after the grid has streamed about the whole
+// buffer since (its reuse distance is the buffer, not one block's share).
+__host__ __device__ constexpr size_t RoamingStartTile(size_t block, size_t blocks, size_t tiles) {
+  return blocks == 0 ? 0 : block * tiles / blocks;
+}
+
+// Like ForEachTile, but every block streams every element of [0, n) once:
+// the full tiles in order from RoamingStartTile, wrapping around, then the
+// partial tile at the end, if any. An SM's footprint is then the whole
+// buffer, not a 1/blocks share: beyond its L1, each pass reads from L2
+// (or DRAM) however many SMs share the buffer.
+template <typename T, int kBatch, int kThreads, typename Fetch, typename Use>
+__host__ __device__ __forceinline__ void ForEachTileRoaming(size_t n, size_t block, size_t blocks,
+                                                            size_t thread, Fetch&& fetch,
+                                                            Use&& use) {
+  constexpr size_t kTile = kTileElements<kBatch, kThreads>;
+  const size_t full = n / kTile;
+  const size_t full_end = full * kTile;
+  size_t i = RoamingStartTile(block, blocks, full) * kTile + thread;
+  // One trip is one tile, as in ForEachTile; the wrap is a compare and a
+  // subtraction, no second loop.
+#pragma unroll 1
+  for (size_t k = 0; k < full; ++k) {
+    StreamTile<T, kBatch, kThreads, false>(i, n, fetch, use);
+    i += kTile;
+    if (i >= full_end) i -= full_end;
+  }
+  if (full_end < n) StreamTile<T, kBatch, kThreads, true>(full_end + thread, n, fetch, use);
+}
+
 #ifdef __CUDACC__
 // ForEachTile for the calling thread of a kThreads-thread block.
 template <typename T, int kBatch, int kThreads, typename Fetch, typename Use>
