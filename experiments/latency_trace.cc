@@ -1,15 +1,25 @@
 // Question: how is each single access served (after Mei & Chu's
 //           fine-grained pointer chase)? From the per-access latencies it
-//           infers line and sector sizes and the near/far L2 partitions.
+//           infers the fill granularity (what one miss brings in) and the
+//           near/far L2 partitions.
 // Timed:    one thread chases the chain (64-bit device addresses on the
 //           global paths, so strides are multiples of 8 B there) and reads
 //           %clock around every one of kTraceLength accesses, storing the
 //           loaded value to shared memory before the second read so the read
 //           waits for the load. "cold" flushes L2 before each launch and
 //           skips warm-up; "warm" first runs one full lap of the chain.
-// Expected: a cold strided walk with an 8 B stride misses once per line or
-//           sector: miss_period_bytes is that size (32 B sectors, 128 B lines
-//           on recent NVIDIA GPUs). A warm walk of global_cg that fits half
+//           Untimed by the harness, once per point: the per-access cost of
+//           that timing code (trace_overhead_cycles), the trace of a warm
+//           16 KiB chain on the same path minus memory_latency's slope
+//           latency of it (both see the same level; the slope has no fixed
+//           cost in it).
+// Expected: a cold strided walk with an 8 B stride misses once per fill:
+//           miss_period_bytes is the fill granularity, a sector (32 B) where
+//           a miss fills one sector of its line, the line (128 B) where it
+//           fills the whole line: not the line size itself. Every level's
+//           cycles lie trace_overhead_cycles (a few to ~15 cycles) above
+//           the overhead-free slope latency of memory_latency; the report
+//           subtracts it. A warm walk of global_cg that fits half
 //           the L2 (4 MiB) shows one L2 level, the near partition: A100 and
 //           Hopper copy a far partition's line into the reader's near one,
 //           so after the warm lap every line is near. Beyond half the L2
@@ -24,9 +34,11 @@
 //           checks exactly one load between each clock pair, its result
 //           stored before the second read, and (with
 //           GlobalPathsLoadWithTheirCacheOperator) that global_cg loads are
-//           L2-only, not L1 hits; level1_cycles still includes the clock
-//           and store overhead. A sector for a line: the miss period
-//           reduction is //probes:latency_levels_test
+//           L2-only, not L1 hits; the levels still include the clock and
+//           store overhead, which trace_overhead_cycles measures and the
+//           report subtracts (//analysis:memory_hierarchy_test,
+//           TraceNearFarLessTheTimingOverhead). A sector for a line: the
+//           miss period reduction is //probes:latency_levels_test
 //           (DominantMissDistanceTest, NearAndFarL2 on invented latencies).
 //           The near partition for the far one:
 //           //experiments:latency_trace_method_test replays this walk (the
@@ -45,7 +57,10 @@
 //           walk that fits half the L2. Not yet ruled out by a test: what
 //           the hardware does to copies under pressure (least recently
 //           used or not, homes evicted for copies): the fractions of the
-//           two levels at 32 MiB depend on it, and only a GPU run shows it.
+//           two levels at 32 MiB depend on it, and only a GPU run shows it;
+//           that the overhead is the same at every level (it is measured on
+//           the first level the path reaches; a slower load might overlap
+//           the clock read differently).
 #include <algorithm>
 #include <cstdint>
 #include <iterator>
@@ -61,6 +76,71 @@ namespace dissect {
 namespace {
 
 constexpr int kReportedLevels = 3;
+
+// The chain the per-access timing overhead is measured on: a warm random
+// walk this small stays in the first level its path reaches (shared
+// memory, L1, L2 for global_cg, ...), so the trace and the slope see the
+// same level. 16 KiB also fits the constant bank and the trace's shared
+// memory beside the chain.
+constexpr int64_t kOverheadFootprint = int64_t{16} << 10;
+constexpr int64_t kOverheadStride = 128;
+constexpr uint64_t kOverheadTimedLoads = 4096;  // a multiple of kChaseUnroll
+constexpr int kOverheadLaunches = 3;
+
+// The most populous level of one launch's trace.
+double MainLevelCycles(const TraceRecord* trace) {
+  std::vector<uint32_t> cycles(kTraceLength);
+  for (int k = 0; k < kTraceLength; ++k) cycles[k] = trace[k].cycles;
+  const std::vector<LatencyLevel> levels = FindLatencyLevels(cycles);
+  const auto main = std::max_element(
+      levels.begin(), levels.end(),
+      [](const LatencyLevel& a, const LatencyLevel& b) { return a.fraction < b.fraction; });
+  return main == levels.end() ? 0.0 : main->cycles;
+}
+
+// What the trace's levels include besides the load, per launch pair: the
+// clock reads and the store that makes the second read wait. The trace of
+// a warm chain that stays in one level, minus the latency of that chain by
+// memory_latency's method (the slope over two timed segments, which leaves
+// every fixed cost out): both chase the same loads of the same level, so
+// the difference is the trace's own cost per access.
+absl::StatusOr<std::vector<double>> TraceOverheadCycles(PointContext& ctx, ChasePath path) {
+  DISSECT_ASSIGN_OR_RETURN(
+      DeviceChain chain,
+      DeviceChain::Create(ctx.device(), path, kOverheadFootprint, kOverheadStride,
+                          ChainOrder::kRandom, kTraceSharedBytes, ctx.stream()));
+  ChaseArgs args = chain.Args();
+  DISSECT_ASSIGN_OR_RETURN(args.warmup_loads, TraceWarmupLoads(chain.slots(), /*warm=*/true));
+  args.timed_loads = kOverheadTimedLoads;
+  DISSECT_CUDA_RETURN_IF_ERROR(PrepareChaseTrace(args));
+  DISSECT_CUDA_RETURN_IF_ERROR(PrepareChase(args));
+  DISSECT_ASSIGN_OR_RETURN(auto d_trace, DeviceBuffer<TraceRecord>::Allocate(
+                                             static_cast<size_t>(kOverheadLaunches) * kTraceLength));
+  DISSECT_ASSIGN_OR_RETURN(auto d_timing, DeviceBuffer<ChaseTiming>::Allocate(kOverheadLaunches));
+  for (int i = 0; i < kOverheadLaunches; ++i) {
+    args.trace = d_trace.get() + static_cast<size_t>(i) * kTraceLength;
+    args.out = d_timing.get() + i;
+    DISSECT_CUDA_RETURN_IF_ERROR(LaunchChaseTrace(args, ctx.stream()));
+    DISSECT_CUDA_RETURN_IF_ERROR(LaunchChase(args, ctx.stream()));
+  }
+  std::vector<TraceRecord> records(d_trace.size());
+  std::vector<ChaseTiming> timings(kOverheadLaunches);
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(ctx.stream()));
+  DISSECT_CUDA_RETURN_IF_ERROR(
+      cudaMemcpy(records.data(), d_trace.get(), d_trace.bytes(), cudaMemcpyDeviceToHost));
+  DISSECT_CUDA_RETURN_IF_ERROR(
+      cudaMemcpy(timings.data(), d_timing.get(), d_timing.bytes(), cudaMemcpyDeviceToHost));
+  DISSECT_ASSIGN_OR_RETURN(
+      const ChaseLatencySamples slope,
+      ReduceChaseTimings(timings, kOverheadTimedLoads, ctx.SmClockMhz(),
+                         static_cast<double>(ctx.device().sm_clock_max_khz) / 1e3));
+  std::vector<double> overhead;
+  for (int i = 0; i < kOverheadLaunches; ++i) {
+    overhead.push_back(MainLevelCycles(records.data() + static_cast<size_t>(i) * kTraceLength) -
+                       slope.cycles_per_load[i]);
+  }
+  return overhead;
+}
 
 absl::Status Run(PointContext& ctx) {
   DISSECT_ASSIGN_OR_RETURN(const ChasePath path, ParseChasePath(ctx.Str("path")));
@@ -124,7 +204,9 @@ absl::Status Run(PointContext& ctx) {
     DISSECT_RETURN_IF_ERROR(
         ctx.AddSamples(absl::StrCat("level", l + 1, "_fraction"), std::move(level_fraction[l])));
   }
-  return ctx.AddSamples("miss_period_bytes", std::move(miss_period));
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("miss_period_bytes", std::move(miss_period)));
+  DISSECT_ASSIGN_OR_RETURN(std::vector<double> overhead, TraceOverheadCycles(ctx, path));
+  return ctx.AddSamples("trace_overhead_cycles", std::move(overhead));
 }
 
 DISSECT_EXPERIMENT(latency_trace)
@@ -150,7 +232,11 @@ DISSECT_EXPERIMENT(latency_trace)
     .AddMetric("level3_cycles", "cycles", "third level; 0 if absent")
     .AddMetric("level3_fraction", "fraction", "share in level 3; 0 if absent")
     .AddMetric("miss_period_bytes", "B",
-               "most frequent byte distance between accesses slower than level 1")
+               "fill granularity: most frequent byte distance between accesses slower than "
+               "level 1 (a cold walk misses once per fill: a sector or a line)")
+    .AddMetric("trace_overhead_cycles", "cycles",
+               "per-access timing overhead in every level's cycles: the trace of a warm 16 KiB "
+               "chain on this path minus its slope latency (memory_latency's method)")
     .Validate(ValidateChasePoint)
     .Run(Run);
 
