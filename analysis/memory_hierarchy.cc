@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "analysis/format.h"
+#include "analysis/tlb.h"
 
 namespace dissect::analysis {
 namespace {
@@ -34,6 +35,8 @@ constexpr double kMinSummaryConfidence = 0.5;
 constexpr char kTotalSplit[] = "total_split";
 constexpr char kPerSmShared[] = "per_sm_shared";
 constexpr char kTotalRoaming[] = "total_roaming";
+// The context key of the L1/shared carveout the kernels asked for.
+constexpr char kL1Carveout[] = "l1_carveout";
 // No current NVIDIA GPU has more L1 per SM (H100: 256 KiB L1/shared).
 constexpr double kLargestL1Bytes = 256 * 1024;
 
@@ -41,11 +44,12 @@ constexpr double kLargestL1Bytes = 256 * 1024;
 constexpr double kTlbExcess = 0.10;
 // The DRAM point: memory_latency in page_local order (random within each
 // 2 MiB page, page by page: one TLB miss a page) over at least 1 GiB, 20x
-// the L2 of current GPUs, with slots at least a sector and at most 64 KiB
-// apart (32 or more loads a page).
+// the L2 of current GPUs, with slots at least a line and at most 64 KiB
+// apart (32 or more loads a page). Slots closer than a line share its fill:
+// every load after the first to a line is an L2 hit, not DRAM latency.
 constexpr char kPageLocal[] = "page_local";
 constexpr double kDramMinFootprint = 1024.0 * 1024 * 1024;
-constexpr double kDramMinStride = 32;
+constexpr double kDramMinStride = kLineBytes;
 constexpr double kDramMaxStride = 64 * 1024;
 // Both latency_trace levels need at least this share of the accesses to
 // count as two L2 partitions.
@@ -477,6 +481,7 @@ class Builder {
         l1_seen = true;
         HierarchyRow& l1 = RowOf("L1");
         FromLevel(l1, ca, 0, 0);
+        l1_carveout_ = ca.curve->l1_carveout;
         Basis("L1 latency and capacity", ca.curve->Describe(), ca.LevelText(0),
               CapacityText(l1, ca, 0));
       }
@@ -513,7 +518,7 @@ class Builder {
         if (row->Axis("path") != std::optional<std::string>(path) ||
             row->Axis("order") != std::optional<std::string>(kPageLocal) || !c || !footprint ||
             *footprint < kDramMinFootprint || !stride || *stride < kDramMinStride ||
-            *stride > kDramMaxStride) {
+            *stride > kDramMaxStride || AxisNumber(*row, "group_pages").value_or(1) != 1) {
           continue;
         }
         cycles.push_back(*c);
@@ -620,6 +625,25 @@ class Builder {
     return l1.capacity_bytes;
   }
 
+  // The L1 capacity for classifying the bandwidth rows of `curve`, measured
+  // at L1/shared carveout `carveout`: only a chase at that same carveout
+  // gives it (an unknown one, "", matches only another unknown one), since
+  // the carveout sets how much of the L1/shared storage is L1.
+  std::optional<double> L1CapacityAt(const std::string& carveout, const std::string& curve) {
+    const std::optional<double> l1 = L1Capacity();
+    if (!l1 || l1_carveout_ == carveout) return l1;
+    Basis("bandwidth", curve,
+          absl::StrCat("L1 capacity not used: ", FormatBytes(*l1), " was measured at ",
+                       CarveoutText(l1_carveout_), ", these rows ran at ", CarveoutText(carveout)),
+          "their L1 sizes may differ, so no plateau is called L1 or L2 by it");
+    return std::nullopt;
+  }
+
+  static std::string CarveoutText(const std::string& carveout) {
+    return carveout.empty() ? "an unknown L1 carveout (no l1_carveout)"
+                            : absl::StrCat("l1_carveout ", carveout);
+  }
+
   // The L2 capacity from the curve, else device_l2_bytes.
   std::optional<double> L2Capacity() {
     const HierarchyRow& l2 = RowOf("L2");
@@ -632,22 +656,29 @@ class Builder {
   void Trace() {
     const std::vector<const Row*> rows = RowsOf(kLatencyTrace);
     if (rows.empty()) return;
-    int count = 0;
-    double stride = 0;
-    if (const std::optional<double> line = MissPeriod(rows, "global_ca", &count, &stride)) {
-      RowOf("L1").line_bytes = *line;
-      Basis("L1 line size",
-            absl::StrCat("latency_trace global_ca, cold, strided, stride ", FormatBytes(stride)),
-            absl::StrCat("miss_period_bytes ", FormatNumber(*line), " in ", count, " row(s)"), "");
+    // A cold walk misses once per fill: the miss period is what one miss
+    // brings in (a sector, or the whole line where a miss fills it), which
+    // is not the line size, so it is no line or sector column.
+    std::vector<std::string> fills;
+    for (const auto& [path, level] : {std::pair<const char*, const char*>{"global_ca", "L1"},
+                                      std::pair<const char*, const char*>{"global_cg", "L2"}}) {
+      int count = 0;
+      double stride = 0;
+      const std::optional<double> fill = MissPeriod(rows, path, &count, &stride);
+      if (!fill) continue;
+      RowOf(level).fill_bytes = *fill;
+      fills.push_back(absl::StrCat(level, " ", FormatBytes(*fill)));
+      Basis(absl::StrCat(level, " fill granularity"),
+            absl::StrCat("latency_trace ", path, ", cold, strided, stride ", FormatBytes(stride)),
+            absl::StrCat("miss_period_bytes ", FormatNumber(*fill), " in ", count, " row(s)"),
+            "what one miss fills");
     }
-    if (const std::optional<double> sector = MissPeriod(rows, "global_cg", &count, &stride)) {
-      RowOf("L2").sector_bytes = *sector;
-      Basis("L2 sector size",
-            absl::StrCat("latency_trace global_cg, cold, strided, stride ", FormatBytes(stride)),
-            absl::StrCat("miss_period_bytes ", FormatNumber(*sector), " in ", count, " row(s)"),
-            "");
+    if (!fills.empty()) {
+      Note(absl::StrCat("Fill granularity (latency_trace miss_period_bytes): ",
+                        absl::StrJoin(fills, ", "),
+                        ": what one miss brings in, a sector or the whole line; not the line "
+                        "size"));
     }
-
     NearFarFromTrace(rows);
   }
 
@@ -657,12 +688,19 @@ class Builder {
   // is something else (TLB walks, noise), and only walks between half and
   // all of the L2 can meet the far partition. Near the L2's capacity lines
   // can also leave the L2, so level 2 counts as far only when it lies well
-  // below a DRAM latency measured elsewhere.
+  // below a DRAM latency measured elsewhere. The trace's levels include
+  // its per-access timing overhead and the slope latencies beside them do
+  // not: where the rows measured it (trace_overhead_cycles), it is
+  // subtracted before anything is compared, and rows without it are left
+  // out; where none did, the values say that they include it.
   void NearFarFromTrace(const std::vector<const Row*>& rows) {
     const std::optional<double> high = L2Capacity();
     const std::optional<double> dram = RowOf("DRAM").latency_cycles;
-    std::vector<double> near, far, near_fraction, far_fraction, clocks;
-    int examined = 0, within_half = 0, at_dram = 0;
+    std::vector<double> near, far, near_fraction, far_fraction, clocks, overheads;
+    int examined = 0, within_half = 0, at_dram = 0, no_overhead = 0;
+    const bool overhead_known = std::any_of(rows.begin(), rows.end(), [](const Row* row) {
+      return TraceOverhead(*row).has_value();
+    });
     for (const Row* row : rows) {
       const std::optional<double> footprint = AxisNumber(*row, "footprint_bytes");
       if (row->Axis("path") != std::optional<std::string>("global_cg") ||
@@ -682,12 +720,19 @@ class Builder {
         ++within_half;
         continue;
       }
-      if (!dram || !(*c2 * (1 + options_.min_relative_step) < *dram)) {
+      const std::optional<double> overhead = TraceOverhead(*row);
+      if (overhead_known && !overhead) {
+        ++no_overhead;
+        continue;
+      }
+      const double o = overhead.value_or(0);
+      if (!dram || !((*c2 - o) * (1 + options_.min_relative_step) < *dram)) {
         ++at_dram;
         continue;
       }
-      near.push_back(*c1);
-      far.push_back(*c2);
+      if (overhead) overheads.push_back(*overhead);
+      near.push_back(*c1 - o);
+      far.push_back(*c2 - o);
       near_fraction.push_back(*f1);
       far_fraction.push_back(*f2);
       if (const std::optional<double> clock = RowSmClockMhz(*row); clock && *clock > 0) {
@@ -716,11 +761,17 @@ class Builder {
                          " left out"),
             "near the L2's capacity a second level can be DRAM misses, not far hits");
     }
+    if (no_overhead > 0) {
+      Basis("L2 partitions (trace)", where,
+            absl::StrCat(no_overhead, " row(s) without trace_overhead_cycles left out"),
+            "their levels include a timing overhead the others have subtracted");
+    }
+    const std::string overhead_text = OverheadText(overheads);
     if (near_far_from_curve_) {
       if (!near.empty()) {
         Basis("L2 near/far (trace)", where,
               absl::StrCat(near.size(), " row(s) with two L2 levels: ", FormatNumber(Median(near)),
-                           " and ", FormatNumber(Median(far)), " cycles"),
+                           " and ", FormatNumber(Median(far)), " cycles, ", overhead_text),
               "the rows come from the latency curve's two L2 levels");
       }
       return;
@@ -732,19 +783,40 @@ class Builder {
       }
       return;
     }
-    AddTraceNearFar(where, near, far, near_fraction, far_fraction, clocks);
+    AddTraceNearFar(where, near, far, near_fraction, far_fraction, clocks, overhead_text,
+                    !overheads.empty());
+  }
+
+  // A row's trace_overhead_cycles, if it has a finite one.
+  static std::optional<double> TraceOverhead(const Row& row) {
+    const std::optional<double> v = row.Counter("trace_overhead_cycles");
+    if (!v || !std::isfinite(*v)) return std::nullopt;
+    return v;
+  }
+
+  // What was done with the trace's timing overhead, for the basis.
+  static std::string OverheadText(const std::vector<double>& overheads) {
+    if (overheads.empty()) {
+      return "timing overhead not measured (no trace_overhead_cycles): the values include it";
+    }
+    return absl::StrCat("timing overhead subtracted: trace_overhead_cycles, median ",
+                        FormatNumber(Median(overheads)), " cycles");
   }
 
   void AddTraceNearFar(const std::string& where, const std::vector<double>& near,
                        const std::vector<double>& far, const std::vector<double>& near_fraction,
-                       const std::vector<double>& far_fraction, const std::vector<double>& clocks) {
+                       const std::vector<double>& far_fraction, const std::vector<double>& clocks,
+                       const std::string& overhead_text, bool overhead_subtracted) {
     const double clock = clocks.empty() ? 0 : Median(clocks);
     auto make = [&](const char* level, double cycles) {
       HierarchyRow row;
       row.level = level;
       row.latency_cycles = cycles;
       if (clock > 0) row.latency_ns = cycles / clock * 1e3;
-      row.method = MethodFor(kLatencyTrace);
+      row.method = absl::StrCat(MethodFor(kLatencyTrace),
+                                overhead_subtracted
+                                    ? "; per-access timing overhead subtracted"
+                                    : "; includes the per-access timing overhead (not measured)");
       return row;
     };
     const size_t l2 =
@@ -755,7 +827,8 @@ class Builder {
                      {make("L2 near", Median(near)), make("L2 far", Median(far))});
     Basis("L2 near/far latency", where,
           absl::StrCat(near.size(), " row(s): level 1 (", FormatPercent(Median(near_fraction)),
-                       " of accesses) and level 2 (", FormatPercent(Median(far_fraction)), ")"),
+                       " of accesses) and level 2 (", FormatPercent(Median(far_fraction)), "), ",
+                       overhead_text),
           clock > 0 ? absl::StrCat("ns at the rows' SM clock, ", FormatNumber(clock), " MHz")
                     : "no SM clock in the rows: no ns");
   }
@@ -766,25 +839,48 @@ class Builder {
   // has every SM read the same data set (`per_sm_shared`: per-SM bytes, and
   // beyond L2 the SMs still share the data, so there is no DRAM level), its
   // gpu-l2-cache has blocks roam the whole footprint (`total_roaming`).
+  // Files of different L1/shared carveouts (context `l1_carveout`) are
+  // curves of their own too: L1 takes what shared memory leaves, so their
+  // L1 plateaus end at different footprints.
   void Bandwidth() {
-    std::vector<std::string> kinds;
+    std::vector<std::pair<std::string, std::string>> kinds;
     for (const ResultFile* f : files_) {
       if (f->experiment != kMemoryBandwidth) continue;
-      const std::string kind = f->ContextOr("bandwidth_footprint", kTotalSplit);
-      if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) kinds.push_back(kind);
+      for (const Row& row : f->rows) {
+        const std::pair<std::string, std::string> kind{FootprintKind(*f, row),
+                                                       f->ContextOr(kL1Carveout, "")};
+        if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) kinds.push_back(kind);
+      }
     }
-    for (const std::string& kind : kinds) BandwidthCurve(kind);
+    // Roaming reads are the L2 method (each SM streams the whole footprint,
+    // so only a footprint within one SM's L1 hits L1): read first, and
+    // beside dissect's own shares, which stream contiguously and give L1
+    // and DRAM, they give only L2.
+    std::stable_partition(kinds.begin(), kinds.end(),
+                          [](const auto& k) { return k.first == kTotalRoaming; });
+    const bool split = std::any_of(kinds.begin(), kinds.end(),
+                                   [](const auto& k) { return k.first == kTotalSplit; });
+    for (const auto& [kind, carveout] : kinds) {
+      BandwidthCurve(kind, carveout, /*l2_only=*/split && kind == kTotalRoaming);
+    }
   }
 
-  void BandwidthCurve(const std::string& kind) {
+  // How a memory_bandwidth row counts its footprint: sharing=roaming rows
+  // (every block reads the whole footprint) are total_roaming, the others
+  // what their file says.
+  static std::string FootprintKind(const ResultFile& f, const Row& row) {
+    if (row.Axis("sharing") == std::optional<std::string>("roaming")) return kTotalRoaming;
+    return f.ContextOr("bandwidth_footprint", kTotalSplit);
+  }
+
+  void BandwidthCurve(const std::string& kind, const std::string& carveout, bool l2_only) {
     std::vector<const Row*> rows;
     for (const ResultFile* f : files_) {
-      if (f->experiment != kMemoryBandwidth ||
-          f->ContextOr("bandwidth_footprint", kTotalSplit) != kind) {
+      if (f->experiment != kMemoryBandwidth || f->ContextOr(kL1Carveout, "") != carveout) {
         continue;
       }
       for (const Row& row : f->rows) {
-        if (!row.error) rows.push_back(&row);
+        if (!row.error && FootprintKind(*f, row) == kind) rows.push_back(&row);
       }
     }
     // The best measured point over every op, width and footprint.
@@ -824,6 +920,7 @@ class Builder {
     }
     std::string curve = absl::StrCat("memory_bandwidth read, ", width, "-bit");
     if (kind != kTotalSplit) absl::StrAppend(&curve, ", footprint ", kind);
+    if (!carveout.empty()) absl::StrAppend(&curve, ", ", CarveoutText(carveout));
     absl::StatusOr<Segmentation> seg = SegmentCurve(points, options_);
     if (!seg.ok() || seg->plateaus.empty()) {
       Basis("bandwidth", curve, "no plateau", "");
@@ -858,6 +955,7 @@ class Builder {
       if (!sm_count_ || *sm_count_ <= 0) return std::nullopt;
       return footprint / *sm_count_;
     };
+    const std::optional<double> l1_capacity = L1CapacityAt(carveout, curve);
     // Fits L1: the level starts within the measured L1 capacity, else
     // within the largest L1 of current GPUs (256 KiB) when the footprint is
     // per SM. Its start, not its end: a bandwidth level runs on into the
@@ -866,7 +964,7 @@ class Builder {
     auto fits_l1 = [&](const Plateau& plateau) -> std::optional<bool> {
       const std::optional<double> per_sm = share(plateau.x_first);
       if (!per_sm) return std::nullopt;
-      if (const std::optional<double> l1 = L1Capacity()) return *per_sm <= *l1;
+      if (l1_capacity) return *per_sm <= *l1_capacity;
       if (kind != kTotalSplit) return *per_sm <= kLargestL1Bytes;
       return std::nullopt;
     };
@@ -902,6 +1000,13 @@ class Builder {
       } else {
         l1 = top;
       }
+      // Roaming reads leave L1 at one SM's L1: a second level that starts
+      // within the L2 is L2, not DRAM.
+      const std::optional<double> l2_capacity = L2Capacity();
+      if (kind == kTotalRoaming && l1 && l2_capacity && p[*dram].x_first <= *l2_capacity) {
+        l2 = dram;
+        dram.reset();
+      }
     } else {
       const std::optional<double> l2_capacity = L2Capacity();
       if (l2_capacity && p[top].x_first > *l2_capacity) {
@@ -914,6 +1019,12 @@ class Builder {
         Basis("bandwidth", curve, "one plateau", "cannot tell which level");
         return;
       }
+    }
+    if (l2_only && (l1 || dram)) {
+      Basis("bandwidth", curve, "its L1 and DRAM plateaus not used",
+            "the own-share rows (total_split) beside it give those; roaming reads give L2");
+      l1.reset();
+      dram.reset();
     }
     auto text = [&](size_t k) {
       return absl::StrCat("plateau ", k + 1, " of ", p.size(), " (", FormatBytes(p[k].x_first),
@@ -1063,94 +1174,84 @@ class Builder {
           ceiling);
   }
 
+  // The TLB sweep (analysis/tlb.h): rows of one count of distinct lines,
+  // all beyond 2x the L2, at several TLB working sets; the rows whose
+  // footprint lies beyond 2x the L2 but whose lines do not are L2 points,
+  // named in the basis and left out.
   void Tlb() {
     const std::optional<double> dram = RowOf("DRAM").latency_cycles;
-    if (!dram) return;
     const std::optional<double> l2_capacity = L2Capacity();
+    if (!dram || !l2_capacity) return;
+    const std::vector<const Row*> rows = RowsOf(kMemoryLatency);
     for (const char* path : {"global_cg", "global_ca"}) {
-      // (order, footprint) -> stride -> cycles (and ns)
-      std::map<std::pair<std::string, double>, std::map<double, std::vector<double>>> groups,
-          group_ns;
-      for (const Row* row : RowsOf(kMemoryLatency)) {
-        const std::optional<double> cycles = Positive(*row, "cycles_per_load");
-        const std::optional<double> footprint = AxisNumber(*row, "footprint_bytes");
-        const std::optional<double> stride = AxisNumber(*row, "stride_bytes");
-        // Page-local order avoids TLB misses by design: not a TLB sweep.
-        if (row->Axis("path") != std::optional<std::string>(path) || !cycles || !footprint ||
-            !stride || row->Axis("order") == std::optional<std::string>(kPageLocal) ||
-            (l2_capacity && *footprint <= *l2_capacity)) {
-          continue;
-        }
-        const std::pair<std::string, double> key{row->Axis("order").value_or(""), *footprint};
-        groups[key][*stride].push_back(*cycles);
-        if (const std::optional<double> ns = Positive(*row, "ns_per_load")) {
-          group_ns[key][*stride].push_back(*ns);
-        }
+      const TlbSelection selection = SelectTlbSweep(rows, path, *l2_capacity);
+      const std::string lines_limit =
+          absl::StrCat(FormatNumber(kTlbLinesBeyondL2 * *l2_capacity / kLineBytes), " lines, ",
+                       FormatNumber(kTlbLinesBeyondL2), "x the L2's ",
+                       FormatBytes(*l2_capacity));
+      if (selection.l2_lines_rows > 0) {
+        Basis("TLB", absl::StrCat("memory_latency ", path),
+              absl::StrCat(selection.l2_lines_rows,
+                           " row(s) beyond 2x the L2 in footprint but not in distinct lines (",
+                           lines_limit, ") left out"),
+              "their loads hit the L2 (or some do), whatever their footprint: not a TLB sweep");
       }
-      // The group with the most strides (ties: the larger footprint).
-      const std::pair<std::string, double>* chosen = nullptr;
-      for (const auto& [key, strides] : groups) {
-        if (strides.size() < 2) continue;
-        if (chosen == nullptr || strides.size() > groups[*chosen].size() ||
-            (strides.size() == groups[*chosen].size() && key.second > chosen->second)) {
-          chosen = &key;
-        }
-      }
-      if (chosen == nullptr) continue;
-      std::vector<std::pair<double, double>> sweep;  // stride, cycles
-      for (const auto& [stride, values] : groups[*chosen]) {
-        sweep.push_back({stride, Median(values)});
-      }
-      const double limit = *dram * (1 + kTlbExcess);
-      size_t first_high = sweep.size();
-      while (first_high > 0 && sweep[first_high - 1].second > limit) {
-        --first_high;
-      }
-      const std::string where =
-          absl::StrCat(path, chosen->first.empty() ? "" : absl::StrCat(", ", chosen->first),
-                       ", footprint ", FormatBytes(chosen->second));
-      Basis("TLB", absl::StrCat("memory_latency ", where),
-            absl::StrCat(sweep.size(), " strides from ", FormatBytes(sweep.front().first), " to ",
-                         FormatBytes(sweep.back().first)),
-            absl::StrCat("compared with ", dram_source_, " + ", FormatPercent(kTlbExcess), " (",
-                         FormatNumber(limit), " cycles)"));
-      if (first_high == sweep.size()) continue;
-      if (out_.Find("TLB miss") == nullptr) {
-        TlbMissRow(where, sweep.back().first, sweep.back().second,
-                   group_ns[*chosen][sweep.back().first], *dram);
-      }
-      const std::string range =
-          absl::StrCat(FormatNumber(sweep[first_high].second), " cycles at stride ",
-                       FormatBytes(sweep[first_high].first),
-                       first_high + 1 < sweep.size()
-                           ? absl::StrCat(" to ", FormatNumber(sweep.back().second), " cycles at ",
-                                          FormatBytes(sweep.back().first))
-                           : std::string(),
-                       " vs ", dram_source_, " of ", FormatNumber(*dram), " cycles (", where, ")");
-      if (first_high == 0) {
-        Note(absl::StrCat("TLB misses at every measured stride: ", range));
-      } else {
-        Note(absl::StrCat("TLB misses beyond stride ", FormatBytes(sweep[first_high - 1].first),
-                          ": ", range));
-      }
+      if (!selection.sweep) continue;
+      TlbFindings(path, *selection.sweep, *dram, lines_limit);
+    }
+  }
+
+  void TlbFindings(const std::string& path, const TlbSweep& sweep, double dram,
+                   const std::string& lines_limit) {
+    const std::vector<TlbPoint>& points = sweep.points;
+    const double limit = dram * (1 + kTlbExcess);
+    size_t first_high = points.size();
+    while (first_high > 0 && points[first_high - 1].cycles > limit) --first_high;
+    const std::string where =
+        absl::StrCat(path, ", ", FormatNumber(sweep.lines), " lines over ",
+                     FormatNumber(sweep.pages), " pages of ", FormatBytes(kTlbPageBytes));
+    auto pages = [](double n) {
+      return absl::StrCat(FormatNumber(n), n == 1 ? " page (" : " pages (",
+                          FormatBytes(n * kTlbPageBytes), ")");
+    };
+    Basis("TLB", absl::StrCat("memory_latency ", where),
+          absl::StrCat(points.size(), " TLB working sets from ", pages(points.front().working_pages),
+                       " to ", pages(points.back().working_pages),
+                       " chased at once, every point beyond ", lines_limit),
+          absl::StrCat("compared with ", dram_source_, " + ", FormatPercent(kTlbExcess), " (",
+                       FormatNumber(limit), " cycles)"));
+    if (first_high == points.size()) return;
+    if (out_.Find("TLB miss") == nullptr) TlbMissRow(where, points.back(), dram);
+    const std::string range = absl::StrCat(
+        FormatNumber(points[first_high].cycles), " cycles at ",
+        pages(points[first_high].working_pages),
+        first_high + 1 < points.size()
+            ? absl::StrCat(" to ", FormatNumber(points.back().cycles), " cycles at ",
+                           pages(points.back().working_pages))
+            : std::string(),
+        " vs ", dram_source_, " of ", FormatNumber(dram), " cycles (", where, ")");
+    if (first_high == 0) {
+      Note(absl::StrCat("TLB misses at every measured working set: ", range));
+    } else {
+      Note(absl::StrCat("TLB misses beyond ", pages(points[first_high - 1].working_pages),
+                        " chased at once: ", range));
     }
   }
 
   // The "TLB miss" row, after DRAM: the latency at the sweep's largest
-  // stride, where (nearly) every load misses the TLB.
-  void TlbMissRow(const std::string& where, double stride, double cycles,
-                  const std::vector<double>& ns, double dram) {
+  // working set, where (nearly) every load misses the TLB.
+  void TlbMissRow(const std::string& where, const TlbPoint& point, double dram) {
     HierarchyRow row;
     row.level = "TLB miss";
-    row.latency_cycles = cycles;
-    if (!ns.empty()) row.latency_ns = Median(ns);
+    row.latency_cycles = point.cycles;
+    row.latency_ns = point.ns;
     const auto after_dram = std::find_if(out_.rows.begin(), out_.rows.end(),
                                          [](const HierarchyRow& r) { return r.level == "DRAM"; });
     out_.rows.insert(after_dram == out_.rows.end() ? after_dram : after_dram + 1, std::move(row));
     Basis("TLB miss latency", absl::StrCat("memory_latency ", where),
-          absl::StrCat("the largest stride, ", FormatBytes(stride), ": ", FormatNumber(cycles),
-                       " cycles"),
-          absl::StrCat(FormatNumber(cycles - dram), " cycles above ", dram_source_, " (",
+          absl::StrCat("the largest working set, ", FormatNumber(point.working_pages),
+                       " pages chased at once: ", FormatNumber(point.cycles), " cycles"),
+          absl::StrCat(FormatNumber(point.cycles - dram), " cycles above ", dram_source_, " (",
                        FormatNumber(dram), " cycles)"));
   }
 
@@ -1169,6 +1270,9 @@ class Builder {
   std::optional<double> device_l2_bytes_;
   std::optional<double> dram_peak_gbps_;
   std::optional<double> sm_count_;
+  // The L1/shared carveout (context l1_carveout) of the curve the L1
+  // capacity comes from; "" when unknown.
+  std::string l1_carveout_;
   // The latency curve showed two L2 levels (rows L2 near and L2 far).
   bool near_far_from_curve_ = false;
   // What the DRAM latency is, for the TLB lines.
@@ -1182,6 +1286,7 @@ std::string LatencyCurve::Describe() const {
   std::string text = absl::StrCat(experiment, " ", path);
   if (!order.empty()) absl::StrAppend(&text, ", ", order, " order");
   absl::StrAppend(&text, ", stride ", FormatBytes(stride));
+  if (!l1_carveout.empty()) absl::StrAppend(&text, ", l1_carveout ", l1_carveout);
   return text;
 }
 
@@ -1190,7 +1295,9 @@ std::vector<LatencyCurve> BuildLatencyCurves(const std::vector<const ResultFile*
     std::vector<double> cycles;
     std::vector<double> ns;
   };
-  using Key = std::tuple<std::string, std::string, std::string, double>;
+  // Rows of different L1/shared carveouts are never one curve: the L1
+  // capacity depends on it.
+  using Key = std::tuple<std::string, std::string, std::string, double, std::string>;
   std::map<Key, std::map<double, Samples>> grouped;
   for (const ResultFile* file : files) {
     if (file->experiment != kMemoryLatency && file->experiment != kSharedLatency) {
@@ -1203,7 +1310,8 @@ std::vector<LatencyCurve> BuildLatencyCurves(const std::vector<const ResultFile*
       const std::optional<double> stride = AxisNumber(row, "stride_bytes");
       if (!cycles || !footprint || !stride || *footprint <= 0) continue;
       const Key key{file->experiment, row.Axis("path").value_or("shared"),
-                    row.Axis("order").value_or(""), *stride};
+                    row.Axis("order").value_or(""), *stride,
+                    file->ContextOr(kL1Carveout, "")};
       Samples& samples = grouped[key][*footprint];
       samples.cycles.push_back(*cycles);
       if (const std::optional<double> ns = Positive(row, "ns_per_load")) {
@@ -1214,7 +1322,7 @@ std::vector<LatencyCurve> BuildLatencyCurves(const std::vector<const ResultFile*
   std::vector<LatencyCurve> curves;
   for (const auto& [key, by_footprint] : grouped) {
     LatencyCurve curve;
-    std::tie(curve.experiment, curve.path, curve.order, curve.stride) = key;
+    std::tie(curve.experiment, curve.path, curve.order, curve.stride, curve.l1_carveout) = key;
     for (const auto& [footprint, samples] : by_footprint) {
       curve.points.push_back({footprint, Median(samples.cycles)});
       curve.ns.push_back(samples.ns.empty() ? std::nullopt
@@ -1230,7 +1338,7 @@ const LatencyCurve* ChooseLatencyCurve(const std::vector<LatencyCurve>& curves,
   const LatencyCurve* best = nullptr;
   auto rank = [](const LatencyCurve& c) {
     return std::make_tuple(c.experiment != kMemoryLatency, c.order != "random", c.stride < 32,
-                           c.stride >= 32 ? c.stride : -c.stride);
+                           c.stride >= 32 ? c.stride : -c.stride, c.l1_carveout.empty());
   };
   for (const LatencyCurve& c : curves) {
     if (c.path != path || c.points.size() < 2) continue;

@@ -30,6 +30,10 @@ struct HierarchyRow {
   bool capacity_is_lower_bound = false;
   std::optional<double> line_bytes;
   std::optional<double> sector_bytes;
+  // What one miss of this level fills, from latency_trace's miss period on
+  // a cold walk: a sector or the whole line, not the line size (the table
+  // shows it in a finding, not in the line or sector column).
+  std::optional<double> fill_bytes;
   std::optional<double> bandwidth;
   std::string bandwidth_unit;              // "GB/s", or "B/clk/SM" for shared
   std::optional<double> ceiling_fraction;  // bandwidth / ceiling
@@ -77,10 +81,14 @@ struct LatencyCurve {
   std::string path;        // shared_latency rows are path "shared"
   std::string order;       // "" when the experiment has no order axis
   double stride = 0;
+  // Context `l1_carveout` of its files ("" when absent): rows of different
+  // carveouts are different curves, as L1's size depends on it.
+  std::string l1_carveout;
   std::vector<CurvePoint> points;         // x: footprint, y: cycles per load
   std::vector<std::optional<double>> ns;  // ns per load, per point
 
-  // "memory_latency global_ca, random order, stride 128 B".
+  // "memory_latency global_ca, random order, stride 128 B" (and ", l1_carveout
+  // max_l1" where the files record one).
   std::string Describe() const;
 };
 
@@ -90,7 +98,8 @@ std::vector<LatencyCurve> BuildLatencyCurves(const std::vector<const ResultFile*
 
 // The curve the table reads `path` from: at least two footprints; random
 // order first, then the smallest stride >= 32 B, else the largest smaller
-// stride; memory_latency before shared_latency. nullptr if none.
+// stride; memory_latency before shared_latency; a curve whose files record
+// their L1 carveout before one whose files do not. nullptr if none.
 const LatencyCurve* ChooseLatencyCurve(const std::vector<LatencyCurve>& curves,
                                        std::string_view path);
 

@@ -104,6 +104,14 @@ fi
 if ! ./memory_bandwidth --help | grep -q "bytes_in_flight_per_thread"; then
   echo "FAIL: memory_bandwidth --help does not list bytes_in_flight_per_thread"; failures=$((failures + 1))
 fi
+# The L1 carveout the kernels ask for is in every result file's context (the
+# analysis compares it before it uses the chase's L1 capacity on bandwidth
+# plateaus); --help lists what the context will hold.
+for experiment in memory_latency memory_bandwidth; do
+  if ! ./"${experiment}" --help | grep -q "l1_carveout  *max_l1"; then
+    echo "FAIL: ${experiment} --help does not declare context l1_carveout max_l1"; failures=$((failures + 1))
+  fi
+done
 points=$(./shared_bandwidth --list | grep -c '^shared_bandwidth/width_bits:')
 if [[ ${points} -ne 3 ]]; then
   echo "FAIL: shared_bandwidth --list printed ${points} points, want 3"; failures=$((failures + 1))

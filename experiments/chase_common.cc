@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <utility>
+#include <variant>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -46,7 +47,7 @@ absl::StatusOr<ChasePath> ParseChasePath(absl::string_view name) {
 absl::StatusOr<DeviceChain> DeviceChain::Create(const DeviceInfo& device, ChasePath path,
                                                 int64_t footprint_bytes, int64_t stride_bytes,
                                                 ChainOrder order, size_t reserved_shared_bytes,
-                                                cudaStream_t stream) {
+                                                cudaStream_t stream, int64_t group_pages) {
   if (path == ChasePath::kShared && footprint_bytes + static_cast<int64_t>(reserved_shared_bytes) >
                                         device.shared_per_block_optin_bytes) {
     return Skipped(absl::StrCat("footprint ", footprint_bytes, " B (+", reserved_shared_bytes,
@@ -71,7 +72,7 @@ absl::StatusOr<DeviceChain> DeviceChain::Create(const DeviceInfo& device, ChaseP
   DeviceChain chain;
   chain.path_ = path;
   DISSECT_ASSIGN_OR_RETURN(chain.words_,
-                           BuildChain(footprint_bytes, stride_bytes, order, kChainSeed));
+                           BuildChain(footprint_bytes, stride_bytes, order, kChainSeed, group_pages));
   chain.slots_ = static_cast<uint64_t>(footprint_bytes / stride_bytes);
   DISSECT_ASSIGN_OR_RETURN(chain.device_, DeviceBuffer<uint32_t>::Allocate(chain.words_.size()));
   // What the path reads: 64-bit device addresses on the global paths, byte
@@ -158,11 +159,28 @@ std::vector<MetricSpec> ChaseLatencyMetrics() {
 absl::Status ValidateChasePoint(const Point& point) {
   const int64_t stride = point.Int("stride_bytes");
   DISSECT_RETURN_IF_ERROR(ValidateChainGeometry(point.Int("footprint_bytes"), stride));
+  const std::string* order = nullptr;
+  for (const auto& [name, value] : point.values()) {
+    if (name == "order") order = std::get_if<std::string>(&value);
+  }
   for (const auto& [name, value] : point.values()) {
     if (name == "loads" && (point.Int("loads") < 1 || point.Int("loads") % kChaseUnroll != 0)) {
       return absl::InvalidArgumentError(absl::StrCat(
           "loads must be a positive multiple of ", kChaseUnroll, " (got ", point.Int("loads"),
           "): the timed loop chases ", kChaseUnroll, " loads a trip"));
+    }
+    if (name == "group_pages" && point.Int("group_pages") < 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("group_pages must be >= 1 (got ", point.Int("group_pages"), ")"));
+    }
+    // Other orders ignore it: a row must not claim a TLB working set it
+    // did not have.
+    if (name == "group_pages" && point.Int("group_pages") != 1 &&
+        (order == nullptr || *order != "page_local")) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("group_pages (", point.Int("group_pages"),
+                       ") applies to order=page_local only, not order=",
+                       order == nullptr ? "(none)" : *order));
     }
     if (name == "path") {
       DISSECT_ASSIGN_OR_RETURN(const ChasePath path, ParseChasePath(point.Str("path")));
@@ -237,10 +255,11 @@ absl::StatusOr<ChaseLatencySamples> ReduceChaseTimings(const std::vector<ChaseTi
 }
 
 absl::Status MeasureChaseLatency(PointContext& ctx, ChasePath path, int64_t footprint_bytes,
-                                 int64_t stride_bytes, ChainOrder order, uint64_t timed_loads) {
-  DISSECT_ASSIGN_OR_RETURN(DeviceChain chain,
-                           DeviceChain::Create(ctx.device(), path, footprint_bytes, stride_bytes,
-                                               order, kChaseSharedBytes, ctx.stream()));
+                                 int64_t stride_bytes, ChainOrder order, uint64_t timed_loads,
+                                 int64_t group_pages) {
+  DISSECT_ASSIGN_OR_RETURN(
+      DeviceChain chain, DeviceChain::Create(ctx.device(), path, footprint_bytes, stride_bytes,
+                                             order, kChaseSharedBytes, ctx.stream(), group_pages));
   const int launches = ctx.timing().warmup + ctx.timing().samples;
   // One record per timed launch plus a scratch one for counter passes.
   DISSECT_ASSIGN_OR_RETURN(auto d_out, DeviceBuffer<ChaseTiming>::Allocate(ctx.LaunchSlots()));

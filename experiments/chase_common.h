@@ -54,10 +54,11 @@ class DeviceChain {
   // `reserved_shared_bytes` is static shared memory the kernel also uses.
   // The caller then calls PrepareChase or PrepareChaseTrace on Args(), once,
   // so that the timed launches only launch.
+  // `group_pages`: page-local order's pages visited together (BuildChain).
   static absl::StatusOr<DeviceChain> Create(const DeviceInfo& device, ChasePath path,
                                             int64_t footprint_bytes, int64_t stride_bytes,
                                             ChainOrder order, size_t reserved_shared_bytes,
-                                            cudaStream_t stream);
+                                            cudaStream_t stream, int64_t group_pages = 1);
   DeviceChain(DeviceChain&& other) noexcept;
   DeviceChain& operator=(DeviceChain&&) = delete;
   DeviceChain(const DeviceChain&) = delete;
@@ -84,8 +85,9 @@ class DeviceChain {
 };
 
 // Validates footprint/stride, the stride's word size on the path (8-byte
-// pointers on the global paths) and loads (a positive multiple of
-// kChaseUnroll), for the axes the point has.
+// pointers on the global paths), loads (a positive multiple of
+// kChaseUnroll) and group_pages (>= 1, above 1 only in page_local order),
+// for the axes the point has.
 absl::Status ValidateChasePoint(const Point& point);
 
 // The metrics of the timed chase (shared_latency, memory_latency):
@@ -133,7 +135,8 @@ uint64_t ChaseLoadsPerLaunch(uint64_t timed_loads);
 // ns_per_load, clock_mhz and clock_source (ReduceChaseTimings). Checks
 // every launch reached the chain position the host predicts.
 absl::Status MeasureChaseLatency(PointContext& ctx, ChasePath path, int64_t footprint_bytes,
-                                 int64_t stride_bytes, ChainOrder order, uint64_t timed_loads);
+                                 int64_t stride_bytes, ChainOrder order, uint64_t timed_loads,
+                                 int64_t group_pages = 1);
 
 }  // namespace dissect
 

@@ -118,5 +118,24 @@ TEST(ValidateChasePointTest, LoadsAreAPositiveMultipleOfTheUnroll) {
   EXPECT_FALSE(ValidateChasePoint(MakePoint("shared", 128, 1000)).ok());
 }
 
+TEST(ValidateChasePointTest, PageGroupsOnlyInPageLocalOrder) {
+  Point p = MakePoint("global_cg", 2048, 16);
+  p.Add("order", std::string("page_local"));
+  p.Add("group_pages", int64_t{64});
+  EXPECT_TRUE(ValidateChasePoint(p).ok());
+  Point random = MakePoint("global_cg", 2048, 16);
+  random.Add("order", std::string("random"));
+  random.Add("group_pages", int64_t{64});
+  EXPECT_FALSE(ValidateChasePoint(random).ok());
+  random = MakePoint("global_cg", 2048, 16);
+  random.Add("order", std::string("random"));
+  random.Add("group_pages", int64_t{1});  // the default: no claim
+  EXPECT_TRUE(ValidateChasePoint(random).ok());
+  Point zero = MakePoint("global_cg", 2048, 16);
+  zero.Add("order", std::string("page_local"));
+  zero.Add("group_pages", int64_t{0});
+  EXPECT_FALSE(ValidateChasePoint(zero).ok());
+}
+
 }  // namespace
 }  // namespace dissect

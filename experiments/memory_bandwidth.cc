@@ -11,10 +11,15 @@
 //           per point; CUDA events around each launch, which does nothing
 //           but launch, back to back (hot). Bandwidth counts bytes read plus
 //           bytes written: P × footprint. Reads, writes and copies are
-//           checked on the host after the timed launches.
+//           checked on the host after the timed launches. sharing=roaming
+//           (reads only): every block reads the whole footprint in each
+//           pass, starting at its own tile (spread evenly over the
+//           footprint) and wrapping around, so each SM's footprint is all
+//           of it; a pass moves blocks × footprint.
 // Expected: reads and copies step down as the footprint grows: an L1 plateau
 //           while footprint / SMs fits one SM's L1 (the kernels ask for the
-//           largest L1 carveout; far above the DRAM ceiling),
+//           largest L1 carveout, recorded as context l1_carveout max_l1,
+//           as memory_latency's chase does; far above the DRAM ceiling),
 //           an L2 plateau while the footprint fits L2, then DRAM, near but
 //           below device_dram_peak_gbps. Writes do not allocate in L1 (it is
 //           write-through), so they start at the L2 plateau. Footprints with
@@ -26,6 +31,11 @@
 //           few bytes in flight (16 B) may stop short of the DRAM plateau;
 //           the best over bytes_in_flight_per_thread is the device's
 //           (copy: about 85-90% of device_dram_peak_gbps on an H100 SXM).
+//           Own shares keep the L1 plateau up to SMs × L1 (~30 MiB on an
+//           H100), close to the L2's size, so they leave at most a point
+//           or two L2-bound; roaming reads leave L1 beyond one SM's L1
+//           (~256 KiB) and stay in L2 up to its capacity: the L2 read
+//           bandwidth (8.3-9.5 TB/s published for an H100 SXM), then DRAM.
 // Could be confused with: the compiler's work for the hardware's (fewer
 //           loads in flight than bytes_in_flight_per_thread says, loads of
 //           an unused value dropped, dead stores):
@@ -34,7 +44,10 @@
 //           width, all loads before the first use) and
 //           //experiments:bandwidth_ptx_test (every pass loads or stores at
 //           its width and the read kernel keeps its sum); the tiling covers
-//           every element once: //experiments:tiled_stream_test. Host time
+//           every element once, and roaming every block every element
+//           once a pass from spread starts: //experiments:tiled_stream_test
+//           (the roaming tile loop: StreamTileLoopsHoldTheBytesInFlight
+//           checks the roaming read kernels too). Host time
 //           inside the event pair: //probes:event_timer_test. L2 for DRAM:
 //           dram_peak_pct is NaN, and the row says L2-resident, below
 //           2 x device_l2_bytes (experiments/harness/l2_residency.h,
@@ -80,9 +93,9 @@ absl::StatusOr<StreamOp> ParseOp(absl::string_view name) {
       absl::StrCat("op must be read, write or copy, not '", name, "'"));
 }
 
-// Sweeps over the footprint in one launch.
-int64_t Passes(int64_t footprint) {
-  return std::max<int64_t>(1, (kMinTrafficBytes + footprint - 1) / footprint);
+// Passes in one launch, each moving bytes_per_pass.
+int64_t Passes(int64_t bytes_per_pass) {
+  return std::max<int64_t>(1, (kMinTrafficBytes + bytes_per_pass - 1) / bytes_per_pass);
 }
 
 absl::Status Validate(const Point& p) {
@@ -142,7 +155,10 @@ absl::Status Run(PointContext& ctx) {
   const int width_bits = static_cast<int>(ctx.Int("width_bits"));
   const int bytes_in_flight = static_cast<int>(ctx.Int("bytes_in_flight_per_thread"));
   const int64_t footprint = ctx.Int("footprint_bytes");
-  const int64_t passes = Passes(footprint);
+  const bool roaming = ctx.Str("sharing") == "roaming";
+  if (roaming && op != StreamOp::kRead) {
+    return Skipped("sharing=roaming reads only (the L2 read bandwidth it is for)");
+  }
   // Copy reads one half of the footprint and writes the other.
   const size_t buffer_bytes =
       static_cast<size_t>(op == StreamOp::kCopy ? footprint / 2 : footprint);
@@ -159,11 +175,15 @@ absl::Status Run(PointContext& ctx) {
   args.width_bits = width_bits;
   args.bytes_in_flight = bytes_in_flight;
   args.bytes = buffer_bytes;
-  args.passes = static_cast<int>(passes);
+  args.roaming = roaming;
   // The grid (and the L1 carveout) is set once, here: the timed launch does
   // nothing but launch.
   DISSECT_CUDA_RETURN_IF_ERROR(
-      StreamGridBlocks(op, width_bits, bytes_in_flight, buffer_bytes, &args.blocks));
+      StreamGridBlocks(op, width_bits, bytes_in_flight, buffer_bytes, &args.blocks, roaming));
+  // Roaming, every block reads the whole footprint in each pass.
+  const int64_t bytes_per_pass = roaming ? footprint * args.blocks : footprint;
+  const int64_t passes = Passes(bytes_per_pass);
+  args.passes = static_cast<int>(passes);
 
   DeviceBuffer<uint32_t> src, dst, sink;
   if (op != StreamOp::kWrite) {
@@ -173,6 +193,7 @@ absl::Status Run(PointContext& ctx) {
     fill.op = StreamOp::kWrite;
     fill.dst = src.get();
     fill.passes = 1;
+    fill.roaming = false;
     DISSECT_CUDA_RETURN_IF_ERROR(StreamGridBlocks(StreamOp::kWrite, width_bits, bytes_in_flight,
                                                   buffer_bytes, &fill.blocks));
     DISSECT_CUDA_RETURN_IF_ERROR(LaunchStream(fill, ctx.stream()));
@@ -197,11 +218,12 @@ absl::Status Run(PointContext& ctx) {
 
   switch (op) {
     case StreamOp::kRead: {
-      // Every word was read in every pass: the warps' sums add up to
-      // passes × the sum of the source.
+      // Every word was read in every pass (roaming: by every block): the
+      // warps' sums add up to passes × the sum of the source (× blocks).
       DISSECT_ASSIGN_OR_RETURN(const uint32_t source_sum, SumWords(src.get(), words));
       DISSECT_ASSIGN_OR_RETURN(const uint32_t read_sum, SumWords(sink.get(), sink.size()));
-      const uint32_t want = source_sum * static_cast<uint32_t>(passes);
+      const uint32_t want = source_sum * static_cast<uint32_t>(passes) *
+                            static_cast<uint32_t>(roaming ? args.blocks : 1);
       if (read_sum != want) {
         return absl::InternalError(
             absl::StrCat("read kernel summed ", read_sum, ", expected ", want));
@@ -220,7 +242,7 @@ absl::Status Run(PointContext& ctx) {
       break;
   }
 
-  const double bytes_moved = static_cast<double>(footprint) * static_cast<double>(passes);
+  const double bytes_moved = static_cast<double>(bytes_per_pass) * static_cast<double>(passes);
   std::vector<double> gbps;
   for (double t : ms) gbps.push_back(bytes_moved / (t * 1e-3) / 1e9);
   // Every pass sweeps the same footprint: it is the working set, and only
@@ -252,12 +274,22 @@ DISSECT_EXPERIMENT(memory_bandwidth)
                      "bytes / (width_bits / 8) independent accesses per tile; 16, 32, 64 or 128"))
     .AddAxis(IntAxis("footprint_bytes", "B", DefaultFootprints(),
                      "bytes the kernel touches per pass (copy: source + destination)"))
+    .AddAxis(StringAxis("sharing", {"own", "roaming"}, {"own"},
+                        "own: each SM re-reads its 1/SMs share of the footprint in every pass; "
+                        "roaming (read only): every block reads the whole footprint in every "
+                        "pass from its own start, so each SM's footprint is all of it (the L2 "
+                        "level; analysis: bandwidth_footprint total_roaming)"))
     .AddMetric("bandwidth_gbps", "GB/s",
-               "(bytes read + bytes written) / time; passes x footprint per launch")
+               "(bytes read + bytes written) / time; passes x footprint per launch "
+               "(roaming: passes x blocks x footprint)")
     .AddMetric("dram_peak_pct", "%",
                "bandwidth / device_dram_peak_gbps (2 x memory clock x bus width); NaN when "
                "L2-resident (beyond_2x_l2 0)")
     .AddMetrics(L2ResidencyMetrics("footprint_bytes: the bytes every pass touches"))
+    // StreamGridBlocks asks every stream kernel for the largest L1
+    // (kernels/bandwidth.cu); the L1 plateau ends where that L1 does, so
+    // the analysis sets it only beside a chase at the same carveout.
+    .AddContext(kL1CarveoutKey, L1CarveoutName(cudaSharedmemCarveoutMaxL1))
     .Validate(Validate)
     .Run(Run);
 

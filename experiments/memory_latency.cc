@@ -21,8 +21,25 @@
 //           random order defeats prefetching. Past the TLB reach random
 //           order also misses the TLB on most loads, so the DRAM latency is
 //           read from order=page_local at >= 1 GiB (random within each 2 MiB
-//           page, one TLB miss per page), and the TLB-miss latency from a
-//           stride sweep at a large footprint (loads on a new page each).
+//           page, one TLB miss per page).
+// TLB sweep: a TLB effect is only a TLB effect if nothing else changes
+//           between the points, and the distinct lines decide what else
+//           does: a chain of footprint/stride lines that fits the L2 hits it
+//           after the warm-up lap, whatever its footprint. A stride sweep at
+//           one footprint changes exactly that (2 GiB at 4 KiB: 524,288
+//           lines, beyond H100's 409,600; at 8 KiB and up: L2 hits), while
+//           random order already spreads the loads over every page at every
+//           stride, so it moves L2 residency and not the TLB miss rate. The
+//           sweep therefore holds footprint, stride and order fixed (2 GiB at
+//           2 KiB: 1,048,576 lines, 2.6x H100's L2 and 3.2x A100's, so every
+//           load misses the L2 at every point) and varies group_pages from 1
+//           to all 1,024 pages: the chase moves at random among G pages at a
+//           time, so its TLB working set is G pages (G x 2 MiB of reach) and
+//           its lines, pages and L2 reuse distance (one lap) are the same at
+//           every G. Latency stays at the DRAM latency while G pages fit the
+//           TLB's reach and rises by the miss penalty beyond it; the report
+//           (analysis/README.md, memory hierarchy rule 9) classifies rows by
+//           their distinct lines and pages, not by footprint.
 // Could be confused with: L1 hits for L2 on global_cg:
 //           //experiments:kernels_ptx_test checks the PTX load is
 //           ld.global.cg, and //experiments:chase_sass_test
@@ -32,7 +49,13 @@
 //           or extra loads in a hop) and clocks that do not wait for the
 //           chase: chase_sass_test, every path. Fixed cost for latency:
 //           //experiments:chase_common_test (slope of two segments).
-//           Prefetching and TLB misses for cache latency: random and
+//           The L1 of another carveout for memory_bandwidth's L1: every
+//           path but shared asks for the largest L1 (ChaseCarveout, as the
+//           stream kernels do), recorded as context l1_carveout
+//           (//experiments:bad_input_test checks --help declares it); the
+//           report uses this L1 capacity on bandwidth plateaus only at the
+//           same l1_carveout (//analysis:memory_hierarchy_test,
+//           L1CapacityOfAnotherCarveoutDoesNotClassifyBandwidth). Prefetching and TLB misses for cache latency: random and
 //           page_local orders, whose cycles //probes:pointer_chain_test
 //           checks (one cycle over every slot, not strided; page_local
 //           enters each 2 MiB page once). The far L2 partition for DRAM:
@@ -46,6 +69,10 @@
 //           GH200 curve as near 270-290, far 480-520 and DRAM 600-700
 //           cycles, and //analysis:memory_hierarchy_test
 //           (TwoL2LevelsAreNearAndFarWithTheirRanges) a curve of its shape.
+//           DRAM row-buffer hits for TLB hits in the TLB sweep: a small
+//           group keeps the loads within a few MiB, where more of them may
+//           hit an open DRAM row (page_local's DRAM point shares this); the
+//           report's 10% threshold is meant to lie above that, unmeasured.
 //           Not yet ruled out by a test: whether the far plateau is all far
 //           hits or an average over near-homed and far lines (a mean cannot
 //           say; latency_trace's per-access levels at 32 MiB can), and that
@@ -64,7 +91,7 @@ absl::Status Run(PointContext& ctx) {
   DISSECT_ASSIGN_OR_RETURN(const ChasePath path, ParseChasePath(ctx.Str("path")));
   DISSECT_ASSIGN_OR_RETURN(const ChainOrder order, ParseChainOrder(ctx.Str("order")));
   return MeasureChaseLatency(ctx, path, ctx.Int("footprint_bytes"), ctx.Int("stride_bytes"), order,
-                             static_cast<uint64_t>(ctx.Int("loads")));
+                             static_cast<uint64_t>(ctx.Int("loads")), ctx.Int("group_pages"));
 }
 
 DISSECT_EXPERIMENT(memory_latency)
@@ -84,10 +111,17 @@ DISSECT_EXPERIMENT(memory_latency)
     .AddAxis(StringAxis("order", ChainOrderNames(), {"random"},
                         "slot visiting order: address order, a random cycle, or page_local "
                         "(random within each 2 MiB page, page by page: one TLB miss a page)"))
+    .AddAxis(IntAxis("group_pages", "pages", {1},
+                     "page_local only: the 2 MiB pages visited together (random within each "
+                     "group of this many consecutive pages, group by group): the chase's TLB "
+                     "working set; 1 = page by page, >= the pages = random order"))
     .AddAxis(IntAxis("loads", "loads", {4096},
                      "loads of the first timed segment (the second has twice as many); a "
                      "multiple of 16"))
     .AddMetrics(ChaseLatencyMetrics())
+    // What the L1-reading paths ask for (ChaseCarveout); the shared path
+    // asks for max_shared instead, which only its shared-memory chain sees.
+    .AddContext(kL1CarveoutKey, L1CarveoutName(ChaseCarveout(ChasePath::kGlobalCa)))
     .Validate(ValidateChasePoint)
     .Run(Run);
 

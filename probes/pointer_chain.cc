@@ -54,9 +54,14 @@ absl::Status ValidateChainGeometry(int64_t footprint_bytes, int64_t stride_bytes
 }
 
 absl::StatusOr<std::vector<uint32_t>> BuildChain(int64_t footprint_bytes, int64_t stride_bytes,
-                                                 ChainOrder order, uint64_t seed) {
+                                                 ChainOrder order, uint64_t seed,
+                                                 int64_t group_pages) {
   if (absl::Status s = ValidateChainGeometry(footprint_bytes, stride_bytes); !s.ok()) {
     return s;
+  }
+  if (group_pages < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("group_pages must be >= 1 (got ", group_pages, ")"));
   }
   const uint64_t words = static_cast<uint64_t>(footprint_bytes / 4);
   const uint64_t step = static_cast<uint64_t>(stride_bytes / 4);
@@ -71,19 +76,24 @@ absl::StatusOr<std::vector<uint32_t>> BuildChain(int64_t footprint_bytes, int64_
     // Slots 1..n-1 uniformly shuffled: a uniformly random single cycle.
     ShuffleAfterFirst(visit.begin(), visit.end(), rng);
   } else if (order == ChainOrder::kPageLocal) {
+    // A group is group_pages consecutive pages (one page when it is 1, the
+    // same chain as before groups existed).
     const uint64_t per_page = std::max<uint64_t>(1, kChainPageBytes / stride_bytes);
-    const uint64_t pages = (slots + per_page - 1) / per_page;
-    std::vector<uint64_t> page_order(pages);
-    std::iota(page_order.begin(), page_order.end(), 0);
-    ShuffleAfterFirst(page_order.begin(), page_order.end(), rng);
+    const uint64_t per_group =
+        std::min(slots, per_page * static_cast<uint64_t>(std::min<int64_t>(
+                                       group_pages, static_cast<int64_t>(slots))));
+    const uint64_t groups = (slots + per_group - 1) / per_group;
+    std::vector<uint64_t> group_order(groups);
+    std::iota(group_order.begin(), group_order.end(), 0);
+    ShuffleAfterFirst(group_order.begin(), group_order.end(), rng);
     auto next = visit.begin();
-    for (const uint64_t page : page_order) {
+    for (const uint64_t group : group_order) {
       const auto first = next;
-      for (uint64_t s = page * per_page; s < std::min(slots, (page + 1) * per_page); ++s) {
+      for (uint64_t s = group * per_group; s < std::min(slots, (group + 1) * per_group); ++s) {
         *next++ = s;
       }
-      // Page 0 comes first and keeps slot 0 first; other pages shuffle whole.
-      if (page == 0) {
+      // Group 0 comes first and keeps slot 0 first; other groups shuffle whole.
+      if (group == 0) {
         ShuffleAfterFirst(first, next, rng);
       } else {
         std::shuffle(first, next, rng);

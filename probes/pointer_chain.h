@@ -8,7 +8,11 @@
 // random but TLB-friendly: it visits every slot of one kChainPageBytes page
 // (in random order) before it moves to the next page (pages in random
 // order), so a chase far larger than the TLB reach still misses the TLB only
-// once per page, not on nearly every load.
+// once per page, not on nearly every load. With group_pages = G > 1 it does
+// the same for groups of G consecutive pages (random within a group, groups
+// in random order): the chase's TLB working set is G pages while its
+// distinct lines, footprint and stride stay the same, so a sweep over G
+// moves the TLB reach and nothing else (G >= the pages is random order).
 #ifndef DISSECT_PROBES_POINTER_CHAIN_H_
 #define DISSECT_PROBES_POINTER_CHAIN_H_
 
@@ -37,9 +41,11 @@ inline constexpr int64_t kChainPageBytes = int64_t{2} << 20;
 absl::Status ValidateChainGeometry(int64_t footprint_bytes, int64_t stride_bytes);
 
 // Returns footprint_bytes / 4 words; words that are not slots hold 0. The
-// chain starts at word 0.
+// chain starts at word 0. group_pages (>= 1) applies to page-local order:
+// the pages visited together; 1 is page by page.
 absl::StatusOr<std::vector<uint32_t>> BuildChain(int64_t footprint_bytes, int64_t stride_bytes,
-                                                 ChainOrder order, uint64_t seed);
+                                                 ChainOrder order, uint64_t seed,
+                                                 int64_t group_pages = 1);
 
 // The chain as the global paths chase it: 64-bit device addresses. Word
 // pair k of the result holds base + 4 * chain[2k], the address of the next

@@ -95,6 +95,55 @@ TEST(PointerChainTest, PageLocalWithPartialLastPageAndHugeStride) {
   ExpectSingleCycleOverAllSlots(*huge, 2 * kChainPageBytes);
 }
 
+// The TLB sweep's chain: the same slots (so the same distinct lines and
+// pages) at every group size; only how many pages the chase moves among at
+// once changes.
+TEST(PointerChainTest, PageGroupsSetTheTlbWorkingSetAndNothingElse) {
+  constexpr int64_t kStride = 2048;  // one slot per 128 B line and more
+  constexpr int64_t kPages = 16;
+  constexpr int64_t kGroup = 4;
+  auto chain =
+      BuildChain(kPages * kChainPageBytes, kStride, ChainOrder::kPageLocal, 1, kGroup);
+  ASSERT_TRUE(chain.ok());
+  ExpectSingleCycleOverAllSlots(*chain, kStride);
+  const uint64_t page_words = kChainPageBytes / 4;
+  const uint64_t group_words = kGroup * page_words;
+  const uint64_t slots = chain->size() * 4 / kStride;
+  std::set<uint64_t> lines, pages, groups_entered = {0};
+  int group_changes = 0, page_changes = 0;
+  uint32_t j = 0;
+  for (uint64_t k = 0; k < slots; ++k) {
+    const uint32_t next = (*chain)[j];
+    lines.insert(uint64_t{j} * 4 / 128);
+    pages.insert(j / page_words);
+    if (next / group_words != j / group_words) {
+      ++group_changes;
+      EXPECT_TRUE(groups_entered.insert(next / group_words).second || next == 0)
+          << "group " << next / group_words << " entered twice";
+    }
+    page_changes += next / page_words != j / page_words;
+    j = next;
+  }
+  EXPECT_EQ(lines.size(), slots);
+  EXPECT_EQ(pages.size(), static_cast<size_t>(kPages));
+  // Each group is entered once and left once ...
+  EXPECT_EQ(group_changes, kPages / kGroup);
+  // ... and inside it the chase moves among its pages at random (about
+  // 3 in 4 loads change page), not page by page.
+  EXPECT_GT(page_changes, static_cast<int>(slots / 2));
+  // One page per group is page-local order's chain, unchanged.
+  auto one = BuildChain(kPages * kChainPageBytes, kStride, ChainOrder::kPageLocal, 1, 1);
+  auto page_local = BuildChain(kPages * kChainPageBytes, kStride, ChainOrder::kPageLocal, 1);
+  ASSERT_TRUE(one.ok() && page_local.ok());
+  EXPECT_EQ(*one, *page_local);
+  // A group of all the pages (or more) is one random cycle over them.
+  auto all = BuildChain(kPages * kChainPageBytes, kStride, ChainOrder::kPageLocal, 1, 4 * kPages);
+  ASSERT_TRUE(all.ok());
+  ExpectSingleCycleOverAllSlots(*all, kStride);
+  EXPECT_FALSE(
+      BuildChain(kPages * kChainPageBytes, kStride, ChainOrder::kPageLocal, 1, 0).ok());
+}
+
 TEST(PointerChainTest, PointersAddressTheNextSlot) {
   auto chain = BuildChain(256, 16, ChainOrder::kRandom, 7);
   ASSERT_TRUE(chain.ok());

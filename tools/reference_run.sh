@@ -74,10 +74,12 @@ if want memory; then
   run shared_latency shared_latency "$@"
   run relu_bandwidth relu_bandwidth "$@"
   run memory_latency memory_latency --samples=10 "$@"
-  # TLB: 2 GiB spans 1024 pages of 2 MiB, far beyond the L2 plateau's reach;
-  # at large strides each load touches a new page.
-  run memory_latency_tlb memory_latency --samples=5 --axis=path=global_cg --axis=order=random \
-    --axis=footprint_bytes=2GiB --axis=stride_bytes=4KiB:4MiB:*2 "$@"
+  # TLB: the same 1M lines (2 GiB at 2 KiB, beyond 2x L2: every load misses
+  # the L2 at every point) chased 1, 4, ... 1024 pages at a time, so only the
+  # TLB working set changes (experiments/memory_latency.cc, "TLB sweep").
+  run memory_latency_tlb memory_latency --samples=3 --warmup=1 --axis=path=global_cg \
+    --axis=order=page_local --axis=footprint_bytes=2GiB --axis=stride_bytes=2KiB \
+    --axis=group_pages=1:1024:*4 "$@"
   # DRAM without TLB misses (issue 11): random within each 2 MiB page, page
   # by page, over 1 and 2 GiB (20x and 40x L2); the report takes DRAM
   # latency from these rows.
@@ -85,6 +87,10 @@ if want memory; then
     --axis=order=page_local --axis=footprint_bytes=1GiB,2GiB "$@"
   run latency_trace latency_trace --samples=5 "$@"
   run memory_bandwidth memory_bandwidth "$@"
+  # L2 read bandwidth: every block reads the whole footprint (roaming), so
+  # from 1 MiB up each SM's share exceeds its L1 while the total fits L2.
+  run memory_bandwidth_roaming memory_bandwidth --axis=op=read --axis=width_bits=128 \
+    --axis=sharing=roaming --axis=footprint_bytes=1MiB:64MiB:*2 "$@"
   run shared_bandwidth shared_bandwidth "$@"
 fi
 # Issue 5: every cache variant on every configured layer at batch 1 and 8
@@ -108,8 +114,9 @@ fi
 if want l1_bypass_b32; then
   run l1_bypass_b32 l1_bypass --samples=10 --axis=batch=32 "$@"
 fi
-# Tensor cores (issue 6): 48 mma.sync points (the fp8 forms skipped on cc
-# 9.x, where ptxas emulates them) and 528 wgmma points; 406 cuBLASLt points
+# Tensor cores (issue 6): 72 mma.sync points (the fp8 forms skipped on cc
+# 9.x, where ptxas emulates them) and 792 wgmma points (data random,
+# random_cycling and zeros); 406 cuBLASLt points
 # (hot and cold, fp8 with and without fast accumulation) with the
 # tensor-pipe counter (a few replay passes per point on top of the 13 timed
 # launches). Times estimated, unmeasured.

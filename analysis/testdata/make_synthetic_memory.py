@@ -134,14 +134,17 @@ write("synthetic_memory_latency.json",
               1980.0),
       LAT_AXES, LAT_METRICS, points)
 
-# The TLB sweep: one footprint, strides 4 KiB .. 4 MiB (x4).
-TLB = [(4 * KIB, 606), (16 * KIB, 611), (64 * KIB, 618), (256 * KIB, 647),
-       (1 * MIB, 735), (4 * MIB, 902)]
+# The TLB sweep: the same 1 Mi lines (2 GiB at 2 KiB, beyond 2x the L2 at
+# every point) chased 1 .. 1024 pages at a time (x4). Group 1 is page-local
+# DRAM latency; the latency rises once the working set outruns the TLB.
+TLB_AXES = LAT_AXES[:4] + [("group_pages", "pages", "int64")] + LAT_AXES[4:]
+TLB = [(1, 552), (4, 556), (16, 561), (64, 590), (256, 735), (1024, 902)]
 write("synthetic_memory_latency_tlb.json",
-      context(H100_LIKE, "memory_latency", LAT_QUESTION, LAT_AXES, LAT_METRICS,
+      context(H100_LIKE, "memory_latency", LAT_QUESTION, TLB_AXES, LAT_METRICS,
               1980.0),
-      LAT_AXES, LAT_METRICS,
-      [(("global_cg", 256 * MIB, s, "random", 4096), latency(c)) for s, c in TLB])
+      TLB_AXES, LAT_METRICS,
+      [(("global_cg", 2 * GIB, 2 * KIB, "page_local", g, 4096), latency(c))
+       for g, c in TLB])
 
 # --- latency_trace --------------------------------------------------------
 TRACE_AXES = [("path", "-", "string"), ("footprint_bytes", "B", "int64"),
