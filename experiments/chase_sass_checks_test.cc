@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
@@ -18,17 +20,24 @@
 namespace dissect {
 namespace {
 
+// The saved machine code of the kernels before the fix, parsed.
+absl::StatusOr<std::vector<SassFunction>> BeforeFixSass() {
+  const char* srcdir = std::getenv("TEST_SRCDIR");
+  if (srcdir == nullptr) return absl::FailedPreconditionError("run under bazel test");
+  const std::string path =
+      std::string(srcdir) + "/dissect/experiments/testdata/chase_before_issue11.sass";
+  std::ifstream in(path);
+  if (!in.good()) return absl::NotFoundError("cannot read " + path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return ParseCuobjdumpSass(text.str());
+}
+
 // The kernels before issue 11: the global hop was IADD3 + IMAD.X + LDG and
 // the end clock did not wait for the last load. The checks above must
 // reject both (and find the loads and loops they expect).
 TEST(ChaseSassBeforeFixTest, ChecksFailOnTheOffsetChase) {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  ASSERT_NE(srcdir, nullptr) << "run under bazel test";
-  std::ifstream in(std::string(srcdir) + "/dissect/experiments/testdata/chase_before_issue11.sass");
-  ASSERT_TRUE(in.good());
-  std::stringstream text;
-  text << in.rdbuf();
-  absl::StatusOr<std::vector<SassFunction>> fs = ParseCuobjdumpSass(text.str());
+  const absl::StatusOr<std::vector<SassFunction>> fs = BeforeFixSass();
   ASSERT_TRUE(fs.ok()) << fs.status();
   absl::StatusOr<const SassFunction*> ca =
       FindSassFunction(*fs, {Fragment("11ChaseKernel", ChasePath::kGlobalCa)});
@@ -54,13 +63,7 @@ TEST(ChaseSassBeforeFixTest, ChecksFailOnTheOffsetChase) {
 // (LDG.E.STRONG.SM, L1-allocating) pass as global_ca's and fail as global_cg's
 // or ldg's, as they would if ptxas gave the cg chase an L1-allocating load.
 TEST(ChaseSassBeforeFixTest, CacheOperatorCheckTellsL1AllocatingLoadsFromL2Only) {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  ASSERT_NE(srcdir, nullptr) << "run under bazel test";
-  std::ifstream in(std::string(srcdir) + "/dissect/experiments/testdata/chase_before_issue11.sass");
-  ASSERT_TRUE(in.good());
-  std::stringstream text;
-  text << in.rdbuf();
-  absl::StatusOr<std::vector<SassFunction>> fs = ParseCuobjdumpSass(text.str());
+  const absl::StatusOr<std::vector<SassFunction>> fs = BeforeFixSass();
   ASSERT_TRUE(fs.ok()) << fs.status();
   absl::StatusOr<const SassFunction*> ca =
       FindSassFunction(*fs, {Fragment("11ChaseKernel", ChasePath::kGlobalCa)});

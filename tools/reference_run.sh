@@ -114,7 +114,7 @@ fi
 if want l1_bypass_b32; then
   run l1_bypass_b32 l1_bypass --samples=10 --axis=batch=32 "$@"
 fi
-# Tensor cores (issue 6): 72 mma.sync points (the fp8 forms skipped on cc
+# Tensor cores: 72 mma.sync points (the fp8 forms skipped on cc
 # 9.x, where ptxas emulates them) and 792 wgmma points (data random,
 # random_cycling and zeros); 406 cuBLASLt points
 # (hot and cold, fp8 with and without fast accumulation) with the

@@ -16,6 +16,7 @@
 #include "analysis/results.h"
 #include "experiments/harness/experiment.h"
 #include "experiments/harness/result_writer.h"
+#include "experiments/harness/run_test_util.h"
 #include "experiments/harness/runner.h"
 #include "gtest/gtest.h"
 
@@ -110,13 +111,8 @@ Outcome RunSynthetic(RunEnv env, bool collect, const std::string& name) {
       *MetricCatalog::Embedded().Resolve("dram_bytes_read,l2_hit_rate");
   const std::string out =
       std::string(std::getenv("TEST_TMPDIR")) + "/" + name + ".json";
-  std::ostringstream console_text;
-  benchmark::ConsoleReporter console;
-  console.SetOutputStream(&console_text);
-  console.SetErrorStream(&console_text);
   AtomicJsonReporter file(out);
-  outcome.failures = RunPoints(exp, exp.axes(), CartesianProduct(exp.axes()),
-                               env, &console, &file);
+  outcome.failures = RunPointsQuietly(exp, exp.axes(), env, file);
   EXPECT_TRUE(file.status().ok()) << file.status();
   auto parsed = analysis::ReadResultFile(out);
   EXPECT_TRUE(parsed.ok()) << parsed.status();

@@ -13,6 +13,7 @@
 #include "analysis/results.h"
 #include "experiments/harness/experiment.h"
 #include "experiments/harness/result_writer.h"
+#include "experiments/harness/run_test_util.h"
 #include "experiments/harness/runner.h"
 #include "gtest/gtest.h"
 
@@ -146,12 +147,8 @@ TEST(L2Residency, RowsCarryTheCountersAndTheLabel) {
   env.device = H100Like();
   env.clocks_source = "unavailable: synthetic";
   env.progress = false;
-  std::ostringstream console_text;
-  benchmark::ConsoleReporter console;
-  console.SetOutputStream(&console_text);
-  console.SetErrorStream(&console_text);
   AtomicJsonReporter file(out);
-  EXPECT_EQ(RunPoints(exp, exp.axes(), CartesianProduct(exp.axes()), env, &console, &file), 0);
+  EXPECT_EQ(RunPointsQuietly(exp, exp.axes(), env, file), 0);
   auto parsed = analysis::ReadResultFile(out);
   ASSERT_TRUE(parsed.ok()) << parsed.status();
   ASSERT_EQ(parsed->rows.size(), 2u);

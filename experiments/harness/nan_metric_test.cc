@@ -10,6 +10,7 @@
 #include "analysis/results.h"
 #include "experiments/harness/experiment.h"
 #include "experiments/harness/result_writer.h"
+#include "experiments/harness/run_test_util.h"
 #include "experiments/harness/runner.h"
 #include "gtest/gtest.h"
 
@@ -40,12 +41,8 @@ TEST(ResultWriterTest, AllNanMetricIsWrittenAsNanAndMixedNanFails) {
   env.device.sm_count = 132;
   env.clocks_source = "unavailable: synthetic";
   env.progress = false;
-  std::ostringstream console_text;
-  benchmark::ConsoleReporter console;
-  console.SetOutputStream(&console_text);
-  console.SetErrorStream(&console_text);
   AtomicJsonReporter file(out);
-  EXPECT_EQ(RunPoints(exp, exp.axes(), CartesianProduct(exp.axes()), env, &console, &file), 1);
+  EXPECT_EQ(RunPointsQuietly(exp, exp.axes(), env, file), 1);
   auto parsed = analysis::ReadResultFile(out);
   ASSERT_TRUE(parsed.ok()) << parsed.status();
   ASSERT_EQ(parsed->rows.size(), 2u);

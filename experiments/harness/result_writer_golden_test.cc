@@ -12,6 +12,7 @@
 #include "analysis/results.h"
 #include "experiments/harness/experiment.h"
 #include "experiments/harness/result_writer.h"
+#include "experiments/harness/run_test_util.h"
 #include "experiments/harness/runner.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -97,13 +98,8 @@ TEST(ResultWriterGoldenTest, SyntheticExperimentMatchesGolden) {
   env.device = SyntheticDevice();
   env.clocks_source = "unavailable: synthetic";
   env.progress = false;
-  std::ostringstream console_text;
-  benchmark::ConsoleReporter console;
-  console.SetOutputStream(&console_text);
-  console.SetErrorStream(&console_text);
   AtomicJsonReporter file(out);
-  const std::vector<Point> points = CartesianProduct(exp.axes());
-  const int failures = RunPoints(exp, exp.axes(), points, env, &console, &file);
+  const int failures = RunPointsQuietly(exp, exp.axes(), env, file);
   EXPECT_EQ(failures, 1);
   // The throttled 1024 point and its re-measure (RunEnv::cooldown_s 0).
   EXPECT_EQ(mid_sweep_rows, 2);

@@ -18,6 +18,7 @@
 #include "analysis/test_util.h"
 #include "experiments/harness/experiment.h"
 #include "experiments/harness/result_writer.h"
+#include "experiments/harness/run_test_util.h"
 #include "experiments/harness/runner.h"
 #include "gtest/gtest.h"
 
@@ -70,13 +71,9 @@ int RunCarry(const std::string& path, const std::vector<int64_t>& points,
   env.clocks_source = "unavailable: no GPU";
   env.progress = false;
   env.cooldown_s = cooldown_s;
-  std::ostringstream console_text;
-  benchmark::ConsoleReporter console;
-  console.SetOutputStream(&console_text);
-  console.SetErrorStream(&console_text);
   AtomicJsonReporter file(path);
   file.CarryRows(std::move(carried));
-  const int failures = RunPoints(exp, axes, CartesianProduct(axes), env, &console, &file);
+  const int failures = RunPointsQuietly(exp, axes, env, file);
   EXPECT_TRUE(file.status().ok()) << file.status();
   return failures;
 }

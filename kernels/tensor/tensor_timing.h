@@ -23,7 +23,7 @@ struct TensorTiming {
 // clock read, so that the operand loads have completed and the accumulators
 // hold values before the clock starts: ptxas otherwise moves the fragment
 // loads and the accumulator zeroing after the first clock read, into the
-// timed region (issue 11). The output of a launch with `iterations` timed
+// timed region. The output of a launch with `iterations` timed
 // steps per chain holds iterations + UntimedSteps(operands) products per
 // chain. The first timed step may still wait for the untimed ones to
 // retire: at most a few instruction latencies in the span, under 0.1 % of
