@@ -121,17 +121,50 @@ const char* CounterReplayName(CounterReplay replay) {
   return replay == CounterReplay::kKernel ? "kernel" : "user";
 }
 
+absl::StatusOr<ChipCounterPlan> PlanCounters(
+    const std::vector<const CatalogMetric*>& metrics, const std::string& chip) {
+  ChipCounterPlan plan;
+  for (const CatalogMetric* m : metrics) {
+    if (const auto it = m->perfworks.find(chip); it != m->perfworks.end()) {
+      plan.collected.push_back(m);
+      plan.perfworks.push_back(it->second);
+    } else if (const auto why = m->unavailable.find(chip);
+               why != m->unavailable.end()) {
+      plan.skipped.push_back({m->name, why->second});
+    } else {
+      return CounterStatus(
+          CounterCause::kUnknownChip,
+          absl::StrCat("chip ", chip,
+                       " is not in the metric catalog "
+                       "(configs/metrics/catalog.json): no name for ",
+                       m->name, " on it"));
+    }
+  }
+  if (plan.collected.empty() && !plan.skipped.empty()) {
+    return CounterStatus(
+        CounterCause::kUnknownChip,
+        absl::StrCat("none of the requested metrics exists on chip ", chip,
+                     ": ",
+                     absl::StrJoin(plan.skipped, "; ",
+                                   [](std::string* out, const SkippedCounter& s) {
+                                     absl::StrAppend(out, s.name, ": ",
+                                                     s.reason);
+                                   })));
+  }
+  return plan;
+}
+
 CuptiCounters::CuptiCounters(const CuptiApi* api, void* context,
                              CounterReplay replay,
                              std::unique_ptr<CuptiHost> host,
-                             CounterConfig config,
-                             std::vector<const CatalogMetric*> metrics)
+                             CounterConfig config, ChipCounterPlan plan)
     : api_(api),
       context_(context),
       replay_(replay),
       host_(std::move(host)),
       config_(std::move(config)),
-      metrics_(std::move(metrics)) {}
+      metrics_(std::move(plan.collected)),
+      skipped_(std::move(plan.skipped)) {}
 
 CuptiCounters::~CuptiCounters() { DeinitializeProfiler(*api_); }
 
@@ -158,31 +191,17 @@ absl::StatusOr<std::unique_ptr<CuptiCounters>> CuptiCounters::Create(
     }
   } guard{api};
   DISSECT_ASSIGN_OR_RETURN(const std::string chip, ChipName(*api, device));
-  std::vector<std::string> perfworks;
-  std::vector<std::string> unmapped;
-  for (const CatalogMetric* m : metrics) {
-    const auto it = m->perfworks.find(chip);
-    if (it == m->perfworks.end()) {
-      unmapped.push_back(m->name);
-    } else {
-      perfworks.push_back(it->second);
-    }
-  }
-  if (!unmapped.empty()) {
-    return CounterStatus(
-        CounterCause::kUnknownChip,
-        absl::StrCat("the metric catalog has no ", chip, " names for ",
-                     absl::StrJoin(unmapped, ", "),
-                     " (add them to configs/metrics/catalog.json)"));
-  }
+  DISSECT_ASSIGN_OR_RETURN(ChipCounterPlan plan, PlanCounters(metrics, chip));
   DISSECT_ASSIGN_OR_RETURN(std::vector<uint8_t> availability,
                            CounterAvailability(*api, context));
   DISSECT_ASSIGN_OR_RETURN(std::unique_ptr<CuptiHost> host,
                            CuptiHost::Create(chip, std::move(availability)));
-  DISSECT_ASSIGN_OR_RETURN(CounterConfig config, host->BuildConfig(perfworks));
+  DISSECT_ASSIGN_OR_RETURN(CounterConfig config,
+                           host->BuildConfig(plan.perfworks));
   guard.api = nullptr;
-  return std::unique_ptr<CuptiCounters>(new CuptiCounters(
-      api, context, replay, std::move(host), std::move(config), metrics));
+  return std::unique_ptr<CuptiCounters>(
+      new CuptiCounters(api, context, replay, std::move(host),
+                        std::move(config), std::move(plan)));
 }
 
 absl::StatusOr<CounterReading> CuptiCounters::Collect(

@@ -65,13 +65,37 @@ class CounterCollector {
       const BeforePassFn& before_pass) = 0;
 };
 
+// A requested metric that the chip does not have, and why (the catalog's
+// "unavailable" reason).
+struct SkippedCounter {
+  std::string name;  // catalog short name
+  std::string reason;
+};
+
+// How requested metrics map onto one chip: the ones to collect with their
+// perfworks names (in the requested order), and the ones skipped.
+struct ChipCounterPlan {
+  std::vector<const CatalogMetric*> collected;
+  std::vector<std::string> perfworks;  // one per collected metric
+  std::vector<SkippedCounter> skipped;
+};
+
+// Maps `metrics` onto `chip` without CUPTI. A chip the catalog does not cover
+// (neither a name nor a reason for some metric) is kUnknownChip naming it; a
+// request of which nothing exists on the chip is kUnknownChip listing each
+// metric with its reason.
+absl::StatusOr<ChipCounterPlan> PlanCounters(
+    const std::vector<const CatalogMetric*>& metrics, const std::string& chip);
+
 class CuptiCounters : public CounterCollector {
  public:
   // Sets counters up on CUDA device `device` (made current): loads CUPTI,
   // initializes its profiler, asks the chip name, maps `metrics` to that
-  // chip's perfworks names and builds the config image. Errors carry a
-  // CounterCause (cupti_status.h): e.g. kNoCupti when libcupti is missing,
-  // kUnknownChip when the catalog has no names for the chip, kNoGpu.
+  // chip's perfworks names (PlanCounters) and builds the config image.
+  // Metrics the chip lacks are skipped (skipped() says why) and absent from
+  // every reading. Errors carry a CounterCause (cupti_status.h): e.g.
+  // kNoCupti when libcupti is missing, kUnknownChip when the catalog has no
+  // names for the chip, kNoGpu.
   // Errors of permission or another attached profiler may only show at the
   // first Collect.
   static absl::StatusOr<std::unique_ptr<CuptiCounters>> Create(
@@ -85,6 +109,8 @@ class CuptiCounters : public CounterCollector {
   // Passes one Collect needs, as CUPTI scheduled them.
   int passes() const { return config_.passes; }
   CounterReplay replay() const { return replay_; }
+  // Requested metrics this chip does not have, with the reason.
+  const std::vector<SkippedCounter>& skipped() const { return skipped_; }
 
   absl::StatusOr<CounterReading> Collect(
       const LaunchFn& launch, cudaStream_t stream,
@@ -93,14 +119,15 @@ class CuptiCounters : public CounterCollector {
  private:
   CuptiCounters(const CuptiApi* api, void* context, CounterReplay replay,
                 std::unique_ptr<CuptiHost> host, CounterConfig config,
-                std::vector<const CatalogMetric*> metrics);
+                ChipCounterPlan plan);
 
   const CuptiApi* api_;
   void* context_;  // CUcontext
   CounterReplay replay_;
   std::unique_ptr<CuptiHost> host_;
   CounterConfig config_;
-  std::vector<const CatalogMetric*> metrics_;
+  std::vector<const CatalogMetric*> metrics_;  // the collected ones
+  std::vector<SkippedCounter> skipped_;
 };
 
 // The passes CUPTI needs on `chip` for each catalog metric alone and for each

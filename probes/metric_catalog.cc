@@ -1,6 +1,7 @@
 // The hardware-counter catalog; see metric_catalog.h.
 #include "probes/metric_catalog.h"
 
+#include <map>
 #include <set>
 #include <utility>
 
@@ -55,6 +56,97 @@ absl::Status CheckKeys(const Json& object, std::set<std::string> allowed,
   return absl::OkStatus();
 }
 
+// The key of "perfworks" that names one metric for every declared chip.
+constexpr char kAllChips[] = "all";
+
+// The chip -> string object `key` of metric `m` (absent: empty), each chip
+// declared (or "all", where `all_allowed`) and each value one non-empty line.
+absl::StatusOr<std::map<std::string, std::string>> ChipStrings(
+    const Json& m, const char* key, bool all_allowed,
+    const std::map<std::string, std::string>& chips, absl::string_view where) {
+  std::map<std::string, std::string> out;
+  const Json& object = m.value(key, Json::object());
+  if (!object.is_object()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": \"", key, "\" must map chips to strings"));
+  }
+  for (const auto& [chip, value] : object.items()) {
+    if (chips.count(chip) == 0 && !(all_allowed && chip == kAllChips)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": chip ", chip, " is not in \"chips\""));
+    }
+    if (!value.is_string() ||
+        absl::StripAsciiWhitespace(value.get<std::string>()).empty() ||
+        value.get<std::string>().find('\n') != std::string::npos) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": the ", chip, " ", key, " entry must be one non-empty line"));
+    }
+    out[chip] = value.get<std::string>();
+  }
+  return out;
+}
+
+// Fills metric.perfworks (with "all" spread over the declared chips that
+// neither name their own metric nor are unavailable) and metric.unavailable
+// from `m`, so that every declared chip is in exactly one of the two.
+absl::Status ReadChipNames(const Json& m, absl::string_view where,
+                           const std::map<std::string, std::string>& chips,
+                           const std::vector<CatalogMetric>& earlier,
+                           CatalogMetric& metric) {
+  absl::StatusOr<std::map<std::string, std::string>> named =
+      ChipStrings(m, "perfworks", /*all_allowed=*/true, chips, where);
+  if (!named.ok()) return named.status();
+  absl::StatusOr<std::map<std::string, std::string>> unavailable =
+      ChipStrings(m, "unavailable", /*all_allowed=*/false, chips, where);
+  if (!unavailable.ok()) return unavailable.status();
+  metric.unavailable = *std::move(unavailable);
+  const auto all = named->find(kAllChips);
+  for (const auto& [chip, unused] : chips) {
+    const auto own = named->find(chip);
+    const bool is_unavailable = metric.unavailable.count(chip) != 0;
+    if (own != named->end() && is_unavailable) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": chip ", chip, " has a perfworks name and is unavailable"));
+    }
+    if (is_unavailable) continue;
+    if (own == named->end() && all == named->end()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": chip ", chip,
+          " needs a perfworks name (its own or \"all\") or an "
+          "\"unavailable\" reason"));
+    }
+    const std::string& pw = own != named->end() ? own->second : all->second;
+    if (pw.find_first_of(" ,\t") != std::string::npos) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": the ", chip, " perfworks name must be one word"));
+    }
+    for (const CatalogMetric& other : earlier) {
+      const auto it = other.perfworks.find(chip);
+      if (it != other.perfworks.end() && it->second == pw) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            where, ": ", other.name, " already reads ", pw, " on ", chip));
+      }
+    }
+    metric.perfworks[chip] = pw;
+  }
+  if (metric.perfworks.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": unavailable on every chip"));
+  }
+  return absl::OkStatus();
+}
+
+// Chip -> value turned around: each value with its chips, space-separated.
+std::map<std::string, std::string> ChipsByValue(
+    const std::map<std::string, std::string>& by_chip) {
+  std::map<std::string, std::string> out;
+  for (const auto& [chip, value] : by_chip) {
+    std::string& chips = out[value];
+    absl::StrAppend(&chips, chips.empty() ? "" : " ", chip);
+  }
+  return out;
+}
+
 }  // namespace
 
 absl::StatusOr<MetricCatalog> MetricCatalog::Parse(absl::string_view json,
@@ -94,8 +186,8 @@ absl::StatusOr<MetricCatalog> MetricCatalog::Parse(absl::string_view json,
   for (size_t i = 0; i < metrics.size(); ++i) {
     const Json& m = metrics[i];
     std::string where = absl::StrCat("metrics[", i, "]");
-    if (absl::Status s =
-            CheckKeys(m, {"name", "unit", "help", "perfworks"}, where);
+    if (absl::Status s = CheckKeys(
+            m, {"name", "unit", "help", "perfworks", "unavailable"}, where);
         !s.ok()) {
       return fail(s.message());
     }
@@ -116,30 +208,10 @@ absl::StatusOr<MetricCatalog> MetricCatalog::Parse(absl::string_view json,
     absl::StatusOr<std::string> help = RequiredString(m, "help", where);
     if (!help.ok()) return fail(help.status().message());
     metric.help = *help;
-    const Json& perfworks = m.value("perfworks", Json::object());
-    if (!perfworks.is_object() || perfworks.empty()) {
-      return fail(absl::StrCat(
-          where, ": \"perfworks\" must map chips to metric names"));
-    }
-    for (const auto& [chip, pw] : perfworks.items()) {
-      if (catalog.chips_.count(chip) == 0) {
-        return fail(
-            absl::StrCat(where, ": chip ", chip, " is not in \"chips\""));
-      }
-      if (!pw.is_string() || pw.get<std::string>().empty() ||
-          pw.get<std::string>().find_first_of(" ,\t") != std::string::npos) {
-        return fail(absl::StrCat(where, ": the ", chip,
-                                 " perfworks name must be one non-empty word"));
-      }
-      metric.perfworks[chip] = pw.get<std::string>();
-      for (const CatalogMetric& other : catalog.metrics_) {
-        const auto it = other.perfworks.find(chip);
-        if (it != other.perfworks.end() &&
-            it->second == pw.get<std::string>()) {
-          return fail(absl::StrCat(where, ": ", other.name, " already reads ",
-                                   it->second, " on ", chip));
-        }
-      }
+    if (absl::Status s = ReadChipNames(m, where, catalog.chips_,
+                                       catalog.metrics_, metric);
+        !s.ok()) {
+      return fail(s.message());
     }
     catalog.metrics_.push_back(std::move(metric));
   }
@@ -255,14 +327,21 @@ std::string MetricCatalog::Describe() const {
       "each\n"
       "row as cupti/<name>, collected in replay passes after the timed "
       "samples).\n"
-      "Chips: ",
-      absl::StrJoin(chips_, "; ", absl::PairFormatter(" = ")), "\n\n");
+      "Chips (as CUPTI names them):\n");
+  for (const auto& [chip, about] : chips_) {
+    absl::StrAppendFormat(&text, "  %-8s %s\n", chip, about);
+  }
+  absl::StrAppend(&text, "\n");
   absl::StrAppendFormat(&text, "  %-24s %-12s %s\n", "metric", "unit", "help");
   for (const CatalogMetric& m : metrics_) {
     absl::StrAppendFormat(&text, "  %-24s %-12s %s\n", m.name, m.unit, m.help);
-    absl::StrAppend(&text, std::string(40, ' '),
-                    absl::StrJoin(m.perfworks, ", ", absl::PairFormatter(": ")),
-                    "\n");
+    for (const auto& [name, chips] : ChipsByValue(m.perfworks)) {
+      absl::StrAppend(&text, std::string(40, ' '), name, " (", chips, ")\n");
+    }
+    for (const auto& [reason, chips] : ChipsByValue(m.unavailable)) {
+      absl::StrAppend(&text, std::string(40, ' '), "unavailable on ", chips,
+                      ": ", reason, "\n");
+    }
   }
   absl::StrAppend(&text, "\nGroups:\n");
   for (const CatalogGroup& g : groups_) {

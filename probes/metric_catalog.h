@@ -23,8 +23,11 @@ struct CatalogMetric {
   std::string unit;  // e.g. "B", "%", "sectors"
   std::string help;  // one line
   // Chip (as CUPTI names it, e.g. "GH100") → perfworks metric name with its
-  // rollup, e.g. "dram__bytes_read.sum".
+  // rollup, e.g. "dram__bytes_read.sum". The file may give one name for
+  // "all" chips; parsed, every declared chip is here or in `unavailable`.
   std::map<std::string, std::string> perfworks;
+  // Chip → why the metric cannot be read on it (one line).
+  std::map<std::string, std::string> unavailable;
 };
 
 struct CatalogGroup {
@@ -36,9 +39,10 @@ struct CatalogGroup {
 class MetricCatalog {
  public:
   // Parses and checks a catalog: format tag, names of the form [a-z][a-z0-9_]*
-  // and unique across metrics and groups, every metric with a unit, a help
-  // and a perfworks name for at least one declared chip, every group member
-  // a metric. Errors are one line starting with `origin: `.
+  // and unique across metrics and groups, every metric with a unit, a help,
+  // and for every declared chip either a perfworks name (its own or the
+  // "all" one) or the reason it is unavailable, never both; every group
+  // member a metric. Errors are one line starting with `origin: `.
   static absl::StatusOr<MetricCatalog> Parse(absl::string_view json,
                                              absl::string_view origin);
 
@@ -64,8 +68,9 @@ class MetricCatalog {
   std::string MetricNames() const;
   std::string GroupNames() const;
 
-  // The --metrics=list text: one line per metric (name, unit, chips, help),
-  // then one per group with its members.
+  // The --metrics=list text: one line per metric (name, unit, help), its
+  // perfworks names with the chips that read each and the chips it is
+  // unavailable on, then one line per group with its members.
   std::string Describe() const;
 
  private:

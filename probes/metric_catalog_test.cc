@@ -2,6 +2,7 @@
 // catalogs and bad --metrics names fail with a message that says why.
 #include "probes/metric_catalog.h"
 
+#include <map>
 #include <set>
 #include <string>
 
@@ -62,10 +63,30 @@ TEST(EmbeddedCatalogTest, StallReasonsUseTheComparablePerIssueRatio) {
   for (const CatalogMetric& m : MetricCatalog::Embedded().metrics()) {
     if (m.name.rfind("stall_", 0) != 0) continue;
     const std::string reason = m.name.substr(6);
-    EXPECT_EQ(m.perfworks.at("GH100"), "smsp__average_warps_issue_stalled_" +
-                                           reason + "_per_issue_active.ratio");
+    for (const auto& [chip, perfworks] : m.perfworks) {
+      EXPECT_EQ(perfworks, "smsp__average_warps_issue_stalled_" + reason +
+                               "_per_issue_active.ratio")
+          << chip;
+    }
     EXPECT_EQ(m.unit, "warps/issue");
   }
+}
+
+TEST(EmbeddedCatalogTest, CoversAmpereAdaHopperAndBlackwell) {
+  const MetricCatalog& c = MetricCatalog::Embedded();
+  for (const char* chip : {"GA100", "GA102", "AD102", "GH100", "GB100",
+                           "GB202"}) {
+    EXPECT_EQ(c.chips().count(chip), 1u) << chip;
+  }
+  // Every chip either reads a metric or says why it cannot.
+  for (const CatalogMetric& m : c.metrics()) {
+    for (const auto& [chip, unused] : c.chips()) {
+      EXPECT_EQ(m.perfworks.count(chip) + m.unavailable.count(chip), 1u)
+          << m.name << " on " << chip;
+    }
+  }
+  EXPECT_EQ(c.FindMetric("stall_gmma")->perfworks.size(), 1u)
+      << "wgmma stalls exist on Hopper only";
 }
 
 TEST(EmbeddedCatalogTest, GroupAllListsEveryMetricAndAllStallsEveryStall) {
@@ -118,7 +139,14 @@ TEST(ResolveTest, EmptyNameIsAnError) {
 TEST(DescribeTest, ListsMetricsUnitsPerfworksNamesAndGroups) {
   const std::string text = MetricCatalog::Embedded().Describe();
   EXPECT_NE(text.find("dram_bytes_read"), std::string::npos);
-  EXPECT_NE(text.find("GH100: dram__bytes_read.sum"), std::string::npos);
+  EXPECT_NE(text.find("dram__bytes_read.sum (AD102 "), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("dram__bytes_op_read.sum (GB202 GB203 GB205 GB206 "
+                      "GB207)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("unavailable on AD102 "), std::string::npos) << text;
+  EXPECT_NE(text.find("GA100    Ampere: A100"), std::string::npos) << text;
   EXPECT_NE(text.find("all_memory"), std::string::npos);
   EXPECT_NE(text.find("warps/issue"), std::string::npos);
 }
@@ -132,6 +160,29 @@ constexpr char kMinimal[] = R"({
   ],
   "groups": [{"name": "g", "help": "h", "metrics": ["a", "b"]}]
 })";
+
+TEST(ParseTest, AllSpreadsOverChipsThatNeitherOverrideNorLackIt) {
+  auto c = MetricCatalog::Parse(R"({
+    "format": "dissect.metrics.v1",
+    "chips": {"GA100": "Ampere", "GB202": "Blackwell", "GH100": "Hopper"},
+    "metrics": [
+      {"name": "a", "unit": "B", "help": "h",
+       "perfworks": {"all": "x__y.sum", "GB202": "x__y_op.sum"}},
+      {"name": "b", "unit": "B", "help": "h", "perfworks": {"all": "x__z.sum"},
+       "unavailable": {"GA100": "no such unit"}}
+    ]})",
+                                "t.json");
+  ASSERT_TRUE(c.ok()) << c.status();
+  const CatalogMetric* a = c->FindMetric("a");
+  EXPECT_EQ(a->perfworks,
+            (std::map<std::string, std::string>{{"GA100", "x__y.sum"},
+                                                {"GB202", "x__y_op.sum"},
+                                                {"GH100", "x__y.sum"}}));
+  const CatalogMetric* b = c->FindMetric("b");
+  EXPECT_EQ(b->perfworks.count("GA100"), 0u);
+  EXPECT_EQ(b->unavailable.at("GA100"), "no such unit");
+  EXPECT_EQ(b->perfworks.at("GH100"), "x__z.sum");
+}
 
 TEST(ParseTest, MinimalCatalog) {
   auto c = MetricCatalog::Parse(kMinimal, "test.json");
@@ -166,7 +217,8 @@ TEST(ParseTest, RejectsBrokenCatalogs) {
                "chip GA100 is not in \"chips\"");
   ExpectBroken(R"("x__z.sum")", R"("x__y.sum")",
                "a already reads x__y.sum on GH100");
-  ExpectBroken(R"("x__z.sum")", R"("x__z .sum")", "one non-empty word");
+  ExpectBroken(R"("x__z.sum")", R"("x__z .sum")", "perfworks name must be one word");
+  ExpectBroken(R"("x__z.sum")", R"("")", "perfworks entry must be one non-empty line");
   ExpectBroken(
       R"("unit": "B", "help": "h", "perfworks": {"GH100": "x__z.sum"})",
       R"("help": "h", "perfworks": {"GH100": "x__z.sum"})",
@@ -177,6 +229,19 @@ TEST(ParseTest, RejectsBrokenCatalogs) {
                "group a: the name is taken");
   ExpectBroken(R"("format")", R"("formats")", "unknown key \"formats\"");
   ExpectBroken("{", "[", "not valid JSON");
+  ExpectBroken(R"("chips": {"GH100": "Hopper"})",
+               R"("chips": {"GH100": "Hopper", "GA100": "Ampere"})",
+               "metric a: chip GA100 needs a perfworks name (its own or "
+               "\"all\") or an \"unavailable\" reason");
+  ExpectBroken(R"({"GH100": "x__z.sum"})",
+               R"({"GH100": "x__z.sum"}, "unavailable": {"GH100": "gone"})",
+               "metric b: chip GH100 has a perfworks name and is unavailable");
+  ExpectBroken(R"({"GH100": "x__z.sum"})",
+               R"({}, "unavailable": {"GH100": "gone"})",
+               "metric b: unavailable on every chip");
+  ExpectBroken(R"({"GH100": "x__z.sum"})",
+               R"({"GH100": "x__z.sum"}, "unavailable": {"GA100": "gone"})",
+               "metric b: chip GA100 is not in \"chips\"");
 }
 
 }  // namespace
