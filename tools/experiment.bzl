@@ -60,8 +60,12 @@ def dissect_experiment(
     native.cc_binary(
         name = name,
         # The sweep runner and the sweep files' schema check
-        # (//experiments/sweep) carry every experiment binary as data.
-        visibility = ["//experiments:__subpackages__"],
+        # (//experiments/sweep) carry every experiment binary as data, and
+        # so does //tools:readme_examples_test.
+        visibility = [
+            "//experiments:__subpackages__",
+            "//tools:__pkg__",
+        ],
         deps = [
             ":" + name + "_lib",
             "//experiments/harness:main",
