@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -31,19 +32,19 @@ std::string ReadAll(const std::string& path) {
 }
 
 std::string TmpDir() {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  return dir != nullptr ? dir : "/tmp";
+  for (const char* name : {"TEST_TMPDIR", "TMPDIR"}) {
+    const char* dir = std::getenv(name);
+    if (dir != nullptr && *dir != '\0') return dir;
+  }
+  return "/tmp";
 }
 
-struct Outcome {
-  int exit_code = -1;  // -1: did not start or did not exit normally
-  std::string out, err;
-};
+}  // namespace
 
-// Runs argv[0] (a path) with argv, stdout and stderr to files.
-Outcome Run(const std::vector<std::string>& argv) {
+ProgramOutput RunProgram(const std::vector<std::string>& argv) {
   static int runs = 0;
-  const std::string base = absl::StrCat(TmpDir(), "/run", ++runs);
+  // The process id keeps runners that share a temporary folder apart.
+  const std::string base = absl::StrCat(TmpDir(), "/dissect-run-", getpid(), "-", ++runs);
   const std::string out_path = base + ".out", err_path = base + ".err";
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
@@ -54,7 +55,7 @@ Outcome Run(const std::vector<std::string>& argv) {
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
-  Outcome outcome;
+  ProgramOutput outcome;
   pid_t pid = 0;
   const int spawned = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
@@ -66,10 +67,10 @@ Outcome Run(const std::vector<std::string>& argv) {
   if (waitpid(pid, &status, 0) == pid && WIFEXITED(status)) outcome.exit_code = WEXITSTATUS(status);
   outcome.out = ReadAll(out_path);
   outcome.err = ReadAll(err_path);
+  std::remove(out_path.c_str());
+  std::remove(err_path.c_str());
   return outcome;
 }
-
-}  // namespace
 
 std::vector<std::string> ListArguments(const SweepEntry& e, double cooldown_s) {
   std::vector<std::string> argv = {e.binary, "--list"};
@@ -91,7 +92,7 @@ std::vector<std::string> CheckAgainstBinaries(const Sweep& sweep,
       continue;
     }
     const std::vector<std::string> argv = ListArguments(e, sweep.cooldown_s);
-    const Outcome run = Run(argv);
+    const ProgramOutput run = RunProgram(argv);
     const std::string command = absl::StrJoin(argv, " ");
     if (run.exit_code != 0) {
       std::vector<std::string> err = absl::StrSplit(run.err, '\n', absl::SkipEmpty());

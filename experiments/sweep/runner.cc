@@ -30,6 +30,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "experiments/harness/result_writer.h"
+#include "experiments/sweep/preflight.h"
 
 namespace dissect::sweep {
 namespace {
@@ -226,6 +227,7 @@ nlohmann::ordered_json ManifestToJson(const Manifest& m) {
   if (!m.finished.empty()) j["finished"] = m.finished;
   j["git_commit"] = m.git_commit;
   j["device"] = m.device;
+  if (!m.preflight_failure.empty()) j["preflight_failure"] = m.preflight_failure;
   nlohmann::ordered_json entries = nlohmann::ordered_json::array();
   for (const EntryRecord& e : m.entries) {
     nlohmann::ordered_json r = nlohmann::ordered_json::object();
@@ -263,7 +265,8 @@ absl::StatusOr<Manifest> ParseManifest(std::string_view text, std::string_view p
        {std::tuple{"run_id", &m.run_id, true}, std::tuple{"sweep", &m.sweep, true},
         std::tuple{"sweep_file", &m.sweep_file, false}, std::tuple{"host", &m.host, false},
         std::tuple{"started", &m.started, true}, std::tuple{"finished", &m.finished, false},
-        std::tuple{"git_commit", &m.git_commit, false}}) {
+        std::tuple{"git_commit", &m.git_commit, false},
+        std::tuple{"preflight_failure", &m.preflight_failure, false}}) {
     if (absl::Status s = Get(j, key, field, path, required); !s.ok()) return s;
   }
   if (auto it = j.find("device"); it != j.end() && it->is_object()) m.device = *it;
@@ -485,6 +488,9 @@ class SweepRun {
   }
   std::ostream& progress() { return *options_.progress; }
   std::vector<std::string> Arguments(const SweepEntry& entry, bool resume) const;
+  // The device check; returns false (after recording why) when no entry may run.
+  absl::StatusOr<bool> DeviceUsable();
+  void WritePlan(const std::vector<const SweepEntry*>& selected);
   // Runs one entry; returns false when the runner was stopped.
   absl::StatusOr<bool> RunEntry(const SweepEntry& entry, EntryRecord& record);
 
@@ -553,6 +559,40 @@ absl::Status SweepRun::Prepare() {
     manifest_.entries.push_back(std::move(record));
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<bool> SweepRun::DeviceUsable() {
+  manifest_.preflight_failure.clear();
+  if (options_.dry_run || !sweep_.needs_gpu || !options_.check_device) return true;
+  const std::string problem = options_.check_device(options_.device.value_or(0));
+  if (problem.empty()) return true;
+  manifest_.preflight_failure = problem;
+  manifest_.finished = Iso8601(absl::Now());
+  if (absl::Status s = Save(); !s.ok()) return s;
+  progress() << "sweep " << sweep_.name << ": no entry ran: " << problem << "; recorded in "
+             << manifest_path_ << "\n";
+  return false;
+}
+
+void SweepRun::WritePlan(const std::vector<const SweepEntry*>& selected) {
+  std::vector<PlanRow> rows;
+  for (const SweepEntry* e : selected) {
+    PlanRow row;
+    row.entry = e->id;
+    row.time_limit_s = e->time_limit_s;
+    row.done = manifest_.Find(e->id)->status == EntryStatus::kOk;
+    absl::StatusOr<std::string> binary = FindBinary(*e, options_);
+    absl::StatusOr<int> points =
+        binary.ok() ? CountPoints(*binary, *e, sweep_.cooldown_s) : binary.status();
+    if (points.ok()) {
+      row.points = *points;
+    } else {
+      row.points_problem = std::string(points.status().message());
+    }
+    rows.push_back(std::move(row));
+  }
+  dissect::sweep::WritePlan(rows, sweep_.budget_s, *options_.out);
+  *options_.out << "\n";
 }
 
 absl::StatusOr<bool> SweepRun::RunEntry(const SweepEntry& entry, EntryRecord& record) {
@@ -668,8 +708,16 @@ absl::StatusOr<int> SweepRun::Run() {
       selected.push_back(&e);
     }
   }
+  if (absl::Status s = CheckEntryInputs(sweep_, selected); !s.ok()) return s;
+  if (!options_.dry_run) {
+    if (absl::Status s = CheckBudget(sweep_, selected); !s.ok()) return s;
+  }
   if (absl::Status s = Prepare(); !s.ok()) return s;
+  absl::StatusOr<bool> usable = DeviceUsable();
+  if (!usable.ok()) return usable.status();
+  if (!*usable) return kExitNoDevice;
   if (absl::Status s = Save(); !s.ok()) return s;
+  if (options_.dry_run) WritePlan(selected);
 
   double remaining_limits = 0;
   for (const SweepEntry* e : selected) {

@@ -14,6 +14,7 @@
 #ifndef DISSECT_EXPERIMENTS_SWEEP_RUNNER_H_
 #define DISSECT_EXPERIMENTS_SWEEP_RUNNER_H_
 
+#include <functional>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -66,6 +67,9 @@ struct Manifest {
   std::string finished;  // empty while running
   std::string git_commit;
   nlohmann::ordered_json device = nlohmann::ordered_json::object();
+  // Why no entry ran this time (the device check failed); empty otherwise,
+  // and cleared by the next run that passes it.
+  std::string preflight_failure;
   std::vector<EntryRecord> entries;
 
   EntryRecord* Find(std::string_view id);
@@ -151,19 +155,29 @@ struct RunnerOptions {
   // The device's identity; called once per fresh run folder (and on a
   // resume to check it is the same device).
   DeviceIdentity (*query_device)(int index) = nullptr;
+  // Why the children cannot use device `index` ("" when they can; see
+  // preflight.h). Asked before any entry runs unless the sweep needs no GPU
+  // or this is a dry run; unset: not asked.
+  std::function<std::string(int index)> check_device;
   std::ostream* progress = nullptr;  // progress lines (stderr)
-  std::ostream* out = nullptr;       // --dry_run commands (stdout)
+  std::ostream* out = nullptr;       // --dry_run plan and commands (stdout)
 };
 
 // The path of an entry's binary per the options, or an error saying where
 // it was looked for.
 absl::StatusOr<std::string> FindBinary(const SweepEntry& entry, const RunnerOptions& options);
 
-// Runs the sweep into options.out_dir. Returns the runner's exit status: 0
-// every selected entry ok, 1 any failed, timed out or skipped, 128 + signal
-// when stopped by SIGTERM/SIGINT (the running entry is left pending). An
-// error is bad usage (exit 2): unknown --only id, a manifest that is not
-// one or is of another sweep or device, an unwritable folder.
+// Runs the sweep into options.out_dir. First, without a GPU, the entries'
+// inputs and the night's budget (preflight.h), then the device: when it is
+// not usable no entry runs, the manifest records why (preflight_failure),
+// one line goes to `progress` and the status is kExitNoDevice (3).
+// Returns the runner's exit status: 0 every selected entry ok, 1 any
+// failed, timed out or skipped, 3 no device, 128 + signal when stopped by
+// SIGTERM/SIGINT (the running entry is left pending). An error is bad usage
+// (exit 2): unknown --only id, an entry without its input, time limits over
+// the budget, a manifest that is not one or is of another sweep or device,
+// an unwritable folder. A dry run prints the plan (preflight.h WritePlan)
+// and the commands, and writes nothing.
 absl::StatusOr<int> RunSweep(const Sweep& sweep, const RunnerOptions& options);
 
 }  // namespace dissect::sweep

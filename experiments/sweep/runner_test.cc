@@ -1,7 +1,8 @@
 // The sweep runner's pieces on the CPU: child processes (exit, signal, time
 // limit, SIGKILL escalation, stop signal, nothing of the group left),
 // manifest round trip, ETA, and a whole sweep of shell-script stand-ins
-// (status mapping, skipped binaries, resume arguments, --only). The runner
+// (status mapping, skipped binaries, resume arguments, --only, the checks
+// before a night and the --dry_run plan). The runner
 // with the real harness is experiments/sweep/sweep_test.sh.
 #include "experiments/sweep/runner.h"
 
@@ -18,6 +19,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "experiments/sweep/preflight.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -386,6 +388,101 @@ TEST_F(RunSweepTest, RefusesAnotherSweepsOrDevicesFolder) {
   status = RunSweep(sweep_, options_);
   ASSERT_FALSE(status.ok());
   EXPECT_THAT(std::string(status.status().message()), HasSubstr("GPU-fake"));
+}
+
+// A night without a device: one line, one recorded reason, no entry run;
+// the next night on the same folder that has a device clears it.
+TEST_F(RunSweepTest, NoDeviceEndsTheNightBeforeAnyEntry) {
+  int asked = -1;
+  options_.device = 1;
+  options_.check_device = [&asked](int index) {
+    asked = index;
+    return std::string("no CUDA device visible: cuInit: CUDA_ERROR_NO_DEVICE (100)");
+  };
+  absl::StatusOr<int> status = RunSweep(sweep_, options_);
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_EQ(*status, kExitNoDevice);
+  EXPECT_EQ(asked, 1);
+  EXPECT_EQ(progress_.str(), "sweep unit: no entry ran: no CUDA device visible: cuInit: "
+                             "CUDA_ERROR_NO_DEVICE (100); recorded in " +
+                                 out_ + "/manifest.json\n");
+  Manifest m = Read();
+  EXPECT_EQ(m.preflight_failure, "no CUDA device visible: cuInit: CUDA_ERROR_NO_DEVICE (100)");
+  EXPECT_FALSE(m.finished.empty());
+  for (const EntryRecord& e : m.entries) {
+    EXPECT_EQ(e.status, EntryStatus::kPending) << e.id;
+    EXPECT_EQ(e.attempts, 0) << e.id;
+    EXPECT_TRUE(e.reason.empty()) << e.id;
+  }
+  EXPECT_FALSE(fs::exists(out_ + "/e_good.json.args"));
+
+  options_.check_device = [](int) { return std::string(); };
+  status = RunSweep(sweep_, options_);
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_EQ(*status, kExitSomeFailed);
+  EXPECT_EQ(Read().preflight_failure, "");
+  EXPECT_EQ(Read().Find("e_good")->status, EntryStatus::kOk);
+}
+
+TEST_F(RunSweepTest, NoDeviceCheckForCpuSweepsOrDryRuns) {
+  options_.check_device = [](int) { return std::string("no device"); };
+  sweep_.needs_gpu = false;
+  sweep_.entries.resize(1);
+  absl::StatusOr<int> status = RunSweep(sweep_, options_);
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_EQ(*status, kExitAllOk);
+  sweep_.needs_gpu = true;
+  options_.dry_run = true;
+  status = RunSweep(sweep_, options_);
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_EQ(*status, kExitAllOk);
+}
+
+// Inputs and the budget are checked before the device is asked about.
+TEST_F(RunSweepTest, InputsAndBudgetBeforeTheDevice) {
+  bool asked = false;
+  options_.check_device = [&asked](int) {
+    asked = true;
+    return std::string();
+  };
+  sweep_.entries[0].axes = {{"activation_source", "npy_dumps"}};
+  absl::StatusOr<int> status = RunSweep(sweep_, options_);
+  ASSERT_FALSE(status.ok());
+  EXPECT_THAT(std::string(status.status().message()), HasSubstr("no --activations=PATH"));
+  sweep_.entries[0].axes.clear();
+  sweep_.budget_s = 100;  // 5 entries x 30 s
+  status = RunSweep(sweep_, options_);
+  ASSERT_FALSE(status.ok());
+  EXPECT_THAT(std::string(status.status().message()), HasSubstr("over the night's budget"));
+  EXPECT_FALSE(asked);
+  EXPECT_FALSE(fs::exists(out_ + "/manifest.json"));
+  options_.only = {"e_good", "e_aborts", "e_missing"};
+  status = RunSweep(sweep_, options_);
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_TRUE(asked);
+}
+
+TEST_F(RunSweepTest, DryRunPrintsThePlanTable) {
+  WriteScript(root_ + "/experiments/lists",
+              "echo lists/point:1; echo lists/point:2; echo lists/point:3");
+  SweepEntry lists = sweep_.entries[0];
+  lists.id = "e_lists";
+  lists.experiment = "lists";
+  lists.binary = "experiments/lists";
+  lists.time_limit_s = 12;
+  sweep_.entries = {lists, sweep_.entries[4]};  // and e_missing
+  sweep_.budget_s = 60;
+  options_.dry_run = true;
+  absl::StatusOr<int> status = RunSweep(sweep_, options_);
+  ASSERT_TRUE(status.ok()) << status.status();
+  const std::string plan = commands_.str();
+  EXPECT_THAT(plan, HasSubstr("entry             points  time limit\n"
+                              "e_lists                3        12 s\n"
+                              "e_missing              ?        30 s\n"
+                              "total (2 to run)      3+        42 s  of the night's budget "
+                              "of 60 s (18 s to spare)\n"
+                              "? e_missing: binary experiments/missing not found"));
+  EXPECT_THAT(plan, HasSubstr(root_ + "/experiments/lists --benchmark_out="));
 }
 
 TEST(DeviceIdentityTest, AbsentFieldsAreLeftOutAndExplained) {

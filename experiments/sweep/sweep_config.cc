@@ -353,11 +353,22 @@ absl::StatusOr<Sweep> ParseSweepJson(std::string_view text, std::string_view pat
       s = GetString(value, path, "description", sweep.description);
     } else if (key == "defaults") {
       s = ParseDefaults(value, path, defaults, sweep.cooldown_s);
+    } else if (key == "budget_s") {
+      double budget = 0;
+      s = GetSeconds(value, path, "budget_s", true, budget);
+      sweep.budget_s = budget;
+    } else if (key == "needs_gpu") {
+      if (!value.is_boolean()) {
+        s = Bad(path, absl::StrCat("\"needs_gpu\" must be true or false, not ", TypeOf(value)));
+      } else {
+        sweep.needs_gpu = value.get<bool>();
+      }
     } else if (key == "entries") {
       entries = &value;
     } else {
       s = Bad(path, absl::StrCat("unknown key \"", key,
-                                 "\" (known: format, name, description, defaults, entries)"));
+                                 "\" (known: format, name, description, defaults, budget_s, "
+                                 "needs_gpu, entries)"));
     }
     if (!s.ok()) return s;
   }

@@ -5,6 +5,7 @@
 #ifndef DISSECT_EXPERIMENTS_SWEEP_SWEEP_CONFIG_H_
 #define DISSECT_EXPERIMENTS_SWEEP_SWEEP_CONFIG_H_
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -36,6 +37,12 @@ struct Sweep {
   std::string description;
   std::string path;  // the file it was parsed from, as given
   double cooldown_s = 30;
+  // The night's budget in seconds ("budget_s"): the runner refuses to start
+  // when the selected entries' time limits add up to more. Absent: none.
+  std::optional<double> budget_s;
+  // False ("needs_gpu": false) for sweeps of CPU-only experiments (the
+  // selftest): the runner then skips its device check.
+  bool needs_gpu = true;
   std::vector<SweepEntry> entries;
   // Sum of the entries' time limits: the longest the sweep may take.
   double TotalTimeLimit() const;

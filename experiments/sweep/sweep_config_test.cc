@@ -77,6 +77,18 @@ TEST(ParseSweepJson, ReadsEveryFieldAndAppliesDefaults) {
   EXPECT_EQ(wgmma.warmup, 0);
   EXPECT_EQ(wgmma.time_limit_s, 60);
   EXPECT_EQ(sweep->TotalTimeLimit(), 100);
+  EXPECT_FALSE(sweep->budget_s.has_value());
+  EXPECT_TRUE(sweep->needs_gpu);
+}
+
+TEST(ParseSweepJson, BudgetAndNeedsGpu) {
+  absl::StatusOr<Sweep> sweep = ParseSweepJson(
+      Edited("\"description\": \"a few points\",",
+             "\"description\": \"a few points\", \"budget_s\": 600, \"needs_gpu\": false,"),
+      "configs/sweeps/smoke.json");
+  ASSERT_TRUE(sweep.ok()) << sweep.status();
+  EXPECT_EQ(sweep->budget_s, 600);
+  EXPECT_FALSE(sweep->needs_gpu);
 }
 
 TEST(ParseSweepJson, WithoutDefaultsSamplesAndWarmupAreTheBinarys) {
@@ -109,6 +121,10 @@ TEST(ParseSweepJson, ErrorsNameTheFileAndTheEntry) {
        "smoke.json defaults: \"cooldown_s\" is -1; it must be zero or positive"},
       {Edited("\"cooldown_s\": 12.5", "\"cooldown_s\": 3601"),
        "smoke.json defaults: \"cooldown_s\" is 3601; it must be at most 3600"},
+      {Edited("\"name\": \"smoke\",", "\"name\": \"smoke\", \"budget_s\": 0,"),
+       "smoke.json: \"budget_s\" is 0; it must be positive"},
+      {Edited("\"name\": \"smoke\",", "\"name\": \"smoke\", \"needs_gpu\": \"no\","),
+       "smoke.json: \"needs_gpu\" must be true or false, not string"},
       {Edited("\"warmup\": 1,", "\"warmup\": 1, \"retries\": 2,"),
        "defaults: unknown key \"retries\""},
       {Edited("\"time_limit_s\": 60", "\"time_limit_s\": 0"),

@@ -20,6 +20,7 @@
 #include "experiments/harness/build_info.h"
 #include "experiments/sweep/cli_util.h"
 #include "experiments/sweep/device_identity.h"
+#include "experiments/sweep/preflight.h"
 #include "experiments/sweep/runner.h"
 #include "experiments/sweep/sweep_config.h"
 
@@ -38,6 +39,13 @@ DIR/<id>.log (its stdout and stderr). One crash, hang or GPU fault ends only
 its own entry. An entry past its time limit has its process group stopped
 (SIGTERM, then SIGKILL after --kill_grace_s) and is recorded as timeout.
 
+Before any entry runs it checks, without a GPU, each entry's inputs
+(activation_source=npy_dumps needs --activations=PATH in the entry's args)
+and that the selected time limits fit the night's budget; then the CUDA
+driver and the device: a night without one ends in one line, recorded in
+DIR/manifest.json as preflight_failure, and exit 3 (skipped for sweeps with
+"needs_gpu": false, such as selftest).
+
 Resumable: run again with the same --out and entries already ok are skipped;
 the others (pending, failed, timeout, skipped) run again with the harness's
 --resume, which keeps the points already in their result file and measures
@@ -50,7 +58,13 @@ group, leaves it pending in the manifest, and exits 128 + the signal.
                       instead of the runfiles of //experiments:sweep
   --device=N          CUDA device for the children (--device=N); default 0
   --only=ID,ID        run only these entries (the others stay as they are)
-  --dry_run           print the commands that would run, write nothing
+  --dry_run           print the plan (entry, points, time limit, total against
+                      the budget) and the commands that would run; write
+                      nothing, need no GPU
+  --budget_s=S        the night's budget in seconds (default: the sweep
+                      file's "budget_s", else none)
+  --expect_device=X   run only on a device whose name contains X (any case),
+                      or whose UUID is X, e.g. --expect_device=H100
   --kill_grace_s=S    seconds between SIGTERM and SIGKILL (default 5)
   --help              this text
 
@@ -61,8 +75,10 @@ taken to time limits over the entries run so far.
 
 Exit status: 0 every selected entry ok; 1 some entry failed, timed out or
 was skipped (the others still ran); 2 bad usage (unknown sweep, bad flag,
-unwritable --out, a run folder of another sweep or device, or in use by
-another runner); 130/143 stopped by SIGINT/SIGTERM.
+unwritable --out, an entry without its input, time limits over the budget,
+a run folder of another sweep or device, or in use by another runner); 3 no
+entry ran: no NVIDIA driver, no CUDA device visible, or not the expected
+device; 130/143 stopped by SIGINT/SIGTERM.
 
 Example:
   ./bazelw run -c opt //experiments:sweep -- --sweep=nightly --out=/data/dissect/2026-11-23
@@ -82,6 +98,8 @@ int main(int argc, char** argv) {
   dissect::sweep::RunnerOptions options;
   std::string sweep_name;
   std::string out_dir;
+  std::string expect_device;
+  std::optional<double> budget_s;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") {
@@ -105,6 +123,15 @@ int main(int argc, char** argv) {
     } else if (auto v = FlagValue(arg, "only")) {
       options.only = absl::StrSplit(*v, ',', absl::SkipEmpty());
       if (options.only.empty()) return Fail("--only needs entry ids (--only=ID,ID)");
+    } else if (auto v = FlagValue(arg, "budget_s")) {
+      double budget = 0;
+      if (!absl::SimpleAtod(*v, &budget) || !(budget > 0)) {
+        return Fail("--budget_s='" + *v + "' is not a positive number of seconds");
+      }
+      budget_s = budget;
+    } else if (auto v = FlagValue(arg, "expect_device")) {
+      if (v->empty()) return Fail("--expect_device needs part of a device name or a UUID");
+      expect_device = *v;
     } else if (auto v = FlagValue(arg, "kill_grace_s")) {
       double grace = 0;
       if (!absl::SimpleAtod(*v, &grace) || !(grace >= 0 && grace <= 600)) {
@@ -120,6 +147,7 @@ int main(int argc, char** argv) {
 
   absl::StatusOr<dissect::sweep::Sweep> sweep = dissect::sweep::LoadSweep(sweep_name);
   if (!sweep.ok()) return Fail(std::string(sweep.status().message()));
+  if (budget_s.has_value()) sweep->budget_s = budget_s;
   if (!options.bin_dir.empty()) {
     std::error_code ec;
     if (!fs::is_directory(options.bin_dir, ec)) {
@@ -142,6 +170,9 @@ int main(int argc, char** argv) {
   options.host = dissect::sweep::HostName();
   options.git_commit = dissect::GetBuildInfo().git_commit;
   options.query_device = dissect::sweep::QueryDeviceIdentity;
+  options.check_device = [expect_device](int index) {
+    return dissect::sweep::CheckDevice(index, expect_device);
+  };
   options.progress = &std::cerr;
   options.out = &std::cout;
   // The children number devices as NVML does, so that the manifest's

@@ -23,6 +23,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 
@@ -53,7 +54,8 @@ std::string ReadFile(const std::string& path) {
 // The runner, started in the background, stderr to a file.
 class Runner {
  public:
-  explicit Runner(std::vector<std::string> args) : stderr_path_(TempDir("stderr.txt")) {
+  explicit Runner(std::vector<std::string> args)
+      : stdout_path_(TempDir("stdout.txt")), stderr_path_(TempDir("stderr.txt")) {
     args.insert(args.begin(), Runfile("experiments/sweep/sweep"));
     std::vector<char*> argv;
     for (std::string& a : args) argv.push_back(a.data());
@@ -62,7 +64,8 @@ class Runner {
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 2, stderr_path_.c_str(),
                                      O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 1, stdout_path_.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ) != 0) pid_ = -1;
     posix_spawn_file_actions_destroy(&actions);
   }
@@ -83,18 +86,21 @@ class Runner {
   }
   void Signal(int signal) const { kill(pid_, signal); }
   bool started() const { return pid_ > 0; }
+  std::string Stdout() const { return ReadFile(stdout_path_); }
   std::string Stderr() const { return ReadFile(stderr_path_); }
 
  private:
   pid_t pid_ = -1;
-  std::string stderr_path_;
+  std::string stdout_path_, stderr_path_;
 };
 
-int RunToEnd(const std::vector<std::string>& args, std::string* err = nullptr) {
+int RunToEnd(const std::vector<std::string>& args, std::string* err = nullptr,
+             std::string* out = nullptr) {
   Runner runner(args);
   EXPECT_TRUE(runner.started());
   const int status = runner.Wait();
   if (err != nullptr) *err = runner.Stderr();
+  if (out != nullptr) *out = runner.Stdout();
   return status;
 }
 
@@ -317,6 +323,80 @@ TEST(SweepTest, BadUsageExits2WithOneLine) {
   }
   std::string err;
   EXPECT_EQ(RunToEnd({"--help"}, &err), 0);
+}
+
+// A night with no device visible (none on this machine; hidden on a GPU
+// machine): one line, the reason in the manifest, no entry started.
+TEST(SweepTest, NoDeviceIsOneLineAndNoEntryRuns) {
+  const std::string out = TempDir("no_device");
+  setenv("CUDA_VISIBLE_DEVICES", "", 1);
+  std::string err;
+  const int status = RunToEnd({"--sweep=smoke", "--out=" + out}, &err);
+  unsetenv("CUDA_VISIBLE_DEVICES");
+  EXPECT_EQ(status, 3) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  EXPECT_TRUE(absl::StartsWith(err, "sweep smoke: no entry ran: no NVIDIA driver") ||
+              absl::StartsWith(err, "sweep smoke: no entry ran: no CUDA device visible"))
+      << err;
+  Json m = Manifest(out);
+  EXPECT_TRUE(absl::StartsWith(m.value("preflight_failure", ""), "no ")) << m.dump();
+  EXPECT_TRUE(m.contains("finished"));
+  for (const Json& e : m["entries"]) {
+    EXPECT_EQ(e["status"], "pending") << e.dump();
+    EXPECT_EQ(e["attempts"], 0) << e.dump();
+    EXPECT_FALSE(fs::exists(out + "/" + e["log_file"].get<std::string>())) << e.dump();
+  }
+}
+
+// The entry's missing input is reported before the device is looked at:
+// exit 2 (bad usage), not 3 (no device), with no device visible.
+TEST(SweepTest, NpyDumpsWithoutActivationsBeforeTheDevice) {
+  const std::string out = TempDir("npy");
+  setenv("CUDA_VISIBLE_DEVICES", "", 1);
+  std::string err;
+  const int status = RunToEnd(
+      {"--sweep=" + Runfile("experiments/sweep/testdata/npy_dumps_without_activations.json"),
+       "--out=" + out},
+      &err);
+  unsetenv("CUDA_VISIBLE_DEVICES");
+  EXPECT_EQ(status, 2) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  EXPECT_TRUE(absl::StrContains(err, "entry \"trained\" asks for activation_source=npy_dumps "
+                                     "but gives no --activations=PATH"))
+      << err;
+  EXPECT_FALSE(fs::exists(out + "/manifest.json"));
+}
+
+TEST(SweepTest, TimeLimitsOverTheBudgetExit2) {
+  std::string err;
+  EXPECT_EQ(RunToEnd({"--sweep=smoke", "--out=" + TempDir("budget"), "--budget_s=10"}, &err), 2);
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  EXPECT_TRUE(absl::StrContains(err, "over the night's budget of 10 s")) << err;
+}
+
+// --dry_run: the plan table (every smoke entry with the points its binary
+// lists, aligned), the total against smoke.json's budget, then the commands.
+TEST(SweepTest, DryRunPrintsThePlan) {
+  const std::string out = TempDir("dry_run");
+  std::string err, plan;
+  EXPECT_EQ(RunToEnd({"--sweep=smoke", "--out=" + out, "--dry_run"}, &err, &plan), 0) << err;
+  EXPECT_FALSE(fs::exists(out));
+  std::vector<std::string> lines = absl::StrSplit(plan, '\n');
+  ASSERT_GE(lines.size(), 12u) << plan;
+  EXPECT_TRUE(absl::StartsWith(lines[0], "entry ")) << plan;
+  const size_t width = lines[0].size();
+  EXPECT_TRUE(absl::EndsWith(lines[0], "points  time limit")) << plan;
+  for (size_t i = 1; i <= 10; ++i) {
+    EXPECT_EQ(lines[i].size(), width) << "not aligned: " << lines[i];
+    EXPECT_TRUE(absl::EndsWith(lines[i], " s")) << lines[i];
+    EXPECT_EQ(lines[i].find('?'), std::string::npos) << "points not listed: " << plan;
+  }
+  EXPECT_TRUE(absl::StartsWith(lines[1], "shared_latency ")) << plan;
+  EXPECT_TRUE(absl::StartsWith(lines[11], "total (10 to run) ")) << plan;
+  EXPECT_TRUE(absl::StrContains(lines[11], "56 s  of the night's budget of 60 s (4 s to spare)"))
+      << plan;
+  EXPECT_TRUE(absl::StrContains(plan, "experiments/memory_latency --benchmark_out=" + out))
+      << plan;
 }
 
 }  // namespace

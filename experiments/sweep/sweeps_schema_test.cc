@@ -2,7 +2,8 @@
 // parses, names experiment binaries that exist, and each entry's axes, values
 // and flags are accepted by the binary itself (`BIN --list ...`, which needs
 // no GPU, exits 0 and lists at least one point of that experiment). Also the
-// time budgets: nightly.json at most 600 s, smoke.json at most 60 s.
+// time budgets: nightly.json at most 600 s, smoke.json at most 60 s, each
+// declared as its budget_s.
 //
 // Arguments (from BUILD): the sweep files and the experiment binaries, as
 // runfiles paths.
@@ -90,6 +91,7 @@ TEST(SweepsSchema, SelftestSweep) {
   absl::StatusOr<Sweep> sweep = LoadSweep(*file);
   ASSERT_TRUE(sweep.ok()) << sweep.status();
   EXPECT_EQ(sweep->name, "selftest");
+  EXPECT_FALSE(sweep->needs_gpu) << "the selftest runs on the CPU: \"needs_gpu\": false";
   EXPECT_EQ(sweep->cooldown_s, 0);
   std::set<std::string> ids;
   for (const SweepEntry& e : sweep->entries) {
@@ -109,8 +111,11 @@ TEST(SweepsSchema, TimeBudgets) {
     ASSERT_NE(file, nullptr) << name;
     absl::StatusOr<Sweep> sweep = LoadSweep(*file);
     ASSERT_TRUE(sweep.ok()) << sweep.status();
-    EXPECT_LE(sweep->TotalTimeLimit(), budget)
+    ASSERT_TRUE(sweep->budget_s.has_value()) << *file << ": no \"budget_s\"";
+    EXPECT_LE(*sweep->budget_s, budget) << *file << ": \"budget_s\" is over " << budget << " s";
+    EXPECT_LE(sweep->TotalTimeLimit(), *sweep->budget_s)
         << *file << ": the time limits add up to " << sweep->TotalTimeLimit() << " s";
+    EXPECT_TRUE(sweep->needs_gpu) << *file;
     for (const SweepEntry& e : sweep->entries) {
       EXPECT_FALSE(e.why.empty()) << *file << ": entry \"" << e.id
                                   << "\" has no \"why\" (how its size was chosen)";
