@@ -21,6 +21,7 @@
 #include "analysis/run_data.h"
 #include "analysis/tensor.h"
 #include "analysis/tensor_peaks_embedded.h"
+#include "tools/cli/user_path.h"
 
 namespace {
 
@@ -94,7 +95,7 @@ int main(int argc, char** argv) {
     return Fail("needs HISTORY and OUT_DIR, got " + std::to_string(args.size()) +
                 " argument(s) (see --help)");
   }
-  if (absl::Status entered = da::EnterBuildWorkingDirectory(); !entered.ok()) {
+  if (absl::Status entered = dissect::cli::EnterCallerDirectory(); !entered.ok()) {
     return Fail(std::string(entered.message()));
   }
   const std::string history = args[0];

@@ -19,6 +19,7 @@
 #include "absl/strings/str_split.h"
 #include "analysis/figures.h"
 #include "analysis/results.h"
+#include "tools/cli/user_path.h"
 
 namespace {
 
@@ -109,7 +110,7 @@ int main(int argc, char** argv) {
   }
   if (out_dir.empty()) return Fail("--out=DIR is required (see --help)");
 
-  if (absl::Status entered = dissect::analysis::EnterBuildWorkingDirectory();
+  if (absl::Status entered = dissect::cli::EnterCallerDirectory();
       !entered.ok()) {
     return Fail(std::string(entered.message()));
   }

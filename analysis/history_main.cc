@@ -13,6 +13,7 @@
 #include "analysis/format.h"
 #include "analysis/history_db.h"
 #include "analysis/results.h"
+#include "tools/cli/user_path.h"
 
 namespace {
 
@@ -136,7 +137,7 @@ int main(int argc, char** argv) {
   if (!list_devices && !list_points && (device.empty() || point.empty() || metric.empty())) {
     return Fail("need --device, --point and --metric, or --list_devices or --list_points");
   }
-  if (absl::Status status = dissect::analysis::EnterBuildWorkingDirectory(); !status.ok()) {
+  if (absl::Status status = dissect::cli::EnterCallerDirectory(); !status.ok()) {
     return Fail(std::string(status.message()));
   }
   std::error_code ec;

@@ -22,6 +22,7 @@
 #include "analysis/import.h"
 #include "analysis/results.h"
 #include "experiments/harness/result_writer.h"
+#include "tools/cli/user_path.h"
 
 namespace {
 
@@ -183,7 +184,7 @@ int main(int argc, char** argv) {
     return Fail("--device_name is required with --from=gpu-benches (its logs name no device)");
   }
 
-  if (absl::Status entered = dissect::analysis::EnterBuildWorkingDirectory(); !entered.ok()) {
+  if (absl::Status entered = dissect::cli::EnterCallerDirectory(); !entered.ok()) {
     return Fail(std::string(entered.message()));
   }
   if (std::error_code error; !std::filesystem::create_directories(out_dir, error) && error) {

@@ -9,6 +9,7 @@
 #include "absl/status/statusor.h"
 #include "analysis/history_db.h"
 #include "analysis/results.h"
+#include "tools/cli/user_path.h"
 
 namespace {
 
@@ -60,7 +61,7 @@ int main(int argc, char** argv) {
     }
   }
   if (args.size() < 2) return Fail("need a database and at least one path (see --help)");
-  if (absl::Status status = dissect::analysis::EnterBuildWorkingDirectory(); !status.ok()) {
+  if (absl::Status status = dissect::cli::EnterCallerDirectory(); !status.ok()) {
     return Fail(std::string(status.message()));
   }
   absl::StatusOr<std::unique_ptr<dissect::analysis::HistoryDb>> db =

@@ -18,6 +18,7 @@
 #include "analysis/regression.h"
 #include "analysis/results.h"
 #include "analysis/run_data.h"
+#include "tools/cli/user_path.h"
 
 namespace {
 
@@ -139,7 +140,7 @@ int main(int argc, char** argv) {
       return Fail("with --db, the runs are the night's, not folders ('" + args[0] + "')");
     }
   }
-  if (absl::Status entered = dissect::analysis::EnterBuildWorkingDirectory(); !entered.ok()) {
+  if (absl::Status entered = dissect::cli::EnterCallerDirectory(); !entered.ok()) {
     return Fail(std::string(entered.message()));
   }
   absl::StatusOr<Thresholds> thresholds = dissect::analysis::LoadThresholds(thresholds_path);

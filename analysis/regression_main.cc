@@ -17,6 +17,7 @@
 #include "analysis/regression.h"
 #include "analysis/results.h"
 #include "analysis/run_data.h"
+#include "tools/cli/user_path.h"
 
 namespace {
 
@@ -200,7 +201,7 @@ int main(int argc, char** argv) {
     return Fail("with --db, runs are chosen by --candidate and --baseline, not by folder ('" +
                 args[0] + "')");
   }
-  if (absl::Status entered = dissect::analysis::EnterBuildWorkingDirectory(); !entered.ok()) {
+  if (absl::Status entered = dissect::cli::EnterCallerDirectory(); !entered.ok()) {
     return Fail(std::string(entered.message()));
   }
   absl::StatusOr<Thresholds> thresholds = dissect::analysis::LoadThresholds(thresholds_path);

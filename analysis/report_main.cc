@@ -19,6 +19,7 @@
 #include "analysis/stalls.h"
 #include "analysis/tensor.h"
 #include "analysis/tensor_peaks_embedded.h"
+#include "tools/cli/user_path.h"
 
 namespace {
 
@@ -118,7 +119,7 @@ int main(int argc, char** argv) {
                 "--published nor --stalls_csv");
   }
 
-  if (absl::Status entered = dissect::analysis::EnterBuildWorkingDirectory();
+  if (absl::Status entered = dissect::cli::EnterCallerDirectory();
       !entered.ok()) {
     return Fail(std::string(entered.message()));
   }

@@ -2,8 +2,6 @@
 
 #include "analysis/results.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -884,13 +882,6 @@ absl::StatusOr<ReadResults> ReadResultFiles(
     }
   }
   return read;
-}
-
-absl::Status EnterBuildWorkingDirectory() {
-  const char* dir = std::getenv("BUILD_WORKING_DIRECTORY");
-  if (dir == nullptr || *dir == '\0' || chdir(dir) == 0) return absl::OkStatus();
-  return absl::FailedPreconditionError(absl::StrCat(
-      "cannot enter BUILD_WORKING_DIRECTORY ", dir, ": ", std::strerror(errno)));
 }
 
 }  // namespace dissect::analysis

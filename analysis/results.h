@@ -120,11 +120,6 @@ struct ReadResults {
 absl::StatusOr<ReadResults> ReadResultFiles(
     const std::vector<std::string>& args);
 
-// Enters BUILD_WORKING_DIRECTORY where it is set: `bazel run` starts a tool
-// in its runfiles tree, but the user's relative paths are meant from where
-// they ran bazel. OK when the variable is unset.
-absl::Status EnterBuildWorkingDirectory();
-
 }  // namespace dissect::analysis
 
 #endif  // DISSECT_ANALYSIS_RESULTS_H_

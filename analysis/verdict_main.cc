@@ -18,6 +18,7 @@
 #include "analysis/verdict.h"
 #include "analysis/verdict_ranges.h"
 #include "analysis/verdict_ranges_embedded.h"
+#include "tools/cli/user_path.h"
 
 namespace {
 
@@ -147,7 +148,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string default_peers = DefaultPeersDir();  // before leaving the working directory
-  if (absl::Status entered = EnterBuildWorkingDirectory(); !entered.ok()) {
+  if (absl::Status entered = dissect::cli::EnterCallerDirectory(); !entered.ok()) {
     return Fail(std::string(entered.message()));
   }
 

@@ -5,15 +5,21 @@
 #include <iostream>
 #include <string>
 
+#include "absl/status/status.h"
 #include "experiments/harness/experiment.h"
 #include "experiments/harness/runner.h"
 #include "experiments/harness/smoke.h"
+#include "tools/cli/user_path.h"
 
 int main(int argc, char** argv) {
   dissect::Experiment* experiment = dissect::RegisteredExperiment();
   if (experiment == nullptr) {
     std::cerr << "dissect: this binary registers no experiment "
                  "(is the experiment library alwayslink?)\n";
+    return dissect::kExitBadInput;
+  }
+  if (absl::Status entered = dissect::cli::EnterCallerDirectory(); !entered.ok()) {
+    std::cerr << experiment->name() << ": " << entered.message() << "\n";
     return dissect::kExitBadInput;
   }
   if (argc > 1 && std::string(argv[1]) == "--smoke") {

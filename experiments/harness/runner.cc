@@ -36,6 +36,7 @@
 #include "probes/cupti_status.h"
 #include "probes/kernel_records.h"
 #include "probes/stats.h"
+#include "tools/cli/user_path.h"
 
 DEFINE_int32(device, 0, "CUDA device ordinal to measure");
 DEFINE_int32(samples, 20, "timed samples per point (1..100000)");
@@ -128,7 +129,7 @@ absl::StatusOr<Args> ParseArgs(int argc, char** argv, const Experiment& experime
       continue;
     }
     if (absl::ConsumePrefix(&arg, "--benchmark_out=")) {
-      args.out_path = std::string(arg);
+      args.out_path = cli::UserPath(std::string(arg));
       continue;
     }
     if (absl::ConsumePrefix(&arg, "--benchmark_out_format=")) {
@@ -221,8 +222,7 @@ absl::Status InitializeBenchmark(const std::string& argv0,
 }
 
 std::string DefaultOutputPath(const std::string& experiment) {
-  const char* base = std::getenv("BUILD_WORKING_DIRECTORY");
-  std::string dir = absl::StrCat(base != nullptr ? base : ".", "/dissect-results");
+  const std::string dir = cli::UserPath("dissect-results");
   std::time_t now = std::time(nullptr);
   std::tm utc{};
   gmtime_r(&now, &utc);

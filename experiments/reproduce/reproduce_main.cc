@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/numbers.h"
 #include "analysis/papers/catalog.h"
 #include "experiments/harness/build_info.h"
@@ -14,6 +15,7 @@
 #include "experiments/sweep/cli_util.h"
 #include "experiments/sweep/device_identity.h"
 #include "experiments/sweep/runner.h"
+#include "tools/cli/user_path.h"
 
 namespace {
 
@@ -61,8 +63,11 @@ int Fail(const std::string& message) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (absl::Status entered = dissect::cli::EnterCallerDirectory(); !entered.ok()) {
+    return Fail(std::string(entered.message()));
+  }
   using dissect::sweep::FlagValue;
-  using dissect::sweep::UserPath;
+  using dissect::cli::UserPath;
   dissect::reproduce::ReproduceOptions options;
   std::string paper, out_dir, catalog_dir;
   bool list = false;

@@ -28,15 +28,6 @@ std::string Env(const char* name) {
   return value != nullptr ? value : "";
 }
 
-std::string UserPath(const std::string& path) {
-  fs::path p(path);
-  if (p.is_relative()) {
-    const std::string from = Env("BUILD_WORKING_DIRECTORY");
-    p = from.empty() ? fs::absolute(p) : fs::path(from) / p;
-  }
-  return p.lexically_normal().string();
-}
-
 std::vector<std::string> RunfilesRoots() {
   std::vector<std::string> roots;
   for (const char* var : {"RUNFILES_DIR", "TEST_SRCDIR"}) {

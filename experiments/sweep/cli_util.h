@@ -1,7 +1,7 @@
 // Command-line plumbing shared by the tools that run sweeps
-// (//experiments:sweep and //experiments:reproduce): user paths under
-// `bazel run`, where the experiment binaries are, the host name, and the
-// lock that keeps two runners out of one run folder.
+// (//experiments:sweep and //experiments:reproduce): where the experiment
+// binaries are, the host name, and the lock that keeps two runners out of one
+// run folder.
 #ifndef DISSECT_EXPERIMENTS_SWEEP_CLI_UTIL_H_
 #define DISSECT_EXPERIMENTS_SWEEP_CLI_UTIL_H_
 
@@ -16,10 +16,6 @@ std::optional<std::string> FlagValue(const std::string& arg, const std::string& 
 
 // The value of environment variable `name`, "" if unset.
 std::string Env(const char* name);
-
-// A relative path from the user's folder under `bazel run`
-// (BUILD_WORKING_DIRECTORY), else the working directory, made absolute.
-std::string UserPath(const std::string& path);
 
 // The runfiles trees of the running binary ($RUNFILES_DIR, $TEST_SRCDIR,
 // /proc/self/exe.runfiles), each as <tree>/dissect: files of the workspace

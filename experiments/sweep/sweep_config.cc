@@ -18,6 +18,7 @@
 #include "absl/strings/string_view.h"
 #include "experiments/sweep/cli_util.h"
 #include "nlohmann/json.hpp"
+#include "tools/cli/user_path.h"
 
 namespace dissect::sweep {
 namespace {
@@ -391,12 +392,7 @@ absl::StatusOr<Sweep> ParseSweepJson(std::string_view text, std::string_view pat
 absl::StatusOr<Sweep> LoadSweep(const std::string& name_or_path) {
   std::string file;
   if (absl::EndsWith(name_or_path, ".json") || name_or_path.find('/') != std::string::npos) {
-    file = name_or_path;
-    const std::string from = Env("BUILD_WORKING_DIRECTORY");
-    if (!IsFile(file) && !from.empty() && fs::path(file).is_relative() &&
-        IsFile(from + "/" + file)) {
-      file = from + "/" + file;
-    }
+    file = cli::UserPath(name_or_path);
     if (!IsFile(file)) {
       return absl::NotFoundError(absl::StrCat("sweep file ", name_or_path, " not found"));
     }

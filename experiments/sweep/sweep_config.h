@@ -53,8 +53,8 @@ absl::StatusOr<Sweep> ParseSweepJson(std::string_view text, std::string_view pat
 
 // Loads a sweep by name ("nightly" -> configs/sweeps/nightly.json, looked up
 // in the runfiles first, then relative to the working directory and to
-// $BUILD_WORKSPACE_DIRECTORY) or by the path of a .json file (relative paths
-// from the working directory, else from $BUILD_WORKING_DIRECTORY).
+// $BUILD_WORKSPACE_DIRECTORY) or by the path of a .json file (a relative path
+// from the folder the command was run from: cli::UserPath).
 absl::StatusOr<Sweep> LoadSweep(const std::string& name_or_path);
 
 // The child's argv after argv[0]: --benchmark_out=FILE, --samples=N (if

@@ -23,6 +23,7 @@
 #include "experiments/sweep/preflight.h"
 #include "experiments/sweep/runner.h"
 #include "experiments/sweep/sweep_config.h"
+#include "tools/cli/user_path.h"
 
 namespace {
 
@@ -92,9 +93,12 @@ int Fail(const std::string& message) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (absl::Status entered = dissect::cli::EnterCallerDirectory(); !entered.ok()) {
+    return Fail(std::string(entered.message()));
+  }
   using dissect::sweep::FlagValue;
   using dissect::sweep::FolderLock;
-  using dissect::sweep::UserPath;
+  using dissect::cli::UserPath;
   dissect::sweep::RunnerOptions options;
   std::string sweep_name;
   std::string out_dir;
