@@ -109,6 +109,12 @@ std::string& NpyNetwork() {
   return *network;
 }
 
+// Whether a point of another source than npy_dumps was validated before.
+bool& SawOtherSource() {
+  static bool saw = false;
+  return saw;
+}
+
 absl::Status Validate(const Point& p) {
   if (!Input().has_value()) Input() = CheckActivationsFlag();
   if (!Input()->ok()) return Input()->status();
@@ -117,8 +123,18 @@ absl::Status Validate(const Point& p) {
     return absl::InvalidArgumentError(absl::StrCat("batch must be in 1..256 (got ", batch, ")"));
   }
   if (p.Str("activation_source") == kNpyDumps && NpyNetwork().empty()) {
+    // activation_source is the outermost axis, so the first point validated
+    // carries the first source asked for: npy_dumps alone or first is a run
+    // of the dumps, which needs them; after another source (the default
+    // order) its points are skipped.
+    if (FLAGS_activations.empty() && !SawOtherSource()) {
+      return absl::InvalidArgumentError(
+          "activation_source=npy_dumps needs --activations=PATH (a .npy file or a folder of "
+          "them)");
+    }
     NpyNetwork() = p.Str("network");
   }
+  if (p.Str("activation_source") != kNpyDumps) SawOtherSource() = true;
   return ParseThreshold(p.Str("threshold")).status();
 }
 
@@ -218,7 +234,9 @@ DISSECT_EXPERIMENT(activation_sparsity)
         "vectors, zero 16x16 tiles, 2:4 groups, dead channels)?")
     .AddAxis(StringAxis("activation_source", ActivationSourceNames(), {},
                         "synthetic_weights: the built-in forward pass with ReLU; fatrelu: the "
-                        "same with FATReLU at `threshold`; npy_dumps: the --activations dumps"))
+                        "same with FATReLU at `threshold`; npy_dumps: the --activations dumps "
+                        "(asked for alone or first, it needs --activations; after another "
+                        "source without it, its points are skipped)"))
     .AddAxis(StringAxis("network", forward::BuiltinNetworkNames(), {},
                         "the built-in network (npy_dumps runs at the first value only, the "
                         "rest skipped: \"npy dumps have no network\")"))

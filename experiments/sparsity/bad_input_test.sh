@@ -29,6 +29,11 @@ expect 2 "${TEST_TMPDIR}/missing: no such file or folder" activation_sparsity \
 expect 2 "unknown activation layout 'CHWN'" activation_sparsity --activation_layout=CHWN
 expect 2 "--activation_dtype must be auto or bfloat16 (got 'f8')" activation_sparsity \
   --activation_dtype=f8
+# The dumps asked for without the dumps: said before any device is looked for.
+expect 2 "activation_source=npy_dumps needs --activations=PATH" activation_sparsity \
+  --axis=activation_source=npy_dumps
+expect 2 "activation_source=npy_dumps needs --activations=PATH" activation_sparsity \
+  --axis=activation_source=npy_dumps,fatrelu
 expect 2 "no CUDA device visible" activation_sparsity --axis=activation_source=synthetic_weights \
   --axis=network=vgg16 --axis=threshold=0
 
