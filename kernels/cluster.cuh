@@ -8,6 +8,16 @@
 
 #include <cstdint>
 
+// 1 in a device pass for an architecture with thread-block clusters (sm_90
+// and newer), else 0: a kernel that only runs in clusters compiles its body
+// under it and is a trapping stub elsewhere, which the host never launches
+// (the experiment declares compute capability 9.0) and the SASS tests check.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define DISSECT_CLUSTERS_BUILT 1
+#else
+#define DISSECT_CLUSTERS_BUILT 0
+#endif
+
 namespace dissect {
 
 // The 32-bit shared::cta address of a pointer into this block's shared memory.

@@ -79,7 +79,7 @@ std::optional<int64_t> SassInstruction::BranchTarget() const {
 }
 
 bool SassInstruction::ReadsClock() const {
-  if (op != "CS2R" && op != "S2R" && op != "S2UR") return false;
+  if (op != "CS2R" && op != "CS2UR" && op != "S2R" && op != "S2UR") return false;
   return std::any_of(operands.begin(), operands.end(),
                      [](const std::string& o) { return IsClockRegister(o); });
 }
@@ -296,6 +296,8 @@ bool IsBranch(const SassInstruction& in) {
 
 int ValueWidth(const SassInstruction& instruction) {
   if (instruction.HasModifier("128")) return 4;
+  // CS2R.32 (sm_120 code) reads the low word of a clock into one register.
+  if (instruction.HasModifier("32")) return 1;
   if (instruction.HasModifier("64") || instruction.HasModifier("WIDE") ||
       instruction.op == "CS2R") {
     return 2;

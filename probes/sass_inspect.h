@@ -30,7 +30,8 @@ struct SassInstruction {
   // The target of a BRA/BRX/JMP with an immediate address, else nullopt.
   std::optional<int64_t> BranchTarget() const;
   // True for instructions that read %clock / %clock64 / %globaltimer
-  // (CS2R, S2R or S2UR of SR_CLOCKLO/HI or SR_GLOBALTIMERLO/HI).
+  // (CS2R, CS2UR, S2R or S2UR of SR_CLOCKLO/HI or SR_GLOBALTIMERLO/HI;
+  // sm_120 code reads the clock into uniform registers with CS2UR).
   bool ReadsClock() const;
 };
 
@@ -119,7 +120,8 @@ inline std::vector<size_t> IndicesOfOps(const SassFunction& f, const SassLoop& l
 std::vector<int> RegisterNumbers(absl::string_view operand);
 
 // How many consecutive registers one result or stored value of
-// `instruction` spans: 4 for .128; 2 for .64, .WIDE and CS2R; else 1.
+// `instruction` spans: 4 for .128; 1 for .32 (CS2R.32 too); 2 for .64,
+// .WIDE and CS2R; else 1.
 int ValueWidth(const SassInstruction& instruction);
 
 // The registers `instruction` writes: its destination (both destinations

@@ -120,6 +120,39 @@ TEST(SassInspectTest, TextWithoutFunctionsIsAnError) {
       ParseCuobjdumpSass("cuobjdump info    : File 'x.a' does not contain device code").ok());
 }
 
+// sm_120 code reads the clock into a uniform register and branches on a
+// uniform predicate.
+TEST(SassInspectTest, UniformClockReadAndUniformBranch) {
+  constexpr char kUniform[] = R"(arch = sm_120
+		Function : f
+        /*0000*/                   CS2UR UR14, SR_CLOCKLO ;
+        /*0010*/                   LDS R0, [R0+UR8] ;
+        /*0020*/                   BRA.U UP0, 0x10 ;
+        /*0030*/                   CS2R R4, SR_CLOCKLO ;
+)";
+  absl::StatusOr<std::vector<SassFunction>> fs = ParseCuobjdumpSass(kUniform);
+  ASSERT_TRUE(fs.ok());
+  const SassFunction& f = (*fs)[0];
+  EXPECT_EQ(f.arch, "sm_120");
+  EXPECT_TRUE(f.code[0].ReadsClock());
+  EXPECT_EQ(f.code[2].BranchTarget(), 0x10);
+  EXPECT_EQ(TimedLoops(f).size(), 1u);
+  EXPECT_EQ(ValueWidth(f.code[3]), 2);
+}
+
+TEST(SassInspectTest, ThirtyTwoBitClockReadWritesOneRegister) {
+  constexpr char kClock32[] = R"(arch = sm_120
+		Function : f
+        /*0000*/                   CS2R.32 R3, SR_CLOCKLO ;
+)";
+  absl::StatusOr<std::vector<SassFunction>> fs = ParseCuobjdumpSass(kClock32);
+  ASSERT_TRUE(fs.ok());
+  const SassInstruction& clock = (*fs)[0].code[0];
+  EXPECT_EQ(ValueWidth(clock), 1);
+  EXPECT_TRUE(WritesRegister(clock, 3));
+  EXPECT_FALSE(WritesRegister(clock, 4));
+}
+
 TEST(SassInspectTest, NestedLoopsHaveOneInnermost) {
   constexpr char kNested[] = R"(arch = sm_90a
 		Function : f

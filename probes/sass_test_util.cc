@@ -1,9 +1,13 @@
 #include "probes/sass_test_util.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <map>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -15,10 +19,20 @@ SassTestArgs& SassArgs() {
   return *args;
 }
 
-const std::vector<SassFunction>& AllSassFunctions() {
+namespace {
+
+std::string& CurrentArch() {
+  static auto* arch = new std::string();
+  return *arch;
+}
+
+// Every function of every file, all architectures, parsed once.
+const std::vector<SassFunction>& EverySassFunction() {
   static auto* functions = [] {
     auto* out = new std::vector<SassFunction>();
     for (const std::string& file : SassArgs().files) {
+      // A text file (e.g. a build manifest) is data for the test, not code.
+      if (absl::EndsWith(file, ".txt")) continue;
       absl::StatusOr<std::string> text = RunCuobjdumpSass(SassArgs().cuobjdump, file);
       EXPECT_TRUE(text.ok()) << text.status();
       if (!text.ok()) continue;
@@ -32,11 +46,61 @@ const std::vector<SassFunction>& AllSassFunctions() {
   return *functions;
 }
 
+}  // namespace
+
+const std::string& SassArch() { return CurrentArch(); }
+
+int SassArchNumber(const std::string& arch) {
+  if (!absl::StartsWith(arch, "sm_")) return 0;
+  std::string digits;
+  for (size_t i = 3; i < arch.size() && absl::ascii_isdigit(arch[i]); ++i) digits += arch[i];
+  int n = 0;
+  return absl::SimpleAtoi(digits, &n) ? n : 0;
+}
+
+std::vector<std::string> SassArchs() {
+  std::vector<std::string> archs;
+  for (const SassFunction& f : EverySassFunction()) {
+    if (std::find(archs.begin(), archs.end(), f.arch) == archs.end()) archs.push_back(f.arch);
+  }
+  std::sort(archs.begin(), archs.end(), [](const std::string& a, const std::string& b) {
+    return SassArchNumber(a) != SassArchNumber(b) ? SassArchNumber(a) < SassArchNumber(b) : a < b;
+  });
+  return archs;
+}
+
+const std::vector<SassFunction>& AllSassFunctions() {
+  static auto* by_arch = new std::map<std::string, std::vector<SassFunction>>();
+  auto [it, added] = by_arch->try_emplace(SassArch());
+  if (added) {
+    for (const SassFunction& f : EverySassFunction()) {
+      if (f.arch == SassArch()) it->second.push_back(f);
+    }
+  }
+  return it->second;
+}
+
 const SassFunction* SassFunctionNamed(const std::vector<std::string>& fragments,
                                       const std::string& arch) {
-  absl::StatusOr<const SassFunction*> f = FindSassFunction(AllSassFunctions(), fragments, arch);
+  absl::StatusOr<const SassFunction*> f =
+      FindSassFunction(EverySassFunction(), fragments, arch.empty() ? SassArch() : arch);
   EXPECT_TRUE(f.ok()) << f.status();
   return f.ok() ? *f : nullptr;
+}
+
+bool ExpectStubBelow(const SassFunction& f, int min_arch, const std::string& why) {
+  if (SassArchNumber(f.arch) >= min_arch) return false;
+  ExpectStubKernel(f, why);
+  return true;
+}
+
+bool IsStubKernel(const SassFunction& f) { return FindLoops(f).empty() && ClockReads(f).empty(); }
+
+void ExpectStubKernel(const SassFunction& f, const std::string& why) {
+  EXPECT_TRUE(IsStubKernel(f)) << f.name << " (" << f.arch << ") should be a stub (" << why
+                               << ") but has " << FindLoops(f).size() << " loop(s) and "
+                               << ClockReads(f).size() << " clock read(s):\n"
+                               << Listing(f, 0, f.code.size());
 }
 
 std::string SassLine(const SassFunction& f, size_t i) {
@@ -121,8 +185,21 @@ int SassTestMain(int argc, char** argv) {
       return 1;
     }
     std::cout << "SKIPPED: " << args.skip << "\n";
+    return RUN_ALL_TESTS();
   }
-  return RUN_ALL_TESTS();
+  const std::vector<std::string> archs = SassArchs();
+  if (archs.empty()) {
+    std::cerr << "FAIL: no SASS in " << absl::StrJoin(args.files, " ") << "\n";
+    return 1;
+  }
+  int status = 0;
+  for (const std::string& arch : archs) {
+    CurrentArch() = arch;
+    std::cout << "=== the SASS of " << arch << "\n";
+    if (RUN_ALL_TESTS() != 0) status = 1;
+  }
+  std::cout << "checked the SASS of " << absl::StrJoin(archs, ", ") << "\n";
+  return status;
 }
 
 }  // namespace dissect

@@ -17,19 +17,47 @@ namespace dissect {
 struct SassTestArgs {
   std::string cuobjdump;           // --cuobjdump=PATH
   std::string skip;                // --skip=REASON (no cuobjdump on this machine)
-  std::vector<std::string> files;  // the archives to disassemble
+  std::vector<std::string> files;  // the archives to disassemble (and .txt data files)
 };
 
 SassTestArgs& SassArgs();
 
-// Every function of every file on the command line (parsed on first use; a
-// test failure where cuobjdump fails).
+// SassTestMain runs every test once per architecture the archives hold
+// (a fat binary has several: --cuda_archs), so that each check holds for
+// each architecture built. The architecture of the current pass, "sm_90a".
+const std::string& SassArch();
+
+// Every architecture the files on the command line hold code for, oldest
+// first (the passes SassTestMain makes); empty where cuobjdump fails.
+std::vector<std::string> SassArchs();
+
+// 90 for "sm_90a", 120 for "sm_120"; 0 if `arch` is not of that form.
+int SassArchNumber(const std::string& arch);
+
+// Every function of the files on the command line, for the architecture of
+// the current pass (parsed on first use; a test failure where cuobjdump
+// fails).
 const std::vector<SassFunction>& AllSassFunctions();
 
-// The one function whose name holds all `fragments` (for `arch` if given);
-// a test failure and null if there is not exactly one.
+// The one function whose name holds all `fragments`, for `arch` (default:
+// the current pass's); a test failure and null if there is not exactly one.
 const SassFunction* SassFunctionNamed(const std::vector<std::string>& fragments,
                                       const std::string& arch = "");
+
+// Whether `f` is the stub of a kernel compiled for an architecture that
+// lacks what the kernel needs (e.g. clusters below sm_90): it measures
+// nothing, so it has no loop and reads no clock.
+bool IsStubKernel(const SassFunction& f);
+
+// Expects IsStubKernel(f), saying `why` it should be one (a kernel that
+// should be a stub but is not means a guard let the real code through).
+void ExpectStubKernel(const SassFunction& f, const std::string& why);
+
+// For a kernel that exists only from architecture `min_arch` on (90 for
+// clusters): in code for an older architecture, expects the stub
+// (ExpectStubKernel, `why`) and returns true, so that the caller checks
+// nothing more; else returns false.
+bool ExpectStubBelow(const SassFunction& f, int min_arch, const std::string& why);
 
 // The timed loop of `f`: the innermost loop between its first and last
 // clock read that holds the most instructions among `ops`. A test failure
@@ -72,7 +100,9 @@ class SassTest : public testing::Test {
 };
 
 // main() of a SASS test: (--cuobjdump=PATH | --skip=REASON) FILE...; exit 2
-// on bad arguments; under CI=true --skip fails the test.
+// on bad arguments; under CI=true --skip fails the test. Runs the tests once
+// per architecture of SassArchs() (SassArch() tells which), and fails when
+// the files hold no SASS.
 int SassTestMain(int argc, char** argv);
 
 }  // namespace dissect

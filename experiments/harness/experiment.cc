@@ -6,12 +6,16 @@
 #include "absl/strings/string_view.h"
 #include "absl/base/internal/raw_logging.h"
 #include "absl/strings/cord.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 
 namespace dissect {
 namespace {
 
 constexpr char kSkipPayload[] = "dissect/skipped";
+// How UnmetComputeCapability's reasons begin (IsComputeCapabilitySkip).
+constexpr char kNeedsPrefix[] = "needs compute capability ";
 
 std::unique_ptr<Experiment>& Slot() {
   static auto* slot = new std::unique_ptr<Experiment>();
@@ -218,6 +222,38 @@ Experiment& Experiment::AddFlag(std::string gflags_name) {
 Experiment& Experiment::AddContext(std::string key, std::string value) {
   context_.emplace_back(std::move(key), std::move(value));
   return *this;
+}
+
+Experiment& Experiment::NeedsComputeCapability(int min, std::string what, int max) {
+  compute_capability_needs_.push_back({min, max, std::move(what)});
+  return *this;
+}
+
+std::string ComputeCapabilityName(int cc) { return absl::StrCat(cc / 10, ".", cc % 10); }
+
+std::string DescribeNeed(const ComputeCapabilityNeed& need) {
+  std::string range = absl::StrCat(ComputeCapabilityName(need.min), " or newer");
+  if (need.max == need.min) {
+    range = absl::StrCat(ComputeCapabilityName(need.min), " (only)");
+  } else if (need.max != 0) {
+    range = absl::StrCat(ComputeCapabilityName(need.min), " to ", ComputeCapabilityName(need.max));
+  }
+  return absl::StrCat("compute capability ", range, " for ", need.what);
+}
+
+std::string UnmetComputeCapability(const Experiment& experiment, int cc) {
+  for (const ComputeCapabilityNeed& need : experiment.compute_capability_needs()) {
+    if (cc < need.min || (need.max != 0 && cc > need.max)) {
+      return absl::StrCat("needs ", DescribeNeed(need), "; this GPU is ",
+                          ComputeCapabilityName(cc));
+    }
+  }
+  return "";
+}
+
+bool IsComputeCapabilitySkip(absl::string_view error_message) {
+  absl::ConsumePrefix(&error_message, "skipped: ");
+  return absl::StartsWith(error_message, kNeedsPrefix);
 }
 
 std::string L1CarveoutName(int carveout) {

@@ -219,6 +219,15 @@ class PointContext {
   int attempt_ = 1;
 };
 
+// A compute capability an experiment's kernels need
+// (Experiment::NeedsComputeCapability), each as major * 10 + minor: 89 for
+// 8.9.
+struct ComputeCapabilityNeed {
+  int min = 0;
+  int max = 0;       // the newest it exists on (wgmma: 90); 0 for none
+  std::string what;  // what needs it: "wgmma.mma_async", "thread-block clusters"
+};
+
 using ValidateFn = std::function<absl::Status(const Point&)>;
 using RunFn = std::function<absl::Status(PointContext&)>;
 
@@ -257,6 +266,13 @@ class Experiment {
   // for every point and that the analysis compares between files, e.g. the
   // L1 carveout its kernels ask for (kL1CarveoutKey). Listed in --help.
   Experiment& AddContext(std::string key, std::string value);
+  // Declares that the experiment's kernels need a device of compute
+  // capability `min` (major * 10 + minor: 89 for 8.9) or newer, and no newer
+  // than `max` unless it is 0, for `what`; e.g. NeedsComputeCapability(90,
+  // "wgmma.mma_async", 90). Every point on another device is skipped with
+  // the reason (UnmetComputeCapability); the binary's other architectures
+  // hold stubs of such kernels. Repeatable; listed in --help.
+  Experiment& NeedsComputeCapability(int min, std::string what, int max = 0);
 
   const std::string& name() const { return name_; }
   const std::string& question() const { return question_; }
@@ -270,6 +286,9 @@ class Experiment {
   bool requires_gpu() const { return requires_gpu_; }
   const std::vector<std::string>& flags() const { return flags_; }
   const std::vector<std::pair<std::string, std::string>>& context() const { return context_; }
+  const std::vector<ComputeCapabilityNeed>& compute_capability_needs() const {
+    return compute_capability_needs_;
+  }
 
  private:
   std::string name_;
@@ -282,7 +301,21 @@ class Experiment {
   bool requires_gpu_ = true;
   std::vector<std::string> flags_;
   std::vector<std::pair<std::string, std::string>> context_;
+  std::vector<ComputeCapabilityNeed> compute_capability_needs_;
 };
+
+// "8.9" for 89.
+std::string ComputeCapabilityName(int cc);
+// What `need` asks for: "compute capability 9.0 or newer for thread-block
+// clusters", "compute capability 9.0 (only) for wgmma.mma_async".
+std::string DescribeNeed(const ComputeCapabilityNeed& need);
+// Why `experiment` cannot run on a device of compute capability `cc`
+// (major * 10 + minor), "needs compute capability 9.0 or newer for
+// thread-block clusters; this GPU is 8.0" (the first unmet need), or ""
+// when every need is met.
+std::string UnmetComputeCapability(const Experiment& experiment, int cc);
+// Whether a row's error message is UnmetComputeCapability's skip.
+bool IsComputeCapabilitySkip(absl::string_view error_message);
 
 // The context key that records the L1/shared carveout
 // (cudaFuncAttributePreferredSharedMemoryCarveout) an experiment's kernels

@@ -4,6 +4,8 @@
 #define DISSECT_EXPERIMENTS_HARNESS_RUN_TEST_UTIL_H_
 
 #include <sstream>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "benchmark/benchmark.h"
@@ -12,6 +14,18 @@
 #include "experiments/harness/runner.h"
 
 namespace dissect {
+
+// The environment of a run on a device that is not there: `name` of compute
+// capability `cc_major`.`cc_minor`, no clocks, no progress lines.
+inline RunEnv FakeDeviceEnv(std::string name, int cc_major, int cc_minor = 0) {
+  RunEnv env;
+  env.device.name = std::move(name);
+  env.device.cc_major = cc_major;
+  env.device.cc_minor = cc_minor;
+  env.clocks_source = "unavailable: fake device";
+  env.progress = false;
+  return env;
+}
 
 // RunPoints over every point of `axes`; returns its failure count.
 inline int RunPointsQuietly(const Experiment& experiment, const std::vector<AxisSpec>& axes,

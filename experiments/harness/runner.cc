@@ -403,6 +403,20 @@ void ReportClock(benchmark::State& state, const PointContext& ctx,
   if (!ctx.throttle_reason().empty()) labels.insert(labels.begin(), ctx.throttle_reason());
 }
 
+// The compute capability of `device` as major * 10 + minor.
+int ComputeCapabilityOf(const DeviceInfo& device) {
+  return device.cc_major * 10 + device.cc_minor;
+}
+
+// The experiment's body, or Skipped(why) without it on a device whose
+// compute capability the experiment did not declare it can use.
+absl::Status RunBody(const Experiment& experiment, PointContext& ctx) {
+  if (!experiment.requires_gpu()) return experiment.run()(ctx);
+  const std::string unmet = UnmetComputeCapability(experiment, ComputeCapabilityOf(ctx.device()));
+  if (!unmet.empty()) return Skipped(unmet);
+  return experiment.run()(ctx);
+}
+
 // Measures one point inside a Google Benchmark run; `attempt` 2 is the
 // re-measure of a throttled point. Returns whether the row is throttled.
 bool RunOnePoint(benchmark::State& state, const Experiment& experiment,
@@ -417,7 +431,7 @@ bool RunOnePoint(benchmark::State& state, const Experiment& experiment,
   PointContext ctx(point, env.device, env.timing, env.stream, env.clock,
                    env.counters.collector, env.activity.timer);
   ctx.set_attempt(attempt);
-  absl::Status status = experiment.run()(ctx);
+  absl::Status status = RunBody(experiment, ctx);
   std::optional<Summary> time;
   if (status.ok()) {
     for (const MetricSpec& m : experiment.metrics()) {
@@ -552,6 +566,9 @@ std::vector<std::pair<std::string, std::string>> ResultContext(
   };
   if (experiment.requires_gpu()) {
     for (auto& kv : env.device.ContextEntries()) ctx.push_back(std::move(kv));
+    const std::string unmet =
+        UnmetComputeCapability(experiment, ComputeCapabilityOf(env.device));
+    if (!unmet.empty()) ctx.emplace_back(kSkippedOnDeviceKey, unmet);
   } else {
     ctx.emplace_back("device_name", env.device.name);
   }
@@ -815,6 +832,12 @@ std::string HelpText(const Experiment& experiment, const std::string& argv0) {
   for (const MetricSpec& m : experiment.metrics()) {
     absl::StrAppendFormat(&text, "  %-18s [%s] %s\n", m.name, m.unit, m.help);
   }
+  if (!experiment.compute_capability_needs().empty()) {
+    absl::StrAppend(&text, "\nNeeds (every point is skipped on another GPU):\n");
+    for (const ComputeCapabilityNeed& need : experiment.compute_capability_needs()) {
+      absl::StrAppend(&text, "  ", DescribeNeed(need), "\n");
+    }
+  }
   if (!experiment.context().empty()) {
     absl::StrAppend(&text, "\nContext (in every result file, see analysis/SCHEMA.md):\n");
     for (const auto& [key, value] : experiment.context()) {
@@ -999,6 +1022,14 @@ int RunMain(const Experiment& experiment, int argc, char** argv) {
     env.clocks_source = "unavailable: no GPU";
   }
 
+  if (experiment.requires_gpu()) {
+    if (const std::string unmet =
+            UnmetComputeCapability(experiment, ComputeCapabilityOf(env.device));
+        !unmet.empty()) {
+      std::cerr << prefix << "skipping every point on " << env.device.name << ": " << unmet
+                << "\n";
+    }
+  }
   if (args->out_path.empty()) {
     if (absl::Status s = CreateDefaultFolder(out_path); !s.ok()) {
       std::cerr << prefix << s.message() << "\n";

@@ -42,6 +42,11 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitPointFailed = 1;  // a point hit a runtime error
 inline constexpr int kExitBadInput = 2;     // bad flag/axis, no GPU
 
+// The context key of a file whose experiment needs a compute capability the
+// device lacks (UnmetComputeCapability, experiment.h): its value is the
+// reason, and every row is skipped with it.
+inline constexpr char kSkippedOnDeviceKey[] = "skipped_on_device";
+
 // Row counters and context keys of hardware counters are named
 // "cupti/<catalog name>"; "cupti/passes" is the replay passes they took.
 inline constexpr char kCounterPrefix[] = "cupti/";

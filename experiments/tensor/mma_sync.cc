@@ -31,8 +31,9 @@
 //           (configs/tensor/peaks.json) on Ampere; on Hopper mma.sync
 //           reaches only part of the wgmma peak. Sparse forms count the
 //           dense-equivalent FLOP (2·m·n·K) against the sparse rate (2x).
-//           On cc 9.x the e4m3/e5m2 and sp_e4m3 forms are skipped with the
-//           reason (MmaSyncNative): sm_90 has no fp8 mma.sync; ptxas
+//           On cc 9.x and 10.x the e4m3/e5m2 and sp_e4m3 forms are skipped
+//           with the reason (MmaSyncNative): sm_90 and sm_100 have no fp8
+//           mma.sync; ptxas
 //           emulates them with f16 HMMA and folds the loop's repeated
 //           products, so their rows would be invented numbers. wgmma
 //           carries Hopper's native fp8 path. Constant or zero operands may
@@ -128,7 +129,7 @@ absl::Status Run(PointContext& ctx) {
     return Skipped(absl::StrCat(
         form.instruction, " has no native form on sm_", arch,
         ": ptxas emulates it with f16 HMMA and folds the loop's repeated products, so the "
-        "row would not measure the tensor core; the wgmma experiment measures fp8 on Hopper"));
+        "row would not measure the tensor core (on Hopper the wgmma experiment measures fp8)"));
   }
   const MmaOperands operands =
       MakeMmaOperands(form, data.data, 0x5eed0000u + static_cast<uint64_t>(form.form),

@@ -1,8 +1,8 @@
 // No register spills in the tensor-core probe kernels: reads ptxas's -v
 // report of every probe source and architecture (arguments) and fails if
-// any kernel spills. The report of a fixture compiled with too few
-// registers (--fixture=...) must show spills, which proves the check reads
-// real ptxas output and can fail.
+// any kernel spills. The reports of a fixture compiled with too few
+// registers (one per architecture, after --fixtures) must show spills,
+// which proves the check reads real ptxas output and can fail.
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -21,9 +21,9 @@ std::vector<std::string>& Reports() {
   return files;
 }
 
-std::string& FixtureReport() {
-  static std::string file;
-  return file;
+std::vector<std::string>& FixtureReports() {
+  static std::vector<std::string> files;
+  return files;
 }
 
 std::string ReadFile(const std::string& path) {
@@ -66,11 +66,14 @@ TEST(ParsePtxasReportTest, AnEntryWithoutItsSpillLineIsAnError) {
 }
 
 TEST(ResourceUsageTest, TheSpillingFixtureSpills) {
-  ASSERT_FALSE(FixtureReport().empty()) << "pass --fixture=<report>";
-  auto kernels = ParsePtxasReport(ReadFile(FixtureReport()));
-  ASSERT_TRUE(kernels.ok()) << kernels.status();
-  ASSERT_EQ(kernels->size(), 1u);
-  EXPECT_TRUE((*kernels)[0].Spills()) << "the fixture no longer spills; the check is untested";
+  ASSERT_FALSE(FixtureReports().empty()) << "pass --fixtures <report>...";
+  for (const std::string& path : FixtureReports()) {
+    SCOPED_TRACE(path);
+    auto kernels = ParsePtxasReport(ReadFile(path));
+    ASSERT_TRUE(kernels.ok()) << kernels.status();
+    ASSERT_EQ(kernels->size(), 1u);
+    EXPECT_TRUE((*kernels)[0].Spills()) << "the fixture no longer spills; the check is untested";
+  }
 }
 
 TEST(ResourceUsageTest, NoProbeKernelSpills) {
@@ -103,12 +106,14 @@ TEST(ResourceUsageTest, NoProbeKernelSpills) {
 
 int main(int argc, char** argv) {
   testing::InitGoogleTest(&argc, argv);
+  // REPORT... --fixtures FIXTURE_REPORT...
+  bool fixtures = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (absl::StartsWith(arg, "--fixture=")) {
-      dissect::FixtureReport() = arg.substr(10);
+    if (arg == "--fixtures") {
+      fixtures = true;
     } else {
-      dissect::Reports().push_back(arg);
+      (fixtures ? dissect::FixtureReports() : dissect::Reports()).push_back(arg);
     }
   }
   return RUN_ALL_TESTS();

@@ -9,13 +9,11 @@
 //  - with changing operands, the timed loop reads kCyclingFragments
 //    distinct A/B fragments and holds nothing the constant-operand loop
 //    does not (CheckTimedFragments, CheckNoAddedLoopWork).
-// The fp8 mma.sync forms, which the probe skips on cc 9.x (MmaSyncNative),
+// The fp8 mma.sync forms, which the probe skips on cc 9.x and 10.x (MmaSyncNative),
 // must still be emulated there (no QMMA), or the skip is stale.
 #include <set>
 #include <string>
 
-#include "absl/strings/ascii.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "experiments/tensor/probe_kernel_names.h"
 #include "experiments/tensor/tensor_sass_checks.h"
@@ -27,7 +25,8 @@
 namespace dissect {
 namespace {
 
-// The architectures whose code holds functions named `fragment`.
+// The architectures whose code holds functions named `fragment`: the current
+// pass's (SassTestMain runs the tests once per architecture) or none.
 std::set<std::string> ArchsWith(const std::string& fragment) {
   std::set<std::string> archs;
   for (const SassFunction& f : AllSassFunctions()) {
@@ -36,22 +35,19 @@ std::set<std::string> ArchsWith(const std::string& fragment) {
   return archs;
 }
 
-// 90 for "sm_90a".
-int ArchNumber(const std::string& arch) {
-  std::string digits;
-  for (size_t i = 3; i < arch.size() && absl::ascii_isdigit(arch[i]); ++i) digits += arch[i];
-  int n = 0;
-  return absl::SimpleAtoi(digits, &n) ? n : 0;
-}
-
 int CountTensorOps(const SassFunction& f) { return CountOps(f, 0, f.code.size(), TensorOps()); }
+
+// Whether ptxas may unroll an mma.sync timed loop beyond the steps per trip
+// the source writes: it does for sm_8x (16 HMMA where 4 are written). Every
+// step is still timed, in fewer trips, so a multiple is right there.
+bool MmaLoopUnrolledFurther(const std::string& arch) { return SassArchNumber(arch) < 90; }
 
 TEST_F(SassTest, MmaSyncTimedLoopsRunEveryStepWithNothingUntimedInTheRegion) {
   const std::set<std::string> archs = ArchsWith("MmaSyncKernel");
   ASSERT_FALSE(archs.empty()) << "no MmaSyncKernel in the archives";
   int checked_sm90a = 0;
   for (const std::string& arch : archs) {
-    const int arch_number = ArchNumber(arch);
+    const int arch_number = SassArchNumber(arch);
     for (const MmaKernelTrait& t : kMmaKernelTraits) {
       const MmaFormInfo& form = MmaInfo(t.form);
       for (TensorMode mode : {TensorMode::kLatency, TensorMode::kThroughput}) {
@@ -70,7 +66,8 @@ TEST_F(SassTest, MmaSyncTimedLoopsRunEveryStepWithNothingUntimedInTheRegion) {
           EXPECT_GT(CountOp(*f, "HMMA"), 0) << "the f16 emulation";
           continue;
         }
-        const absl::Status count = CheckTimedTensorCount(*f, chains * kMmaUnroll);
+        const absl::Status count =
+            CheckTimedTensorCount(*f, chains * kMmaUnroll, MmaLoopUnrolledFurther(arch));
         EXPECT_TRUE(count.ok()) << count.message();
         const absl::Status start = CheckTimedRegionStart(*f, form.c_regs);
         EXPECT_TRUE(start.ok()) << start.message();
@@ -126,10 +123,10 @@ TEST_F(SassTest, WgmmaTimedLoopsRunEveryStepWithNothingUntimedInTheRegion) {
 // fragments (registers; descriptors for wgmma) and holds no instruction
 // beyond those of the same kernel with constant operands.
 void ExpectCycling(const SassFunction* constant, const SassFunction* cycling, int tensor_ops,
-                   int acc_regs) {
+                   int acc_regs, bool allow_multiple = false) {
   ASSERT_NE(cycling, nullptr) << "no changing-operand kernel";
   ASSERT_NE(constant, nullptr);
-  const absl::Status count = CheckTimedTensorCount(*cycling, tensor_ops);
+  const absl::Status count = CheckTimedTensorCount(*cycling, tensor_ops, allow_multiple);
   EXPECT_TRUE(count.ok()) << count.message();
   const absl::Status start = CheckTimedRegionStart(*cycling, acc_regs);
   EXPECT_TRUE(start.ok()) << start.message();
@@ -146,13 +143,13 @@ TEST_F(SassTest, MmaSyncCyclingLoopsReadFourFragmentsAndAddNoWork) {
   for (const std::string& arch : archs) {
     for (const MmaKernelTrait& t : kMmaKernelTraits) {
       const MmaFormInfo& form = MmaInfo(t.form);
-      if (ArchNumber(arch) < form.min_arch || !MmaSyncNative(form, ArchNumber(arch))) continue;
+      if (SassArchNumber(arch) < form.min_arch || !MmaSyncNative(form, SassArchNumber(arch))) continue;
       for (TensorMode mode : {TensorMode::kLatency, TensorMode::kThroughput}) {
         const int chains = MmaSyncChains(t.form, mode);
         SCOPED_TRACE(absl::StrCat(arch, " ", form.name, " chains ", chains));
         ExpectCycling(SassFunctionNamed({MmaKernelName(t, chains)}, arch),
                       SassFunctionNamed({MmaKernelName(t, chains, kCyclingFragments)}, arch),
-                      chains * kMmaUnroll, form.c_regs);
+                      chains * kMmaUnroll, form.c_regs, MmaLoopUnrolledFurther(arch));
         ++checked;
       }
     }
@@ -161,7 +158,8 @@ TEST_F(SassTest, MmaSyncCyclingLoopsReadFourFragmentsAndAddNoWork) {
 }
 
 TEST_F(SassTest, WgmmaCyclingLoopsReadFourFragmentsAndAddNoWork) {
-  if (ArchsWith("WgmmaKernel").count("sm_90a") == 0) GTEST_SKIP() << "no sm_90a code";
+  // Elsewhere the kernels are stubs, which the test above checks.
+  if (SassArch() != "sm_90a") return;
   int checked = 0;
   for (const WgmmaKernelTrait& t : kWgmmaKernelTraits) {
     for (int n : kWgmmaNs) {

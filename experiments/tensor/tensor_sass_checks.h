@@ -24,8 +24,10 @@ const std::vector<std::string>& TensorOps();
 absl::StatusOr<SassLoop> TimedTensorLoop(const SassFunction& f);
 
 // OK if the timed loop holds exactly `want` tensor instructions (chains ×
-// steps per trip); else an error that lists the loop.
-absl::Status CheckTimedTensorCount(const SassFunction& f, int want);
+// steps per trip), or a multiple of `want` where `allow_multiple` (a loop
+// ptxas unrolled further: every step is still timed, in fewer trips); else
+// an error that lists the loop.
+absl::Status CheckTimedTensorCount(const SassFunction& f, int want, bool allow_multiple = false);
 
 // Checks the start of the timed region, where the first clock read must
 // find the operands loaded and the accumulators set:

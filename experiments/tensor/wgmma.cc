@@ -121,10 +121,6 @@ absl::Status Run(PointContext& ctx) {
   const TensorMode mode =
       ctx.Str("mode") == "latency" ? TensorMode::kLatency : TensorMode::kThroughput;
   const ProbeData& data = FindProbeData(ctx.Str("data"));
-  if (ctx.device().cc_major != 9 || ctx.device().cc_minor != 0) {
-    return Skipped(absl::StrCat("wgmma needs sm_90a (Hopper); this GPU is sm_",
-                                ctx.device().cc_major, ctx.device().cc_minor));
-  }
   const WgmmaOperands operands =
       MakeWgmmaOperands(form, n, data.data, 0x5eed1000u + static_cast<uint64_t>(form.form),
                         OperandFragments(data.operands));
@@ -203,6 +199,7 @@ absl::Status Run(PointContext& ctx) {
 }
 
 DISSECT_EXPERIMENT(wgmma)
+    .NeedsComputeCapability(90, "wgmma.mma_async (sm_90a code)", 90)
     .Question(
         "What latency and throughput do Hopper's warpgroup tensor instructions (wgmma: "
         "f16, bf16, tf32, e4m3, e5m2, s8, dense and 2:4 sparse) reach as N grows from 8 "

@@ -84,6 +84,12 @@ __global__ void __launch_bounds__(kCoopThreads)
   __shared__ float filters[kFilterElements];
   static_assert(sizeof(tile) + sizeof(filters) == kConvStaticSharedBytes,
                 "the host's one-block-per-SM test assumes this static shared memory");
+  // Clusters exist from sm_90 on: below, the coop flavour is a stub that
+  // the host never launches (cluster_coop skips its points there).
+  if constexpr (kCoop && !DISSECT_CLUSTERS_BUILT) {
+    __trap();
+    return;
+  }
   if constexpr (kTraced) RecordBlockSm(trace);
   const int t = threadIdx.x;
   const int spatial = blockIdx.y;
@@ -148,6 +154,12 @@ __global__ void __launch_bounds__(kCoopThreads)
   __shared__ __align__(16) float tile[kGemvChunk];
   static_assert(sizeof(tile) == kGemvStaticSharedBytes,
                 "the host's one-block-per-SM test assumes this static shared memory");
+  // Clusters exist from sm_90 on: below, the coop flavour is a stub that
+  // the host never launches (cluster_coop skips its points there).
+  if constexpr (kCoop && !DISSECT_CLUSTERS_BUILT) {
+    __trap();
+    return;
+  }
   if constexpr (kTraced) RecordBlockSm(trace);
   const int lane = threadIdx.x % 32;
   const int k0 = blockIdx.x * kGemvRowsPerBlock + threadIdx.x / 32 * kGemvRowsPerWarp;

@@ -11,6 +11,9 @@
 namespace dissect {
 namespace {
 
+// The kernels' device code exists only where clusters do (their stubs
+// elsewhere reference none of it).
+#if DISSECT_CLUSTERS_BUILT
 // One hop per path: the loaded word is the next hop's address.
 struct SharedLocalStep {
   using Value = uint32_t;
@@ -38,14 +41,9 @@ struct DsmPeerStep {
 // The generic address, in the cluster's shared window, of the word at `p`
 // (this block's shared memory) in the block of cluster rank `rank`.
 __device__ __forceinline__ unsigned long long MapGenericToRank(const void* p, uint32_t rank) {
-#if __CUDA_ARCH__ >= 900
   unsigned long long out;
   asm volatile("mapa.u64 %0, %1, %2;" : "=l"(out) : "l"(p), "r"(rank));
   return out;
-#else
-  __trap();
-  return 0;
-#endif
 }
 
 struct L2Step {
@@ -55,8 +53,13 @@ struct L2Step {
   }
 };
 
+#endif  // DISSECT_CLUSTERS_BUILT
+
 template <DsmPath P>
 __global__ void __launch_bounds__(kDsmChaseThreads) DsmChase(const DsmChaseArgs a) {
+#if !DISSECT_CLUSTERS_BUILT
+  __trap();
+#else
   extern __shared__ uint32_t chain[];
   const uint32_t rank = ClusterRank();
   const uint32_t blocks = ClusterBlocks();
@@ -99,8 +102,10 @@ __global__ void __launch_bounds__(kDsmChaseThreads) DsmChase(const DsmChaseArgs 
   }
   // No block may exit while rank 0 still reads its shared memory.
   ClusterSync();
+#endif
 }
 
+#if DISSECT_CLUSTERS_BUILT
 // The four words of one 16-byte load at `address`, summed.
 template <DsmPath P>
 __device__ __forceinline__ uint32_t LoadSum16(uint32_t address) {
@@ -118,9 +123,13 @@ __device__ __forceinline__ uint32_t LoadSum16(uint32_t address) {
   }
   return x + y + z + w;
 }
+#endif  // DISSECT_CLUSTERS_BUILT
 
 template <DsmPath P>
 __global__ void __launch_bounds__(kDsmStreamThreads) DsmStream(const DsmStreamArgs a) {
+#if !DISSECT_CLUSTERS_BUILT
+  __trap();
+#else
   extern __shared__ uint4 buffer[];
   uint32_t* words = reinterpret_cast<uint32_t*>(buffer);
   const uint32_t rank = ClusterRank();
@@ -140,6 +149,7 @@ __global__ void __launch_bounds__(kDsmStreamThreads) DsmStream(const DsmStreamAr
   }
   atomicAdd(a.sums + blockIdx.x, sum);
   ClusterSync();
+#endif
 }
 
 template <class Args>

@@ -85,16 +85,17 @@ inline constexpr MmaFormInfo kMmaForms[] = {
 
 // Whether ptxas compiles `form` to a tensor instruction of its own for a GPU
 // of compute capability `arch` (major × 10 + minor). False for the fp8 forms
-// (e4m3_f32, e5m2_f32, sp_e4m3_f32) on 9.x: sm_90 has no fp8 mma.sync, so
+// (e4m3_f32, e5m2_f32, sp_e4m3_f32) on 9.x and 10.x: sm_90 and sm_100 have
+// no fp8 mma.sync (sm_89 and sm_120 do), so
 // ptxas expands each into f16 HMMA (HMMA.SP) with conversions, FADDs or
 // shuffles, and, because every step multiplies the same A and B, computes
 // the product once per loop trip (2 HMMA for the 32 nominal mma of the
 // 8-chain loop). Such rows would report invented rates, so the probe skips
-// them (issue 11); //experiments/tensor:sass_test fails once the sm_90a
+// them; //experiments/tensor:sass_test fails once the sm_90a or sm_100a
 // code of these forms holds a native QMMA, i.e. once this is stale.
 constexpr bool MmaSyncNative(const MmaFormInfo& form, int arch) {
   const bool fp8 = form.input == TensorElement::kE4m3 || form.input == TensorElement::kE5m2;
-  return !(fp8 && arch / 10 == 9);
+  return !(fp8 && (arch / 10 == 9 || arch / 10 == 10));
 }
 
 // The metadata word every lane passes to the sparse forms: each 4-bit field

@@ -11,6 +11,9 @@ namespace dissect {
 namespace {
 
 __global__ void TopologyProbe(TopologyBlockRecord* records, long long spin_cycles) {
+#if !DISSECT_CLUSTERS_BUILT
+  __trap();
+#else
   if (threadIdx.x != 0) return;
   TopologyBlockRecord r;
   r.smid = static_cast<int>(TraceSmId());
@@ -20,6 +23,7 @@ __global__ void TopologyProbe(TopologyBlockRecord* records, long long spin_cycle
   const uint64_t start = ReadClock64();
   while (static_cast<long long>(ReadClock64() - start) < spin_cycles) {
   }
+#endif
 }
 
 // A read that goes to memory every time: the control words change under

@@ -2,9 +2,13 @@
 
 One nvcc action per .cu file. Include paths and headers come from deps' CcInfo.
 Target architectures come from --//tools/cuda:archs (alias --cuda_archs),
-default sm_90a. Output group "ptx" holds one .ptx per source and architecture
-for inspection and for compiled-code tests; output group "resource_usage" holds
-ptxas's resource report (`-Xptxas -v`: registers, spills) per source and
+default sm_80,sm_86,sm_89,sm_90a,sm_100a,sm_120 (//tools/cuda:BUILD): one
+cubin each, plus the PTX of the newest for later GPUs to JIT. Output group
+"ptx" holds one .ptx per source, for the PTX architecture (sm_90a where it
+is built, else the newest: the PTX tests were written against Hopper's; the
+SASS tests check every architecture's machine code), for inspection and
+for compiled-code tests; output group "resource_usage" holds ptxas's
+resource report (`-Xptxas -v`: registers, spills) per source and
 architecture, for tests that forbid register spills.
 """
 
@@ -31,6 +35,10 @@ cuda_archs_setting = rule(
     build_setting = config.string(flag = True),
 )
 
+# 120 of "sm_120", 90 of "sm_90a".
+def _arch_number(arch):
+    return int(arch[3:].rstrip("af"))
+
 def _virtual(arch):
     return "compute_" + arch[3:]
 
@@ -40,9 +48,15 @@ def _gencode_flags(archs):
         flags += ["-gencode", "arch=%s,code=%s" % (_virtual(a), a)]
 
     # Embed PTX for the newest architecture so that newer GPUs can JIT it.
-    last = archs[-1]
-    flags += ["-gencode", "arch=%s,code=%s" % (_virtual(last), _virtual(last))]
+    newest = sorted(archs, key = _arch_number)[-1]
+    flags += ["-gencode", "arch=%s,code=%s" % (_virtual(newest), _virtual(newest))]
     return flags
+
+# The architecture of the "ptx" output group.
+def _ptx_arch(archs):
+    if "sm_90a" in archs:
+        return "sm_90a"
+    return sorted(archs, key = _arch_number)[-1]
 
 def _include_flags(cc_info):
     cc = cc_info.compilation_context
@@ -94,17 +108,18 @@ def _cuda_library_impl(ctx):
     objects = []
     ptx_files = []
     usage_files = []
+    ptx_arch = _ptx_arch(archs)
     for src in ctx.files.srcs:
         stem = src.basename[:-len(src.extension) - 1]
         obj = ctx.actions.declare_file("_objs/%s/%s.o" % (ctx.label.name, stem))
         objects.append(obj)
         _nvcc(ctx, "Compiling CUDA %s" % src.short_path, src, headers, obj,
               common + _gencode_flags(archs) + ["-c", src.path, "-o", obj.path])
+        ptx = ctx.actions.declare_file("_ptx/%s/%s.%s.ptx" % (ctx.label.name, stem, ptx_arch))
+        ptx_files.append(ptx)
+        _nvcc(ctx, "Emitting PTX %s (%s)" % (src.short_path, ptx_arch), src, headers, ptx,
+              common + ["-arch=" + _virtual(ptx_arch), "-ptx", src.path, "-o", ptx.path])
         for a in archs:
-            ptx = ctx.actions.declare_file("_ptx/%s/%s.%s.ptx" % (ctx.label.name, stem, a))
-            ptx_files.append(ptx)
-            _nvcc(ctx, "Emitting PTX %s (%s)" % (src.short_path, a), src, headers, ptx,
-                  common + ["-arch=" + _virtual(a), "-ptx", src.path, "-o", ptx.path])
             usage = ctx.actions.declare_file("_resource_usage/%s/%s.%s.txt" % (ctx.label.name, stem, a))
             usage_files.append(usage)
             _nvcc_resource_usage(ctx, src, headers, usage, common + [

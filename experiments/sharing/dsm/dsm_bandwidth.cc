@@ -108,7 +108,6 @@ absl::Status Run(PointContext& ctx) {
   const DsmPath path = static_cast<DsmPath>(path_value);
   const int cluster_size = static_cast<int>(ctx.Int("cluster_size"));
   const uint64_t block_bytes = static_cast<uint64_t>(ctx.Int("bytes_per_block"));
-  DISSECT_RETURN_IF_ERROR(ClustersSupported(ctx.device()));
   DISSECT_ASSIGN_OR_RETURN(const size_t shared_bytes, OneBlockPerSm(ctx, path, block_bytes));
   DISSECT_ASSIGN_OR_RETURN(const ClusterFit fit,
                            CheckClusterLaunch(ctx.device(), DsmStreamKernel(path), cluster_size,
@@ -187,6 +186,7 @@ absl::Status Run(PointContext& ctx) {
 }
 
 DISSECT_EXPERIMENT(dsm_bandwidth)
+    .NeedsComputeCapability(90, "thread-block clusters (distributed shared memory)")
     .Question(
         "How many bytes per clock can an SM read from a peer block's shared memory in its "
         "cluster (DSM), next to its own shared memory?")

@@ -89,7 +89,6 @@ absl::Status Run(PointContext& ctx) {
   const int64_t footprint = ctx.Int("footprint_bytes");
   const int64_t stride = ctx.Int("stride_bytes");
   const uint64_t timed_loads = static_cast<uint64_t>(ctx.Int("loads"));
-  DISSECT_RETURN_IF_ERROR(ClustersSupported(ctx.device()));
   if (footprint + static_cast<int64_t>(kDsmChaseStaticSharedBytes) >
       ctx.device().shared_per_block_optin_bytes) {
     return Skipped(absl::StrCat("footprint ", footprint, " B (+", kDsmChaseStaticSharedBytes,
@@ -202,6 +201,7 @@ absl::Status Run(PointContext& ctx) {
 }
 
 DISSECT_EXPERIMENT(dsm_latency)
+    .NeedsComputeCapability(90, "thread-block clusters (distributed shared memory)")
     .Question(
         "What does a load from a peer block's shared memory in a thread-block cluster (DSM) "
         "cost, next to own shared memory and L2, by cluster size and peer?")

@@ -164,6 +164,7 @@ absl::Status Run(PointContext& ctx) {
 }
 
 DISSECT_EXPERIMENT(gpc_topology)
+    .NeedsComputeCapability(90, "thread-block clusters")
     .Question("Which SMs share a GPC, and how many SMs does each GPC have?")
     .AddAxis(IntAxis("launches", "launches", {kGpcDefaultLaunches},
                      "cluster launches the map is inferred from (1..4096), in the varied "

@@ -249,9 +249,6 @@ absl::Status Run(PointContext& ctx) {
   ctx.AddNote("activation_source=controlled_mask");
   ctx.AddNote(absl::StrFormat(
       "operands from global memory, load-bound: expected speedup <= %.2f", kLoadBoundSpeedup));
-  if (ctx.device().cc_major < 8) {
-    return Skipped("mma.sp and fp16 mma.sync m16n8k16 need compute capability 8.0 or later");
-  }
   DISSECT_ASSIGN_OR_RETURN(const GemmShape shape, LayerGemmShape(name, batch));
   static Operands* const ops = new Operands();
   const std::string key = absl::StrCat(name, "/", shape.n, "/", pct);
@@ -294,6 +291,7 @@ absl::Status Run(PointContext& ctx) {
 }
 
 DISSECT_EXPERIMENT(sparse24_gemm)
+    .NeedsComputeCapability(80, "mma.sp and fp16 mma.sync m16n8k16")
     .Question(
         "At what activation sparsity, if ever, does a 2:4 sparse mma.sp GEMM beat the same "
         "dense mma.sync GEMM, and what fraction of the activations' magnitude does 2:4 "
