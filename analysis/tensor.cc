@@ -17,12 +17,9 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "analysis/format.h"
-#include "nlohmann/json.hpp"
 
 namespace dissect::analysis {
 namespace {
-
-using Json = nlohmann::json;
 
 constexpr char kNone[] = "—";
 
@@ -32,32 +29,6 @@ constexpr double kBad = 0.25;
 
 absl::string_view Sv(std::string_view s) {
   return absl::string_view(s.data(), s.size());
-}
-
-absl::Status Error(std::string_view path, const std::string& what) {
-  return absl::InvalidArgumentError(absl::StrCat(Sv(path), ": ", what));
-}
-
-// A required non-empty string member.
-absl::StatusOr<std::string> String(const Json& j, const char* key,
-                                   std::string_view path,
-                                   const std::string& where) {
-  const auto it = j.find(key);
-  if (it == j.end() || !it->is_string() || it->get<std::string>().empty()) {
-    return Error(
-        path, absl::StrCat(where, " needs a non-empty string \"", key, "\""));
-  }
-  return it->get<std::string>();
-}
-
-absl::StatusOr<double> Number(const Json& j, const char* key,
-                              std::string_view path, const std::string& where) {
-  const auto it = j.find(key);
-  if (it == j.end() || !it->is_number() || it->get<double>() < 0) {
-    return Error(path,
-                 absl::StrCat(where, " needs a number \"", key, "\" >= 0"));
-  }
-  return it->get<double>();
 }
 
 // A markdown table without padding; `right` marks right-aligned columns.
@@ -212,10 +183,9 @@ std::optional<double> TensorCeilings::AtMax(const TensorKind& kind) const {
 std::optional<double> TensorCeilings::Published(const TensorKind& kind) const {
   if (product == nullptr || arch == nullptr) return std::nullopt;
   const std::optional<double> dense = product->DenseTflops(kind.dtype);
+  if (!dense || !kind.sparse) return dense;
   const TensorRate* r = arch->Find(kind.dtype);
-  if (!dense || r == nullptr) return std::nullopt;
-  if (!kind.sparse) return dense;
-  if (r->sparse <= 0) return std::nullopt;
+  if (r == nullptr || r->sparse <= 0) return std::nullopt;
   return *dense * r->sparse / r->dense;
 }
 
@@ -377,6 +347,105 @@ std::string MeasuredClocks(const std::vector<Measurement>& rows) {
   return absl::StrJoin(parts, "; ");
 }
 
+// Numbers the sources a section cites, in order of first use.
+class Citations {
+ public:
+  explicit Citations(const TensorPeaks& peaks) : peaks_(peaks) {}
+  // "[n]" of source `key`.
+  std::string Cite(const std::string& key) {
+    const TensorSource* s = peaks_.Source(key);
+    size_t index = std::find(cited_.begin(), cited_.end(), s) - cited_.begin();
+    if (index == cited_.size()) cited_.push_back(s);
+    return absl::StrCat("[", index + 1, "]");
+  }
+  // One line per cited source.
+  std::string List() const {
+    std::string out;
+    for (size_t i = 0; i < cited_.size(); ++i) {
+      if (cited_[i] == nullptr) continue;
+      absl::StrAppend(&out, "[", i + 1, "] ", SourceCitation(*cited_[i]), "\n");
+    }
+    return out;
+  }
+
+ private:
+  const TensorPeaks& peaks_;
+  std::vector<const TensorSource*> cited_;
+};
+
+// The rate table: a row per input type with a per-SM rate or a published
+// figure of the product.
+std::string RateTable(const TensorCeilings& d, const std::string& max_clock,
+                      Citations& cite) {
+  std::vector<std::vector<std::string>> table;
+  for (const std::string& dtype : TensorDtypes()) {
+    const TensorRate* r = d.arch->Find(dtype);
+    const bool listed = d.product != nullptr &&
+                        d.product->dense_tflops.count(dtype) != 0 &&
+                        (d.product->DenseTflops(dtype) || r != nullptr);
+    if (r == nullptr && !listed) continue;
+    const TensorKind dense{dtype, false};
+    std::string published = kNone;
+    if (const std::optional<double> p = d.Published(dense)) {
+      const std::optional<double> mhz = d.PublishedMhz(dense);
+      published = absl::StrCat(
+          FormatNumber(*p),
+          mhz ? absl::StrFormat(" (%.0f MHz)", *mhz) : std::string(), " ",
+          cite.Cite(d.product->dense_tflops.at(dtype).source));
+    } else if (d.product != nullptr) {
+      published = "unknown";
+    }
+    table.push_back(
+        {dtype, r != nullptr ? FormatNumber(r->dense) : kNone,
+         r != nullptr && r->sparse > 0 ? FormatNumber(r->sparse) : kNone,
+         Num(d.AtMax(dense)), published,
+         r != nullptr ? absl::StrCat(cite.Cite(r->source), " ", r->note)
+                      : "no per-SM rate published"});
+  }
+  return Table(
+      {"dtype", "dense FLOP/clk/SM", "2:4 sparse FLOP/clk/SM",
+       absl::StrCat("dense peak @ max boost ", max_clock, " (TFLOP/s)"),
+       "published dense peak (TFLOP/s, implied clock)", "source"},
+      {false, true, true, true, true, false}, table);
+}
+
+// "1410 MHz [2]" or "unknown: <reason>"; `bytes`: the value as "40 MiB".
+std::string FigureText(const PublishedFigure& f, bool bytes,
+                       const std::string& unit, Citations& cite) {
+  if (!f.value) return absl::StrCat("unknown: ", f.unknown);
+  const std::string value =
+      (bytes ? FormatBytes(*f.value) : FormatNumber(*f.value)) + unit;
+  return absl::StrCat(value, " ", cite.Cite(f.source),
+                      f.note.empty() ? "" : absl::StrCat(" (", f.note, ")"));
+}
+
+// The product's note, its published device facts and the reasons of its
+// unknown dense peaks.
+std::string ProductLines(const TensorProduct& p, Citations& cite) {
+  std::string out = absl::StrCat(p.name, ": ", p.note, " ", cite.Cite(p.source),
+                                 "\n\nPublished facts of the ", p.name, ":\n");
+  struct Fact {
+    const char* key;
+    bool bytes;
+    const char* unit;
+  };
+  static const Fact kFacts[] = {{"sm_count", false, " SMs"},
+                                {"boost_mhz", false, " MHz maximum boost clock"},
+                                {"l2_bytes", true, " L2"},
+                                {"dram_gbps", false, " GB/s DRAM bandwidth"}};
+  for (const Fact& f : kFacts) {
+    absl::StrAppend(&out, "- ", f.key, ": ",
+                    FigureText(*p.Spec(f.key), f.bytes, f.unit, cite), "\n");
+  }
+  for (const auto& [dtype, figure] : p.dense_tflops) {
+    if (!figure.value) {
+      absl::StrAppend(&out, "- dense ", dtype, ": unknown: ", figure.unknown,
+                      "\n");
+    }
+  }
+  return out;
+}
+
 std::string CeilingsBlock(const TensorCeilings& d, const TensorPeaks& peaks,
                           const std::vector<Measurement>& rows) {
   const ResultFile& f = *d.file;
@@ -404,46 +473,18 @@ std::string CeilingsBlock(const TensorCeilings& d, const TensorPeaks& peaks,
       ". **@ measured clock**: the SM clock during the run (probe rows: "
       "FLOP/clk/SM ÷ rate, SM cycles counted by clock64; GEMM rows: the "
       "NVML clock read around the samples). Integer rates are operations.\n\n");
-  std::vector<std::vector<std::string>> table;
-  std::vector<const TensorSource*> cited;
-  auto cite = [&](const std::string& key) {
-    const TensorSource* s = peaks.Source(key);
-    size_t index = std::find(cited.begin(), cited.end(), s) - cited.begin();
-    if (index == cited.size()) cited.push_back(s);
-    return absl::StrCat("[", index + 1, "]");
-  };
-  for (const TensorRate& r : d.arch->rates) {
-    const TensorKind dense{r.dtype, false};
-    std::string published = kNone;
-    if (const std::optional<double> p = d.Published(dense)) {
-      published = absl::StrCat(FormatNumber(*p), " (",
-                               absl::StrFormat("%.0f", *d.PublishedMhz(dense)),
-                               " MHz) ", cite(d.product->source));
-    } else if (d.product != nullptr) {
-      published = "unknown";
-    }
-    table.push_back({r.dtype, FormatNumber(r.dense),
-                     r.sparse > 0 ? FormatNumber(r.sparse) : kNone,
-                     Num(d.AtMax(dense)), published,
-                     absl::StrCat(cite(r.source), " ", r.note)});
-  }
-  absl::StrAppend(
-      &out,
-      Table({"dtype", "dense FLOP/clk/SM", "2:4 sparse FLOP/clk/SM",
-             absl::StrCat("dense peak @ max boost ", max_clock, " (TFLOP/s)"),
-             "published dense peak (TFLOP/s, implied clock)", "source"},
-            {false, true, true, true, true, false}, table),
-      "\n");
   if (d.product != nullptr) {
-    absl::StrAppend(&out, d.product->name, ": ", d.product->note, " ",
-                    cite(d.product->source), "\n\n");
+    absl::StrAppend(&out, "Published entry: ",
+                    ProductMatch(*d.arch, *d.product,
+                                 f.ContextOr("device_name", "")),
+                    "\n\n");
   }
-  for (size_t i = 0; i < cited.size(); ++i) {
-    if (cited[i] == nullptr) continue;
-    absl::StrAppend(&out, "[", i + 1, "] ", cited[i]->publisher, ": \"",
-                    cited[i]->title, "\", ", cited[i]->year, ", ",
-                    cited[i]->where, ". ", cited[i]->url, "\n");
+  Citations cite(peaks);
+  absl::StrAppend(&out, RateTable(d, max_clock, cite), "\n");
+  if (d.product != nullptr) {
+    absl::StrAppend(&out, ProductLines(*d.product, cite), "\n");
   }
+  absl::StrAppend(&out, cite.List());
   const std::string clocks = MeasuredClocks(rows);
   absl::StrAppend(
       &out, "\nSM clock measured during the runs: ",
@@ -628,204 +669,7 @@ std::string GemmBlock(const TensorCeilings& d, const std::vector<const Measureme
   return out;
 }
 
-// The optional "products" of architecture `a`, into arch.products.
-absl::Status ParseProducts(const Json& a, std::string_view path,
-                           const std::string& where, const TensorPeaks& peaks,
-                           TensorArchitecture& arch) {
-  if (!a.contains("products")) return absl::OkStatus();
-  if (!a["products"].is_array()) {
-    return Error(path, absl::StrCat(where, ": \"products\" must be an array"));
-  }
-  for (const Json& j : a["products"]) {
-    TensorProduct product;
-    const std::string pwhere =
-        absl::StrCat(where, " product ", arch.products.size() + 1);
-    for (auto [field, key] : {std::pair{&product.name, "name"},
-                              {&product.source, "source"},
-                              {&product.note, "note"}}) {
-      absl::StatusOr<std::string> v = String(j, key, path, pwhere);
-      if (!v.ok()) return v.status();
-      *field = *v;
-    }
-    if (peaks.Source(product.source) == nullptr) {
-      return Error(path, absl::StrCat(pwhere, ": unknown source \"",
-                                      product.source, "\""));
-    }
-    absl::StatusOr<double> sms = Number(j, "sm_count", path, pwhere);
-    if (!sms.ok()) return sms.status();
-    if (*sms < 1) {
-      return Error(path, absl::StrCat(pwhere, ": \"sm_count\" must be > 0"));
-    }
-    product.sm_count = static_cast<int>(*sms);
-    const auto names = j.find("device_name_contains");
-    if (names == j.end() || !names->is_array() || names->empty()) {
-      return Error(path, absl::StrCat(pwhere,
-                                      " needs a non-empty array "
-                                      "\"device_name_contains\""));
-    }
-    for (const Json& n : *names) {
-      if (!n.is_string() || n.get<std::string>().empty()) {
-        return Error(path, absl::StrCat(pwhere,
-                                        ": \"device_name_contains\" holds "
-                                        "non-empty strings"));
-      }
-      product.device_name_contains.push_back(n.get<std::string>());
-    }
-    const auto tflops = j.find("dense_tflops");
-    if (tflops == j.end() || !tflops->is_object()) {
-      return Error(path,
-                   absl::StrCat(pwhere, " needs an object \"dense_tflops\""));
-    }
-    for (const auto& [dtype, value] : tflops->items()) {
-      if (arch.Find(dtype) == nullptr) {
-        return Error(path, absl::StrCat(pwhere, ": \"dense_tflops\" names \"",
-                                        dtype, "\", which has no rate"));
-      }
-      if (value.is_null()) {
-        product.dense_tflops[dtype] = std::nullopt;
-      } else if (value.is_number() && value.get<double>() > 0) {
-        product.dense_tflops[dtype] = value.get<double>();
-      } else {
-        return Error(path, absl::StrCat(pwhere, ": \"dense_tflops\" of ", dtype,
-                                        " must be > 0 or null"));
-      }
-    }
-    arch.products.push_back(std::move(product));
-  }
-  return absl::OkStatus();
-}
-
 }  // namespace
-
-const TensorRate* TensorArchitecture::Find(std::string_view dtype) const {
-  for (const TensorRate& r : rates) {
-    if (r.dtype == dtype) return &r;
-  }
-  return nullptr;
-}
-
-std::optional<double> TensorProduct::DenseTflops(std::string_view dtype) const {
-  const auto it = dense_tflops.find(std::string(dtype));
-  return it == dense_tflops.end() ? std::nullopt : it->second;
-}
-
-const TensorProduct* TensorArchitecture::ProductFor(
-    std::string_view device_name, int sm_count) const {
-  for (const TensorProduct& p : products) {
-    if (p.sm_count != sm_count) continue;
-    for (const std::string& part : p.device_name_contains) {
-      if (absl::StrContains(Sv(device_name), part)) return &p;
-    }
-  }
-  return nullptr;
-}
-
-const TensorArchitecture* TensorPeaks::ForComputeCapability(
-    std::string_view cc) const {
-  for (const TensorArchitecture& a : architectures) {
-    if (a.compute_capability == cc) return &a;
-  }
-  return nullptr;
-}
-
-const TensorSource* TensorPeaks::Source(std::string_view key) const {
-  for (const TensorSource& s : sources) {
-    if (s.key == key) return &s;
-  }
-  return nullptr;
-}
-
-const std::vector<std::string>& TensorDtypes() {
-  static const auto* dtypes = new std::vector<std::string>{
-      "fp32", "tf32", "fp16", "bf16", "fp8", "int8"};
-  return *dtypes;
-}
-
-absl::StatusOr<TensorPeaks> ParseTensorPeaksJson(std::string_view text,
-                                                 std::string_view path) {
-  const Json j = Json::parse(text.begin(), text.end(), nullptr, false);
-  if (j.is_discarded() || !j.is_object())
-    return Error(path, "not a JSON object");
-  if (j.value("format", "") != kTensorPeaksFormat) {
-    return Error(path, absl::StrCat("\"format\" must be \"",
-                                    Sv(kTensorPeaksFormat), "\""));
-  }
-  TensorPeaks peaks;
-  if (!j.contains("sources") || !j["sources"].is_array()) {
-    return Error(path, "\"sources\" must be an array");
-  }
-  for (const Json& s : j["sources"]) {
-    TensorSource source;
-    const std::string where = absl::StrCat("source ", peaks.sources.size() + 1);
-    for (auto [field, key] : {std::pair{&source.key, "key"},
-                              {&source.title, "title"},
-                              {&source.publisher, "publisher"},
-                              {&source.where, "where"},
-                              {&source.url, "url"}}) {
-      absl::StatusOr<std::string> v = String(s, key, path, where);
-      if (!v.ok()) return v.status();
-      *field = *v;
-    }
-    absl::StatusOr<double> year = Number(s, "year", path, where);
-    if (!year.ok()) return year.status();
-    source.year = static_cast<int>(*year);
-    peaks.sources.push_back(std::move(source));
-  }
-  if (!j.contains("architectures") || !j["architectures"].is_array()) {
-    return Error(path, "\"architectures\" must be an array");
-  }
-  for (const Json& a : j["architectures"]) {
-    TensorArchitecture arch;
-    const std::string where =
-        absl::StrCat("architecture ", peaks.architectures.size() + 1);
-    absl::StatusOr<std::string> name = String(a, "name", path, where);
-    if (!name.ok()) return name.status();
-    absl::StatusOr<std::string> cc =
-        String(a, "compute_capability", path, where);
-    if (!cc.ok()) return cc.status();
-    arch.name = *name;
-    arch.compute_capability = *cc;
-    if (!a.contains("rates") || !a["rates"].is_array() || a["rates"].empty()) {
-      return Error(path,
-                   absl::StrCat(where, " needs a non-empty array \"rates\""));
-    }
-    for (const Json& r : a["rates"]) {
-      TensorRate rate;
-      const std::string rwhere =
-          absl::StrCat(where, " rate ", arch.rates.size() + 1);
-      for (auto [field, key] : {std::pair{&rate.dtype, "dtype"},
-                                {&rate.source, "source"},
-                                {&rate.note, "note"}}) {
-        absl::StatusOr<std::string> v = String(r, key, path, rwhere);
-        if (!v.ok()) return v.status();
-        *field = *v;
-      }
-      const auto& known = TensorDtypes();
-      if (std::find(known.begin(), known.end(), rate.dtype) == known.end()) {
-        return Error(
-            path, absl::StrCat(rwhere, ": unknown dtype \"", rate.dtype,
-                               "\" (one of ", absl::StrJoin(known, ", "), ")"));
-      }
-      if (peaks.Source(rate.source) == nullptr) {
-        return Error(path, absl::StrCat(rwhere, ": unknown source \"",
-                                        rate.source, "\""));
-      }
-      absl::StatusOr<double> dense = Number(r, "dense", path, rwhere);
-      if (!dense.ok()) return dense.status();
-      absl::StatusOr<double> sparse = Number(r, "sparse", path, rwhere);
-      if (!sparse.ok()) return sparse.status();
-      if (*dense <= 0)
-        return Error(path, absl::StrCat(rwhere, ": \"dense\" must be > 0"));
-      rate.dense = *dense;
-      rate.sparse = *sparse;
-      arch.rates.push_back(std::move(rate));
-    }
-    absl::Status products = ParseProducts(a, path, where, peaks, arch);
-    if (!products.ok()) return products;
-    peaks.architectures.push_back(std::move(arch));
-  }
-  return peaks;
-}
 
 std::optional<TensorKind> KindOf(std::string_view value) {
   TensorKind kind;

@@ -26,68 +26,9 @@
 
 #include "absl/status/statusor.h"
 #include "analysis/results.h"
+#include "analysis/tensor_peaks.h"
 
 namespace dissect::analysis {
-
-inline constexpr std::string_view kTensorPeaksFormat =
-    "dissect.tensor_peaks.v1";
-
-struct TensorSource {
-  std::string key;
-  std::string title;
-  std::string publisher;
-  int year = 0;
-  std::string where;
-  std::string url;
-};
-
-struct TensorRate {
-  std::string dtype;   // fp32, tf32, fp16, bf16, fp8, int8
-  double dense = 0;    // FLOP (integer: op) per clock per SM
-  double sparse = 0;   // 2:4 sparse, 0 if none
-  std::string source;  // a TensorSource key
-  std::string note;
-};
-
-// A SKU with NVIDIA's published dense peaks.
-struct TensorProduct {
-  std::string name;  // "H100 SXM5 80 GB"
-  // The product is the device when its device_name contains any of these
-  // and its SM count is sm_count.
-  std::vector<std::string> device_name_contains;
-  int sm_count = 0;
-  // Published dense TFLOP/s (integer: TOP/s) per dtype; nullopt: unknown.
-  std::map<std::string, std::optional<double>> dense_tflops;
-  std::string source;  // a TensorSource key
-  std::string note;
-  std::optional<double> DenseTflops(std::string_view dtype) const;
-};
-
-struct TensorArchitecture {
-  std::string name;
-  std::string compute_capability;  // "9.0"
-  std::vector<TensorRate> rates;
-  std::vector<TensorProduct> products;
-  const TensorRate* Find(std::string_view dtype) const;
-  // The product a device is, or null.
-  const TensorProduct* ProductFor(std::string_view device_name,
-                                  int sm_count) const;
-};
-
-struct TensorPeaks {
-  std::vector<TensorSource> sources;
-  std::vector<TensorArchitecture> architectures;
-  const TensorArchitecture* ForComputeCapability(std::string_view cc) const;
-  const TensorSource* Source(std::string_view key) const;
-};
-
-// The input types a rate may name.
-const std::vector<std::string>& TensorDtypes();
-
-// Parses and validates configs/tensor/peaks.json; errors are one line that
-// starts with `path: `.
-absl::StatusOr<TensorPeaks> ParseTensorPeaksJson(std::string_view text,
-                                                 std::string_view path);
 
 // The peak key and sparsity of a probe form or GEMM dtype axis value:
 // "f16_f32" -> fp16, "sp_e4m3_f32" -> fp8 sparse, "int8" -> int8.

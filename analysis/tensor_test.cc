@@ -27,6 +27,7 @@ namespace {
 using ::dissect::analysis::testing::ReadText;
 using ::dissect::analysis::testing::Runfile;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr char kTestdata[] = "analysis/testdata/tensor/";
 
@@ -118,23 +119,43 @@ TEST(TensorPeaksTest, BadFilesAreOneLineErrors) {
     return peaks.ok() ? std::string("ok")
                       : std::string(peaks.status().message());
   };
+  // Every input type and device fact is published (a number from the
+  // product's source, or a value with its own source) or unknown with why.
   const std::string good =
-      R"({"name": "x", "device_name_contains": ["X"], "sm_count": 2, "source": "s", "note": "n", "dense_tflops": {"fp16": 1.5}})";
+      R"({"name": "x", "device_name_contains": ["X"], "source": "s", "note": "n", )"
+      R"("dense_tflops": {"fp16": 1.5, "fp32": {"value": 2, "source": "s"}, "tf32": {"unknown": "u"}, )"
+      R"("bf16": {"unknown": "u"}, "fp8": {"unknown": "u"}, "int8": {"unknown": "u"}, "fp64": {"unknown": "u"}}, )"
+      R"("specs": {"sm_count": {"value": 2, "source": "s"}, "boost_mhz": {"unknown": "not stated"}, )"
+      R"("l2_bytes": {"unknown": "u"}, "dram_gbps": {"value": 100, "source": "s", "note": "HBM"}}})";
   EXPECT_EQ(product(good), "ok");
-  EXPECT_EQ(product(absl::StrReplaceAll(good, {{"1.5", "null"}})), "ok");
-  EXPECT_THAT(
-      product(absl::StrReplaceAll(good, {{"\"fp16\": 1.5", "\"fp8\": 1"}})),
-      HasSubstr("p.json: architecture 1 product 1: \"dense_tflops\" "
-                "names \"fp8\", which has no rate"));
+  EXPECT_THAT(product(absl::StrReplaceAll(good, {{"\"fp16\": 1.5, ", ""}})),
+              HasSubstr("p.json: architecture 1 product 1: \"dense_tflops\" "
+                        "lacks fp16 (give {\"unknown\": reason} where no "
+                        "source states it)"));
+  EXPECT_THAT(product(absl::StrReplaceAll(good, {{"1.5", "null"}})),
+              HasSubstr("\"dense_tflops\" of fp16 must be {\"value\": n, "
+                        "\"source\": key} or {\"unknown\": reason}"));
   EXPECT_THAT(product(absl::StrReplaceAll(good, {{"1.5", "-1"}})),
-              HasSubstr("\"dense_tflops\" of fp16 must be > 0 or null"));
+              HasSubstr("\"dense_tflops\" of fp16 must be > 0"));
+  EXPECT_THAT(
+      product(absl::StrReplaceAll(good, {{"\"fp16\": 1.5", "\"fp4\": 1"}})),
+      HasSubstr("\"dense_tflops\" names \"fp4\" (one of fp32, tf32"));
   EXPECT_THAT(product(absl::StrReplaceAll(good, {{"[\"X\"]", "[]"}})),
               HasSubstr("needs a non-empty array \"device_name_contains\""));
   EXPECT_THAT(product(absl::StrReplaceAll(
-                  good, {{"\"sm_count\": 2", "\"sm_count\": 0"}})),
-              HasSubstr("\"sm_count\" must be > 0"));
+                  good, {{"\"l2_bytes\": {\"unknown\": \"u\"}, ", ""}})),
+              HasSubstr("\"specs\" lacks l2_bytes"));
   EXPECT_THAT(product(absl::StrReplaceAll(
-                  good, {{"\"source\": \"s\"", "\"source\": \"q\""}})),
+                  good, {{"\"boost_mhz\": {\"unknown\": \"not stated\"}",
+                          "\"boost_mhz\": 1980"}})),
+              HasSubstr("\"specs\" of boost_mhz must be {\"value\": n"));
+  EXPECT_THAT(product(absl::StrReplaceAll(
+                  good, {{"\"sm_count\": {\"value\": 2, \"source\": \"s\"}",
+                          "\"sm_count\": {\"value\": 2, \"source\": \"q\"}"}})),
+              HasSubstr("\"specs\" of sm_count: unknown source \"q\""));
+  EXPECT_THAT(product(absl::StrReplaceAll(
+                  good, {{"\"source\": \"s\", \"note\": \"n\"",
+                          "\"source\": \"q\", \"note\": \"n\""}})),
               HasSubstr("unknown source \"q\""));
   EXPECT_FALSE(ParseTensorPeaksJson("{}", "p.json").ok());
   EXPECT_FALSE(ParseTensorPeaksJson("not json", "p.json").ok());
@@ -254,6 +275,109 @@ TEST(RenderTensorSectionsTest, ThreeCeilingsAndTheClockBehindEach) {
   EXPECT_THAT(nvl, HasSubstr("| good | fp16 | 4096x4096x4096 | 700 | 690 | "
                              "512.7 | 1755 NVML (droop −11.4%) | 73.8% | 65.4% "
                              "| — | 86.5% |"));
+}
+
+// The synthetic fixtures relabelled as another device (still synthetic).
+std::vector<ResultFile> FixturesOn(const std::string& name, const char* cc,
+                                   const char* sms, const char* max_khz) {
+  std::vector<ResultFile> files = Fixtures();
+  for (ResultFile& f : files) {
+    f.context["device_name"] = name + " (synthetic fixture)";
+    f.context["device_compute_capability"] = cc;
+    f.context["device_sm_count"] = sms;
+    f.context["device_sm_clock_max_khz"] = max_khz;
+  }
+  return files;
+}
+
+TEST(TensorPeaksTest, FleetProductsHaveSourcedFiguresOrReasons) {
+  const TensorPeaks peaks = RepoPeaks();
+  struct Device {
+    const char* name;
+    const char* cc;
+    int sms;
+    const char* product;
+  };
+  for (const Device& d : {Device{"NVIDIA A100-SXM4-80GB", "8.0", 108,
+                                 "A100 SXM4 80 GB"},
+                          Device{"NVIDIA L40S", "8.9", 142, "L40S 48 GB"},
+                          Device{"NVIDIA H100 80GB HBM3", "9.0", 132,
+                                 "H100 SXM5 80 GB"},
+                          Device{"NVIDIA H100 PCIe", "9.0", 114,
+                                 "H100 PCIe 80 GB"},
+                          Device{"NVIDIA H200", "9.0", 132, "H200 SXM 141 GB"},
+                          Device{"NVIDIA B200", "10.0", 148,
+                                 "B200 (HGX B200)"}}) {
+    const TensorArchitecture* arch = peaks.ForComputeCapability(d.cc);
+    ASSERT_NE(arch, nullptr) << d.cc;
+    const TensorProduct* p = arch->ProductFor(d.name, d.sms);
+    ASSERT_NE(p, nullptr) << d.name;
+    EXPECT_EQ(p->name, d.product);
+    ASSERT_TRUE(p->DenseTflops("fp16").has_value()) << d.name;
+    EXPECT_TRUE(p->Spec("dram_gbps")->value.has_value()) << d.name;
+    std::vector<const PublishedFigure*> figures;
+    for (const auto& [unused, f] : p->dense_tflops) figures.push_back(&f);
+    for (const auto& [unused, f] : p->specs) figures.push_back(&f);
+    EXPECT_EQ(figures.size(), TensorDtypes().size() + 4) << d.name;
+    for (const PublishedFigure* f : figures) {
+      if (f->value) {
+        ASSERT_NE(peaks.Source(f->source), nullptr) << d.name;
+        EXPECT_FALSE(peaks.Source(f->source)->url.empty()) << d.name;
+        EXPECT_FALSE(peaks.Source(f->source)->where.empty()) << d.name;
+      } else {
+        EXPECT_FALSE(f->unknown.empty()) << d.name;
+      }
+    }
+  }
+  const TensorArchitecture* hopper = peaks.ForComputeCapability("9.0");
+  EXPECT_EQ(hopper->ProductFor("NVIDIA H200 NVL", 132), nullptr);
+  EXPECT_EQ(hopper->ProductFor("NVIDIA GH200 480GB", 132), nullptr);
+  EXPECT_EQ(peaks.ForComputeCapability("8.0")->ProductFor(
+                "NVIDIA A100-SXM4-80GB", 132),
+            nullptr);
+}
+
+TEST(RenderTensorSectionsTest, SyntheticA100PicksTheA100EntryAndSaysSo) {
+  const std::string out = RenderTensorSections(
+      FixturesOn("NVIDIA A100-SXM4-80GB", "8.0", "108", "1410000"),
+      RepoPeaks());
+  EXPECT_THAT(out, HasSubstr("Published entry: A100 SXM4 80 GB (compute "
+                             "capability 8.0, name contains "
+                             "\"A100-SXM4-80GB\", 108 SMs)"));
+  EXPECT_THAT(out, HasSubstr("| fp16 | 2048 | 4096 | 311.9 | 312 (1411 MHz) "
+                             "[1] |"));
+  EXPECT_THAT(out, HasSubstr("| fp64 | — | — | — | 19.5 [1] | no per-SM rate "
+                             "published |"));
+  EXPECT_THAT(out, HasSubstr("- sm_count: 108 SMs ["));
+  EXPECT_THAT(out, HasSubstr("- boost_mhz: 1410 MHz maximum boost clock ["));
+  EXPECT_THAT(out, HasSubstr("- l2_bytes: 40 MiB L2 [3] (40960 KB)"));
+  EXPECT_THAT(out, HasSubstr("- dram_gbps: 2039 GB/s DRAM bandwidth [1] "
+                             "(A100 80GB SXM)"));
+  EXPECT_THAT(out, HasSubstr("- dense fp8: unknown: the A100 has no FP8 "
+                             "tensor cores"));
+  EXPECT_THAT(out, HasSubstr("[1] NVIDIA: \"NVIDIA A100 Tensor Core GPU "
+                             "(datasheet)\", 2021, Technical Specifications "
+                             "table, A100 80GB SXM column"));
+  EXPECT_THAT(out, Not(HasSubstr("H100 SXM5")));
+}
+
+TEST(RenderTensorSectionsTest, SyntheticH200PicksTheH200EntryNotTheH100s) {
+  const std::string out = RenderTensorSections(
+      FixturesOn("NVIDIA H200", "9.0", "132", "1980000"), RepoPeaks());
+  EXPECT_THAT(out, HasSubstr("Published entry: H200 SXM 141 GB (compute "
+                             "capability 9.0, name contains \"NVIDIA H200\", "
+                             "SM count not published)"));
+  EXPECT_THAT(out, HasSubstr("| fp16 | 4096 | 8192 | 1071 | 989.5 (1830 MHz) "
+                             "["));
+  EXPECT_THAT(out, HasSubstr("- dram_gbps: 4800 GB/s DRAM bandwidth ["));
+  EXPECT_THAT(out, HasSubstr("- sm_count: unknown: NVIDIA's H200 page does "
+                             "not state it"));
+  EXPECT_THAT(out, HasSubstr("https://www.nvidia.com/en-us/data-center/h200/"));
+  EXPECT_THAT(out, Not(HasSubstr("H100 SXM5 80 GB")));
+  const std::string nvl = RenderTensorSections(
+      FixturesOn("NVIDIA H200 NVL", "9.0", "132", "1785000"), RepoPeaks());
+  EXPECT_THAT(nvl, HasSubstr("unknown: no product of configs/tensor/peaks.json "
+                             "matches"));
 }
 
 TEST(RenderTensorSectionsTest, ProductsMatchByNameAndSmCount) {

@@ -3,6 +3,8 @@
 
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -55,6 +57,10 @@ bool HasFlag(const SweepEntry& entry, const std::string& flag) {
 std::string Seconds(double s) {
   return s == std::floor(s) ? absl::StrFormat("%.0f s", s) : absl::StrFormat("%.1f s", s);
 }
+
+// How long cuInit and the device queries may take: a driver that hangs
+// ends the night here rather than in every entry's time limit.
+constexpr int kDriverAnswerTimeoutS = 120;
 
 // The CUDA driver API's C ABI, as far as the check needs it.
 using CuResult = int;
@@ -158,12 +164,12 @@ CudaDriverView QueryCudaDriver(int index) {
   CudaDriverView view;
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) {
-    view.load_error = absl::StrCat("pipe2: ", std::strerror(errno));
+    view.query_error = absl::StrCat("pipe2: ", std::strerror(errno));
     return view;
   }
   const pid_t pid = fork();
   if (pid < 0) {
-    view.load_error = absl::StrCat("fork: ", std::strerror(errno));
+    view.query_error = absl::StrCat("fork: ", std::strerror(errno));
     close(fds[0]);
     close(fds[1]);
     return view;
@@ -177,7 +183,16 @@ CudaDriverView QueryCudaDriver(int index) {
   close(fds[1]);
   CudaAnswer answer = {};
   size_t got = 0;
+  bool hung = false;
   while (got < sizeof(answer)) {
+    pollfd ready = {fds[0], POLLIN, 0};
+    const int polled = poll(&ready, 1, kDriverAnswerTimeoutS * 1000);
+    if (polled < 0 && errno == EINTR) continue;
+    if (polled == 0) {
+      hung = true;
+      kill(pid, SIGKILL);
+      break;
+    }
     const ssize_t n = read(fds[0], reinterpret_cast<char*>(&answer) + got, sizeof(answer) - got);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
@@ -187,12 +202,15 @@ CudaDriverView QueryCudaDriver(int index) {
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  if (got != sizeof(answer)) {
-    view.load_error = WIFSIGNALED(status)
-                          ? absl::StrCat("the CUDA driver query died of signal ", WTERMSIG(status))
-                          : "the CUDA driver query gave no answer";
-    return view;
+  if (hung) {
+    view.query_error =
+        absl::StrCat("the CUDA driver gave no answer within ", kDriverAnswerTimeoutS, " s");
+  } else if (got != sizeof(answer)) {
+    view.query_error = WIFSIGNALED(status)
+                           ? absl::StrCat("the query died of signal ", WTERMSIG(status))
+                           : "the query gave no answer";
   }
+  if (got != sizeof(answer)) return view;
   view.load_error = answer.load_error;
   view.init_result = answer.init_result;
   view.init_error = answer.init_error;
@@ -204,6 +222,9 @@ CudaDriverView QueryCudaDriver(int index) {
 
 std::string DeviceProblem(const CudaDriverView& cuda, const DeviceIdentity& nvml, int index,
                           const std::string& expected) {
+  if (!cuda.query_error.empty()) {
+    return absl::StrCat("cannot ask the CUDA driver: ", cuda.query_error);
+  }
   if (!cuda.load_error.empty()) {
     return absl::StrCat("no NVIDIA driver: ", cuda.load_error);
   }
@@ -232,8 +253,9 @@ std::string DeviceProblem(const CudaDriverView& cuda, const DeviceIdentity& nvml
 
 std::string CheckDevice(int index, const std::string& expected) {
   const CudaDriverView cuda = QueryCudaDriver(index);
+  const bool answered = cuda.query_error.empty() && cuda.load_error.empty();
   const DeviceIdentity nvml =
-      expected.empty() || !cuda.load_error.empty() ? DeviceIdentity{} : QueryDeviceIdentity(index);
+      expected.empty() || !answered ? DeviceIdentity{} : QueryDeviceIdentity(index);
   return DeviceProblem(cuda, nvml, index, expected);
 }
 

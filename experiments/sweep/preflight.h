@@ -38,6 +38,7 @@ absl::Status CheckBudget(const Sweep& sweep, const std::vector<const SweepEntry*
 // What the CUDA driver says about the machine, without linking CUDA
 // (libcuda.so.1 is loaded at run time, as NVML is in device_identity.cc).
 struct CudaDriverView {
+  std::string query_error;  // why the driver could not be asked (it hung, ...)
   std::string load_error;   // why libcuda.so.1 could not be loaded; empty if it was
   int init_result = 0;      // cuInit's CUresult (0: success)
   std::string init_error;   // its name, e.g. CUDA_ERROR_NO_DEVICE
@@ -48,12 +49,13 @@ struct CudaDriverView {
 
 // Asks the CUDA driver about device `index` (as the children will number
 // it: the caller sets CUDA_DEVICE_ORDER=PCI_BUS_ID first). The query runs
-// in a short-lived child process so that the runner itself never holds a
-// CUDA driver state that its children would inherit.
+// in a short-lived child process, stopped after 120 s, so that the runner
+// itself never holds a CUDA driver state that its children would inherit
+// and a hung driver does not hang the night.
 CudaDriverView QueryCudaDriver(int index);
 
-// Why the children cannot use device `index` ("" when they can): no
-// driver, cuInit failed (no device visible), the index is not visible, or
+// Why the children cannot use device `index` ("" when they can): the
+// driver could not be asked, no driver, cuInit failed (no device visible), the index is not visible, or
 // the device is not the one expected (`expected`: a case-insensitive part
 // of its name, or its UUID; empty = any device). One line, naming
 // CUDA_VISIBLE_DEVICES when it is set.

@@ -90,6 +90,11 @@ TEST(DeviceProblemTest, EachWayANightHasNoDevice) {
   unsetenv("CUDA_VISIBLE_DEVICES");
   EXPECT_EQ(DeviceProblem(OneH100(), nvml, 0, ""), "");
 
+  CudaDriverView hung;
+  hung.query_error = "the CUDA driver gave no answer within 120 s";
+  EXPECT_EQ(DeviceProblem(hung, nvml, 0, ""),
+            "cannot ask the CUDA driver: the CUDA driver gave no answer within 120 s");
+
   CudaDriverView no_driver;
   no_driver.load_error = "libcuda.so.1: cannot open shared object file";
   EXPECT_EQ(DeviceProblem(no_driver, nvml, 0, ""),
