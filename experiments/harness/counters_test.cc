@@ -251,6 +251,22 @@ std::string ContextValue(const RunEnv& env, const std::string& key) {
   return "<absent>";
 }
 
+TEST(CountersContextTest, MetricsTheChipLacksAreNamedWithTheReason) {
+  FakeCollector fake;
+  RunEnv env = WithCollector(&fake);
+  env.counters.chip = "GA100";
+  env.counters.metrics =
+      *MetricCatalog::Embedded().Resolve("dram_bytes_read,stall_gmma");
+  const std::string skipped = ContextValue(env, "counters_skipped");
+  EXPECT_EQ(skipped.rfind("stall_gmma: wgmma is Hopper-only", 0), 0u)
+      << skipped;
+  EXPECT_EQ(skipped.find("dram_bytes_read"), std::string::npos) << skipped;
+  EXPECT_EQ(ContextValue(env, "metric.cupti/stall_gmma.perfworks"),
+            "<absent>");
+  env.counters.chip = "GH100";
+  EXPECT_EQ(ContextValue(env, "counters_skipped"), "<absent>");
+}
+
 TEST(ActivityInRowsTest, DurationsAndAgreementBesideTheTimings) {
   // Event median 2 ms; activity median 1.95 ms: 2.5% shorter.
   FakeKernelTimer fake(std::vector<double>{1.9, 2.0, 1.95});

@@ -599,12 +599,16 @@ std::vector<std::pair<std::string, std::string>> ResultContext(
   const CounterSetup& counters = env.counters;
   if (!counters.metrics.empty()) {
     std::vector<std::string> counter_names;
+    std::vector<std::string> skipped;  // "name: why" of metrics the chip lacks
     for (const CatalogMetric* m : counters.metrics) {
       const std::string name = absl::StrCat(kCounterPrefix, m->name);
       counter_names.push_back(name);
       ctx.emplace_back(absl::StrCat("metric.", name, ".unit"), m->unit);
       if (const auto it = m->perfworks.find(counters.chip); it != m->perfworks.end()) {
         ctx.emplace_back(absl::StrCat("metric.", name, ".perfworks"), it->second);
+      }
+      if (const auto why = m->unavailable.find(counters.chip); why != m->unavailable.end()) {
+        skipped.push_back(absl::StrCat(m->name, ": ", why->second));
       }
     }
     ctx.emplace_back("dissect_counters", absl::StrJoin(counter_names, ","));
@@ -613,6 +617,7 @@ std::vector<std::pair<std::string, std::string>> ResultContext(
                        absl::StrCat("cupti range profiler, ", counters.replay, " replay"));
       ctx.emplace_back("counters_chip", counters.chip);
       ctx.emplace_back("counters_passes", absl::StrCat(counters.passes));
+      if (!skipped.empty()) ctx.emplace_back("counters_skipped", absl::StrJoin(skipped, "; "));
     } else {
       ctx.emplace_back("counters_unavailable", counters.unavailable);
     }
@@ -746,6 +751,10 @@ std::unique_ptr<CuptiCounters> SetUpCounters(RunEnv& env, const std::string& pre
   if (!status.ok()) {
     env.counters.unavailable = Unavailable("counters", status, prefix);
     return nullptr;
+  }
+  for (const SkippedCounter& skipped : (*counters)->skipped()) {
+    std::cerr << prefix << "counter " << skipped.name << " skipped on " << env.counters.chip
+              << ": " << skipped.reason << "\n";
   }
   env.counters.collector = counters->get();
   env.counters.replay = CounterReplayName((*counters)->replay());
