@@ -3,10 +3,13 @@
 #ifndef DISSECT_ANALYSIS_TEST_UTIL_H_
 #define DISSECT_ANALYSIS_TEST_UTIL_H_
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <regex>
 #include <sstream>
 #include <string>
 
@@ -65,6 +68,41 @@ inline std::optional<std::string> UpdateGolden(const std::string& actual,
 inline std::string StaleGolden(const std::string& golden_path, const std::string& target) {
   return golden_path + " is stale; if the change is intended, regenerate with " +
          "DISSECT_UPDATE_GOLDEN=1 bazel run " + target;
+}
+
+inline std::string AsciiLower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+// Text a user reads (a published value's source or note, a catalog entry's
+// claim) must make sense outside the project's tracker and work log. Returns
+// the first project-internal phrase in `text` (an issue number, the issue
+// tracker, a work session, "offline", the maintainers as an author), or ""
+// if it has none.
+inline std::string ProjectInternalPhrase(const std::string& text) {
+  const std::string lower = AsciiLower(text);
+  static const std::regex kIssueNumber("issues? *#? *[0-9]+");
+  std::smatch match;
+  if (std::regex_search(lower, match, kIssueNumber)) return match.str();
+  for (const char* phrase : {"issue tracker", "session", "offline", "dissect maintainers"}) {
+    if (lower.find(phrase) != std::string::npos) return phrase;
+  }
+  return "";
+}
+
+// Why a published value's source is not one a reader can follow: it is
+// empty, points into the project's issues, or uses a project-internal phrase
+// (ProjectInternalPhrase); "" if none of these.
+inline std::string UnfollowableSource(const std::string& source) {
+  if (source.find_first_not_of(" \t") == std::string::npos) return "the source is empty";
+  if (AsciiLower(source).find("issue") != std::string::npos) {
+    return "the source points into the project's issues (\"" + source + "\")";
+  }
+  const std::string phrase = ProjectInternalPhrase(source);
+  if (!phrase.empty()) return "the source says \"" + phrase + "\"";
+  return "";
 }
 
 }  // namespace dissect::analysis::testing

@@ -31,7 +31,7 @@ TEST(CatalogParse, AGoodEntry) {
   absl::StatusOr<CatalogEntry> e = ParseCatalogEntry(
       Entry(R"([{"key": "a", "quantity": "qa", "value": 38, "unit": "cycles", "source": "Table 2"},
                 {"key": "b", "quantity": "qb", "value": [436, 443], "unit": "cycles", "source": "p. 5"},
-                {"key": "c", "quantity": "qc", "value": "unknown", "why": "not offline"}])"),
+                {"key": "c", "quantity": "qc", "value": "unknown", "why": "not read"}])"),
       "configs/papers/p_2018_fig2.json");
   ASSERT_TRUE(e.ok()) << e.status();
   EXPECT_EQ(e->id, "p_2018_fig2");
@@ -47,7 +47,7 @@ TEST(CatalogParse, AGoodEntry) {
   EXPECT_EQ(e->FindPublished("zz"), nullptr);
   EXPECT_EQ(PublishedCell(e->FindPublished("a")), "38 cycles (Table 2)");
   EXPECT_EQ(PublishedCell(e->FindPublished("b")), "436–443 cycles (p. 5)");
-  EXPECT_EQ(PublishedCell(e->FindPublished("c")), "unknown: not offline");
+  EXPECT_EQ(PublishedCell(e->FindPublished("c")), "unknown: not read");
   const nlohmann::ordered_json sweep = e->SweepDocument();
   EXPECT_EQ(sweep["format"], "dissect.sweep.v1");
   EXPECT_EQ(sweep["name"], "p_2018_fig2");
@@ -110,7 +110,7 @@ TEST(CatalogParse, SelectByIdOrPaperKey) {
 
 TEST(PaperFigure, ComparisonRatioUsesTheMiddleOfARangeAndNeedsBothSides) {
   PublishedValue range{"k", "q", 400, 500, "cycles", "Table 1", ""};
-  PublishedValue unknown{"u", "q", std::nullopt, std::nullopt, "", "", "not offline"};
+  PublishedValue unknown{"u", "q", std::nullopt, std::nullopt, "", "", "not read"};
   MarkdownTable t = ComparisonTable();
   AddComparison(t, "texture", &range, 900, "cycles", "miss");
   AddComparison(t, "shared", &unknown, 30, "cycles", "");

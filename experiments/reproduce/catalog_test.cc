@@ -12,14 +12,17 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
 #include "analysis/papers/registry.h"
+#include "analysis/test_util.h"
 #include "experiments/reproduce/reproduce.h"
 #include "experiments/sweep/binary_check.h"
 #include "gmock/gmock.h"
@@ -29,6 +32,8 @@ namespace dissect::reproduce {
 namespace {
 
 using ::dissect::analysis::papers::CatalogEntry;
+using ::dissect::analysis::testing::ProjectInternalPhrase;
+using ::dissect::analysis::testing::UnfollowableSource;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
@@ -54,11 +59,62 @@ std::string TmpDir() {
   return dir != nullptr ? dir : "/tmp";
 }
 
+// Whether a published number's source names something a reader can open:
+// an address, an item of the reading list, or a table, figure or page.
+bool NamesADocument(const std::string& source) {
+  static const std::regex kPlace(
+      "https?://|\\bitem [0-9]+|\\b(Table|Figure|Fig\\.|page|p\\.) ?[0-9IVX]");
+  return std::regex_search(source, kPlace);
+}
+
+// Every text of `e` a user reads (the figure, claim, published values, the
+// sweep's reasons) in words a reader outside the project could not follow.
+std::vector<std::string> ReaderProblems(const CatalogEntry& e) {
+  std::vector<std::pair<std::string, std::string>> texts = {
+      {"paper.title", e.title},
+      {"paper.authors", e.authors},
+      {"paper.venue", e.venue},
+      {"figure", e.figure},
+      {"claim", e.claim},
+      {"expected_signature", e.expected_signature},
+      {"expected_differences", e.expected_differences},
+      {"pending", e.pending}};
+  std::vector<std::string> problems;
+  for (size_t i = 0; i < e.published.size(); ++i) {
+    const analysis::papers::PublishedValue& p = e.published[i];
+    const std::string where = "published[" + std::to_string(i) + "].";
+    texts.push_back({where + "quantity", p.quantity});
+    texts.push_back({where + "why", p.why});
+    if (!p.known()) continue;
+    std::string unfollowable = UnfollowableSource(p.source);
+    if (unfollowable.empty() && !NamesADocument(p.source)) {
+      unfollowable =
+          "it names no document a reader can open (an address, the reading list's item, a "
+          "table, figure or page)";
+    }
+    if (!unfollowable.empty()) problems.push_back(e.path + ": " + where + "source: " + unfollowable);
+  }
+  for (const auto& sweep_entry : e.sweep["entries"]) {
+    if (sweep_entry.contains("why") && sweep_entry["why"].is_string()) {
+      texts.push_back({"sweep entry " + sweep_entry.value("id", std::string()) + " why",
+                       sweep_entry["why"].get<std::string>()});
+    }
+  }
+  for (const auto& [field, text] : texts) {
+    const std::string phrase = ProjectInternalPhrase(text);
+    if (!phrase.empty()) {
+      problems.push_back(e.path + ": " + field + " uses a project-internal phrase (\"" + phrase +
+                         "\"); say what a reader needs to know");
+    }
+  }
+  return problems;
+}
+
 // Every problem of one catalog file, one line each.
 std::vector<std::string> CheckEntry(const std::string& path) {
   absl::StatusOr<CatalogEntry> entry = analysis::papers::ParseCatalogEntry(ReadAll(path), path);
   if (!entry.ok()) return {std::string(entry.status().message())};
-  std::vector<std::string> problems;
+  std::vector<std::string> problems = ReaderProblems(*entry);
   const analysis::papers::Generator generator = analysis::papers::FindGenerator(entry->generator);
   if (generator == nullptr) {
     problems.push_back(path + ": analysis.generator '" + entry->generator + "' is not one of: " +
@@ -90,7 +146,7 @@ TEST(Catalog, HasTenReadyReproductions) {
     absl::StatusOr<CatalogEntry> entry = analysis::papers::ParseCatalogEntry(ReadAll(file), file);
     if (entry.ok() && entry->ready()) ++ready;
   }
-  EXPECT_GE(ready, 10) << "issue 16 asks for at least ten reproductions";
+  EXPECT_GE(ready, 10) << "the catalog should hold at least ten ready reproductions";
   EXPECT_FALSE(Binaries().empty());
 }
 
@@ -148,6 +204,29 @@ TEST(Catalog, ABrokenEntryFailsTheCheck) {
          "analysis": {"generator": "latency_pair"},
          "published": [{"key": "k", "quantity": "q", "value": 38, "unit": "cycles"}]})",
        "a published number needs where it comes from"},
+      {"source_in_an_issue",
+       R"("sweep": {"entries": [{"id": "a", "experiment": "relu_bandwidth", "why": "w", "time_limit_s": 5}]},
+         "analysis": {"generator": "latency_pair"},
+         "published": [{"key": "k", "quantity": "q", "value": 38, "unit": "cycles",
+                        "source": "quoted in issue 16"}]})",
+       "published[0].source: the source points into the project's issues"},
+      {"source_names_no_document",
+       R"("sweep": {"entries": [{"id": "a", "experiment": "relu_bandwidth", "why": "w", "time_limit_s": 5}]},
+         "analysis": {"generator": "latency_pair"},
+         "published": [{"key": "k", "quantity": "q", "value": 38, "unit": "cycles",
+                        "source": "abstract"}]})",
+       "published[0].source: it names no document a reader can open"},
+      {"why_in_the_projects_words",
+       R"("sweep": {"entries": [{"id": "a", "experiment": "relu_bandwidth", "why": "w", "time_limit_s": 5}]},
+         "analysis": {"generator": "latency_pair"},
+         "published": [{"key": "k", "quantity": "q", "value": "unknown",
+                        "why": "the paper was not available offline to this session"}]})",
+       "published[0].why uses a project-internal phrase (\"session\")"},
+      {"sweep_why_in_the_projects_words",
+       R"("sweep": {"entries": [{"id": "a", "experiment": "relu_bandwidth", "time_limit_s": 5,
+           "why": "not run: no GPU in the session that wrote it"}]},
+         "analysis": {"generator": "latency_pair"}, "published": []})",
+       "sweep entry a why uses a project-internal phrase"},
       {"no_why",
        R"("sweep": {"entries": [{"id": "a", "experiment": "relu_bandwidth",
            "time_limit_s": 5, "axes": {"bytes": "64MiB"}}]},

@@ -46,7 +46,7 @@ TEST(LayerBandwidthTest, MatchesGolden) {
   EXPECT_THAT(figure->markdown, HasSubstr("| CONV "));
   EXPECT_THAT(figure->markdown, HasSubstr("|     4099 |         122.3 |"));
   EXPECT_THAT(figure->markdown, HasSubstr("230.4 GB/s"));
-  EXPECT_THAT(figure->markdown, HasSubstr("quoted in issue 16 (page not verified)"));
+  EXPECT_THAT(figure->markdown, HasSubstr("item 13 (notes on the paper"));
   // Only densenet121's rows are this figure's: vgg16's and the skipped
   // resnet50 are not listed.
   EXPECT_THAT(figure->markdown, Not(HasSubstr("resnet50")));
@@ -63,7 +63,7 @@ TEST(OpBreakdownTest, MatchesGolden) {
   // The skipped and the failed point are reported, with why.
   EXPECT_THAT(figure->markdown, HasSubstr("resnet50 at batch 16: skipped: cuDNN not found"));
   EXPECT_THAT(figure->markdown, HasSubstr("alexnet at batch 64: error: the softmax output"));
-  EXPECT_THAT(figure->markdown, HasSubstr("unknown: the paper was not available offline"));
+  EXPECT_THAT(figure->markdown, HasSubstr("unknown: neither the paper's abstract nor the authors' repository"));
   ExpectPaperFigureDrawn(*figure, "op_breakdown_test");
 }
 

@@ -55,7 +55,7 @@ TEST(FusionSpeedup, BnReluPatterns) {
       testing::ReadResultFixtures(kData, {"synthetic_layer_fusion_bn.json"});
   const absl::StatusOr<PaperFigure> figure = GenerateFusionSpeedup(entry, files);
   ASSERT_TRUE(figure.ok()) << figure.status();
-  EXPECT_NE(figure->markdown.find("230.4 GB/s (quoted in issue 16)"), std::string::npos);
+  EXPECT_NE(figure->markdown.find("230.4 GB/s (the reading list 'GPU Workload Characteristics' (2024-10-30), item 13"), std::string::npos);
   ASSERT_EQ(figure->scripts.size(), 2u);
   ExpectGolden(*figure, "bn_relu");
 }
