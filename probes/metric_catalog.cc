@@ -136,13 +136,17 @@ absl::Status ReadChipNames(const Json& m, absl::string_view where,
   return absl::OkStatus();
 }
 
-// Chip -> value turned around: each value with its chips, space-separated.
+// Chip -> value turned around: each value with its chips, space-separated,
+// or "every chip" where they are all `all_chips`.
 std::map<std::string, std::string> ChipsByValue(
-    const std::map<std::string, std::string>& by_chip) {
+    const std::map<std::string, std::string>& by_chip,
+    const std::map<std::string, std::string>& all_chips) {
+  std::map<std::string, std::vector<std::string>> chips;
+  for (const auto& [chip, value] : by_chip) chips[value].push_back(chip);
   std::map<std::string, std::string> out;
-  for (const auto& [chip, value] : by_chip) {
-    std::string& chips = out[value];
-    absl::StrAppend(&chips, chips.empty() ? "" : " ", chip);
+  for (const auto& [value, list] : chips) {
+    out[value] = list.size() == all_chips.size() ? "every chip"
+                                                 : absl::StrJoin(list, " ");
   }
   return out;
 }
@@ -335,10 +339,10 @@ std::string MetricCatalog::Describe() const {
   absl::StrAppendFormat(&text, "  %-24s %-12s %s\n", "metric", "unit", "help");
   for (const CatalogMetric& m : metrics_) {
     absl::StrAppendFormat(&text, "  %-24s %-12s %s\n", m.name, m.unit, m.help);
-    for (const auto& [name, chips] : ChipsByValue(m.perfworks)) {
+    for (const auto& [name, chips] : ChipsByValue(m.perfworks, chips_)) {
       absl::StrAppend(&text, std::string(40, ' '), name, " (", chips, ")\n");
     }
-    for (const auto& [reason, chips] : ChipsByValue(m.unavailable)) {
+    for (const auto& [reason, chips] : ChipsByValue(m.unavailable, chips_)) {
       absl::StrAppend(&text, std::string(40, ' '), "unavailable on ", chips,
                       ": ", reason, "\n");
     }

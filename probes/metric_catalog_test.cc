@@ -141,6 +141,9 @@ TEST(DescribeTest, ListsMetricsUnitsPerfworksNamesAndGroups) {
   EXPECT_NE(text.find("dram_bytes_read"), std::string::npos);
   EXPECT_NE(text.find("dram__bytes_read.sum (AD102 "), std::string::npos)
       << text;
+  EXPECT_NE(text.find("smsp__inst_executed.sum (every chip)"),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("dram__bytes_op_read.sum (GB202 GB203 GB205 GB206 "
                       "GB207)"),
             std::string::npos)
