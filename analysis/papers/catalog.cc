@@ -92,6 +92,9 @@ nlohmann::ordered_json CatalogEntry::SweepDocument() const {
   doc["name"] = id;
   doc["description"] = absl::StrCat("reproduces ", title, " (", year, "), ", figure, ": ", claim);
   if (sweep.contains("defaults")) doc["defaults"] = sweep["defaults"];
+  // An entry that runs no GPU experiment (the tests' selftest entries) says
+  // so, and the runner's device check is not asked.
+  if (sweep.contains("needs_gpu")) doc["needs_gpu"] = sweep["needs_gpu"];
   doc["entries"] = sweep.contains("entries") ? sweep["entries"] : Json::array();
   return doc;
 }

@@ -17,6 +17,7 @@
 #include "analysis/papers/registry.h"
 #include "experiments/harness/result_writer.h"
 #include "experiments/sweep/cli_util.h"
+#include "experiments/sweep/preflight.h"
 #include "experiments/sweep/sweep_config.h"
 
 namespace dissect::reproduce {
@@ -173,6 +174,8 @@ absl::StatusOr<int> Reproduce(const CatalogEntry& entry, const ReproduceOptions&
     absl::StatusOr<int> ran = sweep::RunSweep(*sweep, runner);
     if (!ran.ok()) return ran.status();
     if (*ran >= 128) return *ran;  // stopped by a signal: the run folder resumes
+    // No usable device: the runner said why in one line; nothing to analyse.
+    if (*ran == sweep::kExitNoDevice) return *ran;
     status = std::max(status, *ran == 0 ? 0 : 1);
     sweep_status = SweepStatus(dir);
     results_dir = dir;

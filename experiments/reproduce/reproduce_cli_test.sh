@@ -5,7 +5,8 @@
 # finds nothing to draw (exit 1, the page says why and shows the sweep); a
 # paper key runs its ready figures and skips the pending one; --results
 # analyses existing result files (the synthetic memory_latency fixture) into
-# the "paper vs this GPU" page; --dry_run prints the commands; bad usage
+# the "paper vs this GPU" page; --dry_run prints the commands; without a
+# usable device a GPU entry stops in the runner's one line (exit 3); bad usage
 # (unknown paper, a pending entry, bad flags, no --out) exits 2 with one line.
 
 set -u
@@ -89,6 +90,16 @@ grep -q "## Paper vs this GPU" "${page}" || fail "--results: page lacks the comp
 grep -q "38 cycles" "${page}" || fail "--results: page lacks the paper's 38 cycles"
 grep -q "Not run: the results were read from" "${page}" || fail "--results: page claims a run"
 ls "${tmp}/res/dong_kaeli_2018_a_latency/figures/"*.gp >/dev/null 2>&1 || fail "--results: no figure script"
+
+# No usable device (hidden with CUDA_VISIBLE_DEVICES, so also on a GPU
+# machine): the sweep runner's check ends the reproduction in its one line
+# with exit 3, and nothing is analysed or drawn.
+CUDA_VISIBLE_DEVICES= run --paper=dong_kaeli_2018_a_latency --out="${tmp}/nodev" --no_draw
+[[ ${rc} -eq 3 ]] || fail "no device: exit ${rc}, want 3 (stderr: ${err})"
+last="$(tail -n 1 "${tmp}/err")"
+[[ "${last}" == *"no entry ran: "* ]] || fail "no device: last line '${last}' is not the runner's"
+[[ ! -e "${tmp}/nodev/dong_kaeli_2018_a_latency/dong_kaeli_2018_a_latency.md" ]] ||
+  fail "no device: a page was written"
 
 if [[ ${failures} -gt 0 ]]; then
   echo "${failures} failure(s)" >&2

@@ -14,6 +14,7 @@
 #include "experiments/reproduce/reproduce.h"
 #include "experiments/sweep/cli_util.h"
 #include "experiments/sweep/device_identity.h"
+#include "experiments/sweep/preflight.h"
 #include "experiments/sweep/runner.h"
 #include "tools/cli/user_path.h"
 
@@ -144,6 +145,9 @@ int main(int argc, char** argv) {
   options.runner.host = dissect::sweep::HostName();
   options.runner.git_commit = dissect::GetBuildInfo().git_commit;
   options.runner.query_device = dissect::sweep::QueryDeviceIdentity;
+  // The sweep runner's check before any entry: a machine without a usable
+  // device ends the reproduction in the runner's one line.
+  options.runner.check_device = [](int index) { return dissect::sweep::CheckDevice(index, ""); };
   options.runner.progress = &std::cerr;
   options.runner.out = &std::cout;
   options.progress = &std::cerr;
@@ -158,7 +162,7 @@ int main(int argc, char** argv) {
     }
     absl::StatusOr<int> done = dissect::reproduce::Reproduce(*entry, options);
     if (!done.ok()) return Fail(std::string(done.status().message()));
-    if (*done >= 128) return *done;
+    if (*done >= 128 || *done == dissect::sweep::kExitNoDevice) return *done;
     status = std::max(status, *done);
   }
   return status;
