@@ -32,6 +32,10 @@ struct KnownMethodEntry {
   const char* suite;
   const char* quantity;
   const char* text;
+  // +1 where the method by itself puts the value above dissect's (with the
+  // reason in `bias_reason`), 0 where nothing is known.
+  int bias = 0;
+  const char* bias_reason = "";
 };
 
 constexpr KnownMethodEntry kKnownMethods[] = {
@@ -40,8 +44,8 @@ constexpr KnownMethodEntry kKnownMethods[] = {
      "from the slope between two timed segments, which removes the fixed cost of a timed "
      "segment"},
     {"mt4g", "latency",
-     "the mean of its p-chase samples, including its timing overhead (its p50 is often lower); a "
-     "mean above dissect's by that overhead is expected"},
+     "the mean of its p-chase samples, including its timing overhead (its p50 is often lower)", +1,
+     "its mean includes its timing overhead"},
     {"gpu-benches", "latency",
      "host wall-clock time of a whole launch of >= 1e6 chased loads (launch overhead amortized), "
      "the minimum of 7 runs, converted to cycles at a fixed clock; it chases with 64 threads of "
@@ -191,13 +195,39 @@ std::string KnownDifferences(const std::string& quantity, const std::string& a,
   return absl::StrCat(absl::StrJoin(parts, ". "), ".");
 }
 
+// Whether the difference goes the way `peer`'s known method leads one to
+// expect against dissect's: "" when nothing is known.
+std::string BiasText(const std::string& quantity, const std::string& reference,
+                     const std::string& peer, const Ratio& ratio) {
+  if (SourceSuite(reference) != kDissect) return "";
+  for (const KnownMethodEntry& entry : kKnownMethods) {
+    if (SourceSuite(peer) != entry.suite || quantity != entry.quantity || entry.bias == 0) {
+      continue;
+    }
+    const std::string who = ShortSource(peer);
+    if (ratio.value > 1) {
+      return absl::StrCat(" ", who, "'s value is above dissect's, the direction its method leads ",
+                          "one to expect: ", entry.bias_reason, ".");
+    }
+    return absl::StrCat(" ", who, "'s value is below dissect's, although ", entry.bias_reason,
+                        ", which would raise it: its method does not explain this difference.");
+  }
+  return "";
+}
+
+// How a row's `quantity` was measured: the bandwidth's own method for
+// bandwidth, else the latency's.
+const std::string& QuantityMethod(const HierarchyRow& row, const std::string& quantity) {
+  return quantity == "bandwidth" ? row.bandwidth_method : row.method;
+}
+
 std::string RowMethods(const DeviceHierarchy& reference, const DeviceHierarchy& h,
-                       const std::string& level) {
+                       const std::string& level, const std::string& quantity) {
   std::vector<std::string> parts;
   for (const DeviceHierarchy* side : {&reference, &h}) {
     const HierarchyRow* row = side->Find(level);
-    if (row == nullptr || row->method.empty()) continue;
-    parts.push_back(absl::StrCat(ShortSource(side->source), ": ", row->method));
+    if (row == nullptr || QuantityMethod(*row, quantity).empty()) continue;
+    parts.push_back(absl::StrCat(ShortSource(side->source), ": ", QuantityMethod(*row, quantity)));
   }
   if (parts.empty()) return "";
   return absl::StrCat(" Methods of these rows: ", absl::StrJoin(parts, "; "), ".");
@@ -238,7 +268,8 @@ std::string DeviceSection(const ComparedDevice& device) {
       table.columns.push_back({"ratio", true});
     }
     table.columns.push_back({"footprints", true});
-    table.columns.push_back({"method", false});
+    table.columns.push_back({"latency method", false});
+    table.columns.push_back({"bandwidth method", false});
     std::vector<std::string> notes;
     for (const DeviceHierarchy* h : with_values) {
       std::vector<std::string> cells = {CellText(ShortSource(h->source))};
@@ -261,12 +292,16 @@ std::string DeviceSection(const ComparedDevice& device) {
             "- ", q.name, " of ", ShortSource(h->source), ": ", value->text, q.suffix, ", ratio ",
             ratio->text, " to ", reference_name, "'s ", ref->text, q.suffix,
             " (outside [0.9, 1.1]). ", KnownDifferences(q.name, reference.source, h->source),
-            RowMethods(reference, *h, level), "\n"));
+            BiasText(q.name, reference.source, h->source, *ratio),
+            RowMethods(reference, *h, level, q.name), "\n"));
       }
       const HierarchyRow* row = h->Find(level);
       const std::string range = FootprintRange(*row);
       cells.push_back(range.empty() ? kEmptyCell : range);
-      cells.push_back(row->method.empty() ? kEmptyCell : CellText(row->method));
+      for (const char* quantity : {"latency", "bandwidth"}) {
+        const std::string& method = QuantityMethod(*row, quantity);
+        cells.push_back(method.empty() ? kEmptyCell : CellText(method));
+      }
       table.rows.push_back(std::move(cells));
     }
     blocks.push_back(RenderMarkdownTable(table));

@@ -77,6 +77,7 @@ std::vector<DeviceHierarchy> GoldenInput() {
   dissect.files = {"results/h100/memory_latency.json", "results/h100/memory_bandwidth.json"};
   for (HierarchyRow& row : dissect.rows) {
     row.method = "memory_latency, random order, stride 128 B";
+    if (row.bandwidth) row.bandwidth_method = "memory_bandwidth, streaming reads";
   }
   dissect.rows[1].footprint_first = 16 * kKiB;
   dissect.rows[1].footprint_last = 192 * kKiB;
@@ -88,7 +89,10 @@ std::vector<DeviceHierarchy> GoldenInput() {
   DeviceHierarchy mt4g = Device("mt4g@4cc55662a954", "  synthetic h100 ", "?", "132",
                                 {Level("L1", 44, 240 * kKiB), Level("L2", 300, 50 * kMiB, 6000),
                                  Level("DRAM", 620, 80 * kMiB), Level("const", 30.8)});
-  for (HierarchyRow& row : mt4g.rows) row.method = "mt4g p-chase, mean of samples";
+  for (HierarchyRow& row : mt4g.rows) {
+    row.method = "mt4g p-chase, mean of samples";
+    if (row.bandwidth) row.bandwidth_method = "read bandwidth as the summary gives it";
+  }
 
   DeviceHierarchy gpu_benches = Device("gpu-benches@1038c5d0d0f4", "SYNTHETIC H100", "9.0", "",
                                        {Level("L1", 36), Level("L2", 286, std::nullopt, 4400),
@@ -217,9 +221,9 @@ TEST(RenderComparisonTest, ReferenceRowIsOneAndMissingValuesAreDashes) {
       {Device("dissect", "GPU", "9.0", "132", {Level("L2", 100, 40 * kMiB)}),
        Device("gpu-benches@1038c5d0d0f4", "GPU", "9.0", "132", {Level("L2", 200)})});
   EXPECT_THAT(out, HasSubstr("| dissect             |              100 |  1.00 |   40 MiB |  1.00 "
-                             "|         — |     — |          — | —      |"));
+                             "|         — |     — |          — | —              | —                |"));
   EXPECT_THAT(out, HasSubstr("| gpu-benches@1038c5d |              200 |  2.00 |        — |     — "
-                             "|         — |     — |          — | —      |"));
+                             "|         — |     — |          — | —              | —                |"));
   EXPECT_THAT(out, HasSubstr("gpu-benches: host wall-clock time"));
 }
 
@@ -282,6 +286,50 @@ TEST(RenderComparisonTest, RowMethodsAreNamedInTheNotes) {
   const std::string out = RenderComparison({dissect, peer});
   EXPECT_THAT(out, HasSubstr("Methods of these rows: mt4g@1: p-chase | mean."));
   EXPECT_THAT(out, HasSubstr("| p-chase \\| mean |"));  // the method column, escaped
+}
+
+// mt4g's mean includes its timing overhead: the note says whether the
+// difference goes that way, never that a value below dissect's is expected.
+TEST(RenderComparisonTest, TheExpectationFollowsTheSignOfTheDifference) {
+  auto render = [](double mt4g_cycles) {
+    return RenderComparison({Device("dissect", "GPU", "9.0", "132", {Level("L2", 100)}),
+                             Device("mt4g@1", "GPU", "9.0", "132", {Level("L2", mt4g_cycles)})});
+  };
+  const std::string below = render(85);
+  EXPECT_THAT(below, HasSubstr("mt4g@1's value is below dissect's, although its mean includes its "
+                               "timing overhead, which would raise it: its method does not "
+                               "explain this difference."));
+  EXPECT_THAT(below, Not(HasSubstr("is expected")));
+  EXPECT_THAT(below, Not(HasSubstr("above dissect's")));
+  const std::string above = render(115);
+  EXPECT_THAT(above, HasSubstr("mt4g@1's value is above dissect's, the direction its method leads "
+                               "one to expect: its mean includes its timing overhead."));
+}
+
+// A bandwidth ratio's note names how the bandwidths were measured, not the
+// latency's pointer chase.
+TEST(RenderComparisonTest, ABandwidthNoteNamesTheBandwidthMethods) {
+  DeviceHierarchy dissect =
+      Device("dissect", "GPU", "9.0", "132", {Level("L2", 100, std::nullopt, 5000)});
+  dissect.rows[0].method = "in-kernel %clock64, dependent pointer chase by one thread";
+  dissect.rows[0].bandwidth_method = "CUDA events around tiled streaming reads";
+  DeviceHierarchy peer =
+      Device("gpu-benches@1", "GPU", "9.0", "132", {Level("L2", 100, std::nullopt, 2500)});
+  peer.rows[0].method = "pointer chase by one block of 64 threads";
+  peer.rows[0].bandwidth_method = "100000 blocks roaming the footprint";
+  const std::string out = RenderComparison({dissect, peer});
+  int bandwidth_notes = 0;
+  for (absl::string_view line : absl::StrSplit(out, '\n')) {
+    if (!absl::StartsWith(line, "- bandwidth of gpu-benches@1")) continue;
+    ++bandwidth_notes;
+    EXPECT_THAT(std::string(line),
+                HasSubstr("Methods of these rows: dissect: CUDA events around tiled streaming "
+                          "reads; gpu-benches@1: 100000 blocks roaming the footprint."));
+    EXPECT_THAT(std::string(line), Not(HasSubstr("pointer chase")));
+  }
+  EXPECT_EQ(bandwidth_notes, 1) << out;
+  EXPECT_THAT(out, HasSubstr("| latency method "));
+  EXPECT_THAT(out, HasSubstr("| bandwidth method "));
 }
 
 TEST(RenderComparisonTest, TwoDevicesAreColumns) {

@@ -23,6 +23,7 @@
 #include "analysis/format.h"
 #include "analysis/l1_bypass.h"
 #include "analysis/memory_hierarchy.h"
+#include "analysis/provenance.h"
 #include "analysis/sharing.h"
 #include "analysis/sparsity.h"
 #include "analysis/stalls.h"
@@ -50,19 +51,22 @@ constexpr int kMaxTics = 10;
 // Full precision, locale-independent.
 std::string Number(double value) { return absl::StrFormat("%.10g", value); }
 
-// `set xtics (...)`, labelled in binary units, at powers of two covering
-// [lo, hi]: every k-th power, k the smallest that labels at most kMaxTics
-// and both ends.
+// `set xtics (...)`, labelled in binary units, at the powers of two in
+// [lo, hi] whose exponent is a multiple of k, k the first of 1, 2, 5 and 10
+// that labels at most kMaxTics: with 5 and 10, 1 KiB, 1 MiB and 1 GiB are
+// among the labels.
 std::string ByteTics(double lo, double hi) {
   const int first = static_cast<int>(std::floor(std::log2(lo)));
   const int last =
       std::max(first + 1, static_cast<int>(std::ceil(std::log2(hi))));
+  auto first_multiple = [&](int step) { return (first + step - 1) / step * step; };
   int step = 1;
-  while ((last - first) / step + 1 > kMaxTics || (last - first) % step != 0) {
-    ++step;
+  for (int candidate : {1, 2, 5, 10}) {
+    step = candidate;
+    if ((last - first_multiple(step)) / step + 1 <= kMaxTics) break;
   }
   std::vector<std::string> tics;
-  for (int e = first; e <= last; e += step) {
+  for (int e = first_multiple(step); e <= last; e += step) {
     const double x = std::ldexp(1.0, e);
     tics.push_back(absl::StrCat(GnuplotQuoted(FormatBytes(x)), " ", Number(x)));
   }
@@ -77,6 +81,16 @@ struct Line {
   std::string title;
   std::vector<std::pair<double, double>> points;
 };
+
+// `set key below`, one entry a line where a title is too long for gnuplot
+// to lay the entries out side by side (it then leaves the key out).
+std::string KeyBelow(const std::vector<Line>& lines) {
+  constexpr size_t kLongTitle = 60;
+  const bool long_title = std::any_of(lines.begin(), lines.end(), [](const Line& line) {
+    return DisplayWidth(line.title) > kLongTitle;
+  });
+  return long_title ? "set key below vertical maxcols 1\n" : "set key below\n";
+}
 
 // The data file (one gnuplot index per line) and the script plotting it.
 void AddFigure(const std::string& stem, const std::string& title,
@@ -109,7 +123,7 @@ void AddFigure(const std::string& stem, const std::string& title,
                   GnuplotQuoted(title), "\n", "set xlabel 'footprint (bytes, log scale)'\n",
                   "set ylabel ", GnuplotQuoted(ylabel), "\n", "set logscale x 2\n",
                   "set logscale y 10\n", ByteTics(lo, hi), "set grid xtics ytics\n",
-                  "set key below\n", "plot ");
+                  KeyBelow(lines), "plot ");
   std::vector<std::string> plots;
   for (size_t i = 0; i < lines.size(); ++i) {
     plots.push_back(absl::StrCat(GnuplotQuoted(stem + ".dat"), " index ", i,
@@ -145,26 +159,50 @@ void LatencyFigure(const std::vector<const ResultFile*>& files,
             out);
 }
 
+// What sets a bandwidth row's curve apart beyond its op and width: for an
+// imported row the program and method that measured it (two programs of
+// one suite measure differently), for ours roaming reads; "" otherwise.
+std::string BandwidthSeries(const ResultFile& file, const Row& row) {
+  if (!file.ContextOr("source", "").empty()) {
+    const std::string method = LabelMethod(row);
+    return absl::StrCat(MeasuringProgram(file), method.empty() ? "" : ": ", method);
+  }
+  if (row.Axis("sharing") == std::optional<std::string>("roaming")) {
+    return "every block roaming the footprint";
+  }
+  return "";
+}
+
+// The dashed DRAM peak line of the first file of `files` that knows it,
+// "" when none does.
+std::string DramPeakPlot(const std::vector<const ResultFile*>& files) {
+  for (const ResultFile* f : files) {
+    double peak = 0;
+    if (f->experiment != "memory_bandwidth" ||
+        !absl::SimpleAtod(f->ContextOr("device_dram_peak_gbps", ""), &peak) || !(peak > 0)) {
+      continue;
+    }
+    return absl::StrCat(Number(peak), " with lines dashtype 2 lc rgb 'black' title ",
+                        GnuplotQuoted(absl::StrCat("DRAM peak, ", FormatNumber(peak), " GB/s (",
+                                                   DeviceFactOrigin(*f, "device_dram_peak_gbps"),
+                                                   ")")));
+  }
+  return "";
+}
+
 void BandwidthFigure(const std::vector<const ResultFile*>& files,
                      const std::vector<std::string>& inputs,
                      const std::string& device, DeviceFigures& out) {
   auto op_rank = [](const std::string& op) {
     return op == "read" ? 0 : op == "write" ? 1 : op == "copy" ? 2 : 3;
   };
-  // (op rank, op, width) -> footprint -> bytes_in_flight_per_thread (-1
-  // where the file has no such axis) -> GB/s samples
-  std::map<std::tuple<int, std::string, double>,
+  // (series, op rank, op, width) -> footprint -> bytes_in_flight_per_thread
+  // (-1 where the file has no such axis) -> GB/s samples
+  std::map<std::tuple<std::string, int, std::string, double>,
            std::map<double, std::map<double, std::vector<double>>>>
       grouped;
-  std::optional<double> peak;
   for (const ResultFile* f : files) {
     if (f->experiment != "memory_bandwidth") continue;
-    double value = 0;
-    if (!peak &&
-        absl::SimpleAtod(f->ContextOr("device_dram_peak_gbps", ""), &value) &&
-        value > 0) {
-      peak = value;
-    }
     for (const Row& row : f->rows) {
       const std::optional<double> gbps = row.Counter("bandwidth_gbps");
       const std::optional<double> footprint =
@@ -176,28 +214,26 @@ void BandwidthFigure(const std::vector<const ResultFile*>& files,
       }
       const std::string op = row.Axis("op").value_or("?");
       const double in_flight = AxisNumber(row, "bytes_in_flight_per_thread").value_or(-1);
-      grouped[{op_rank(op), op, *width}][*footprint][in_flight].push_back(*gbps);
+      grouped[{BandwidthSeries(*f, row), op_rank(op), op, *width}][*footprint][in_flight]
+          .push_back(*gbps);
     }
   }
   if (grouped.empty()) return;
   std::vector<Line> lines;
   for (const auto& [key, by_footprint] : grouped) {
     Line line;
-    line.title = absl::StrCat(std::get<1>(key), ", ",
-                              FormatNumber(std::get<2>(key)), "-bit");
+    const std::string& series = std::get<0>(key);
+    const std::string op_width =
+        absl::StrCat(std::get<2>(key), ", ", FormatNumber(std::get<3>(key)), "-bit");
+    line.title = series.empty() ? op_width : absl::StrCat(series, " (", op_width, ")");
     for (const auto& [footprint, by_in_flight] : by_footprint) {
       line.points.push_back({footprint, BestOfMedians(by_in_flight)});
     }
     lines.push_back(std::move(line));
   }
-  const std::string peak_plot =
-      peak ? absl::StrCat(Number(*peak), " with lines dashtype 2 lc rgb 'black' title ",
-                          GnuplotQuoted(absl::StrCat("DRAM peak (device_dram_peak_gbps, ",
-                                                     FormatNumber(*peak), " GB/s)")))
-           : "";
   AddFigure("bandwidth_vs_footprint",
             absl::StrCat(device, ": streaming bandwidth vs footprint"),
-            "bandwidth (GB/s, log scale)", "bandwidth_gbps", lines, peak_plot,
+            "bandwidth (GB/s, log scale)", "bandwidth_gbps", lines, DramPeakPlot(files),
             inputs, out);
 }
 

@@ -61,10 +61,10 @@ TEST(BuildFiguresTest, LatencyFigureOnly) {
   // Single quotes in gnuplot strings are doubled.
   EXPECT_THAT(script->contents, HasSubstr("set title 'GPU ''A'': load latency vs footprint'"));
   EXPECT_THAT(script->contents, HasSubstr("set logscale x 2\n"));
-  // 1 KiB .. 1 GiB is 21 powers of two: every fourth one is labelled.
-  EXPECT_THAT(script->contents, HasSubstr("set xtics ('1 KiB' 1024, '16 KiB' 16384, '256 KiB' "
-                                          "262144, '4 MiB' 4194304"));
-  EXPECT_THAT(script->contents, HasSubstr("'1 GiB' 1073741824)"));
+  // 1 KiB .. 1 GiB is 21 powers of two: every fifth one is labelled, from
+  // a multiple of five, so that 1 KiB, 1 MiB and 1 GiB are among them.
+  EXPECT_THAT(script->contents, HasSubstr("set xtics ('1 KiB' 1024, '32 KiB' 32768, '1 MiB' "
+                                          "1048576, '32 MiB' 33554432, '1 GiB' 1073741824)\n"));
   EXPECT_THAT(script->contents, HasSubstr("title 'global_cg (random, stride 128 B)'"));
   const FigureFile* data = FileNamed(d, "latency_vs_footprint.dat");
   ASSERT_NE(data, nullptr);
@@ -138,9 +138,55 @@ TEST(BuildFiguresTest, BandwidthFigureWithThePeak) {
                                           "128-bit'"));
   EXPECT_THAT(script->contents, HasSubstr("index 1 using 1:2 with linespoints title 'copy, "
                                           "128-bit'"));
+  // The legend says where the peak comes from, without internal keys.
   EXPECT_THAT(script->contents, HasSubstr("3352.3 with lines dashtype 2 lc rgb 'black' title "
-                                          "'DRAM peak (device_dram_peak_gbps, 3352 GB/s)'"));
+                                          "'DRAM peak, 3352 GB/s (from the driver''s memory "
+                                          "clock and bus width)'"));
+  EXPECT_THAT(script->contents, Not(HasSubstr("device_dram_peak_gbps")));
   EXPECT_THAT(script->contents, Not(HasSubstr("\"")));
+}
+
+// Two programs of one imported suite on one device: a line each, named by
+// program and method (not by load width alone); the footprint axis from
+// 1 KiB to 4.5 GiB labelled at 1 KiB, 1 MiB and 1 GiB among others.
+TEST(BuildFiguresTest, ImportedBandwidthLinesAreNamedByProgramAndMethod) {
+  auto imported = [](const std::string& format, const std::string& width,
+                     const std::string& method, std::vector<long long> footprints) {
+    ResultFile f;
+    f.path = format + ".json";
+    f.experiment = "memory_bandwidth";
+    f.context = {{"device_name", "A100"},
+                 {"source", "gpu-benches@1038c5d0d0f4"},
+                 {"source_format", format},
+                 {"device_dram_peak_gbps", "2039"},
+                 {"device_facts_from_flags", "device_name,device_dram_peak_gbps"}};
+    for (long long footprint : footprints) {
+      Row row;
+      row.axes = {{"op", "read"}, {"width_bits", width}, {"footprint_bytes", absl::StrCat(footprint)}};
+      row.counters = {{"bandwidth_gbps", 5000.0}};
+      row.label = "source: gpu-benches@1038c5d0d0f4; method: " + method;
+      f.rows.push_back(row);
+    }
+    return f;
+  };
+  absl::StatusOr<std::vector<DeviceFigures>> figures = BuildFigures(
+      {imported("gpu-cache", "32", "1 block x 256 threads per SM re-reading one shared data set",
+                {1024, 65536}),
+       imported("gpu-l2-cache", "64", "100000 blocks roaming the footprint", {2 << 20, 4830000000LL})});
+  ASSERT_TRUE(figures.ok()) << figures.status();
+  const FigureFile* script = FileNamed(figures->front(), "bandwidth_vs_footprint.gp");
+  ASSERT_NE(script, nullptr);
+  EXPECT_THAT(script->contents,
+              HasSubstr("title 'gpu-benches gpu-cache: 1 block x 256 threads per SM re-reading one "
+                        "shared data set (read, 32-bit)'"));
+  EXPECT_THAT(script->contents,
+              HasSubstr("title 'gpu-benches gpu-l2-cache: 100000 blocks roaming the footprint "
+                        "(read, 64-bit)'"));
+  EXPECT_THAT(script->contents, HasSubstr("'DRAM peak, 2039 GB/s (given to //analysis:import by a flag)'"));
+  // Long titles: one key entry a line, else gnuplot leaves the key out.
+  EXPECT_THAT(script->contents, HasSubstr("set key below vertical maxcols 1\n"));
+  EXPECT_THAT(script->contents, HasSubstr("'1 KiB' 1024, '32 KiB' 32768, '1 MiB' 1048576"));
+  EXPECT_THAT(script->contents, HasSubstr("'1 GiB' 1073741824"));
 }
 
 TEST(BuildFiguresTest, StallBreakdownOnly) {

@@ -244,6 +244,9 @@ TEST(GpuLatency, Mapping) {
   EXPECT_EQ(file.ContextOr("device_l2_bytes", ""), "52428800");
   EXPECT_EQ(file.ContextOr("device_facts_missing", ""),
             "device_compute_capability,device_sm_clock_max_khz,device_dram_peak_gbps");
+  // Which facts the flags gave, so that no one reads them as a driver's.
+  EXPECT_EQ(file.ContextOr("device_facts_from_flags", ""),
+            "device_l2_bytes,device_name,device_sm_count");
   EXPECT_TRUE(HasWarning(imported,
                          "gpu-latency_excerpt.txt: device_sm_clock_max_khz unknown "
                          "(pass --sm_clock_mhz)"));
@@ -435,6 +438,9 @@ TEST(Mt4g, ParserAndMapping) {
   EXPECT_EQ(file.ContextOr("runtime_version", ""), "12.8");
   EXPECT_EQ(file.ContextOr("source_date", ""), "2025-08-10T00:03:09Z");
   EXPECT_EQ(file.context.count("device_facts_missing"), 0u);
+  // Every fact from the file, none from a flag: the key is there, empty.
+  ASSERT_EQ(file.context.count("device_facts_from_flags"), 1u);
+  EXPECT_EQ(file.ContextOr("device_facts_from_flags", "?"), "");
   EXPECT_TRUE(imported.warnings.empty());
 
   const Row* l1 = FindRow(file, "level", "L1");

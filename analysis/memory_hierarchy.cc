@@ -4,6 +4,7 @@
 #include "analysis/memory_hierarchy.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <tuple>
@@ -15,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "analysis/format.h"
+#include "analysis/provenance.h"
 #include "analysis/tlb.h"
 
 namespace dissect::analysis {
@@ -223,9 +225,11 @@ class Builder {
     for (const ResultFile* f : files) {
       if (!device_l2_bytes_) {
         device_l2_bytes_ = ParseNumber(f->ContextOr("device_l2_bytes", ""));
+        if (device_l2_bytes_) l2_origin_ = DeviceFactOrigin(*f, "device_l2_bytes");
       }
       if (!dram_peak_gbps_) {
         dram_peak_gbps_ = ParseNumber(f->ContextOr("device_dram_peak_gbps", ""));
+        if (dram_peak_gbps_) dram_peak_origin_ = DeviceFactOrigin(*f, "device_dram_peak_gbps");
       }
       if (!sm_count_) sm_count_ = ParseNumber(f->ContextOr("device_sm_count", ""));
     }
@@ -304,6 +308,14 @@ class Builder {
     return "";
   }
 
+  // The program that measured `experiment`'s rows (provenance.h).
+  std::string ProgramFor(std::string_view experiment) const {
+    for (const ResultFile* f : files_) {
+      if (f->experiment == experiment) return MeasuringProgram(*f);
+    }
+    return absl::StrCat("dissect ", std::string(experiment));
+  }
+
   // The `source_method` of the first imported file of `experiment`.
   std::string SourceMethod(std::string_view experiment) const {
     for (const ResultFile* f : files_) {
@@ -314,14 +326,6 @@ class Builder {
       }
     }
     return "";
-  }
-
-  // The `method: ...` part of an imported row's label, "" if none.
-  static std::string LabelMethod(const Row& row) {
-    constexpr std::string_view kMethod = "method: ";
-    const size_t at = row.label.find(kMethod);
-    if (at == std::string::npos) return "";
-    return row.label.substr(at + kMethod.size());
   }
 
   bool Close(double a, double b) const {
@@ -337,6 +341,7 @@ class Builder {
     row.footprint_first = p.x_first;
     row.footprint_last = p.x_last;
     row.method = MethodFor(s.curve->experiment);
+    row.latency_from = row.capacity_from = ProgramFor(s.curve->experiment);
     row.capacity_bytes = s.LevelEnd(capacity_level, options_);
     row.capacity_is_lower_bound = capacity_level + 1 == s.levels.size();
   }
@@ -417,14 +422,15 @@ class Builder {
       }
       if (device_l2_bytes_ && !l2.capacity_is_lower_bound) {
         Note(absl::StrCat("L2 capacity from the curve: ", FormatBytes(*l2.capacity_bytes),
-                          " (the last footprint of the last L2 level); the driver reports ",
-                          FormatBytes(*device_l2_bytes_), " (device_l2_bytes)"));
+                          " (the last footprint of the last L2 level); device_l2_bytes is ",
+                          FormatBytes(*device_l2_bytes_), ", ", l2_origin_));
       }
     }
     if (!dram) return;
     const Plateau& p = s.level(*dram);
     HierarchyRow& row = RowOf("DRAM");
     row.method = MethodFor(s.curve->experiment);
+    row.latency_from = ProgramFor(s.curve->experiment);
     Segmented::Stats start;
     std::string where;
     if (device_l2_bytes_) {
@@ -532,6 +538,7 @@ class Builder {
       HierarchyRow& dram = RowOf("DRAM");
       const std::optional<double> plateau = dram.latency_cycles;
       dram.latency_cycles = Median(cycles);
+      dram.latency_from = ProgramFor(kMemoryLatency);
       dram.latency_ns = ns.empty() ? std::nullopt : std::optional<double>(Median(ns));
       dram_source_ = "the page-local DRAM latency";
       const auto [fmin, fmax] = std::minmax_element(footprints.begin(), footprints.end());
@@ -813,6 +820,7 @@ class Builder {
       row.level = level;
       row.latency_cycles = cycles;
       if (clock > 0) row.latency_ns = cycles / clock * 1e3;
+      row.latency_from = ProgramFor(kLatencyTrace);
       row.method = absl::StrCat(MethodFor(kLatencyTrace),
                                 overhead_subtracted
                                     ? "; per-access timing overhead subtracted"
@@ -875,12 +883,15 @@ class Builder {
 
   void BandwidthCurve(const std::string& kind, const std::string& carveout, bool l2_only) {
     std::vector<const Row*> rows;
+    CurveSource source;
     for (const ResultFile* f : files_) {
       if (f->experiment != kMemoryBandwidth || f->ContextOr(kL1Carveout, "") != carveout) {
         continue;
       }
       for (const Row& row : f->rows) {
-        if (!row.error && FootprintKind(*f, row) == kind) rows.push_back(&row);
+        if (row.error || FootprintKind(*f, row) != kind) continue;
+        if (rows.empty()) source = BandwidthSource(*f, row, kind);
+        rows.push_back(&row);
       }
     }
     // The best measured point over every op, width and footprint.
@@ -1026,52 +1037,11 @@ class Builder {
       l1.reset();
       dram.reset();
     }
-    auto text = [&](size_t k) {
-      return absl::StrCat("plateau ", k + 1, " of ", p.size(), " (", FormatBytes(p[k].x_first),
-                          " – ", FormatBytes(p[k].x_last), ", ", FormatNumber(p[k].level),
-                          " GB/s)");
-    };
     const std::string best_text =
         absl::StrCat(FormatNumber(best_gbps), " GB/s: ", best->Axis("op").value_or("?"), ", ",
                      best->Axis("width_bits").value_or("?"), "-bit, ",
                      FormatBytes(AxisNumber(*best, "footprint_bytes").value_or(0)));
-    const std::string method = MethodFor(kMemoryBandwidth);
-    using Labeled = std::pair<std::optional<size_t>, const char*>;
-    for (auto [index, level] : {Labeled{l1, "L1"}, Labeled{l2, "L2"}}) {
-      if (!index) continue;
-      HierarchyRow& row = RowOf(level);
-      if (row.bandwidth) {
-        Basis(absl::StrCat(level, " bandwidth"), curve, text(*index),
-              absl::StrCat("not used: the ", level, " row has one from an earlier curve"));
-        continue;
-      }
-      row.bandwidth = p[*index].level;
-      row.bandwidth_unit = "GB/s";
-      row.ceiling_fraction = p[*index].level / best_gbps;
-      row.ceiling = "best measured";
-      if (row.method.empty()) row.method = method;
-      Basis(absl::StrCat(level, " bandwidth"), curve, text(*index),
-            absl::StrCat("% of the best measured point (", best_text, ")"));
-    }
-    if (dram) {
-      HierarchyRow& row = RowOf("DRAM");
-      if (row.bandwidth) {
-        Basis("DRAM bandwidth", curve, text(*dram),
-              "not used: the DRAM row has one from an earlier curve");
-      } else {
-        row.bandwidth = p[*dram].level;
-        row.bandwidth_unit = "GB/s";
-        if (row.method.empty()) row.method = method;
-        std::string ceiling = "no device_dram_peak_gbps: no %";
-        if (dram_peak_gbps_ && *dram_peak_gbps_ > 0) {
-          row.ceiling_fraction = p[*dram].level / *dram_peak_gbps_;
-          row.ceiling = "DRAM peak";
-          ceiling = absl::StrCat("% of device_dram_peak_gbps (", FormatNumber(*dram_peak_gbps_),
-                                 " GB/s)");
-        }
-        Basis("DRAM bandwidth", curve, text(*dram), ceiling);
-      }
-    }
+    AssignBandwidths(curve, p, {l1, l2, dram}, source, best_text);
     if (top > 0) {
       Basis("bandwidth", curve,
             absl::StrCat(top,
@@ -1079,6 +1049,72 @@ class Builder {
                          "smallest footprints"),
             "ignored as the ramp of too few threads to fill the SMs");
     }
+  }
+
+  // Who measured a bandwidth curve, and how.
+  struct CurveSource {
+    std::string method;
+    std::string program;
+  };
+
+  // The source of a memory_bandwidth curve whose first row is `row` of
+  // `file`: an imported file's row label (else its source_method); for
+  // ours, MethodFor, with roaming reads said as such.
+  CurveSource BandwidthSource(const ResultFile& file, const Row& row,
+                              const std::string& kind) const {
+    CurveSource out{LabelMethod(row), MeasuringProgram(file)};
+    if (!file.ContextOr("source", "").empty()) {
+      if (out.method.empty()) out.method = file.ContextOr("source_method", "");
+      return out;
+    }
+    out.method = kind == kTotalRoaming
+                     ? "CUDA events around tiled streaming reads, every block roaming the whole "
+                       "footprint, best over bytes in flight"
+                     : MethodFor(kMemoryBandwidth);
+    return out;
+  }
+
+  // The L1, L2 and DRAM bandwidths from plateaus `levels` (indices into
+  // `p`, in that order) of `curve`, where no earlier curve gave them.
+  void AssignBandwidths(const std::string& curve, const std::vector<Plateau>& p,
+                        const std::array<std::optional<size_t>, 3>& levels,
+                        const CurveSource& source, const std::string& best_text) {
+    constexpr const char* kLevels[] = {"L1", "L2", "DRAM"};
+    for (size_t i = 0; i < levels.size(); ++i) {
+      if (!levels[i]) continue;
+      const Plateau& plateau = p[*levels[i]];
+      const std::string text =
+          absl::StrCat("plateau ", *levels[i] + 1, " of ", p.size(), " (",
+                       FormatBytes(plateau.x_first), " – ", FormatBytes(plateau.x_last), ", ",
+                       FormatNumber(plateau.level), " GB/s)");
+      const std::string what = absl::StrCat(kLevels[i], " bandwidth");
+      HierarchyRow& row = RowOf(kLevels[i]);
+      if (row.bandwidth) {
+        Basis(what, curve, text,
+              absl::StrCat("not used: the ", kLevels[i], " row has one from an earlier curve"));
+        continue;
+      }
+      row.bandwidth = plateau.level;
+      row.bandwidth_unit = "GB/s";
+      row.bandwidth_method = source.method;
+      row.bandwidth_from = source.program;
+      Basis(what, curve, text,
+            i == 2 ? DramCeiling(row)
+                   : absl::StrCat("no ceiling is defined for ", kLevels[i],
+                                  " (the curve's best point: ", best_text, ")"));
+    }
+  }
+
+  // Sets `row`'s ceiling to the device's DRAM peak where it is known;
+  // returns the words for its basis.
+  std::string DramCeiling(HierarchyRow& row) {
+    if (!dram_peak_gbps_ || *dram_peak_gbps_ <= 0) return "no device_dram_peak_gbps: no %";
+    row.ceiling_fraction = *row.bandwidth / *dram_peak_gbps_;
+    row.ceiling_value = *dram_peak_gbps_;
+    row.ceiling = "DRAM peak";
+    row.ceiling_from = absl::StrCat("device_dram_peak_gbps, ", dram_peak_origin_);
+    return absl::StrCat("% of device_dram_peak_gbps (", FormatNumber(*dram_peak_gbps_), " GB/s, ",
+                        dram_peak_origin_, ")");
   }
 
   // Values of an imported summary (experiment hierarchy_summary, from
@@ -1102,6 +1138,7 @@ class Builder {
       if (const std::optional<double> c = Positive(*row, "latency_cycles");
           c && !out.latency_cycles) {
         out.latency_cycles = c;
+        out.latency_from = ProgramFor(kHierarchySummary);
         std::string detail = absl::StrCat("latency ", FormatNumber(*c), " cycles (mean");
         if (const std::optional<double> p50 = Positive(*row, "latency_cycles.p50")) {
           absl::StrAppend(&detail, "; p50 ", FormatNumber(*p50));
@@ -1119,6 +1156,7 @@ class Builder {
                                        FormatNumber(*confidence), ")"));
         } else {
           out.capacity_bytes = bytes;
+          out.capacity_from = ProgramFor(kHierarchySummary);
           taken.push_back(absl::StrCat("capacity ", FormatBytes(*bytes)));
         }
       }
@@ -1131,10 +1169,9 @@ class Builder {
           gbps && !out.bandwidth) {
         out.bandwidth = gbps;
         out.bandwidth_unit = "GB/s";
-        if (*level == "DRAM" && dram_peak_gbps_ && *dram_peak_gbps_ > 0) {
-          out.ceiling_fraction = *gbps / *dram_peak_gbps_;
-          out.ceiling = "DRAM peak";
-        }
+        out.bandwidth_from = ProgramFor(kHierarchySummary);
+        out.bandwidth_method = "read bandwidth as the summary gives it (it names no method)";
+        if (*level == "DRAM") DramCeiling(out);
         taken.push_back(absl::StrCat("read bandwidth ", FormatNumber(*gbps), " GB/s"));
       }
       if (taken.empty()) continue;
@@ -1162,11 +1199,16 @@ class Builder {
     HierarchyRow& row = RowOf("shared");
     row.bandwidth = best_bpc;
     row.bandwidth_unit = "B/clk/SM";
+    row.bandwidth_from = ProgramFor(kSharedBandwidth);
+    row.bandwidth_method = MethodFor(kSharedBandwidth);
     std::string ceiling = "no shared_peak_pct: no %";
     if (const std::optional<double> pct = Positive(*best, "shared_peak_pct")) {
       row.ceiling_fraction = *pct / 100;
-      row.ceiling = absl::StrCat(FormatNumber(best_bpc * 100 / *pct), " B/clk/SM");
-      ceiling = absl::StrCat("% of the experiment's ceiling, ", row.ceiling);
+      row.ceiling_value = best_bpc * 100 / *pct;
+      row.ceiling = "shared peak";
+      row.ceiling_from = "shared_bandwidth's shared_peak_pct";
+      ceiling = absl::StrCat("% of the experiment's ceiling, ", FormatNumber(*row.ceiling_value),
+                             " B/clk/SM");
     }
     Basis("shared bandwidth", "shared_bandwidth",
           absl::StrCat("best width: ", best->Axis("width_bits").value_or("?"), "-bit, ",
@@ -1244,6 +1286,7 @@ class Builder {
     HierarchyRow row;
     row.level = "TLB miss";
     row.latency_cycles = point.cycles;
+    row.latency_from = ProgramFor(kMemoryLatency);
     row.latency_ns = point.ns;
     const auto after_dram = std::find_if(out_.rows.begin(), out_.rows.end(),
                                          [](const HierarchyRow& r) { return r.level == "DRAM"; });
@@ -1269,6 +1312,9 @@ class Builder {
   std::vector<LatencyCurve> curves_;
   std::optional<double> device_l2_bytes_;
   std::optional<double> dram_peak_gbps_;
+  // Who gave device_l2_bytes and device_dram_peak_gbps (provenance.h).
+  std::string l2_origin_;
+  std::string dram_peak_origin_;
   std::optional<double> sm_count_;
   // The L1/shared carveout (context l1_carveout) of the curve the L1
   // capacity comes from; "" when unknown.
@@ -1281,77 +1327,6 @@ class Builder {
 };
 
 }  // namespace
-
-std::string LatencyCurve::Describe() const {
-  std::string text = absl::StrCat(experiment, " ", path);
-  if (!order.empty()) absl::StrAppend(&text, ", ", order, " order");
-  absl::StrAppend(&text, ", stride ", FormatBytes(stride));
-  if (!l1_carveout.empty()) absl::StrAppend(&text, ", l1_carveout ", l1_carveout);
-  return text;
-}
-
-std::vector<LatencyCurve> BuildLatencyCurves(const std::vector<const ResultFile*>& files) {
-  struct Samples {
-    std::vector<double> cycles;
-    std::vector<double> ns;
-  };
-  // Rows of different L1/shared carveouts are never one curve: the L1
-  // capacity depends on it.
-  using Key = std::tuple<std::string, std::string, std::string, double, std::string>;
-  std::map<Key, std::map<double, Samples>> grouped;
-  for (const ResultFile* file : files) {
-    if (file->experiment != kMemoryLatency && file->experiment != kSharedLatency) {
-      continue;
-    }
-    for (const Row& row : file->rows) {
-      if (row.error) continue;
-      const std::optional<double> cycles = Positive(row, "cycles_per_load");
-      const std::optional<double> footprint = AxisNumber(row, "footprint_bytes");
-      const std::optional<double> stride = AxisNumber(row, "stride_bytes");
-      if (!cycles || !footprint || !stride || *footprint <= 0) continue;
-      const Key key{file->experiment, row.Axis("path").value_or("shared"),
-                    row.Axis("order").value_or(""), *stride,
-                    file->ContextOr(kL1Carveout, "")};
-      Samples& samples = grouped[key][*footprint];
-      samples.cycles.push_back(*cycles);
-      if (const std::optional<double> ns = Positive(row, "ns_per_load")) {
-        samples.ns.push_back(*ns);
-      }
-    }
-  }
-  std::vector<LatencyCurve> curves;
-  for (const auto& [key, by_footprint] : grouped) {
-    LatencyCurve curve;
-    std::tie(curve.experiment, curve.path, curve.order, curve.stride, curve.l1_carveout) = key;
-    for (const auto& [footprint, samples] : by_footprint) {
-      curve.points.push_back({footprint, Median(samples.cycles)});
-      curve.ns.push_back(samples.ns.empty() ? std::nullopt
-                                            : std::optional<double>(Median(samples.ns)));
-    }
-    curves.push_back(std::move(curve));
-  }
-  return curves;
-}
-
-const LatencyCurve* ChooseLatencyCurve(const std::vector<LatencyCurve>& curves,
-                                       std::string_view path) {
-  const LatencyCurve* best = nullptr;
-  auto rank = [](const LatencyCurve& c) {
-    return std::make_tuple(c.experiment != kMemoryLatency, c.order != "random", c.stride < 32,
-                           c.stride >= 32 ? c.stride : -c.stride, c.l1_carveout.empty());
-  };
-  for (const LatencyCurve& c : curves) {
-    if (c.path != path || c.points.size() < 2) continue;
-    if (best == nullptr || rank(c) < rank(*best)) best = &c;
-  }
-  return best;
-}
-
-const std::vector<std::string>& LatencyPaths() {
-  static const auto* const kPaths =
-      new std::vector<std::string>{"shared", "global_ca", "global_cg", "ldg", "tex", "const"};
-  return *kPaths;
-}
 
 const HierarchyRow* DeviceHierarchy::Find(std::string_view level) const {
   for (const HierarchyRow& row : rows) {

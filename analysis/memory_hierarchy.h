@@ -35,17 +35,30 @@ struct HierarchyRow {
   // shows it in a finding, not in the line or sector column).
   std::optional<double> fill_bytes;
   std::optional<double> bandwidth;
-  std::string bandwidth_unit;              // "GB/s", or "B/clk/SM" for shared
+  std::string bandwidth_unit;  // "GB/s", or "B/clk/SM" for shared
+  // The level's own bandwidth ceiling, set only where one is defined: DRAM
+  // the device's DRAM peak (device_dram_peak_gbps), shared the ceiling of
+  // shared_bandwidth (shared_peak_pct). L1 and L2 have none.
   std::optional<double> ceiling_fraction;  // bandwidth / ceiling
-  std::string ceiling;                     // what that is a fraction of, e.g. "DRAM peak"
+  std::optional<double> ceiling_value;     // in bandwidth_unit
+  std::string ceiling;                     // what the ceiling is, e.g. "DRAM peak"
+  std::string ceiling_from;                // who gave it, e.g. "reported by the driver"
   // The footprints of the plateau the latency comes from (first and last
   // point), where it comes from a latency curve.
   std::optional<double> footprint_first;
   std::optional<double> footprint_last;
-  // How the latency (and bandwidth) of this row were measured, in a few
+  // How the latency (and capacity) of this row were measured, in a few
   // words: for dissect's own results the experiment's method, for imported
-  // peer results the peer's (context `source_method`).
+  // peer results the peer's (row label or context `source_method`).
   std::string method;
+  // How the bandwidth was measured: the method of the curve or summary it
+  // comes from, never the latency's.
+  std::string bandwidth_method;
+  // The program each value comes from (provenance.h MeasuringProgram):
+  // "dissect memory_latency", "gpu-benches gpu-l2-cache", "mt4g".
+  std::string latency_from;
+  std::string capacity_from;
+  std::string bandwidth_from;
 };
 
 struct DeviceHierarchy {

@@ -249,7 +249,10 @@ TEST(InferMemoryHierarchiesTest, SharedBandwidthTakesTheBestWidth) {
   EXPECT_THAT(shared.bandwidth, Optional(124.0));
   EXPECT_EQ(shared.bandwidth_unit, "B/clk/SM");
   EXPECT_THAT(shared.ceiling_fraction, Optional(0.96875));
-  EXPECT_EQ(shared.ceiling, "128 B/clk/SM");
+  EXPECT_THAT(shared.ceiling_value, Optional(128.0));
+  EXPECT_EQ(shared.ceiling, "shared peak");
+  EXPECT_EQ(shared.ceiling_from, "shared_bandwidth's shared_peak_pct");
+  EXPECT_EQ(shared.bandwidth_from, "dissect shared_bandwidth");
   EXPECT_EQ(RowOf(h, "L1").latency_cycles, std::nullopt);
 }
 
@@ -594,13 +597,21 @@ TEST(InferMemoryHierarchiesTest, BandwidthPlateausAfterTheRamp) {
   const DeviceHierarchy h = InferOne({f});
   EXPECT_THAT(RowOf(h, "L1").bandwidth, Optional(10000.0));
   EXPECT_EQ(RowOf(h, "L1").bandwidth_unit, "GB/s");
-  EXPECT_THAT(RowOf(h, "L1").ceiling_fraction, Optional(0.8));
-  EXPECT_EQ(RowOf(h, "L1").ceiling, "best measured");
+  // L1 and L2 define no ceiling: the curve's best point (another level's
+  // plateau, here the copy's) is not one.
+  EXPECT_EQ(RowOf(h, "L1").ceiling_fraction, std::nullopt);
+  EXPECT_EQ(RowOf(h, "L1").ceiling, "");
   EXPECT_THAT(RowOf(h, "L2").bandwidth, Optional(6000.0));
-  EXPECT_THAT(RowOf(h, "L2").ceiling_fraction, Optional(0.48));
+  EXPECT_EQ(RowOf(h, "L2").ceiling_fraction, std::nullopt);
   EXPECT_THAT(RowOf(h, "DRAM").bandwidth, Optional(2700.0));
   EXPECT_THAT(RowOf(h, "DRAM").ceiling_fraction, Optional(0.9));
+  EXPECT_THAT(RowOf(h, "DRAM").ceiling_value, Optional(3000.0));
   EXPECT_EQ(RowOf(h, "DRAM").ceiling, "DRAM peak");
+  EXPECT_EQ(RowOf(h, "DRAM").ceiling_from,
+            "device_dram_peak_gbps, from the driver's memory clock and bus width");
+  // The bandwidth's own method and program, not the latency's.
+  EXPECT_THAT(RowOf(h, "DRAM").bandwidth_method, HasSubstr("streaming reads"));
+  EXPECT_EQ(RowOf(h, "DRAM").bandwidth_from, "dissect memory_bandwidth");
 }
 
 // memory_bandwidth rows per bytes_in_flight_per_thread: the device's
@@ -844,7 +855,7 @@ TEST(RealLikeCurvesTest, TwoL2LevelsAreNearAndFarWithTheirRanges) {
   EXPECT_LE(*RowOf(h, "L2").capacity_bytes, 60.5 * kMiB);
   EXPECT_EQ(RowOf(h, "L2").capacity_bytes, far.capacity_bytes);
   EXPECT_THAT(h.notes, Contains(AllOf(HasSubstr("L2 capacity from the curve"),
-                                      HasSubstr("the driver reports 50 MiB"))));
+                                      HasSubstr("device_l2_bytes is 50 MiB, reported by the driver"))));
 }
 
 TEST(RealLikeCurvesTest, DramFromBeyondTwiceL2AndTheCreepApart) {

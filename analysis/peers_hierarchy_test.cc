@@ -25,6 +25,7 @@ namespace {
 using ::testing::AllOf;
 using ::testing::Contains;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr double kKiB = 1024;
 constexpr double kMiB = 1024 * kKiB;
@@ -101,7 +102,10 @@ TEST_F(PeersHierarchyTest, Gh200LatencyLevels) {
   EXPECT_IN(Value(h, "L2 far", &HierarchyRow::footprint_last), 50 * kMiB, 60 * kMiB);
   EXPECT_IN(Value(h, "DRAM", &HierarchyRow::latency_cycles), 600, 700);
   EXPECT_THAT(h.notes, Contains(HasSubstr("TLB creep")));
-  EXPECT_THAT(h.notes, Contains(HasSubstr("the driver reports 50 MiB")));
+  // The L2 size came from import's --l2_bytes, not from a driver.
+  EXPECT_THAT(h.notes, Contains(HasSubstr("device_l2_bytes is 50 MiB, given to "
+                                          "//analysis:import by a flag")));
+  EXPECT_THAT(h.notes, Not(Contains(HasSubstr("driver"))));
 }
 
 TEST_F(PeersHierarchyTest, A100LatencyLevels) {

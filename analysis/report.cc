@@ -18,6 +18,7 @@
 #include "analysis/compare.h"
 #include "analysis/l1_bypass.h"
 #include "analysis/published.h"
+#include "analysis/report_summary.h"
 #include "analysis/sharing.h"
 #include "analysis/sparsity.h"
 #include "analysis/stalls.h"
@@ -211,24 +212,20 @@ std::string BytesCell(const std::optional<double>& bytes) {
   return bytes ? FormatBytes(*bytes) : kEmptyCell;
 }
 
-std::string CapacityCell(const HierarchyRow& row) {
-  if (!row.capacity_bytes) return kEmptyCell;
-  return absl::StrCat(row.capacity_is_lower_bound ? "≥ " : "", FormatBytes(*row.capacity_bytes));
-}
-
 std::string FootprintsCell(const HierarchyRow& row) {
   const std::string range = FootprintRange(row);
   return range.empty() ? kEmptyCell : range;
 }
 
-std::string BandwidthCell(const HierarchyRow& row) {
-  if (!row.bandwidth) return kEmptyCell;
-  return absl::StrCat(FormatNumber(*row.bandwidth), " ", row.bandwidth_unit);
-}
-
+// "75.8% of DRAM peak (1555 GB/s)": only levels with a ceiling of their own
+// (memory_hierarchy.h) have one.
 std::string CeilingCell(const HierarchyRow& row) {
   if (!row.ceiling_fraction) return kEmptyCell;
-  return absl::StrCat(FormatPercent(*row.ceiling_fraction), " of ", row.ceiling);
+  std::string cell = absl::StrCat(FormatPercent(*row.ceiling_fraction), " of ", row.ceiling);
+  if (row.ceiling_value) {
+    absl::StrAppend(&cell, " (", FormatNumber(*row.ceiling_value), " ", row.bandwidth_unit, ")");
+  }
+  return cell;
 }
 
 // What we measured for a published quantity (capacities that are only a
@@ -272,25 +269,6 @@ std::string MeasuredCell(const DeviceHierarchy& h, const PublishedValue& v) {
   if (v.quantity == "sector_bytes") return BytesCell(row->sector_bytes);
   if (row->bandwidth_unit == v.unit) return with_unit(row->bandwidth);
   return kEmptyCell;
-}
-
-std::string PublishedCell(const PublishedValue& v) {
-  auto number = [&](double x) { return v.unit == "B" ? FormatBytes(x) : FormatNumber(x); };
-  const std::string unit = v.unit == "B" ? "" : absl::StrCat(" ", v.unit);
-  if (!IsRange(v)) return absl::StrCat(number(v.value), unit);
-  if (!v.range_high) return absl::StrCat("≥ ", number(*v.range_low), unit);
-  if (!v.range_low) return absl::StrCat("≤ ", number(*v.range_high), unit);
-  return absl::StrCat(number(*v.range_low), " – ", number(*v.range_high), unit);
-}
-
-std::string QuantityName(const std::string& quantity) {
-  if (quantity == "latency_cycles" || quantity == "latency_ns") {
-    return "latency";
-  }
-  if (quantity == "capacity_bytes") return "capacity";
-  if (quantity == "line_bytes") return "line size";
-  if (quantity == "sector_bytes") return "sector size";
-  return "bandwidth";
 }
 
 std::string PublishedBlock(const DeviceHierarchy& h, const ReportOptions& options) {
@@ -491,25 +469,46 @@ std::string RenderHierarchy(const DeviceHierarchy& h, const ReportOptions& optio
   return absl::StrJoin(blocks, "\n");
 }
 
+// Every section after the summary: the per-experiment tables, the memory
+// hierarchies, stalls, l1_bypass, tensor cores, sharing and sparsity.
+std::string RenderDetails(const std::vector<ResultFile>& files,
+                          const std::vector<DeviceHierarchy>& hierarchies,
+                          const ReportOptions& options) {
+  std::vector<std::string> sections = {RenderMarkdown(files)};
+  for (const DeviceHierarchy& h : hierarchies) sections.push_back(RenderHierarchy(h, options));
+  sections.push_back(RenderStalls(files));
+  sections.push_back(RenderL1Bypass(BuildL1BypassTables(files)));
+  sections.push_back(RenderTensorSections(files, options.tensor_peaks));
+  sections.push_back(RenderSharingSections(files));
+  sections.push_back(RenderSparsitySections(files));
+  sections.erase(std::remove(sections.begin(), sections.end(), std::string()), sections.end());
+  return absl::StrJoin(sections, "\n");
+}
+
+// What --detail would add: the titles of its sections, wrapped.
+std::string DetailHint(const std::string& details) {
+  std::vector<std::string> titles;
+  for (absl::string_view line : absl::StrSplit(details, '\n')) {
+    if (absl::StartsWith(line, "## ")) titles.emplace_back(line.substr(3));
+  }
+  if (titles.empty()) return "";
+  std::string out = "With --detail, the report goes on with these sections:\n\n";
+  for (const std::string& title : titles) absl::StrAppend(&out, "- ", title, "\n");
+  return out;
+}
+
 absl::StatusOr<std::string> RenderReport(const std::vector<ResultFile>& files,
                                          const ReportOptions& options) {
-  std::string out = RenderMarkdown(files);
-  absl::StatusOr<std::vector<DeviceHierarchy>> tables = InferMemoryHierarchies(files);
-  if (!tables.ok()) return tables.status();
-  for (const DeviceHierarchy& h : *tables) {
-    absl::StrAppend(&out, out.empty() ? "" : "\n", RenderHierarchy(h, options));
+  absl::StatusOr<std::vector<DeviceHierarchy>> hierarchies = InferMemoryHierarchies(files);
+  if (!hierarchies.ok()) return hierarchies.status();
+  if (files.empty()) return std::string();
+  const std::string summary = RenderSummary(files, *hierarchies, options.published);
+  const std::string details = RenderDetails(files, *hierarchies, options);
+  if (!options.detail) {
+    const std::string hint = DetailHint(details);
+    return hint.empty() ? summary : absl::StrCat(summary, "\n", hint);
   }
-  const std::string stalls = RenderStalls(files);
-  if (!stalls.empty()) absl::StrAppend(&out, out.empty() ? "" : "\n", stalls);
-  const std::string l1_bypass = RenderL1Bypass(BuildL1BypassTables(files));
-  if (!l1_bypass.empty()) absl::StrAppend(&out, out.empty() ? "" : "\n", l1_bypass);
-  const std::string tensor = RenderTensorSections(files, options.tensor_peaks);
-  if (!tensor.empty()) absl::StrAppend(&out, out.empty() ? "" : "\n", tensor);
-  const std::string sharing = RenderSharingSections(files);
-  if (!sharing.empty()) absl::StrAppend(&out, out.empty() ? "" : "\n", sharing);
-  const std::string sparsity = RenderSparsitySections(files);
-  if (!sparsity.empty()) absl::StrAppend(&out, out.empty() ? "" : "\n", sparsity);
-  return out;
+  return absl::StrCat(summary, "\n# details\n\n", details);
 }
 
 absl::StatusOr<std::string> RenderCompareReport(const std::vector<ResultFile>& files) {

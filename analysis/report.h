@@ -39,17 +39,22 @@ struct ReportOptions {
   std::string published_origin;
   // Ceilings for the tensor-core section (configs/tensor/peaks.json).
   TensorPeaks tensor_peaks;
+  // Whether the details follow the summary (report --detail); without
+  // them the report ends with the titles of their sections.
+  bool detail = false;
 };
 
-// RenderMarkdown(files), then one "## memory hierarchy: <device>" section
-// per device that has memory experiments (see memory_hierarchy.h), each
-// followed by the matching published values, then RenderStalls(files), then
-// the l1_bypass speedup tables (see l1_bypass.h), then one "## tensor cores:
-// <device>" section per device with tensor experiments (tensor.h), then one
-// "## intergroup sharing: <device>" section per device with issue-14
-// sharing experiments (sharing.h), then one "## activation sparsity:
-// <device>" section per device with issue-15 sparsity experiments
-// (sparsity.h). Fails only if the inference fails.
+// The summary (report_summary.h: per device each memory level's headline
+// values with their sources, ceilings and published values, then the
+// results read); with options.detail then "# details" and RenderMarkdown(files),
+// one "## memory hierarchy: <device>" section per device that has memory
+// experiments (see memory_hierarchy.h), each followed by the matching
+// published values, RenderStalls(files), the l1_bypass speedup tables
+// (l1_bypass.h), one "## tensor cores: <device>" section per device with
+// tensor experiments (tensor.h), the intergroup sharing sections
+// (sharing.h) and the activation sparsity sections (sparsity.h); without
+// it, the titles of those sections. "" for no files. Fails only if the
+// inference fails.
 absl::StatusOr<std::string> RenderReport(const std::vector<ResultFile>& files,
                                          const ReportOptions& options);
 

@@ -1,10 +1,12 @@
 #!/bin/bash
 # Exit-code and stderr test of the `report` binary: good input prints
-# markdown and exits 0 (memory experiments add a memory-hierarchy section
+# a summary and exits 0, the whole report with --detail (memory
+# experiments add a memory-hierarchy section
 # with the built-in or --published values, stall counters a stall-reasons
 # section and --stalls_csv a CSV file); bad input (foreign, malformed,
 # missing, unknown flag, bad --published file, no arguments) exits 2 with
-# one `report: ...` line naming the problem; a bad result file among good
+# one `report: ...` line naming the problem (another suite's raw file: how to
+# import it); a bad result file among good
 # ones is named on stderr and the rest reported, with exit status 1.
 # --compare prints the comparison of a device's hierarchies from dissect and
 # an imported peer, and exits 2 when there is nothing to compare.
@@ -43,19 +45,33 @@ expect_error() {
   [[ "${err}" == *"${pattern}"* ]] || fail "report $*: stderr lacks '${pattern}': ${err}"
 }
 
-# Good file: markdown on stdout, nothing on stderr, exit 0.
+# Good file: the summary on stdout, naming the sections --detail adds;
+# nothing on stderr, exit 0.
 run "${data}/synthetic_relu.json"
 [[ ${rc} -eq 0 ]] || fail "good file: exit ${rc}, want 0 (stderr: ${err})"
-[[ "${out}" == "## relu"* ]] || fail "good file: stdout does not start with '## relu': ${out}"
+[[ "${out}" == "## results read"* ]] || fail "good file: stdout does not start with the summary: ${out}"
+[[ "${out}" == *"With --detail, the report goes on with these sections:"*"- relu"* ]] ||
+  fail "good file: the sections of --detail not named: ${out}"
+[[ "${out}" != *"| bytes (B)"* ]] || fail "good file: per-point rows without --detail: ${out}"
 [[ -z "${err}" ]] || fail "good file: unexpected stderr: ${err}"
+run --detail "${data}/synthetic_relu.json"
+[[ ${rc} -eq 0 ]] || fail "--detail: exit ${rc}, want 0 (stderr: ${err})"
+[[ "${out}" == "## results read"*"# details"*"## relu"*"| bytes (B)"* ]] ||
+  fail "--detail: summary, then the per-experiment table expected: ${out}"
+
+# Other suites' raw files: one line each saying to import them first.
+expect_error "mt4g_excerpt.json: an mt4g result, not a dissect result file: convert it first with bazel run //analysis:import -- --from=mt4g" \
+  "${data}/peers/mt4g_excerpt.json"
+expect_error "gpu-latency_excerpt.txt: a gpu-benches gpu-latency log, not a dissect result file: convert it first with bazel run //analysis:import -- --from=gpu-benches" \
+  "${data}/peers/gpu-latency_excerpt.txt"
 
 expect_error "foreign.json: not a dissect result (context has no dissect_schema_version)" \
   "${data}/foreign.json"
 # A bad file among good ones: the good ones are reported, each bad one is
 # named on stderr, then a closing line, and the exit status is 1.
-run "${data}/synthetic_relu.json" "${data}/foreign.json"
+run --detail "${data}/synthetic_relu.json" "${data}/foreign.json"
 [[ ${rc} -eq 1 ]] || fail "good + foreign: exit ${rc}, want 1"
-[[ "${out}" == "## relu"* ]] || fail "good + foreign: good file not reported: ${out}"
+[[ "${out}" == *"## relu"* ]] || fail "good + foreign: good file not reported: ${out}"
 [[ "${err}" == "report: ${data}/foreign.json: not a dissect result"* ]] ||
   fail "good + foreign: bad file not named first on stderr: ${err}"
 [[ "$(wc -l <"${tmp}/err")" -eq 2 ]] || fail "good + foreign: want two stderr lines, got: ${err}"
@@ -67,7 +83,7 @@ rm -rf "${nightly}"
 mkdir -p "${nightly}"
 cp "${data}/synthetic_relu.json" "${data}/synthetic_shared_latency.json" "${nightly}/"
 head -c 300 "${data}/synthetic_relu.json" >"${nightly}/truncated.json"
-run "${nightly}"
+run --detail "${nightly}"
 [[ ${rc} -eq 1 ]] || fail "folder with a truncated file: exit ${rc}, want 1 (stderr: ${err})"
 [[ "${out}" == *"## relu"* && "${out}" == *"## shared_latency"* ]] ||
   fail "folder with a truncated file: good files not reported: ${out}"
@@ -86,9 +102,16 @@ expect_error "malformed.json: malformed JSON at byte " "${data}/malformed.json"
 expect_error "no/such.json: no such file or directory" "no/such.json"
 expect_error "unknown flag '--colour'" --colour "${data}/synthetic_relu.json"
 
-# Memory experiments: a memory-hierarchy section with the built-in published
-# values (configs/published/memory_hierarchy.json) beside it.
+# Memory experiments: the summary first, its lines within 160 columns; with
+# --detail a memory-hierarchy section with the built-in published values
+# (configs/published/memory_hierarchy.json) beside it.
 run "${data}/synthetic_memory_latency.json" "${data}/synthetic_shared_bandwidth.json"
+[[ ${rc} -eq 0 ]] || fail "memory summary: exit ${rc}, want 0 (stderr: ${err})"
+[[ "${out}" == "## summary: Synthetic H100-like GPU (fixture)"*"| level "*"## results read"* ]] ||
+  fail "memory summary: not a summary table first: ${out}"
+longest="$(awk '{ if (length($0) > n) n = length($0) } END { print n + 0 }' "${tmp}/out")"
+[[ ${longest} -le 160 ]] || fail "memory summary: a line of ${longest} characters"
+run --detail "${data}/synthetic_memory_latency.json" "${data}/synthetic_shared_bandwidth.json"
 [[ ${rc} -eq 0 ]] || fail "memory files: exit ${rc}, want 0 (stderr: ${err})"
 [[ "${out}" == *"## memory hierarchy: Synthetic H100-like GPU (fixture)"* ]] ||
   fail "memory files: no memory-hierarchy section"
@@ -98,7 +121,7 @@ run "${data}/synthetic_memory_latency.json" "${data}/synthetic_shared_bandwidth.
   fail "memory files: no Hopper reference for a compute capability 9.0 device"
 
 # --published=FILE replaces the built-in values.
-run --published="${data}/synthetic_published.json" "${data}/synthetic_memory_latency.json"
+run --detail --published="${data}/synthetic_published.json" "${data}/synthetic_memory_latency.json"
 [[ ${rc} -eq 0 ]] || fail "--published: exit ${rc}, want 0 (stderr: ${err})"
 [[ "${out}" == *"A Synthetic Reference for Report Tests"* ]] ||
   fail "--published: fixture source not shown"
@@ -113,7 +136,7 @@ expect_error "foreign.json: \"format\" must be" --published="${data}/foreign.jso
 # the fractions (header, one line per stall row).
 csv="${tmp}/stalls.csv"
 rm -f "${csv}"
-run --stalls_csv="${csv}" "${data}/synthetic_stalls_relu.json" \
+run --detail --stalls_csv="${csv}" "${data}/synthetic_stalls_relu.json" \
   "${data}/synthetic_stalls_unavailable.json"
 [[ ${rc} -eq 0 ]] || fail "--stalls_csv: exit ${rc}, want 0 (stderr: ${err})"
 [[ "${out}" == *"## stall reasons"* ]] || fail "stall fixtures: no stall-reasons section"
@@ -158,6 +181,8 @@ run --compare "${data}/synthetic_memory_latency.json" "${peer}/"
 [[ -z "${err}" ]] || fail "--compare: unexpected stderr: ${err}"
 expect_error "--compare prints only the comparison" --compare --stalls_csv="${tmp}/c.csv" \
   "${data}/synthetic_memory_latency.json" "${peer}/"
+expect_error "--compare prints only the comparison" --compare --detail \
+  "${data}/synthetic_memory_latency.json" "${peer}/"
 
 # No arguments: usage on stderr, exit 2.
 run
@@ -175,7 +200,7 @@ run --help
 # Relative paths resolve against BUILD_WORKING_DIRECTORY (set by bazel run)
 # and are shown as given.
 cd "${tmp}" || exit 1
-BUILD_WORKING_DIRECTORY="${root}/analysis" run testdata/synthetic_relu.json
+BUILD_WORKING_DIRECTORY="${root}/analysis" run --detail testdata/synthetic_relu.json
 [[ ${rc} -eq 0 ]] || fail "BUILD_WORKING_DIRECTORY: exit ${rc}, want 0 (stderr: ${err})"
 # shellcheck disable=SC2016  # the backticks are literal markdown
 [[ "${out}" == *'`testdata/synthetic_relu.json`'* ]] || fail "BUILD_WORKING_DIRECTORY: path not shown as given: ${out}"

@@ -7,11 +7,13 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "analysis/import.h"
 #include "analysis/published.h"
 #include "analysis/published_embedded.h"
 #include "analysis/report.h"
@@ -24,14 +26,22 @@
 namespace {
 
 constexpr char kUsage[] =
-    R"(usage: report [--help] [--published=FILE] [--stalls_csv=FILE] [--compare]
-              [--] <result.json | folder>...
+    R"(usage: report [--help] [--detail] [--published=FILE] [--stalls_csv=FILE]
+              [--compare] [--] <result.json | folder>...
 
 Reads dissect result files (Google Benchmark JSON with dissect context keys,
-see analysis/SCHEMA.md) and prints a markdown report to stdout: one section
-per experiment, a device line per file and a table of medians, spread, SM
-clock and notes (skipped, error, throttled). A folder is searched recursively
+see analysis/SCHEMA.md) and prints a markdown report to stdout. It leads with
+a summary: per device, each memory level's latency, capacity and bandwidth,
+each with its source (the dissect experiment, the imported program, or the
+published reference), and the level's ceiling where one is defined (DRAM:
+the device's DRAM peak; shared: shared_bandwidth's ceiling); then the results
+read. The rest follows with --detail: one section per experiment, a device
+line per file and a table of medians, spread, SM clock and notes (skipped,
+error, throttled), and the sections below. A folder is searched recursively
 for *.json files, in sorted order.
+
+Other suites' raw output (gpu-benches logs, mt4g JSON) is not read: convert
+it with //analysis:import first; report names such a file and says so.
 
 When memory experiments (memory_latency, latency_trace, memory_bandwidth,
 shared_bandwidth) are among the files, a "memory hierarchy" section per
@@ -46,6 +56,9 @@ reasons" section gives each reason's fraction of the row's total stall and the
 dominant reason; files whose counters could not be collected
 (counters_unavailable) are named there with the reason.
 
+  --detail          the whole report after the summary (without it, the
+                    summary ends with the titles of the sections it leaves
+                    out)
   --published=FILE  published values to compare with (see configs/README.md);
                     default: configs/published/memory_hierarchy.json as built in
   --stalls_csv=FILE also write the stall fractions as CSV (one line per row:
@@ -69,7 +82,7 @@ no readable result file at all: exit status 2.
 
 Examples:
   bazel run //analysis:report -- results/
-  bazel run //analysis:report -- results/h100/shared_latency.json > report.md
+  bazel run //analysis:report -- --detail results/h100/ > report.md
   bazel run //analysis:report -- --stalls_csv=/tmp/stalls.csv results/
   bazel run //analysis:import -- --from=mt4g \
       ../shared/data/peers/mt4g/NVIDIA_H100_80GB_HBM3.json --out=/tmp/peers &&
@@ -81,6 +94,48 @@ int Fail(const std::string& message, int status = 2) {
   return status;
 }
 
+// What is wrong with `path` when it is another suite's raw output that
+// //analysis:import converts (a gpu-benches log, an mt4g result); nullopt
+// for anything else.
+std::optional<std::string> RawPeerFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!in) return std::nullopt;
+  std::string what;
+  std::string from;
+  if (absl::StatusOr<std::string> program =
+          dissect::analysis::DetectGpuBenchesFormat(text.str(), path);
+      program.ok()) {
+    what = "a gpu-benches " + *program + " log";
+    from = "gpu-benches --device_name=NAME";
+  } else if (dissect::analysis::ParseMt4gJson(text.str(), path).ok()) {
+    what = "an mt4g result";
+    from = "mt4g";
+  } else {
+    return std::nullopt;
+  }
+  return path + ": " + what + ", not a dissect result file: convert it first with " +
+         "bazel run //analysis:import -- --from=" + from + " --out=DIR " + path +
+         ", then report DIR";
+}
+
+// ReadResultFiles, with other suites' raw files named as such.
+absl::StatusOr<dissect::analysis::ReadResults> ReadInputs(const std::vector<std::string>& args) {
+  absl::StatusOr<std::vector<std::string>> paths = dissect::analysis::CollectResultPaths(args);
+  if (!paths.ok()) return paths.status();
+  dissect::analysis::ReadResults read;
+  for (const std::string& path : *paths) {
+    absl::StatusOr<dissect::analysis::ResultFile> file = dissect::analysis::ReadResultFile(path);
+    if (file.ok()) {
+      read.files.push_back(*std::move(file));
+    } else {
+      read.bad.push_back(RawPeerFile(path).value_or(std::string(file.status().message())));
+    }
+  }
+  return read;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -88,6 +143,7 @@ int main(int argc, char** argv) {
   std::string published_path;
   std::string stalls_csv_path;
   bool compare = false;
+  bool detail = false;
   bool flags_done = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -98,6 +154,8 @@ int main(int argc, char** argv) {
       return 0;
     } else if (!flags_done && arg == "--compare") {
       compare = true;
+    } else if (!flags_done && arg == "--detail") {
+      detail = true;
     } else if (!flags_done && arg.rfind("--published=", 0) == 0) {
       published_path = arg.substr(std::string("--published=").size());
       if (published_path.empty()) return Fail("--published needs a file");
@@ -114,17 +172,16 @@ int main(int argc, char** argv) {
     std::cerr << kUsage;
     return 2;
   }
-  if (compare && (!published_path.empty() || !stalls_csv_path.empty())) {
+  if (compare && (!published_path.empty() || !stalls_csv_path.empty() || detail)) {
     return Fail("--compare prints only the comparison: it takes neither "
-                "--published nor --stalls_csv");
+                "--published, --stalls_csv nor --detail");
   }
 
   if (absl::Status entered = dissect::cli::EnterCallerDirectory();
       !entered.ok()) {
     return Fail(std::string(entered.message()));
   }
-  absl::StatusOr<dissect::analysis::ReadResults> read =
-      dissect::analysis::ReadResultFiles(args);
+  absl::StatusOr<dissect::analysis::ReadResults> read = ReadInputs(args);
   if (!read.ok()) return Fail(std::string(read.status().message()));
   for (const std::string& bad : read->bad) {
     std::cerr << "report: " << bad << "\n";
@@ -150,6 +207,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   dissect::analysis::ReportOptions options;
+  options.detail = detail;
   std::string published_text = dissect::analysis::kEmbeddedPublishedJson;
   options.published_origin = dissect::analysis::kEmbeddedPublishedOrigin;
   if (!published_path.empty()) {

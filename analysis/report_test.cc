@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "analysis/report_summary.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -17,8 +18,10 @@ namespace dissect::analysis {
 namespace {
 
 using ::testing::ContainsRegex;
+using ::testing::EndsWith;
 using ::testing::HasSubstr;
 using ::testing::Not;
+using ::testing::StartsWith;
 
 TEST(FormatNumberTest, FourSignificantDigitsWithoutTrailingZeros) {
   EXPECT_EQ(FormatNumber(29.02), "29.02");
@@ -291,27 +294,43 @@ TEST(RenderMarkdownTest, UnavailableActivityIsSaidWithItsReason) {
                             "load CUPTI\n"));
 }
 
-TEST(RenderReportTest, WithoutMemoryExperimentsItIsRenderMarkdown) {
+TEST(RenderReportTest, WithoutDetailTheSummaryNamesTheSectionsLeftOut) {
   const std::vector<ResultFile> files = {MakeFile("e", "GPU", "a.json")};
   ReportOptions options;
   options.published = {Published("9.0", "shared", 128)};
   options.published_origin = "p.json";
   absl::StatusOr<std::string> report = RenderReport(files, options);
   ASSERT_TRUE(report.ok()) << report.status();
-  EXPECT_EQ(*report, RenderMarkdown(files));
+  EXPECT_EQ(*report,
+            "## results read\n\n"
+            "| experiment | device | measured by | files | rows |\n"
+            "| ---------- | ------ | ----------- | ----: | ---: |\n"
+            "| e          | GPU    | dissect e   |     1 |    1 |\n\n"
+            "With --detail, the report goes on with these sections:\n\n- e\n");
+}
+
+TEST(RenderReportTest, WithDetailTheTablesFollowTheSummary) {
+  const std::vector<ResultFile> files = {MakeFile("e", "GPU", "a.json")};
+  ReportOptions options;
+  options.detail = true;
+  absl::StatusOr<std::string> report = RenderReport(files, options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_THAT(*report, StartsWith("## results read\n"));
+  EXPECT_THAT(*report, EndsWith(absl::StrCat("\n# details\n\n", RenderMarkdown(files))));
 }
 
 TEST(RenderReportTest, HierarchySectionWithMatchingPublishedValuesOnly) {
   ReportOptions options;
   options.published = {Published("9.0", "shared", 128), Published("8.0", "shared", 64)};
   options.published_origin = "p.json";
+  options.detail = true;
   absl::StatusOr<std::string> report = RenderReport({SharedBandwidthFile("GPU Z", "9.0")}, options);
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_THAT(*report, HasSubstr("\n## memory hierarchy: GPU Z\n"));
   EXPECT_THAT(*report, HasSubstr("| shared |                — |            — |"
                                  "          — |        — |         — |"
                                  "           — | 120 B/clk/SM | "
-                                 "93.8% of 128 B/clk/SM |"));
+                                 "93.8% of shared peak (128 B/clk/SM) |"));
   EXPECT_THAT(*report, HasSubstr("### published values: GPU Z"));
   EXPECT_THAT(*report, HasSubstr("| shared | bandwidth | 128 B/clk/SM | "
                                  "Other GPU     |  120 B/clk/SM | ×0.94 | "
@@ -321,9 +340,32 @@ TEST(RenderReportTest, HierarchySectionWithMatchingPublishedValuesOnly) {
                                  "Venue 2020, 2020.\n"));
 }
 
+// The summary: the value, who measured it, the level's own ceiling and its
+// %, the published value with its reference, and the ceiling's origin.
+TEST(RenderSummaryTest, ValuesWithTheirSourcesCeilingsAndReferences) {
+  const std::vector<ResultFile> files = {SharedBandwidthFile("GPU Z", "9.0")};
+  absl::StatusOr<std::vector<DeviceHierarchy>> hierarchies = InferMemoryHierarchies(files);
+  ASSERT_TRUE(hierarchies.ok()) << hierarchies.status();
+  const std::string summary =
+      RenderSummary(files, *hierarchies, {Published("9.0", "shared", 128)});
+  EXPECT_THAT(summary, StartsWith("## summary: GPU Z · cc 9.0 · ? SMs\n\nSources: dissect (1 file).\n"));
+  EXPECT_THAT(summary, HasSubstr("| level  | metric    | value        | source                   | "
+                                 "ceiling      | % of ceiling |\n"));
+  EXPECT_THAT(summary, HasSubstr("| shared | bandwidth | 120 B/clk/SM | dissect shared_bandwidth | "
+                                 "128 B/clk/SM |        93.8% |\n"));
+  EXPECT_THAT(summary, HasSubstr("| shared | bandwidth | 128 B/clk/SM | published [1]            | "
+                                 "           — |            — |\n"));
+  EXPECT_THAT(summary, HasSubstr("- shared bandwidth ceiling (shared peak, 128 B/clk/SM): "
+                                 "shared_bandwidth's shared_peak_pct\n"));
+  EXPECT_THAT(summary, HasSubstr("[1] Author et al., Venue 2020, Table 9; measured on Other GPU\n"));
+  EXPECT_THAT(summary, EndsWith("| shared_bandwidth | GPU Z  | dissect shared_bandwidth |     1 |"
+                                "    1 |\n"));
+}
+
 TEST(RenderReportTest, NoPublishedPartWithoutAnOrigin) {
-  absl::StatusOr<std::string> report =
-      RenderReport({SharedBandwidthFile("GPU Z", "9.0")}, ReportOptions());
+  ReportOptions options;
+  options.detail = true;
+  absl::StatusOr<std::string> report = RenderReport({SharedBandwidthFile("GPU Z", "9.0")}, options);
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_THAT(*report, HasSubstr("## memory hierarchy: GPU Z"));
   EXPECT_THAT(*report, Not(HasSubstr("published")));
@@ -333,6 +375,7 @@ TEST(RenderReportTest, SaysWhenNoPublishedValueMatches) {
   ReportOptions options;
   options.published = {Published("8.0", "shared", 64)};
   options.published_origin = "p.json";
+  options.detail = true;
   absl::StatusOr<std::string> report = RenderReport({SharedBandwidthFile("GPU Z", "9.0")}, options);
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_THAT(*report, HasSubstr("_no entry of `p.json` matches this device"));
@@ -457,7 +500,9 @@ TEST(RenderStallsTest, UnavailableCountersAreSaid) {
   EXPECT_EQ(RenderStalls({file}),
             "## stall reasons\n\nCounters were not collected for:\n\n"
             "- `a.json` (relu on GPU): no \\| permission\n");
-  absl::StatusOr<std::string> report = RenderReport({file}, ReportOptions());
+  ReportOptions options;
+  options.detail = true;
+  absl::StatusOr<std::string> report = RenderReport({file}, options);
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_THAT(*report, HasSubstr("\n\n## stall reasons\n"));
 }

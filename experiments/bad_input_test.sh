@@ -80,7 +80,7 @@ if ! ./shared_latency --help | grep -q "groups:  dram, all_memory"; then
   echo "FAIL: --help does not list the counter groups"; failures=$((failures + 1))
 fi
 listing=$(./relu_bandwidth --metrics=list)
-for want in "dram_bytes_read" "GH100: dram__bytes_read.sum" "stall_long_scoreboard" "all_stalls"; do
+for want in "dram_bytes_read" "dram__bytes_read.sum (AD102 " "GH100    Hopper" "stall_long_scoreboard" "all_stalls"; do
   if [[ "${listing}" != *"${want}"* ]]; then
     echo "FAIL: --metrics=list lacks '${want}'"; failures=$((failures + 1))
   fi
