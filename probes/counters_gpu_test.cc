@@ -63,7 +63,8 @@ TEST_F(CountersGpuTest, UserReplayDramBytes) {
   auto counters =
       Counters("dram_bytes_read,dram_bytes_write", CounterReplay::kUser);
   ASSERT_NE(counters, nullptr);
-  EXPECT_EQ(counters->chip(), "GH100");
+  EXPECT_EQ(MetricCatalog::Embedded().chips().count(counters->chip()), 1u)
+      << counters->chip();
   auto r = counters->Collect(Relu(), nullptr, nullptr);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->passes, counters->passes());
