@@ -107,6 +107,33 @@ TEST(VerdictRanges, TheShippedFileParsesAndIsBuiltIn) {
   EXPECT_EQ(ranges->cross_checks[0].ncu_metric, "dram__bytes_read.sum");
 }
 
+// What a reader sees of the shipped ranges is followable outside the
+// project: each source key gives an address (or says that no document
+// states its figures), and no reason or source points into the project's
+// issues, work notes or shared files.
+TEST(VerdictRanges, TheShippedFileCitesWhatAReaderCanFollow) {
+  absl::StatusOr<VerdictRanges> ranges =
+      ParseVerdictRanges(kEmbeddedVerdictRangesJson, kEmbeddedVerdictRangesOrigin);
+  ASSERT_TRUE(ranges.ok()) << ranges.status();
+  for (const auto& [key, text] : ranges->sources) {
+    EXPECT_TRUE(text.find("https://") != std::string::npos || key == "UNPUBLISHED")
+        << key << ": no address in \"" << text << "\"";
+    EXPECT_EQ(testing::ProjectInternalPhrase(text), "") << key;
+    EXPECT_THAT(text, Not(HasSubstr("h100.md"))) << key;
+  }
+  for (const VerdictHeadline& h : ranges->headlines) {
+    for (const VerdictJudgement& j : h.judge) {
+      EXPECT_EQ(testing::ProjectInternalPhrase(j.why), "") << h.id;
+      EXPECT_THAT(j.why, Not(HasSubstr("h100.md"))) << h.id;
+      EXPECT_THAT(j.why, Not(HasSubstr("lent"))) << h.id;
+      for (const VerdictPublished& p : j.published) {
+        EXPECT_EQ(testing::UnfollowableSource(p.source), "") << h.id;
+        EXPECT_THAT(p.source, Not(HasSubstr("h100.md"))) << h.id;
+      }
+    }
+  }
+}
+
 TEST(VerdictRanges, BadFilesAreOneLineErrors) {
   const std::string base = testing::ReadText(testing::Runfile("configs/verdict/h100.json"));
   const struct {
