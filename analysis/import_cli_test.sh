@@ -111,11 +111,17 @@ run --from=mt4g --sm_count=114 --force --out="${out_dir}" "${data}/mt4g_excerpt.
 [[ ${rc} -eq 2 && "${err}" == *"contradicts the file's device_sm_count 132"* ]] ||
   fail "mt4g --sm_count=114: exit ${rc}, stderr: ${err}"
 
-# report reads the imported files.
+# report reads the imported files: its summary names the imported program,
+# --detail adds the per-experiment tables.
 "${report}" "${out_dir}" >"${tmp}/report.md" 2>"${tmp}/report.err"
 rc=$?
 [[ ${rc} -eq 0 ]] || fail "report on the imported files: exit ${rc}: $(cat "${tmp}/report.err")"
-grep -q "## memory_latency" "${tmp}/report.md" || fail "report: no memory_latency section"
+grep -q "| gpu-benches gpu-latency (imported) " "${tmp}/report.md" ||
+  fail "report: the summary does not name the imported program"
+"${report}" --detail "${out_dir}" >"${tmp}/report.md" 2>"${tmp}/report.err"
+rc=$?
+[[ ${rc} -eq 0 ]] || fail "report --detail on the imported files: exit ${rc}: $(cat "${tmp}/report.err")"
+grep -q "## memory_latency" "${tmp}/report.md" || fail "report --detail: no memory_latency section"
 
 # Relative paths resolve against BUILD_WORKING_DIRECTORY (bazel run).
 wd="${tmp}/wd"

@@ -502,8 +502,9 @@ absl::StatusOr<std::string> RenderReport(const std::vector<ResultFile>& files,
   absl::StatusOr<std::vector<DeviceHierarchy>> hierarchies = InferMemoryHierarchies(files);
   if (!hierarchies.ok()) return hierarchies.status();
   if (files.empty()) return std::string();
-  const std::string summary = RenderSummary(files, *hierarchies, options.published);
   const std::string details = RenderDetails(files, *hierarchies, options);
+  if (!options.summary) return details;
+  const std::string summary = RenderSummary(files, *hierarchies, options.published);
   if (!options.detail) {
     const std::string hint = DetailHint(details);
     return hint.empty() ? summary : absl::StrCat(summary, "\n", hint);

@@ -39,22 +39,26 @@ struct ReportOptions {
   std::string published_origin;
   // Ceilings for the tensor-core section (configs/tensor/peaks.json).
   TensorPeaks tensor_peaks;
-  // Whether the details follow the summary (report --detail); without
-  // them the report ends with the titles of their sections.
-  bool detail = false;
+  // The summary first (report_summary.h), as `report` prints it. Off, the
+  // report is the details alone, as pages that lay out their own summary
+  // (the dashboard) want it.
+  bool summary = false;
+  // The details (report --detail); without them the summary ends with the
+  // titles of their sections.
+  bool detail = true;
 };
 
-// The summary (report_summary.h: per device each memory level's headline
-// values with their sources, ceilings and published values, then the
-// results read); with options.detail then "# details" and RenderMarkdown(files),
-// one "## memory hierarchy: <device>" section per device that has memory
-// experiments (see memory_hierarchy.h), each followed by the matching
-// published values, RenderStalls(files), the l1_bypass speedup tables
-// (l1_bypass.h), one "## tensor cores: <device>" section per device with
-// tensor experiments (tensor.h), the intergroup sharing sections
-// (sharing.h) and the activation sparsity sections (sparsity.h); without
-// it, the titles of those sections. "" for no files. Fails only if the
-// inference fails.
+// With options.summary, the summary (report_summary.h: per device each
+// memory level's headline values with their sources, ceilings and published
+// values, then the results read), then with options.detail "# details" and
+// the details, else the titles of the details' sections. The details:
+// RenderMarkdown(files), one "## memory hierarchy: <device>" section per
+// device that has memory experiments (see memory_hierarchy.h), each followed
+// by the matching published values, RenderStalls(files), the l1_bypass
+// speedup tables (l1_bypass.h), one "## tensor cores: <device>" section per
+// device with tensor experiments (tensor.h), the intergroup sharing sections
+// (sharing.h) and the activation sparsity sections (sparsity.h). "" for no
+// files. Fails only if the inference fails.
 absl::StatusOr<std::string> RenderReport(const std::vector<ResultFile>& files,
                                          const ReportOptions& options);
 

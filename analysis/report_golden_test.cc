@@ -90,7 +90,7 @@ TEST_P(ReportGoldenTest, MatchesGolden) {
   ReportOptions options;
   options.published = *std::move(published);
   options.published_origin = published_path;
-  options.detail = true;
+  options.summary = true;
   absl::StatusOr<std::string> report = RenderReport(files, options);
   ASSERT_TRUE(report.ok()) << report.status();
   const std::string actual = *std::move(report);

@@ -207,6 +207,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   dissect::analysis::ReportOptions options;
+  options.summary = true;
   options.detail = detail;
   std::string published_text = dissect::analysis::kEmbeddedPublishedJson;
   options.published_origin = dissect::analysis::kEmbeddedPublishedOrigin;

@@ -299,6 +299,8 @@ TEST(RenderReportTest, WithoutDetailTheSummaryNamesTheSectionsLeftOut) {
   ReportOptions options;
   options.published = {Published("9.0", "shared", 128)};
   options.published_origin = "p.json";
+  options.summary = true;
+  options.detail = false;
   absl::StatusOr<std::string> report = RenderReport(files, options);
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_EQ(*report,
@@ -309,10 +311,17 @@ TEST(RenderReportTest, WithoutDetailTheSummaryNamesTheSectionsLeftOut) {
             "With --detail, the report goes on with these sections:\n\n- e\n");
 }
 
+TEST(RenderReportTest, WithoutTheSummaryItIsTheDetailsAlone) {
+  const std::vector<ResultFile> files = {MakeFile("e", "GPU", "a.json")};
+  absl::StatusOr<std::string> report = RenderReport(files, ReportOptions());
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(*report, RenderMarkdown(files));
+}
+
 TEST(RenderReportTest, WithDetailTheTablesFollowTheSummary) {
   const std::vector<ResultFile> files = {MakeFile("e", "GPU", "a.json")};
   ReportOptions options;
-  options.detail = true;
+  options.summary = true;
   absl::StatusOr<std::string> report = RenderReport(files, options);
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_THAT(*report, StartsWith("## results read\n"));
@@ -323,7 +332,6 @@ TEST(RenderReportTest, HierarchySectionWithMatchingPublishedValuesOnly) {
   ReportOptions options;
   options.published = {Published("9.0", "shared", 128), Published("8.0", "shared", 64)};
   options.published_origin = "p.json";
-  options.detail = true;
   absl::StatusOr<std::string> report = RenderReport({SharedBandwidthFile("GPU Z", "9.0")}, options);
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_THAT(*report, HasSubstr("\n## memory hierarchy: GPU Z\n"));
@@ -363,9 +371,8 @@ TEST(RenderSummaryTest, ValuesWithTheirSourcesCeilingsAndReferences) {
 }
 
 TEST(RenderReportTest, NoPublishedPartWithoutAnOrigin) {
-  ReportOptions options;
-  options.detail = true;
-  absl::StatusOr<std::string> report = RenderReport({SharedBandwidthFile("GPU Z", "9.0")}, options);
+  absl::StatusOr<std::string> report =
+      RenderReport({SharedBandwidthFile("GPU Z", "9.0")}, ReportOptions());
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_THAT(*report, HasSubstr("## memory hierarchy: GPU Z"));
   EXPECT_THAT(*report, Not(HasSubstr("published")));
@@ -375,7 +382,6 @@ TEST(RenderReportTest, SaysWhenNoPublishedValueMatches) {
   ReportOptions options;
   options.published = {Published("8.0", "shared", 64)};
   options.published_origin = "p.json";
-  options.detail = true;
   absl::StatusOr<std::string> report = RenderReport({SharedBandwidthFile("GPU Z", "9.0")}, options);
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_THAT(*report, HasSubstr("_no entry of `p.json` matches this device"));
@@ -500,9 +506,7 @@ TEST(RenderStallsTest, UnavailableCountersAreSaid) {
   EXPECT_EQ(RenderStalls({file}),
             "## stall reasons\n\nCounters were not collected for:\n\n"
             "- `a.json` (relu on GPU): no \\| permission\n");
-  ReportOptions options;
-  options.detail = true;
-  absl::StatusOr<std::string> report = RenderReport({file}, options);
+  absl::StatusOr<std::string> report = RenderReport({file}, ReportOptions());
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_THAT(*report, HasSubstr("\n\n## stall reasons\n"));
 }
