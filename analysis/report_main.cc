@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "analysis/import.h"
 #include "analysis/published.h"
@@ -136,6 +137,68 @@ absl::StatusOr<dissect::analysis::ReadResults> ReadInputs(const std::vector<std:
   return read;
 }
 
+// The report's options: the summary, the details with --detail, the
+// published values (built in, or --published=FILE) and the tensor peaks.
+absl::StatusOr<dissect::analysis::ReportOptions> LoadOptions(const std::string& published_path,
+                                                             bool detail) {
+  dissect::analysis::ReportOptions options;
+  options.summary = true;
+  options.detail = detail;
+  std::string published_text = dissect::analysis::kEmbeddedPublishedJson;
+  options.published_origin = dissect::analysis::kEmbeddedPublishedOrigin;
+  if (!published_path.empty()) {
+    std::ifstream in(published_path, std::ios::binary);
+    if (!in) {
+      return absl::NotFoundError(published_path + ": cannot open: " + std::strerror(errno));
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    published_text = text.str();
+    options.published_origin = published_path;
+  }
+  absl::StatusOr<std::vector<dissect::analysis::PublishedValue>> published =
+      dissect::analysis::ParsePublishedJson(published_text, options.published_origin);
+  if (!published.ok()) return published.status();
+  options.published = *std::move(published);
+  absl::StatusOr<dissect::analysis::TensorPeaks> peaks = dissect::analysis::ParseTensorPeaksJson(
+      dissect::analysis::kEmbeddedTensorPeaksJson, dissect::analysis::kEmbeddedTensorPeaksOrigin);
+  if (!peaks.ok()) return peaks.status();
+  options.tensor_peaks = *std::move(peaks);
+  return options;
+}
+
+// --stalls_csv: the stall fractions of `files` as CSV at `path`.
+absl::Status WriteStallsCsv(const std::string& path,
+                            const std::vector<dissect::analysis::ResultFile>& files) {
+  const dissect::analysis::StallTable stalls = dissect::analysis::BuildStallTable(files);
+  if (stalls.rows.empty()) {
+    std::string why;
+    for (const auto& [file, reason] : stalls.unavailable) {
+      why += "; " + file->path + ": counters unavailable: " + reason;
+    }
+    return absl::FailedPreconditionError(
+        "--stalls_csv: no row has cupti/stall_<reason> counters" + why);
+  }
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return absl::PermissionDeniedError(path + ": cannot write: " + std::strerror(errno));
+  out << dissect::analysis::StallsCsv(stalls);
+  out.close();
+  if (!out) return absl::DataLossError(path + ": cannot write");
+  return absl::OkStatus();
+}
+
+// Prints `text` on stdout; the exit status: 1 when `bad` of the files
+// could not be read (left out of `what`), 2 when stdout fails, else 0.
+int Print(const std::string& text, size_t bad, size_t good, const std::string& what) {
+  std::cout << text;
+  std::cout.flush();
+  if (!std::cout) return Fail("cannot write to stdout");
+  if (bad == 0) return 0;
+  return Fail(std::to_string(bad) + " of " + std::to_string(bad + good) +
+                  " result file(s) unreadable and left out of the " + what + " (named above)",
+              1);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -187,83 +250,20 @@ int main(int argc, char** argv) {
     std::cerr << "report: " << bad << "\n";
   }
   if (read->files.empty()) return 2;
-  std::vector<dissect::analysis::ResultFile>& files = read->files;
+  const std::vector<dissect::analysis::ResultFile>& files = read->files;
   if (compare) {
-    absl::StatusOr<std::string> comparison =
-        dissect::analysis::RenderCompareReport(files);
-    if (!comparison.ok()) {
-      return Fail(std::string(comparison.status().message()));
-    }
-    std::cout << *comparison;
-    std::cout.flush();
-    if (!std::cout) return Fail("cannot write to stdout");
-    if (!read->bad.empty()) {
-      return Fail(std::to_string(read->bad.size()) + " of " +
-                      std::to_string(read->bad.size() + files.size()) +
-                      " result file(s) unreadable and left out of the "
-                      "comparison (named above)",
-                  1);
-    }
-    return 0;
+    absl::StatusOr<std::string> comparison = dissect::analysis::RenderCompareReport(files);
+    if (!comparison.ok()) return Fail(std::string(comparison.status().message()));
+    return Print(*comparison, read->bad.size(), files.size(), "comparison");
   }
-  dissect::analysis::ReportOptions options;
-  options.summary = true;
-  options.detail = detail;
-  std::string published_text = dissect::analysis::kEmbeddedPublishedJson;
-  options.published_origin = dissect::analysis::kEmbeddedPublishedOrigin;
-  if (!published_path.empty()) {
-    std::ifstream in(published_path, std::ios::binary);
-    if (!in) {
-      return Fail(published_path + ": cannot open: " + std::strerror(errno));
-    }
-    std::ostringstream text;
-    text << in.rdbuf();
-    published_text = text.str();
-    options.published_origin = published_path;
-  }
-  absl::StatusOr<std::vector<dissect::analysis::PublishedValue>> published =
-      dissect::analysis::ParsePublishedJson(published_text,
-                                            options.published_origin);
-  if (!published.ok()) return Fail(std::string(published.status().message()));
-  options.published = *std::move(published);
-  absl::StatusOr<dissect::analysis::TensorPeaks> peaks =
-      dissect::analysis::ParseTensorPeaksJson(
-          dissect::analysis::kEmbeddedTensorPeaksJson,
-          dissect::analysis::kEmbeddedTensorPeaksOrigin);
-  if (!peaks.ok()) return Fail(std::string(peaks.status().message()));
-  options.tensor_peaks = *std::move(peaks);
-
-  absl::StatusOr<std::string> report =
-      dissect::analysis::RenderReport(files, options);
+  absl::StatusOr<dissect::analysis::ReportOptions> options = LoadOptions(published_path, detail);
+  if (!options.ok()) return Fail(std::string(options.status().message()));
+  absl::StatusOr<std::string> report = dissect::analysis::RenderReport(files, *options);
   if (!report.ok()) return Fail(std::string(report.status().message()));
   if (!stalls_csv_path.empty()) {
-    const dissect::analysis::StallTable stalls =
-        dissect::analysis::BuildStallTable(files);
-    if (stalls.rows.empty()) {
-      std::string why;
-      for (const auto& [file, reason] : stalls.unavailable) {
-        why += "; " + file->path + ": counters unavailable: " + reason;
-      }
-      return Fail("--stalls_csv: no row has cupti/stall_<reason> counters" +
-                  why);
+    if (absl::Status written = WriteStallsCsv(stalls_csv_path, files); !written.ok()) {
+      return Fail(std::string(written.message()));
     }
-    std::ofstream out(stalls_csv_path, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      return Fail(stalls_csv_path + ": cannot write: " + std::strerror(errno));
-    }
-    out << dissect::analysis::StallsCsv(stalls);
-    out.close();
-    if (!out) return Fail(stalls_csv_path + ": cannot write");
   }
-  std::cout << *report;
-  std::cout.flush();
-  if (!std::cout) return Fail("cannot write to stdout");
-  if (!read->bad.empty()) {
-    return Fail(std::to_string(read->bad.size()) + " of " +
-                    std::to_string(read->bad.size() + files.size()) +
-                    " result file(s) unreadable and left out of the report "
-                    "(named above)",
-                1);
-  }
-  return 0;
+  return Print(*report, read->bad.size(), files.size(), "report");
 }
