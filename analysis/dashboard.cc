@@ -253,6 +253,8 @@ th.num, td.num { text-align: right; }
 code { font-size: 0.95em; }
 .unavailable { background: #fff4e5; border-left: 4px solid #e69500; padding: 0.5em; }
 .ok { background: #eef8ee; border-left: 4px solid #3a3; padding: 0.5em; }
+.failed { background: #fdecea; border-left: 4px solid #c00; color: #900; padding: 0.5em; }
+td.failed { border-left: 4px solid #c00; }
 #findings h3 { margin-bottom: 0.2em; }
 figure { display: inline-block; margin: 0.5em; vertical-align: top; }
 figure img { max-width: 640px; border: 1px solid #ddd; }
@@ -627,6 +629,7 @@ std::string RenderNightPage(const NightPage& page) {
                     HtmlEscape(ShortCommit(run.git_commit)), "</code></td></tr>\n");
   }
   out += "</tbody>\n</table>\n";
+  out += NightStatusHtml(page.status);
 
   out += "<section id=\"findings\">\n<h2>Regressions and fleet outliers</h2>\n";
   const DashboardFindings& f = page.findings;
@@ -635,10 +638,10 @@ std::string RenderNightPage(const NightPage& page) {
                     HtmlEscape(f.unavailable_reason), "</p>\n");
   } else {
     absl::StrAppend(&out, "<h3>Regressions (", f.regressions.size(), ")</h3>\n");
-    out += f.regressions.empty() ? "<p class=\"ok\">no regressions</p>\n"
+    out += f.regressions.empty() ? NoFindingsHtml(page.status, "regressions")
                                  : FindingsTable(f.regressions, "recent nights");
     absl::StrAppend(&out, "<h3>Fleet outliers (", f.outliers.size(), ")</h3>\n");
-    out += f.outliers.empty() ? "<p class=\"ok\">no fleet outliers</p>\n"
+    out += f.outliers.empty() ? NoFindingsHtml(page.status, "fleet outliers")
                               : FindingsTable(f.outliers, "fleet");
     if (!f.notes.empty()) {
       out += "<ul class=\"notes\">\n";
@@ -700,20 +703,24 @@ std::string RenderNightPage(const NightPage& page) {
 
 std::string RenderIndexPage(const std::vector<NightSummary>& nights) {
   std::string out = PageHead("dissect nightly characterization");
+  out += "<h1>dissect nightly characterization</h1>\n";
+  std::vector<std::pair<std::string, NightStatus>> statuses;
+  for (const NightSummary& night : nights) statuses.push_back({night.night, night.status});
+  out += BrokenNightsHtml(statuses);
   out +=
-      "<h1>dissect nightly characterization</h1>\n<table class=\"nights\">\n<thead><tr>"
-      "<th>night</th><th>devices</th><th class=\"num\">regressions</th>"
-      "<th class=\"num\">fleet outliers</th></tr></thead>\n<tbody>\n";
+      "<table class=\"nights\">\n<thead><tr><th>night</th><th>devices</th><th>entries</th>"
+      "<th class=\"num\">regressions</th><th class=\"num\">fleet outliers</th></tr></thead>\n"
+      "<tbody>\n";
   for (const NightSummary& night : nights) {
+    // Nothing measured: no count, not even 0, reads as a checked night.
+    const bool counted = night.findings_available && !night.status.NothingMeasured();
     const std::string na = "<td class=\"num\">n/a</td>";
     absl::StrAppend(
         &out, "<tr><td><a href=\"", HtmlEscape(night.night), "/index.html\">",
         HtmlEscape(night.night), "</a></td><td>", HtmlEscape(absl::StrJoin(night.devices, ", ")),
-        "</td>",
-        night.findings_available ? absl::StrCat("<td class=\"num\">", night.regressions, "</td>")
-                                 : na,
-        night.findings_available ? absl::StrCat("<td class=\"num\">", night.outliers, "</td>") : na,
-        "</tr>\n");
+        "</td>", NightStatusCell(night.status),
+        counted ? absl::StrCat("<td class=\"num\">", night.regressions, "</td>") : na,
+        counted ? absl::StrCat("<td class=\"num\">", night.outliers, "</td>") : na, "</tr>\n");
   }
   out += "</tbody>\n</table>\n</body>\n</html>\n";
   return out;
@@ -925,6 +932,8 @@ absl::StatusOr<DashboardSummary> WriteDashboard(const DashboardInput& input,
       night_runs.push_back(*run);
       history[DeviceKey(run->info)];
     }
+    page.status = NightStatusOf(night_runs);
+    if (page.status.Broken()) summary.warnings.push_back(NightStatusWarning(night, page.status));
     // Per device its last `history_runs` runs up to the night (not the
     // whole history: every night page would copy it).
     std::map<std::string, std::vector<const RunData*>> upto;
@@ -1019,6 +1028,7 @@ absl::StatusOr<DashboardSummary> WriteDashboard(const DashboardInput& input,
     NightSummary night_summary;
     night_summary.night = night;
     for (const RunInfo& info : page.runs) night_summary.devices.push_back(DeviceLabel(info));
+    night_summary.status = page.status;
     night_summary.findings_available = page.findings.available;
     night_summary.regressions = static_cast<int>(page.findings.regressions.size());
     night_summary.outliers = static_cast<int>(page.findings.outliers.size());

@@ -17,6 +17,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "analysis/night_status.h"
 #include "analysis/regression.h"
 #include "analysis/report.h"
 #include "analysis/results.h"
@@ -151,6 +152,7 @@ struct DashboardFigure {
 struct NightPage {
   std::string night;  // YYYY-MM-DD
   std::vector<RunInfo> runs;
+  NightStatus status;  // entries that measured nothing: shown first, in red
   DashboardFindings findings;
   std::string report_markdown;       // RenderReport of the night's files
   std::string report_error;          // why there are no tables, if so
@@ -166,12 +168,14 @@ std::string RenderNightPage(const NightPage& page);
 struct NightSummary {
   std::string night;
   std::vector<std::string> devices;
+  NightStatus status;
   bool findings_available = false;
   int regressions = 0;
   int outliers = 0;
 };
 
-// Nights in the given order (the caller sorts newest first).
+// Nights in the given order (the caller sorts newest first); the nights
+// with entries that measured nothing listed above the table, in red.
 std::string RenderIndexPage(const std::vector<NightSummary>& nights);
 
 // ---------------------------------------------------------------------------
@@ -255,7 +259,8 @@ struct DashboardSummary {
 // Writes OUT_DIR/index.html and OUT_DIR/<night>/index.html (with
 // OUT_DIR/<night>/figures/...) for every night of `input`, then checks
 // every page for broken local links (an error naming them). Fails on an
-// empty history or a file that cannot be written.
+// empty history or a file that cannot be written. A night with an entry
+// that measured nothing (NightStatus) is a warning.
 absl::StatusOr<DashboardSummary> WriteDashboard(const DashboardInput& input,
                                                 const std::string& out_dir,
                                                 const DashboardOptions& options);

@@ -6,7 +6,9 @@
 # ingested into a database) with `chromium --headless --dump-dom` and
 # `--screenshot`, and checks that the DOM has the findings block, the
 # tables, the figures and the trend SVGs, and that no src/href/data
-# attribute points at a local file that does not exist.
+# attribute points at a local file that does not exist. Then two broken
+# nights (analysis/testdata/nights): their entries that measured nothing in
+# a visible red section above the regressions, with the reasons.
 #
 # Installs chromium with apt-get when it is missing (as root). If it cannot
 # be installed the test fails under CI=true and is skipped, with the reason,
@@ -228,5 +230,78 @@ for svg in $({ grep -oE '<img src="[^"]*"' "${DOM}" || true; } | sed 's/<img src
   fi
   grep -q '<svg' "${WORK}/figure.dom" || fail "figure ${svg} did not render as SVG"
 done
+
+# Broken nights, as the sweep runner wrote them on a machine without a GPU
+# (analysis/testdata/nights): every smoke entry failed; a selftest night with
+# a crash and a timeout. Each exits 1, and its night page and the index show
+# the entries in a visible red section above the regressions (the night page)
+# or the table of nights (the index), with the words and the reasons.
+NIGHTS="$(dirname "$(dirname "$(runfile analysis/testdata/nights/smoke_no_gpu/manifest.json)")")"
+
+# probe_failures PAGE BELOW_SELECTOR: the computed style of #failures in a
+# copy of PAGE (beside it, so its links resolve) with a script appended (the
+# dashboard's pages have none); prints "display|visibility|color|
+# border-left-color|height|above BELOW_SELECTOR".
+probe_failures() {
+  local page="$1" below="$2" probe
+  probe="$(dirname "${page}")/probe_$(basename "${page}")"
+  sed 's#</body>##; s#</html>##' "${page}" >"${probe}"
+  cat >>"${probe}" <<EOF
+<script>
+const s = document.getElementById('failures');
+const b = document.querySelector('${below}');
+const cs = s ? getComputedStyle(s) : null;
+document.body.setAttribute('data-probe', s && b ? [cs.display, cs.visibility, cs.color,
+    cs.borderLeftColor, Math.round(s.getBoundingClientRect().height),
+    s.getBoundingClientRect().bottom <= b.getBoundingClientRect().top].join('|') : 'missing');
+</script>
+</body>
+</html>
+EOF
+  render "${probe}" "${WORK}/probe.dom"
+  sed -n 's/.*data-probe="\([^"]*\)".*/\1/p' "${WORK}/probe.dom" | head -1
+  rm -f "${probe}"
+}
+
+# expect_red_failures PAGE BELOW_SELECTOR WHAT
+expect_red_failures() {
+  local probe
+  probe="$(probe_failures "$1" "$2")"
+  [[ "${probe}" =~ ^block\|visible\|rgb\(153,\ 0,\ 0\)\|rgb\(204,\ 0,\ 0\)\|([0-9]+)\|true$ ]] ||
+    fail "$3: #failures is not a visible red block above $2 (computed: ${probe})"
+  [[ "${BASH_REMATCH[1]}" -ge 40 ]] || fail "$3: #failures is only ${BASH_REMATCH[1]} px high"
+}
+
+# broken_night FOLDER WORD...: the dashboard on one broken night; WORDs must
+# be in the rendered failure section of the night page and of the index.
+broken_night() {
+  local folder="$1" site="${WORK}/site_$1" rc=0
+  shift
+  timeout 300 "${DASHBOARD}" "${NIGHTS}/${folder}" "${site}" >"${WORK}/broken.out" \
+    2>"${WORK}/broken.err" || rc=$?
+  [[ "${rc}" == 1 ]] || fail "${folder}: dashboard exit status ${rc}, expected 1: $(cat "${WORK}/broken.err")"
+  local page
+  page="$(ls "${site}"/20*/index.html | head -1)"
+  render "${page}" "${WORK}/${folder}_night.dom"
+  render "${site}/index.html" "${WORK}/${folder}_index.dom"
+  for dom in "${WORK}/${folder}_night.dom" "${WORK}/${folder}_index.dom"; do
+    # The failure section's text: from its opening tag to the next </section>.
+    sed -n '/<section id="failures"/,/<\/section>/p' "${dom}" >"${dom}.failures"
+    [[ -s "${dom}.failures" ]] || fail "${folder}: no failure section in ${dom}"
+    for word in "$@"; do
+      grep -q -- "${word}" "${dom}.failures" || fail "${folder}: '${word}' not in the failure section of ${dom}"
+    done
+  done
+  if grep -q '<p class="ok">' "${WORK}/${folder}_night.dom"; then
+    fail "${folder}: the night page has a green line"
+  fi
+  expect_red_failures "${page}" '#findings' "${folder} night page"
+  expect_red_failures "${site}/index.html" 'table.nights' "${folder} index"
+  check_links "${WORK}/${folder}_night.dom" "$(dirname "${page}")"
+}
+broken_night smoke_no_gpu 'failed' 'no CUDA device visible' 'nothing measured'
+grep -q 'no regressions checked: nothing was measured' "${WORK}/smoke_no_gpu_night.dom" ||
+  fail "smoke_no_gpu: the findings do not say that nothing was measured"
+broken_night selftest_crash_timeout 'failed' 'timeout' 'killed by SIGABRT' 'time limit of 3 s reached'
 
 echo "PASS: dashboard renders in $("${CHROMIUM}" --version 2>/dev/null | head -1)"

@@ -54,16 +54,50 @@ expect_usage_error "foreign file" "${WORK}/notes.txt" "${WORK}/site"
 mkdir -p "${WORK}/empty"
 expect_usage_error "no runs" "${WORK}/empty" "${WORK}/site"
 
-# A folder of run folders: pages written, the corrupt result file named.
+# A folder of run folders: pages written, the corrupt result file named on
+# stderr and on the page; its timed-out and never-finished entries make the
+# night broken: exit 1.
 rc=0
 "${DASHBOARD}" "${HISTORY}" "${WORK}/site" >"${WORK}/out" 2>"${WORK}/err" || rc=$?
-[[ "${rc}" == 0 ]] || fail "history folder: exit status ${rc}: $(cat "${WORK}/err")"
+[[ "${rc}" == 1 ]] || fail "history folder with a broken night: exit status ${rc}, expected 1: $(cat "${WORK}/err")"
 grep -q 'relu_bandwidth.json' "${WORK}/err" || fail "the corrupt result file is not named on stderr"
+grep -q '^dashboard: 2026-11-23: 3 entries not measured (1 timeout, 1 pending, 1 unreadable)' "${WORK}/err" ||
+  fail "the broken night is not named on stderr: $(cat "${WORK}/err")"
 night="${WORK}/site/2026-11-23/index.html"
 [[ -f "${WORK}/site/index.html" && -f "${night}" ]] || fail "no pages: $(cat "${WORK}/out")"
+grep -q '<td class="status">unreadable</td><td>[^<]*relu_bandwidth.json' "${night}" ||
+  fail "the corrupt result file is not on the night page"
 grep -q '<h2>shared_latency</h2>' "${night}" || fail "the night page has no shared_latency table"
 grep -q '<code>run_h100_night1/shared_latency.json</code>' "${night}" ||
   fail "result files are not named relative to the history folder"
+
+# Nights the sweep runner really wrote without a GPU: every entry failed
+# (smoke), a crash and a timeout (selftest), a truncated result file. Each
+# exits 1 with the night named on stderr and its entries on the pages.
+NIGHTS="$(dirname "$(dirname "$(runfile analysis/testdata/nights/smoke_no_gpu/manifest.json)")")"
+# expect_broken_night FOLDER STDERR_PATTERN PAGE_PATTERN...
+expect_broken_night() {
+  local folder="$1" stderr_pattern="$2"
+  shift 2
+  local site="${WORK}/site_${folder}" rc=0
+  "${DASHBOARD}" "${NIGHTS}/${folder}" "${site}" >"${WORK}/out" 2>"${WORK}/err" || rc=$?
+  [[ "${rc}" == 1 ]] || fail "${folder}: exit status ${rc}, expected 1: $(cat "${WORK}/err")"
+  grep -q "^dashboard: .*${stderr_pattern}" "${WORK}/err" ||
+    fail "${folder}: stderr lacks '${stderr_pattern}': $(cat "${WORK}/err")"
+  local page
+  page="$(ls "${site}"/*/index.html | head -1)"
+  for pattern in "$@"; do
+    grep -q -- "${pattern}" "${page}" || fail "${folder}: the night page lacks '${pattern}'"
+    grep -q -- "${pattern}" "${site}/index.html" || fail "${folder}: the index lacks '${pattern}'"
+  done
+  if grep -q '<p class="ok">no regressions' "${page}"; then fail "${folder}: the page says 'no regressions' in green"; fi
+}
+expect_broken_night smoke_no_gpu 'nothing measured: 10 entries not measured (10 failed)' \
+  '<section id="failures" class="failed">' '<td class="status">failed</td>' 'no CUDA device'
+expect_broken_night selftest_crash_timeout '2 entries not measured (1 failed, 1 timeout)' \
+  '<td class="status">failed</td>' '<td class="status">timeout</td>' 'killed by SIGABRT' \
+  'time limit of 3 s reached'
+expect_broken_night selftest_truncated '1 unreadable' '<td class="status">unreadable</td>' 'ok.json'
 
 # The same runs from a history database.
 "${INGEST}" "${WORK}/history.db" "${HISTORY}" >/dev/null 2>&1 || true

@@ -51,9 +51,15 @@ files give the full tables.
 
   --nights=N   baseline of the regression check: the last N nights (7)
 
-Exit status: 0 written; 1 a page could not be written, has a broken local
-link, or a figure could not be drawn (the page says so); 2 bad input (one
-line on stderr).
+Every entry of a night's runs that failed, timed out, was skipped, never
+finished or whose result file could not be read is listed in red on the
+night's page and on the index, above the regressions, with its reason; a
+night that measured nothing says so.
+
+Exit status: 0 written, every entry measured; 1 a night has an entry that
+measured nothing (one line per such night on stderr; the pages say which and
+why), a page could not be written, has a broken local link, or a figure
+could not be drawn (the page says so); 2 bad input (one line on stderr).
 
 Example:
   bazel run //analysis:dashboard -- /data/nightly /var/www/dissect

@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "analysis/entry_problems.h"
 #include "analysis/format.h"
 #include "analysis/results.h"
 #include "analysis/thresholds_embedded.h"
@@ -139,6 +140,62 @@ std::string Describe(const MetricComparison& row) {
                       DirectionName(row.direction), ")");
 }
 
+// The markdown table of the two sides' identities, a row per RunInfo field.
+MarkdownTable RunsTable(const RegressionReport& report) {
+  MarkdownTable runs;
+  runs.columns = {{""}, {"baseline"}, {"candidate"}};
+  const std::vector<RunInfo> candidate = {report.candidate_run};
+  const std::vector<std::pair<std::string, std::string RunInfo::*>> fields = {
+      {"run", &RunInfo::run_id},
+      {"started", &RunInfo::started},
+      {"host", &RunInfo::host},
+      {"device", &RunInfo::device_name},
+      {"uuid", &RunInfo::device_uuid},
+      {"serial", &RunInfo::device_serial},
+      {"driver", &RunInfo::driver_version},
+      {"vbios", &RunInfo::vbios},
+  };
+  for (const auto& [label, field] : fields) {
+    runs.rows.push_back({label, RunCell(report.baseline_runs, field), RunCell(candidate, field)});
+  }
+  runs.rows.push_back({"suite commit", RunCell(report.baseline_runs, &RunInfo::git_commit, true),
+                       RunCell(candidate, &RunInfo::git_commit, true)});
+  return runs;
+}
+
+// The verdict line of a report without regressions: never a plain "No
+// regressions" for a candidate with entries that measured nothing.
+std::string NoRegressionsLine(const RegressionReport& report) {
+  if (report.candidate_measured_nothing) {
+    return "**No regression check: the candidate measured nothing.**";
+  }
+  if (!report.candidate_problems.empty()) {
+    return absl::StrCat("**No regressions among the points measured; ",
+                        report.candidate_problems.size(), " entries not measured (above).**");
+  }
+  return "**No regressions.**";
+}
+
+// The JUnit XML up to the first testcase: the prolog, <testsuites>,
+// <testsuite> with the counts, and the sides and changes as properties.
+std::string JUnitHead(const RegressionReport& report, size_t tests, int failures, int skipped) {
+  const std::string suite = XmlEscape(absl::StrCat("dissect regressions: ", report.candidate_label,
+                                                   " against ", report.baseline_label));
+  const std::string counts = absl::StrCat("tests=\"", tests, "\" failures=\"", failures,
+                                          "\" errors=\"0\" skipped=\"", skipped, "\"");
+  std::string out = absl::StrCat(
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", "<testsuites name=\"dissect compare\" ",
+      counts, ">\n", "  <testsuite name=\"", suite, "\" ", counts, ">\n", "    <properties>\n");
+  absl::StrAppend(&out, "      <property name=\"baseline\" value=\"",
+                  XmlEscape(report.baseline_label), "\"/>\n",
+                  "      <property name=\"candidate\" value=\"", XmlEscape(report.candidate_label),
+                  "\"/>\n");
+  for (const std::string& change : report.context_changes) {
+    absl::StrAppend(&out, "      <property name=\"change\" value=\"", XmlEscape(change), "\"/>\n");
+  }
+  return out + "    </properties>\n";
+}
+
 }  // namespace
 
 std::string DirectionName(Direction direction) {
@@ -242,6 +299,7 @@ ComparisonSide SideOfRun(const RunData& run) {
   side.label =
       absl::StrCat("run ", run.info.run_id.empty() ? DeviceIdentity(run.info) : run.info.run_id);
   side.runs = {run.info};
+  side.problems = run.problems;
   for (const auto& [key, point] : LatestAttempts(run)) {
     SidePoint& out = side.points[key];
     out.experiment = point->experiment;
@@ -337,6 +395,8 @@ RegressionReport CompareSides(const ComparisonSide& baseline, const ComparisonSi
   report.baseline_runs = baseline.runs;
   if (!candidate.runs.empty()) report.candidate_run = candidate.runs.back();
   report.context_changes = ContextChanges(baseline.runs, report.candidate_run);
+  report.candidate_problems = candidate.problems;
+  report.candidate_measured_nothing = candidate.points.empty();
   for (const auto& [key, base] : baseline.points) {
     if (!candidate.points.count(key)) report.only_in_baseline.push_back(key);
   }
@@ -415,30 +475,17 @@ std::string RenderRegressionMarkdown(const RegressionReport& report) {
   std::ostringstream out;
   out << "# Regression check: " << report.candidate_label << " against " << report.baseline_label
       << "\n\n";
-  MarkdownTable runs;
-  runs.columns = {{""}, {"baseline"}, {"candidate"}};
-  const std::vector<RunInfo> candidate = {report.candidate_run};
-  const std::vector<std::pair<std::string, std::string RunInfo::*>> fields = {
-      {"run", &RunInfo::run_id},
-      {"started", &RunInfo::started},
-      {"host", &RunInfo::host},
-      {"device", &RunInfo::device_name},
-      {"uuid", &RunInfo::device_uuid},
-      {"serial", &RunInfo::device_serial},
-      {"driver", &RunInfo::driver_version},
-      {"vbios", &RunInfo::vbios},
-  };
-  for (const auto& [label, field] : fields) {
-    runs.rows.push_back({label, RunCell(report.baseline_runs, field), RunCell(candidate, field)});
-  }
-  runs.rows.push_back({"suite commit", RunCell(report.baseline_runs, &RunInfo::git_commit, true),
-                       RunCell(candidate, &RunInfo::git_commit, true)});
-  out << RenderMarkdownTable(runs) << "\n";
+  out << RenderMarkdownTable(RunsTable(report)) << "\n";
   if (report.context_changes.empty()) {
     out << "Changes between the runs: none (driver, suite commit, vbios and device as before).\n";
   } else {
     out << "Changes between the runs: **" << absl::StrJoin(report.context_changes, "; ")
         << "** (noted on every flagged row).\n";
+  }
+  if (const std::string problems =
+          ProblemsMarkdown(report.candidate_problems, report.candidate_measured_nothing);
+      !problems.empty()) {
+    out << "\n" << problems;
   }
   const int regressions = report.Count(Verdict::kRegression);
   out << "\n"
@@ -452,7 +499,7 @@ std::string RenderRegressionMarkdown(const RegressionReport& report) {
       << report.only_in_candidate.size()
       << " only in the candidate. A change counts when it exceeds both the metric's relative "
          "tolerance and k x the measured spread (configs/regression/thresholds.json).\n";
-  if (regressions == 0) out << "\n**No regressions.**\n";
+  if (regressions == 0) out << "\n" << NoRegressionsLine(report) << "\n";
 
   struct Section {
     Verdict verdict;
@@ -523,29 +570,26 @@ std::string XmlEscape(std::string_view text) {
 }
 
 std::string RenderRegressionJUnit(const RegressionReport& report) {
+  const std::vector<EntryProblem>& problems = report.candidate_problems;
+  const int failed_entries =
+      static_cast<int>(std::count_if(problems.begin(), problems.end(), IsFailure));
+  // A run that measured nothing without an entry saying why still fails.
+  const bool nothing_case = report.candidate_measured_nothing && failed_entries == 0;
   const int skipped =
       report.Count(Verdict::kThrottled) + report.Count(Verdict::kNotComparable) +
-      static_cast<int>(report.only_in_baseline.size() + report.only_in_candidate.size());
-  const size_t tests =
-      report.comparisons.size() + report.only_in_baseline.size() + report.only_in_candidate.size();
-  const int failures = report.Count(Verdict::kRegression);
-  const std::string suite = XmlEscape(absl::StrCat("dissect regressions: ", report.candidate_label,
-                                                   " against ", report.baseline_label));
+      static_cast<int>(report.only_in_baseline.size() + report.only_in_candidate.size()) +
+      static_cast<int>(problems.size()) - failed_entries;
+  const size_t tests = report.comparisons.size() + report.only_in_baseline.size() +
+                       report.only_in_candidate.size() + problems.size() + (nothing_case ? 1 : 0);
+  const int failures = report.Count(Verdict::kRegression) + failed_entries + (nothing_case ? 1 : 0);
   std::ostringstream out;
-  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out << "<testsuites name=\"dissect compare\" tests=\"" << tests << "\" failures=\"" << failures
-      << "\" errors=\"0\" skipped=\"" << skipped << "\">\n";
-  out << "  <testsuite name=\"" << suite << "\" tests=\"" << tests << "\" failures=\"" << failures
-      << "\" errors=\"0\" skipped=\"" << skipped << "\">\n";
-  out << "    <properties>\n";
-  out << "      <property name=\"baseline\" value=\"" << XmlEscape(report.baseline_label)
-      << "\"/>\n";
-  out << "      <property name=\"candidate\" value=\"" << XmlEscape(report.candidate_label)
-      << "\"/>\n";
-  for (const std::string& change : report.context_changes) {
-    out << "      <property name=\"change\" value=\"" << XmlEscape(change) << "\"/>\n";
+  out << JUnitHead(report, tests, failures, skipped) << ProblemsJUnitCases(problems, 4);
+  if (nothing_case) {
+    out << "    <testcase classname=\"sweep run\" name=\"measured points\">\n"
+        << "      <failure type=\"nothing measured\" message=\"nothing measured: "
+        << XmlEscape(report.candidate_label) << " has no measured point\"/>\n"
+        << "    </testcase>\n";
   }
-  out << "    </properties>\n";
   for (const MetricComparison& row : report.comparisons) {
     out << "    <testcase classname=\"" << XmlEscape(row.experiment) << "\" name=\""
         << XmlEscape(

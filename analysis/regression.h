@@ -89,9 +89,11 @@ struct ComparisonSide {
   std::string label;                        // "run <run_id>" or "median of N nights (...)"
   std::vector<RunInfo> runs;                // the run, or the nights oldest first
   std::map<std::string, SidePoint> points;  // by RunPoint::point
+  // A single run's entries that measured nothing (RunData::problems).
+  std::vector<EntryProblem> problems;
 };
 
-// A single run as a side (the latest attempt of every point).
+// A single run as a side (the latest attempt of every point, its problems).
 ComparisonSide SideOfRun(const RunData& run);
 
 // Several nights of one device as a baseline: per point and metric the
@@ -145,9 +147,18 @@ struct RegressionReport {
   std::vector<std::string> only_in_candidate;  // point keys
   // "<point> <metric>": a metric one side of a common point lacks.
   std::vector<std::string> metrics_only_in_one;
+  // The candidate's entries that measured nothing, and whether it measured
+  // no point at all.
+  std::vector<EntryProblem> candidate_problems;
+  bool candidate_measured_nothing = false;
 
   int Count(Verdict verdict) const;
   bool HasRegression() const { return Count(Verdict::kRegression) > 0; }
+  // A candidate that measured nothing, or has an entry that failed, timed
+  // out, was skipped, never finished or whose file could not be read.
+  bool CandidateIncomplete() const {
+    return candidate_measured_nothing || !candidate_problems.empty();
+  }
 };
 
 // The identity changes between the baseline run(s) and the candidate:
@@ -164,12 +175,16 @@ std::vector<std::string> ContextChanges(const std::vector<RunInfo>& baseline,
 RegressionReport CompareSides(const ComparisonSide& baseline, const ComparisonSide& candidate,
                               const Thresholds& thresholds);
 
-// Markdown: the two sides, the context changes, a summary, then tables of
+// Markdown: the two sides, the context changes, the candidate's entries
+// that measured nothing (analysis/entry_problems.h), a summary, then tables of
 // regressions, improvements and throttled changes (each row annotated), and
 // the points not compared.
 std::string RenderRegressionMarkdown(const RegressionReport& report);
 
-// JUnit XML: one testcase per compared (point, metric) (classname = the
+// JUnit XML: one testcase per entry of the candidate that measured nothing
+// (a <failure>, or <skipped> for a skipped entry) and, when the candidate
+// measured nothing and no entry says why, a failing "nothing measured"
+// testcase; then one testcase per compared (point, metric) (classname = the
 // experiment), a <failure> per regression, <skipped> for throttled and not
 // comparable ones and for points only one side has.
 std::string RenderRegressionJUnit(const RegressionReport& report);

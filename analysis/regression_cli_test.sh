@@ -96,6 +96,36 @@ echo '{"format": "dissect.regression_thresholds.v1", "default": {"ignore": true}
 expect_error compare "nothing to compare" \
   "${compare}" --thresholds="${tmp}/ignore.json" "${data}/base" "${data}/drop"
 
+# Broken nights the sweep runner wrote without a GPU (analysis/testdata/nights):
+# the candidate's entries that measured nothing come first, each a JUnit
+# failure; exit 1, not 2, and the outputs are written.
+nights="${root}/analysis/testdata/nights"
+# expect_broken_candidate NAME CANDIDATE JUNIT_PATTERN...: compare against the
+# selftest night exits 1 and its JUnit XML has every pattern.
+expect_broken_candidate() {
+  local name="$1" candidate="$2"
+  shift 2
+  run "${compare}" --junit="${tmp}/${name}.xml" "${nights}/selftest_crash_timeout" \
+    "${nights}/${candidate}"
+  [[ ${rc} -eq 1 ]] || fail "${name}: exit ${rc}, want 1 (stderr: ${err})"
+  for pattern in "$@"; do
+    grep -q -- "${pattern}" "${tmp}/${name}.xml" ||
+      fail "${name}: JUnit lacks '${pattern}': $(cat "${tmp}/${name}.xml")"
+  done
+}
+expect_broken_candidate smoke smoke_no_gpu 'failures="10"' 'no CUDA device visible'
+[[ "$(grep -c '<failure type="failed"' "${tmp}/smoke.xml")" -eq 10 ]] ||
+  fail "smoke_no_gpu: want 10 JUnit failures: $(cat "${tmp}/smoke.xml")"
+[[ "${out}" == *"## Entries not measured (10)"*"no CUDA device"* ]] ||
+  fail "smoke_no_gpu: the entries are not listed: ${out}"
+[[ "${out}" != *"**No regressions.**"* ]] || fail "smoke_no_gpu: says 'No regressions.'"
+expect_broken_candidate selftest selftest_crash_timeout \
+  '<failure type="failed" message="failed: killed by SIGABRT' \
+  '<failure type="timeout" message="timeout: time limit of 3 s reached'
+expect_broken_candidate truncated selftest_truncated '<failure type="unreadable"'
+expect_broken_candidate device_check smoke_device_check \
+  '<failure type="failed" message="failed: no NVIDIA driver'
+
 # --db: the same runs from a history database (written by //analysis:ingest).
 "${ingest}" "${tmp}/history.sqlite" "${data}/base" "${data}/same" "${data}/drop" >/dev/null ||
   fail "ingest of base, same, drop failed"

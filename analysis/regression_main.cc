@@ -56,12 +56,21 @@ writes them), or, with --db, runs from the history database:
   --thresholds=FILE   thresholds instead of the built-in ones
   --markdown=FILE     write the markdown report there instead of stdout
   --junit=FILE        also write JUnit XML (one testcase per compared point
-                      and metric, a failure per regression)
+                      and metric, a failure per regression and per entry
+                      of the candidate that measured nothing)
 
-Exit status: 0 no regression, 1 regression(s), 2 bad input (a missing or
-unreadable run folder or database, unknown run or device, runs without a
-common point, a bad thresholds file, bad usage). Result files a run folder
-names but that cannot be read are named on stderr and left out.
+The candidate's entries that measured nothing (failed, timeout, skipped or
+never finished in its manifest, or a result file that cannot be read) are
+listed first, with their reasons; in the JUnit XML each is a failure (a
+skipped one is skipped).
+
+Exit status: 0 no regression and every entry of the candidate measured;
+1 regression(s), or an entry of the candidate failed, timed out, was
+skipped, never finished or could not be read, or the candidate measured
+nothing; 2 bad input (a missing or unreadable run folder or database,
+unknown run or device, runs without a common point while the candidate
+measured some, a bad thresholds file, bad usage). Result files a run folder
+names but that cannot be read are also named on stderr.
 
 Examples:
   bazel run //analysis:compare -- nightly/2026-11-22/node07-gpu0 nightly/2026-11-23/node07-gpu0
@@ -222,7 +231,9 @@ int main(int argc, char** argv) {
   }
   const RegressionReport report =
       dissect::analysis::CompareSides(sides.baseline, sides.candidate, *thresholds);
-  if (report.comparisons.empty()) {
+  // A candidate that measured nothing is a broken night, not bad input: its
+  // report and JUnit name every entry that measured nothing.
+  if (report.comparisons.empty() && !report.candidate_measured_nothing) {
     return Fail("nothing to compare: " + sides.baseline.label + " and " + sides.candidate.label +
                 " share no measured point and metric");
   }
@@ -232,5 +243,5 @@ int main(int argc, char** argv) {
       !s.ok()) {
     return Fail(std::string(s.message()));
   }
-  return report.HasRegression() ? 1 : 0;
+  return report.HasRegression() || report.CandidateIncomplete() ? 1 : 0;
 }

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -66,28 +67,70 @@ void FillFromContext(const ResultFile& file, RunInfo& info) {
   if (info.started.empty()) info.started = NormalizeUtc(file.ContextOr("date", ""));
 }
 
+// What a manifest entry that is not ok, or has no readable result file,
+// says; `file_error` is why its file could not be read ("" if it could).
+std::optional<EntryProblem> ProblemOfEntry(const Json& entry, const std::string& file_error) {
+  std::string status = StringMember(entry, "status");
+  if (status == "ok" && file_error.empty()) return std::nullopt;
+  EntryProblem problem;
+  problem.entry = StringMember(entry, "id");
+  problem.experiment = StringMember(entry, "experiment");
+  problem.reason = StringMember(entry, "reason");
+  if (status == "ok") {
+    problem.status = "unreadable";
+    problem.reason = file_error;
+    return problem;
+  }
+  problem.status = status.empty() ? "pending" : status;
+  if (problem.reason.empty()) {
+    const auto code = entry.find("exit_code");
+    problem.reason =
+        problem.status == "pending"
+            ? "never finished: the runner stopped before this entry ended"
+            : code != entry.end() && code->is_number_integer()
+                  ? absl::StrCat("the manifest gives no reason (exit code ", code->get<int>(), ")")
+                  : "the manifest gives no reason";
+  }
+  if (!file_error.empty()) absl::StrAppend(&problem.reason, "; ", file_error);
+  return problem;
+}
+
 // Reads the result file of one manifest entry into `run`; a corrupt one is
 // named in `bad`. Entries that never wrote their file (failed, skipped,
-// pending) are passed over.
+// pending) are passed over. Every entry that is not ok, or whose file
+// cannot be read, is one of the run's problems.
 void ReadEntry(const std::string& dir, const Json& entry, bool& context_used, RunData& run,
                std::vector<std::string>* bad, int& files_read) {
   if (!entry.is_object()) return;
+  ++run.entries;
+  std::string file_error;
+  auto record = [&] {
+    if (std::optional<EntryProblem> p = ProblemOfEntry(entry, file_error)) {
+      run.problems.push_back(*std::move(p));
+    }
+  };
   const std::string result_file = StringMember(entry, "result_file");
-  if (result_file.empty()) return;
+  if (result_file.empty()) {
+    if (StringMember(entry, "status") == "ok") file_error = "the manifest names no result file";
+    return record();
+  }
   const std::string path = (fs::path(dir) / result_file).string();
   std::error_code ec;
   if (!fs::exists(path, ec)) {
-    if (StringMember(entry, "status") == "ok" && bad != nullptr) {
-      bad->push_back(absl::StrCat(path, ": no such file (its manifest entry \"",
-                                  StringMember(entry, "id"), "\" has status ok)"));
+    if (StringMember(entry, "status") == "ok") {
+      file_error = absl::StrCat(path, ": no such file (its manifest entry \"",
+                                StringMember(entry, "id"), "\" has status ok)");
+      if (bad != nullptr) bad->push_back(file_error);
     }
-    return;
+    return record();
   }
   absl::StatusOr<ResultFile> file = ReadResultFile(path);
   if (!file.ok()) {
-    if (bad != nullptr) bad->emplace_back(file.status().message());
-    return;
+    file_error = std::string(file.status().message());
+    if (bad != nullptr) bad->push_back(file_error);
+    return record();
   }
+  record();
   ++files_read;
   if (!context_used) {
     FillFromContext(*file, run.info);
@@ -95,6 +138,19 @@ void ReadEntry(const std::string& dir, const Json& entry, bool& context_used, Ru
   }
   std::vector<RunPoint> points = PointsOfResultFile(*file);
   std::move(points.begin(), points.end(), std::back_inserter(run.points));
+}
+
+// The runner's device check failed (manifest preflight_failure): no entry
+// ran this time. One problem says why, in place of the entries it left
+// pending.
+void AddPreflightFailure(const Json& manifest, RunData& run) {
+  const std::string failure = StringMember(manifest, "preflight_failure");
+  if (failure.empty()) return;
+  std::vector<EntryProblem> kept = {{"device check", "", "failed", failure}};
+  for (EntryProblem& problem : run.problems) {
+    if (problem.status != "pending") kept.push_back(std::move(problem));
+  }
+  run.problems = std::move(kept);
 }
 
 absl::StatusOr<RunData> ReadWithManifest(const std::string& dir, const std::string& manifest_path,
@@ -133,6 +189,7 @@ absl::StatusOr<RunData> ReadWithManifest(const std::string& dir, const std::stri
       entries != manifest.end() && entries->is_array()) {
     for (const Json& entry : *entries) ReadEntry(dir, entry, context_used, run, bad, files_read);
   }
+  AddPreflightFailure(manifest, run);
   return run;
 }
 
@@ -155,8 +212,11 @@ absl::StatusOr<RunData> ReadWithoutManifest(const std::string& dir, std::vector<
     absl::StatusOr<std::string> text = ReadWholeFile(path);
     absl::StatusOr<ResultFile> file =
         text.ok() ? ParseResultJson(*text, path) : absl::StatusOr<ResultFile>(text.status());
+    ++run.entries;
     if (!file.ok()) {
       if (bad != nullptr) bad->emplace_back(file.status().message());
+      run.problems.push_back({fs::path(path).filename().string(), "", "unreadable",
+                              std::string(file.status().message())});
       continue;
     }
     ++files_read;

@@ -54,16 +54,41 @@ struct RunInfo {
   std::string vbios;
 };
 
+// An entry of a run that gave no (or not all of its) measurements: the
+// sweep runner's status of the entry (manifest.json) when it is not "ok", or
+// "unreadable" when its result file could not be read.
+struct EntryProblem {
+  std::string entry;       // the manifest's entry id, else the result file's name
+  std::string experiment;  // "" when not known
+  // "failed", "timeout", "skipped", "pending" (never finished: the runner
+  // was stopped) or "unreadable".
+  std::string status;
+  std::string reason;  // the manifest's reason, or why the file could not be read
+};
+
 struct RunData {
   RunInfo info;
   std::vector<RunPoint> points;
+  // Entries that failed, timed out, were skipped, never finished or whose
+  // result file could not be read, in manifest order; when the runner's
+  // device check failed (manifest preflight_failure), first a "device
+  // check" problem with its reason instead of the entries it left pending.
+  // A failed entry's points that its file kept are in `points` all the same.
+  std::vector<EntryProblem> problems;
+  // The run's entries (manifest entries, else result files); 0 when not
+  // known (a run from the history database).
+  int entries = 0;
 };
+
+// True when the run measured no point at all (whatever its entries say).
+inline bool NothingMeasured(const RunData& run) { return run.points.empty(); }
 
 // Reads a run folder written by the sweep runner: DIR/manifest.json and the
 // result files it names (or, without a manifest, every *.json result file in
 // DIR, with the identity taken from their context). Fails on an unreadable
 // or corrupt manifest; a corrupt result file is skipped and named in
-// `bad` when given.
+// `bad` when given. Every entry that is not ok, and every result file that
+// cannot be read, is also an EntryProblem of the run.
 absl::StatusOr<RunData> ReadRunFolder(const std::string& dir,
                                       std::vector<std::string>* bad = nullptr);
 
