@@ -933,7 +933,10 @@ absl::StatusOr<DashboardSummary> WriteDashboard(const DashboardInput& input,
       history[DeviceKey(run->info)];
     }
     page.status = NightStatusOf(night_runs);
-    if (page.status.Broken()) summary.warnings.push_back(NightStatusWarning(night, page.status));
+    if (page.status.Broken()) {
+      summary.broken_nights.push_back(NightStatusWarning(night, page.status));
+      summary.newest_night_broken = summary.newest_night_broken || night_it == by_night.rbegin();
+    }
     // Per device its last `history_runs` runs up to the night (not the
     // whole history: every night page would copy it).
     std::map<std::string, std::vector<const RunData*>> upto;

@@ -254,13 +254,18 @@ absl::StatusOr<DashboardInput> ReadDashboardInput(const std::string& history);
 struct DashboardSummary {
   std::vector<std::string> pages;  // paths, index first
   std::vector<std::string> warnings;
+  // Every night with an entry that measured nothing, newest first:
+  // "<night>: <NightStatus summary> (see <night>/index.html)".
+  std::vector<std::string> broken_nights;
+  // The newest night is one of them: the history's latest night failed.
+  bool newest_night_broken = false;
 };
 
 // Writes OUT_DIR/index.html and OUT_DIR/<night>/index.html (with
 // OUT_DIR/<night>/figures/...) for every night of `input`, then checks
 // every page for broken local links (an error naming them). Fails on an
-// empty history or a file that cannot be written. A night with an entry
-// that measured nothing (NightStatus) is a warning.
+// empty history or a file that cannot be written. Nights with an entry
+// that measured nothing (NightStatus) are listed in `broken_nights`.
 absl::StatusOr<DashboardSummary> WriteDashboard(const DashboardInput& input,
                                                 const std::string& out_dir,
                                                 const DashboardOptions& options);

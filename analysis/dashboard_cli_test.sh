@@ -99,6 +99,19 @@ expect_broken_night selftest_crash_timeout '2 entries not measured (1 failed, 1 
   'time limit of 3 s reached'
 expect_broken_night selftest_truncated '1 unreadable' '<td class="status">unreadable</td>' 'ok.json'
 
+# An older broken night stays red on the index, but the newest (healthy)
+# night decides the exit status: 0, the older night still named on stderr.
+REGRESSION="$(dirname "$(dirname "$(runfile analysis/testdata/regression/drop/manifest.json)")")"
+mkdir -p "${WORK}/older_broken"
+cp -r "${HISTORY}/run_h100_night1" "${REGRESSION}/drop" "${WORK}/older_broken/"
+rc=0
+"${DASHBOARD}" "${WORK}/older_broken" "${WORK}/site_older" >"${WORK}/out" 2>"${WORK}/err" || rc=$?
+[[ "${rc}" == 0 ]] || fail "older broken night, newest healthy: exit status ${rc}, expected 0: $(cat "${WORK}/err")"
+grep -q '^dashboard: 2026-11-23: 3 entries not measured' "${WORK}/err" ||
+  fail "the older broken night is not named on stderr: $(cat "${WORK}/err")"
+grep -q '<a href="2026-11-23/index.html">2026-11-23</a>: 3 entries not measured' \
+  "${WORK}/site_older/index.html" || fail "the older broken night is not on the index"
+
 # The same runs from a history database.
 "${INGEST}" "${WORK}/history.db" "${HISTORY}" >/dev/null 2>&1 || true
 [[ -f "${WORK}/history.db" ]] || fail "ingest wrote no database"

@@ -56,10 +56,11 @@ finished or whose result file could not be read is listed in red on the
 night's page and on the index, above the regressions, with its reason; a
 night that measured nothing says so.
 
-Exit status: 0 written, every entry measured; 1 a night has an entry that
-measured nothing (one line per such night on stderr; the pages say which and
-why), a page could not be written, has a broken local link, or a figure
-could not be drawn (the page says so); 2 bad input (one line on stderr).
+Exit status: 0 written, every entry of the newest night measured; 1 the
+newest night has an entry that measured nothing (every such night, older
+ones too, is a line on stderr; the pages say which and why), a page could
+not be written, has a broken local link, or a figure could not be drawn (the
+page says so); 2 bad input (one line on stderr).
 
 Example:
   bazel run //analysis:dashboard -- /data/nightly /var/www/dissect
@@ -142,7 +143,10 @@ int main(int argc, char** argv) {
   absl::StatusOr<da::DashboardSummary> summary = da::WriteDashboard(input, out_dir, options);
   if (!summary.ok()) return Fail(std::string(summary.status().message()), 1);
   for (const std::string& page : summary->pages) std::cout << page << "\n";
+  for (const std::string& night : summary->broken_nights) {
+    std::cerr << "dashboard: " << night << "\n";
+  }
   for (const std::string& warning : summary->warnings)
     std::cerr << "dashboard: " << warning << "\n";
-  return summary->warnings.empty() ? 0 : 1;
+  return summary->warnings.empty() && !summary->newest_night_broken ? 0 : 1;
 }

@@ -17,8 +17,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::AllOf;
-using ::testing::Contains;
 using ::testing::Each;
+using ::testing::ElementsAre;
 using ::testing::Field;
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -143,8 +143,9 @@ TEST(NightStatusTest, HealthyNightHasNoFailureSection) {
   EXPECT_EQ(BrokenNightsHtml({{"2026-11-27", status}}), "");
 }
 
-// The dashboard over run folders: a broken night is a warning (the
-// binary's exit status 1), on its page and on the index, above the table.
+// The dashboard over run folders: a broken night is listed (the binary's
+// exit status 1 when it is the newest), on its page and on the index, above
+// the table.
 DashboardSummary WriteSite(const std::string& history, const fs::path& out) {
   absl::StatusOr<DashboardInput> input = ReadDashboardInput(testing::Runfile(history));
   EXPECT_TRUE(input.ok()) << input.status();
@@ -158,8 +159,9 @@ DashboardSummary WriteSite(const std::string& history, const fs::path& out) {
 TEST(WriteDashboardStatusTest, SmokeNightWithoutGpuIsAWarningOnPageAndIndex) {
   const fs::path out = OutDir("smoke_site");
   const DashboardSummary summary = WriteSite(kSmoke, out);
-  EXPECT_THAT(summary.warnings,
-              Contains(AllOf(HasSubstr("nothing measured"), HasSubstr("10 failed"))));
+  EXPECT_THAT(summary.broken_nights,
+              ElementsAre(AllOf(HasSubstr("nothing measured"), HasSubstr("10 failed"))));
+  EXPECT_TRUE(summary.newest_night_broken);
   ASSERT_THAT(summary.pages, SizeIs(2));
   const std::string index = testing::ReadText(summary.pages[0]);
   EXPECT_THAT(index, HasSubstr("<section id=\"failures\" class=\"failed\">"));
@@ -174,11 +176,32 @@ TEST(WriteDashboardStatusTest, SmokeNightWithoutGpuIsAWarningOnPageAndIndex) {
 TEST(WriteDashboardStatusTest, TruncatedResultFileIsOnThePageNotOnlyOnStderr) {
   const fs::path out = OutDir("truncated_site");
   const DashboardSummary summary = WriteSite(kTruncated, out);
-  EXPECT_THAT(summary.warnings, Contains(HasSubstr("1 unreadable")));
+  EXPECT_THAT(summary.broken_nights, ElementsAre(HasSubstr("1 unreadable")));
+  EXPECT_TRUE(summary.newest_night_broken);
   ASSERT_THAT(summary.pages, SizeIs(2));
   const std::string night = testing::ReadText(summary.pages[1]);
   EXPECT_THAT(night, HasSubstr("<td class=\"status\">unreadable</td>"));
   EXPECT_THAT(night, HasSubstr("ok.json"));
+}
+
+// An older broken night stays red on the index, but only the newest night
+// decides the exit status: one broken night does not fail every later run.
+TEST(WriteDashboardStatusTest, OlderBrokenNightIsListedButTheNewestDecides) {
+  RunData broken = Read(kSmoke);
+  broken.info.started = "2026-11-20T02:00:00Z";
+  RunData healthy = Read(kSelftest);
+  healthy.info.started = "2026-11-21T02:00:00Z";
+  healthy.problems.clear();
+  DashboardInput input;
+  input.runs = {broken, healthy};
+  absl::StatusOr<DashboardSummary> summary =
+      WriteDashboard(input, OutDir("older_broken").string(), DashboardOptions());
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_THAT(summary->broken_nights, ElementsAre(HasSubstr("2026-11-20: nothing measured")));
+  EXPECT_FALSE(summary->newest_night_broken);
+  const std::string index = testing::ReadText(summary->pages[0]);
+  EXPECT_THAT(index,
+              HasSubstr("<a href=\"2026-11-20/index.html\">2026-11-20</a>: nothing measured"));
 }
 
 }  // namespace
