@@ -20,7 +20,18 @@ bool IsFailure(const EntryProblem& problem) { return problem.status != "skipped"
 
 std::string ProblemsSummary(const std::vector<EntryProblem>& problems) {
   std::map<std::string, int> count;
-  for (const EntryProblem& problem : problems) ++count[problem.status];
+  bool device_check = false;
+  size_t entries = 0;
+  for (const EntryProblem& problem : problems) {
+    if (problem.entry == kDeviceCheckEntry) {
+      device_check = true;
+      continue;
+    }
+    ++count[problem.status];
+    ++entries;
+  }
+  const std::string check = device_check ? "the device check failed" : "";
+  if (entries == 0) return check;
   std::vector<std::string> parts;
   for (const char* status : kStatusOrder) {
     auto it = count.find(status);
@@ -29,8 +40,9 @@ std::string ProblemsSummary(const std::vector<EntryProblem>& problems) {
     count.erase(it);
   }
   for (const auto& [status, n] : count) parts.push_back(absl::StrCat(n, " ", status));
-  return absl::StrCat(problems.size(), problems.size() == 1 ? " entry" : " entries",
-                      " not measured (", absl::StrJoin(parts, ", "), ")");
+  return absl::StrCat(check, check.empty() ? "" : "; ", entries,
+                      entries == 1 ? " entry" : " entries", " not measured (",
+                      absl::StrJoin(parts, ", "), ")");
 }
 
 std::string ProblemsMarkdown(const std::vector<EntryProblem>& problems, bool nothing_measured) {

@@ -17,7 +17,8 @@ namespace dissect::analysis {
 bool IsFailure(const EntryProblem& problem);
 
 // "3 entries not measured (2 failed, 1 timeout)" (statuses in the order
-// failed, timeout, pending, unreadable, skipped, then any other).
+// failed, timeout, pending, unreadable, skipped, then any other); a failed
+// device check (kDeviceCheckEntry) is "the device check failed" before them.
 std::string ProblemsSummary(const std::vector<EntryProblem>& problems);
 
 // A markdown section for a run whose entries did not all measure:

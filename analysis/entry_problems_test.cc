@@ -42,6 +42,11 @@ TEST(ProblemsSummaryTest, CountsByStatusInAFixedOrder) {
             "5 entries not measured (2 failed, 1 timeout, 1 skipped, 1 odd)");
   EXPECT_EQ(ProblemsSummary({{"a", "", "unreadable", "cut"}}),
             "1 entry not measured (1 unreadable)");
+  EXPECT_EQ(ProblemsSummary({{kDeviceCheckEntry, "", "failed", "no NVIDIA driver"}}),
+            "the device check failed");
+  EXPECT_EQ(
+      ProblemsSummary({{kDeviceCheckEntry, "", "failed", "no driver"}, {"a", "", "failed", "x"}}),
+      "the device check failed; 1 entry not measured (1 failed)");
 }
 
 TEST(ProblemsJUnitTest, SkippedIsSkippedEverythingElseAFailure) {

@@ -69,10 +69,10 @@ TEST(ReadRunFolderProblemsTest, FailedDeviceCheckIsOneProblemNotTenPendingEntrie
   EXPECT_TRUE(NothingMeasured(run));
   EXPECT_EQ(run.entries, 10);
   ASSERT_THAT(run.problems, SizeIs(1));
-  EXPECT_EQ(run.problems[0].entry, "device check");
+  EXPECT_EQ(run.problems[0].entry, kDeviceCheckEntry);
   EXPECT_EQ(run.problems[0].status, "failed");
   EXPECT_THAT(run.problems[0].reason, HasSubstr("no NVIDIA driver"));
-  EXPECT_EQ(NightStatusOf({run}).Summary(), "nothing measured: 1 entry not measured (1 failed)");
+  EXPECT_EQ(NightStatusOf({run}).Summary(), "nothing measured: the device check failed");
 }
 
 TEST(ReadRunFolderProblemsTest, CrashAndTimeoutWithTheirReasons) {

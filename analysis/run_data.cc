@@ -146,7 +146,7 @@ void ReadEntry(const std::string& dir, const Json& entry, bool& context_used, Ru
 void AddPreflightFailure(const Json& manifest, RunData& run) {
   const std::string failure = StringMember(manifest, "preflight_failure");
   if (failure.empty()) return;
-  std::vector<EntryProblem> kept = {{"device check", "", "failed", failure}};
+  std::vector<EntryProblem> kept = {{kDeviceCheckEntry, "", "failed", failure}};
   for (EntryProblem& problem : run.problems) {
     if (problem.status != "pending") kept.push_back(std::move(problem));
   }

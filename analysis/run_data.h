@@ -66,6 +66,10 @@ struct EntryProblem {
   std::string reason;  // the manifest's reason, or why the file could not be read
 };
 
+// EntryProblem::entry of the runner's failed device check (manifest
+// preflight_failure): a problem of the whole run, not of one entry.
+inline constexpr char kDeviceCheckEntry[] = "device check";
+
 struct RunData {
   RunInfo info;
   std::vector<RunPoint> points;
