@@ -20,6 +20,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
+#include "analysis/dashboard_history.h"
 #include "analysis/figures.h"
 #include "analysis/format.h"
 #include "analysis/history_db.h"
@@ -261,12 +262,6 @@ figure img { max-width: 640px; border: 1px solid #ddd; }
 figure.trend figcaption { font-size: 0.75em; max-width: 420px; word-break: break-all; }
 )";
 
-std::string PageHead(const std::string& title) {
-  return absl::StrCat("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
-                      "<title>", HtmlEscape(title), "</title>\n<style>\n", kStyle,
-                      "</style>\n</head>\n<body>\n");
-}
-
 // Every run folder at or below `root` (a folder with manifest.json).
 std::vector<fs::path> RunFolders(const fs::path& root) {
   std::vector<fs::path> out;
@@ -282,6 +277,12 @@ std::vector<fs::path> RunFolders(const fs::path& root) {
 }
 
 }  // namespace
+
+std::string PageHead(const std::string& title) {
+  return absl::StrCat("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
+                      "<title>", HtmlEscape(title), "</title>\n<style>\n", kStyle,
+                      "</style>\n</head>\n<body>\n");
+}
 
 std::string HtmlEscape(absl::string_view text) {
   // The five markup characters, as in JUnit XML (&apos; is valid HTML5).
@@ -701,9 +702,11 @@ std::string RenderNightPage(const NightPage& page) {
   return out;
 }
 
-std::string RenderIndexPage(const std::vector<NightSummary>& nights) {
+std::string RenderIndexPage(const std::vector<NightSummary>& nights,
+                            const std::string& imported_section) {
   std::string out = PageHead("dissect nightly characterization");
   out += "<h1>dissect nightly characterization</h1>\n";
+  out += imported_section;
   std::vector<std::pair<std::string, NightStatus>> statuses;
   for (const NightSummary& night : nights) statuses.push_back({night.night, night.status});
   out += BrokenNightsHtml(statuses);
@@ -899,8 +902,8 @@ absl::StatusOr<DashboardSummary> WriteDashboard(const DashboardInput& input,
     return absl::InvalidArgumentError(
         absl::StrCat(input.origin.empty() ? "the history" : input.origin, " holds no runs"));
   }
-  std::vector<const RunData*> runs;
-  for (const RunData& run : input.runs) runs.push_back(&run);
+  std::vector<const RunData*> runs, imported;  // our nights' runs; other suites' results
+  for (const RunData& run : input.runs) (IsImported(run.info) ? imported : runs).push_back(&run);
   std::stable_sort(runs.begin(), runs.end(), [](const RunData* a, const RunData* b) {
     return a->info.started < b->info.started;
   });
@@ -1037,8 +1040,14 @@ absl::StatusOr<DashboardSummary> WriteDashboard(const DashboardInput& input,
     night_summary.outliers = static_cast<int>(page.findings.outliers.size());
     nights.push_back(std::move(night_summary));
   }
+  if (!imported.empty()) {
+    absl::StatusOr<std::pair<std::string, std::string>> page =
+        WriteImportedPage(imported, input, out_dir, options.report);
+    if (!page.ok()) return page.status();
+    written.push_back(*std::move(page));
+  }
   const fs::path index = fs::path(out_dir) / "index.html";
-  const std::string index_html = RenderIndexPage(nights);
+  const std::string index_html = RenderIndexPage(nights, ImportedIndexHtml(imported));
   if (absl::Status s = WriteFileAtomically(index.string(), index_html); !s.ok()) return s;
   written.insert(written.begin(), {index.string(), index_html});
 
@@ -1062,19 +1071,7 @@ absl::StatusOr<DashboardInput> ReadDashboardInput(const std::string& history) {
     return absl::NotFoundError(
         absl::StrCat(history, ": no such history database or folder of run folders"));
   }
-  if (!fs::is_directory(history, ec)) {
-    input.origin = "history database " + history;
-    absl::StatusOr<std::unique_ptr<HistoryDb>> db = HistoryDb::Open(history);
-    if (!db.ok()) return db.status();
-    absl::StatusOr<std::vector<RunInfo>> runs = (*db)->Runs("");
-    if (!runs.ok()) return runs.status();
-    for (const RunInfo& info : *runs) {
-      absl::StatusOr<RunData> run = (*db)->LoadRun(info.run_id);
-      if (!run.ok()) return run.status();
-      input.runs.push_back(*std::move(run));
-    }
-    return input;
-  }
+  if (!fs::is_directory(history, ec)) return ReadHistoryDatabase(history);
   input.origin = "run folders under " + history;
   for (const fs::path& dir : RunFolders(history)) {
     absl::StatusOr<RunData> run = ReadRunFolder(dir.string(), &input.bad);
@@ -1086,9 +1083,9 @@ absl::StatusOr<DashboardInput> ReadDashboardInput(const std::string& history) {
       }
       absl::StatusOr<ResultFile> file = ReadResultFile(entry.path().string());
       if (!file.ok()) continue;  // ReadRunFolder named it in `bad`
-      // Named on the page relative to the history folder, not by this machine's path.
-      file->path = entry.path().lexically_relative(history).string();
-      if (file->path.empty()) file->path = entry.path().string();
+      // Named on the page as the history database names it, not by this
+      // machine's path.
+      file->path = RunFileName(dir.string(), entry.path().string());
       files.push_back(*std::move(file));
     }
     std::sort(files.begin(), files.end(),

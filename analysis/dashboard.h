@@ -46,6 +46,10 @@ std::string MarkdownToHtml(absl::string_view markdown);
 // "<reference> (<resolved path>)".
 std::vector<std::string> BrokenLocalLinks(absl::string_view html, const std::string& page_dir);
 
+// The start of every dashboard page: doctype, <title>, the style sheet
+// and <body>.
+std::string PageHead(const std::string& title);
+
 // ---------------------------------------------------------------------------
 // Trend plots.
 
@@ -176,7 +180,10 @@ struct NightSummary {
 
 // Nights in the given order (the caller sorts newest first); the nights
 // with entries that measured nothing listed above the table, in red.
-std::string RenderIndexPage(const std::vector<NightSummary>& nights);
+// `imported_section` (HTML: the link to the results imported from other
+// suites) comes first.
+std::string RenderIndexPage(const std::vector<NightSummary>& nights,
+                            const std::string& imported_section = "");
 
 // ---------------------------------------------------------------------------
 // History to pages.
@@ -244,10 +251,10 @@ struct DashboardInput {
 
 // Reads the history: a folder (searched recursively for run folders, each a
 // folder with manifest.json, read with ReadRunFolder; their result files are
-// the raw files, named relative to `history`), else a history database file
-// (analysis/history_db.h: every run, no raw files). Fails on a database or
-// manifest that cannot be read; a file that does not exist is an error
-// (HistoryDb::Open would create it).
+// the raw files, named by RunFileName), else a history database file
+// (ReadHistoryDatabase: every run, the result files it kept as the raw
+// files). Fails on a database or manifest that cannot be read; a file that
+// does not exist is an error (HistoryDb::Open would create it).
 absl::StatusOr<DashboardInput> ReadDashboardInput(const std::string& history);
 
 // What WriteDashboard wrote.
@@ -265,7 +272,9 @@ struct DashboardSummary {
 // OUT_DIR/<night>/figures/...) for every night of `input`, then checks
 // every page for broken local links (an error naming them). Fails on an
 // empty history or a file that cannot be written. Nights with an entry
-// that measured nothing (NightStatus) are listed in `broken_nights`.
+// that measured nothing (NightStatus) are listed in `broken_nights`. Runs
+// imported from other suites (IsImported) are no night: they get
+// OUT_DIR/imported/index.html (WriteImportedPage), linked from the index.
 absl::StatusOr<DashboardSummary> WriteDashboard(const DashboardInput& input,
                                                 const std::string& out_dir,
                                                 const DashboardOptions& options);

@@ -3,19 +3,9 @@
 #include <sqlite3.h>
 
 #include <algorithm>
-#include <condition_variable>
-#include <cstdint>
-#include <deque>
-#include <filesystem>
-#include <fstream>
-#include <functional>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
-#include <set>
 #include <string>
-#include <string_view>
 #include <thread>
 #include <unordered_map>
 #include <utility>
@@ -24,10 +14,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
-#include "analysis/result_points.h"
-#include "analysis/results.h"
+#include "analysis/history_ingest.h"
+#include "analysis/history_schema.h"
+#include "analysis/history_sql.h"
 #include "analysis/run_data.h"
 
 namespace dissect::analysis {
@@ -39,7 +28,18 @@ void SqliteCloser::operator()(sqlite3* db) const { sqlite3_close_v2(db); }
 
 namespace {
 
-namespace fs = std::filesystem;
+using history_internal::DecodeAxes;
+using history_internal::DetectVersion;
+using history_internal::EncodeAxes;
+using history_internal::Exec;
+using history_internal::IngestItem;
+using history_internal::IngestWalk;
+using history_internal::InList;
+using history_internal::ItemQueue;
+using history_internal::Statement;
+using history_internal::StoredDeviceKey;
+using history_internal::Transaction;
+using history_internal::Upgrade;
 
 // How long a writer waits for another process's lock (e.g. Slurm array
 // tasks ingesting into one database) before giving up.
@@ -47,476 +47,6 @@ constexpr int kBusyTimeoutMs = 120000;
 
 // Runs (or loose result files) read ahead of the inserts in Ingest.
 constexpr size_t kIngestQueueItems = 8;
-
-absl::Status SqlError(sqlite3* db, const char* what) {
-  return absl::InternalError(absl::StrCat(what, ": ", sqlite3_errmsg(db)));
-}
-
-absl::Status Exec(sqlite3* db, const std::string& sql) {
-  char* message = nullptr;
-  if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message) == SQLITE_OK) {
-    return absl::OkStatus();
-  }
-  std::string text = message != nullptr ? message : sqlite3_errmsg(db);
-  sqlite3_free(message);
-  return absl::InternalError(absl::StrCat("sqlite: ", text));
-}
-
-// An owned prepared statement. Bind indexes start at 1, columns at 0.
-class Statement {
- public:
-  static absl::StatusOr<Statement> Prepare(sqlite3* db, std::string_view sql) {
-    sqlite3_stmt* stmt = nullptr;
-    if (sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &stmt, nullptr) !=
-        SQLITE_OK) {
-      return SqlError(db, "sqlite prepare");
-    }
-    return Statement(db, stmt);
-  }
-
-  Statement& Bind(int index, const std::string& text) {
-    sqlite3_bind_text(stmt_.get(), index, text.data(), static_cast<int>(text.size()),
-                      SQLITE_TRANSIENT);
-    return *this;
-  }
-  Statement& Bind(int index, long long value) {
-    sqlite3_bind_int64(stmt_.get(), index, value);
-    return *this;
-  }
-  Statement& Bind(int index, int value) { return Bind(index, static_cast<long long>(value)); }
-  Statement& Bind(int index, double value) {
-    sqlite3_bind_double(stmt_.get(), index, value);
-    return *this;
-  }
-  Statement& Bind(int index, std::optional<double> value) {
-    if (value.has_value()) return Bind(index, *value);
-    sqlite3_bind_null(stmt_.get(), index);
-    return *this;
-  }
-
-  // True while there is a row to read; false when done.
-  absl::StatusOr<bool> Step() {
-    const int rc = sqlite3_step(stmt_.get());
-    if (rc == SQLITE_ROW) return true;
-    if (rc == SQLITE_DONE) return false;
-    return SqlError(db_, "sqlite step");
-  }
-  // Runs a statement that returns no rows, then resets it for reuse.
-  absl::Status Run() {
-    absl::StatusOr<bool> row = Step();
-    Reset();
-    return row.status();
-  }
-  void Reset() {
-    sqlite3_reset(stmt_.get());
-    sqlite3_clear_bindings(stmt_.get());
-  }
-
-  long long Int(int column) const { return sqlite3_column_int64(stmt_.get(), column); }
-  double Double(int column) const { return sqlite3_column_double(stmt_.get(), column); }
-  bool IsNull(int column) const { return sqlite3_column_type(stmt_.get(), column) == SQLITE_NULL; }
-  std::optional<double> OptionalDouble(int column) const {
-    if (IsNull(column)) return std::nullopt;
-    return Double(column);
-  }
-  std::string Text(int column) const {
-    const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt_.get(), column));
-    return text == nullptr
-               ? std::string()
-               : std::string(text, static_cast<size_t>(sqlite3_column_bytes(stmt_.get(), column)));
-  }
-
- private:
-  struct Finalizer {
-    void operator()(sqlite3_stmt* stmt) const { sqlite3_finalize(stmt); }
-  };
-  Statement(sqlite3* db, sqlite3_stmt* stmt) : db_(db), stmt_(stmt) {}
-
-  sqlite3* db_;
-  std::unique_ptr<sqlite3_stmt, Finalizer> stmt_;
-};
-
-// BEGIN IMMEDIATE (takes the write lock at once, waiting up to the busy
-// timeout); rolls back unless committed.
-class Transaction {
- public:
-  static absl::StatusOr<Transaction> Begin(sqlite3* db) {
-    if (absl::Status status = Exec(db, "BEGIN IMMEDIATE"); !status.ok()) return status;
-    return Transaction(db);
-  }
-  Transaction(Transaction&& other) noexcept : db_(std::exchange(other.db_, nullptr)) {}
-  Transaction& operator=(Transaction&&) = delete;
-  ~Transaction() {
-    if (db_ != nullptr) Exec(db_, "ROLLBACK").IgnoreError();
-  }
-  absl::Status Commit() {
-    absl::Status status = Exec(db_, "COMMIT");
-    if (status.ok()) db_ = nullptr;
-    return status;
-  }
-
- private:
-  explicit Transaction(sqlite3* db) : db_(db) {}
-  sqlite3* db_;
-};
-
-// ---- Schema and migrations -------------------------------------------------
-
-constexpr char kSchemaV1[] = R"sql(
-CREATE TABLE schema_version (version INTEGER NOT NULL);
-CREATE TABLE devices (
-  id INTEGER PRIMARY KEY,
-  key TEXT NOT NULL UNIQUE,
-  uuid TEXT NOT NULL DEFAULT '',
-  name TEXT NOT NULL DEFAULT '',
-  serial TEXT NOT NULL DEFAULT '',
-  vbios TEXT NOT NULL DEFAULT '');
-CREATE INDEX devices_by_uuid ON devices(uuid);
-CREATE INDEX devices_by_name ON devices(name);
-CREATE TABLE runs (
-  id INTEGER PRIMARY KEY,
-  run_id TEXT NOT NULL UNIQUE,
-  device_id INTEGER NOT NULL REFERENCES devices(id),
-  sweep TEXT NOT NULL DEFAULT '',
-  started TEXT NOT NULL DEFAULT '',
-  host TEXT NOT NULL DEFAULT '',
-  git_commit TEXT NOT NULL DEFAULT '',
-  driver_version TEXT NOT NULL DEFAULT '');
-CREATE INDEX runs_by_device ON runs(device_id, started, run_id);
-CREATE TABLE points (
-  id INTEGER PRIMARY KEY,
-  experiment TEXT NOT NULL,
-  point TEXT NOT NULL UNIQUE);
-CREATE TABLE point_axes (
-  point_id INTEGER NOT NULL REFERENCES points(id),
-  name TEXT NOT NULL,
-  value TEXT NOT NULL,
-  PRIMARY KEY (point_id, name)) WITHOUT ROWID;
-CREATE TABLE measurements (
-  id INTEGER PRIMARY KEY,
-  run_id INTEGER NOT NULL REFERENCES runs(id),
-  point_id INTEGER NOT NULL REFERENCES points(id),
-  attempt INTEGER NOT NULL,
-  throttled INTEGER NOT NULL,
-  UNIQUE (run_id, point_id, attempt));
-CREATE INDEX measurements_by_point ON measurements(point_id, run_id);
-CREATE TABLE metrics (
-  measurement_id INTEGER NOT NULL REFERENCES measurements(id),
-  name TEXT NOT NULL,
-  value REAL NOT NULL,
-  spread REAL,
-  unit TEXT NOT NULL DEFAULT '',
-  PRIMARY KEY (measurement_id, name)) WITHOUT ROWID;
-INSERT INTO schema_version (version) VALUES (1);
-)sql";
-
-// Version 2: a point's axes are a column of `points` (EncodeAxes) instead of
-// rows of point_axes, and metric names are integer ids (metric_names).
-constexpr char kSchemaV2[] = R"sql(
-CREATE TABLE schema_version (version INTEGER NOT NULL);
-CREATE TABLE devices (
-  id INTEGER PRIMARY KEY,
-  key TEXT NOT NULL UNIQUE,
-  uuid TEXT NOT NULL DEFAULT '',
-  name TEXT NOT NULL DEFAULT '',
-  serial TEXT NOT NULL DEFAULT '',
-  vbios TEXT NOT NULL DEFAULT '');
-CREATE INDEX devices_by_uuid ON devices(uuid);
-CREATE INDEX devices_by_name ON devices(name);
-CREATE TABLE runs (
-  id INTEGER PRIMARY KEY,
-  run_id TEXT NOT NULL UNIQUE,
-  device_id INTEGER NOT NULL REFERENCES devices(id),
-  sweep TEXT NOT NULL DEFAULT '',
-  started TEXT NOT NULL DEFAULT '',
-  host TEXT NOT NULL DEFAULT '',
-  git_commit TEXT NOT NULL DEFAULT '',
-  driver_version TEXT NOT NULL DEFAULT '');
-CREATE INDEX runs_by_device ON runs(device_id, started, run_id);
-CREATE TABLE points (
-  id INTEGER PRIMARY KEY,
-  experiment TEXT NOT NULL,
-  point TEXT NOT NULL UNIQUE,
-  axes TEXT NOT NULL DEFAULT '');
-CREATE TABLE metric_names (
-  id INTEGER PRIMARY KEY,
-  name TEXT NOT NULL UNIQUE);
-CREATE TABLE measurements (
-  id INTEGER PRIMARY KEY,
-  run_id INTEGER NOT NULL REFERENCES runs(id),
-  point_id INTEGER NOT NULL REFERENCES points(id),
-  attempt INTEGER NOT NULL,
-  throttled INTEGER NOT NULL,
-  UNIQUE (run_id, point_id, attempt));
-CREATE INDEX measurements_by_point ON measurements(point_id, run_id);
-CREATE TABLE metrics (
-  measurement_id INTEGER NOT NULL REFERENCES measurements(id),
-  metric_id INTEGER NOT NULL REFERENCES metric_names(id),
-  value REAL NOT NULL,
-  spread REAL,
-  unit TEXT NOT NULL DEFAULT '',
-  PRIMARY KEY (measurement_id, metric_id)) WITHOUT ROWID;
-INSERT INTO schema_version (version) VALUES (2);
-)sql";
-
-// Axes as one text, "name:value/name:value" in name order (the point key's
-// form without the experiment); '%', '/' and ':' inside a name or value are
-// written %25, %2F and %3A.
-void AppendEscaped(std::string& out, std::string_view text) {
-  for (const char c : text) {
-    switch (c) {
-      case '%':
-        out += "%25";
-        break;
-      case '/':
-        out += "%2F";
-        break;
-      case ':':
-        out += "%3A";
-        break;
-      default:
-        out += c;
-    }
-  }
-}
-
-std::string Unescape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '%' && i + 2 < text.size()) {
-      const std::string_view code = text.substr(i + 1, 2);
-      const char c = code == "25" ? '%' : code == "2F" ? '/' : code == "3A" ? ':' : '\0';
-      if (c != '\0') {
-        out += c;
-        i += 2;
-        continue;
-      }
-    }
-    out += text[i];
-  }
-  return out;
-}
-
-std::string EncodeAxes(const std::map<std::string, std::string>& axes) {
-  std::string out;
-  for (const auto& [name, value] : axes) {
-    if (!out.empty()) out += '/';
-    AppendEscaped(out, name);
-    out += ':';
-    AppendEscaped(out, value);
-  }
-  return out;
-}
-
-std::map<std::string, std::string> DecodeAxes(std::string_view text) {
-  std::map<std::string, std::string> axes;
-  if (text.empty()) return axes;
-  for (absl::string_view segment :
-       absl::StrSplit(absl::string_view(text.data(), text.size()), '/')) {
-    const size_t colon = segment.find(':');
-    if (colon == absl::string_view::npos) continue;
-    axes.emplace(
-        Unescape(std::string_view(segment.data(), colon)),
-        Unescape(std::string_view(segment.data() + colon + 1, segment.size() - colon - 1)));
-  }
-  return axes;
-}
-
-absl::StatusOr<std::set<std::string>> TableNames(sqlite3* db) {
-  absl::StatusOr<Statement> stmt =
-      Statement::Prepare(db, "SELECT name FROM sqlite_master WHERE type = 'table'");
-  if (!stmt.ok()) return stmt.status();
-  std::set<std::string> names;
-  for (;;) {
-    absl::StatusOr<bool> row = stmt->Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
-    names.insert(stmt->Text(0));
-  }
-  return names;
-}
-
-// The schema version of `db`: -1 for an empty database, 0 for the
-// prototype layout (runs + results, no schema_version table).
-absl::StatusOr<int> DetectVersion(sqlite3* db) {
-  absl::StatusOr<std::set<std::string>> tables = TableNames(db);
-  if (!tables.ok()) return tables.status();
-  if (tables->empty()) return -1;
-  if (tables->count("schema_version") > 0) {
-    absl::StatusOr<Statement> stmt =
-        Statement::Prepare(db, "SELECT MAX(version) FROM schema_version");
-    if (!stmt.ok()) return stmt.status();
-    absl::StatusOr<bool> row = stmt->Step();
-    if (!row.ok()) return row.status();
-    if (!*row || stmt->IsNull(0)) {
-      return absl::InvalidArgumentError("its schema_version table is empty");
-    }
-    return static_cast<int>(stmt->Int(0));
-  }
-  if (tables->count("runs") > 0 && tables->count("results") > 0) return 0;
-  return absl::InvalidArgumentError(
-      absl::StrCat("not a dissect history database (tables: ", absl::StrJoin(*tables, ", "), ")"));
-}
-
-std::string DeviceKey(const RunInfo& info) {
-  if (!info.device_uuid.empty()) return info.device_uuid;
-  if (!info.device_serial.empty()) return info.device_serial;
-  return absl::StrCat(info.device_name.empty() ? "unknown" : info.device_name, "@", info.host);
-}
-
-// Version 0, the prototype: one flat table of values.
-//   runs(run_id TEXT PRIMARY KEY, device TEXT, started TEXT,
-//        driver_version TEXT, git_commit TEXT)
-//   results(run_id TEXT, point TEXT, metric TEXT, value REAL, spread REAL,
-//           unit TEXT)
-// Its rows become attempt-1 measurements of unthrottled points; the device
-// (a name) becomes its key.
-absl::Status MigrateV0ToV1(sqlite3* db) {
-  for (const char* sql : {"ALTER TABLE runs RENAME TO v0_runs",
-                          "ALTER TABLE results RENAME TO v0_results", kSchemaV1}) {
-    if (absl::Status status = Exec(db, sql); !status.ok()) return status;
-  }
-  for (const char* sql : {
-           "INSERT OR IGNORE INTO devices (key, name) "
-           "SELECT DISTINCT COALESCE(device, 'unknown'), COALESCE(device, '') FROM v0_runs",
-           "INSERT INTO runs (run_id, device_id, started, driver_version, git_commit) "
-           "SELECT r.run_id, d.id, COALESCE(r.started, ''), COALESCE(r.driver_version, ''), "
-           "COALESCE(r.git_commit, '') FROM v0_runs r "
-           "JOIN devices d ON d.key = COALESCE(r.device, 'unknown')",
-           "INSERT OR IGNORE INTO points (experiment, point) "
-           "SELECT DISTINCT CASE WHEN instr(point, '/') > 0 "
-           "THEN substr(point, 1, instr(point, '/') - 1) ELSE point END, point FROM v0_results",
-           "INSERT OR IGNORE INTO measurements (run_id, point_id, attempt, throttled) "
-           "SELECT DISTINCT r.id, p.id, 1, 0 FROM v0_results v "
-           "JOIN runs r ON r.run_id = v.run_id JOIN points p ON p.point = v.point",
-           "INSERT OR REPLACE INTO metrics (measurement_id, name, value, spread, unit) "
-           "SELECT m.id, v.metric, v.value, v.spread, COALESCE(v.unit, '') FROM v0_results v "
-           "JOIN runs r ON r.run_id = v.run_id JOIN points p ON p.point = v.point "
-           "JOIN measurements m ON m.run_id = r.id AND m.point_id = p.id AND m.attempt = 1 "
-           "WHERE v.value IS NOT NULL",
-       }) {
-    if (absl::Status status = Exec(db, sql); !status.ok()) return status;
-  }
-  // Axes from the point names (experiment/axis:value/...).
-  absl::StatusOr<Statement> points = Statement::Prepare(db, "SELECT id, point FROM points");
-  absl::StatusOr<Statement> insert = Statement::Prepare(
-      db, "INSERT OR IGNORE INTO point_axes (point_id, name, value) VALUES (?, ?, ?)");
-  if (!points.ok()) return points.status();
-  if (!insert.ok()) return insert.status();
-  for (;;) {
-    absl::StatusOr<bool> row = points->Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
-    const std::string point = points->Text(1);
-    std::vector<std::string> segments = absl::StrSplit(point, '/');
-    for (size_t i = 1; i < segments.size(); ++i) {
-      std::pair<std::string, std::string> axis =
-          absl::StrSplit(segments[i], absl::MaxSplits(':', 1));
-      if (axis.first.empty() || axis.second.empty()) continue;
-      if (absl::Status status =
-              insert->Bind(1, points->Int(0)).Bind(2, axis.first).Bind(3, axis.second).Run();
-          !status.ok()) {
-        return status;
-      }
-    }
-  }
-  return Exec(db, "DROP TABLE v0_results; DROP TABLE v0_runs;");
-}
-
-// Version 1 to 2: point_axes becomes the points.axes column, metric names
-// move to metric_names and metrics refers to them by id.
-absl::Status MigrateV1ToV2(sqlite3* db) {
-  for (const char* sql : {
-           "ALTER TABLE points ADD COLUMN axes TEXT NOT NULL DEFAULT ''",
-           "CREATE TABLE metric_names (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)",
-           "INSERT INTO metric_names (name) SELECT DISTINCT name FROM metrics ORDER BY name",
-           "ALTER TABLE metrics RENAME TO v1_metrics",
-           "CREATE TABLE metrics ("
-           "measurement_id INTEGER NOT NULL REFERENCES measurements(id), "
-           "metric_id INTEGER NOT NULL REFERENCES metric_names(id), "
-           "value REAL NOT NULL, spread REAL, unit TEXT NOT NULL DEFAULT '', "
-           "PRIMARY KEY (measurement_id, metric_id)) WITHOUT ROWID",
-           "INSERT INTO metrics (measurement_id, metric_id, value, spread, unit) "
-           "SELECT v.measurement_id, n.id, v.value, v.spread, v.unit FROM v1_metrics v "
-           "JOIN metric_names n ON n.name = v.name ORDER BY v.measurement_id, n.id",
-           "DROP TABLE v1_metrics",
-       }) {
-    if (absl::Status status = Exec(db, sql); !status.ok()) return status;
-  }
-  {
-    absl::StatusOr<Statement> axes = Statement::Prepare(
-        db, "SELECT point_id, name, value FROM point_axes ORDER BY point_id, name");
-    absl::StatusOr<Statement> update =
-        Statement::Prepare(db, "UPDATE points SET axes = ? WHERE id = ?");
-    if (!axes.ok()) return axes.status();
-    if (!update.ok()) return update.status();
-    long long point = -1;
-    std::map<std::string, std::string> values;
-    auto flush = [&]() -> absl::Status {
-      if (point < 0) return absl::OkStatus();
-      absl::Status status = update->Bind(1, EncodeAxes(values)).Bind(2, point).Run();
-      values.clear();
-      return status;
-    };
-    for (;;) {
-      absl::StatusOr<bool> row = axes->Step();
-      if (!row.ok()) return row.status();
-      if (!*row) break;
-      if (axes->Int(0) != point) {
-        if (absl::Status status = flush(); !status.ok()) return status;
-        point = axes->Int(0);
-      }
-      values[axes->Text(1)] = axes->Text(2);
-    }
-    if (absl::Status status = flush(); !status.ok()) return status;
-  }
-  return Exec(db, "DROP TABLE point_axes");
-}
-
-struct Migration {
-  int from;  // migrates version `from` to `from` + 1
-  absl::Status (*apply)(sqlite3* db);
-};
-
-constexpr Migration kMigrations[] = {
-    {0, MigrateV0ToV1},
-    {1, MigrateV1ToV2},
-};
-
-// Creates or migrates to kHistorySchemaVersion, in one transaction.
-absl::Status Upgrade(sqlite3* db) {
-  absl::StatusOr<Transaction> transaction = Transaction::Begin(db);
-  if (!transaction.ok()) return transaction.status();
-  absl::StatusOr<int> version = DetectVersion(db);  // again, now under the lock
-  if (!version.ok()) return version.status();
-  if (*version == -1) {
-    if (absl::Status status = Exec(db, kSchemaV2); !status.ok()) return status;
-  } else {
-    for (int v = *version; v < kHistorySchemaVersion; ++v) {
-      const Migration* migration = nullptr;
-      for (const Migration& m : kMigrations) {
-        if (m.from == v) migration = &m;
-      }
-      if (migration == nullptr) {
-        return absl::FailedPreconditionError(absl::StrCat("no migration from schema version ", v));
-      }
-      if (absl::Status status = migration->apply(db); !status.ok()) {
-        return absl::Status(status.code(), absl::StrCat("migrating from schema version ", v, ": ",
-                                                        status.message()));
-      }
-    }
-    if (absl::Status status = Exec(db, absl::StrCat("DELETE FROM schema_version; "
-                                                    "INSERT INTO schema_version (version) VALUES (",
-                                                    kHistorySchemaVersion, ")"));
-        !status.ok()) {
-      return status;
-    }
-  }
-  return transaction->Commit();
-}
-
-// ---- Ingest ----------------------------------------------------------------
 
 // The prepared statements of one ingest, and the point and metric-name ids
 // seen so far.
@@ -534,13 +64,24 @@ class Inserter {
          "vbios = COALESCE(NULLIF(?5, ''), vbios) WHERE id = ?1"},
         {&inserter->find_run_, "SELECT id FROM runs WHERE run_id = ?"},
         {&inserter->insert_run_,
-         "INSERT INTO runs (run_id, device_id, sweep, started, host, git_commit, driver_version) "
-         "VALUES (?, ?, ?, ?, ?, ?, ?)"},
+         "INSERT INTO runs (run_id, device_id, sweep, started, host, git_commit, driver_version, "
+         "source, source_program, source_method) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"},
         {&inserter->update_run_,
          "UPDATE runs SET sweep = COALESCE(NULLIF(?2, ''), sweep), "
          "started = COALESCE(NULLIF(?3, ''), started), host = COALESCE(NULLIF(?4, ''), host), "
          "git_commit = COALESCE(NULLIF(?5, ''), git_commit), "
-         "driver_version = COALESCE(NULLIF(?6, ''), driver_version) WHERE id = ?1"},
+         "driver_version = COALESCE(NULLIF(?6, ''), driver_version), "
+         "source = COALESCE(NULLIF(?7, ''), source), "
+         "source_program = COALESCE(NULLIF(?8, ''), source_program), "
+         "source_method = COALESCE(NULLIF(?9, ''), source_method) WHERE id = ?1"},
+        {&inserter->set_entries_, "UPDATE runs SET entries = ? WHERE id = ?"},
+        {&inserter->delete_problems_, "DELETE FROM run_problems WHERE run_id = ?"},
+        {&inserter->insert_problem_,
+         "INSERT INTO run_problems (run_id, position, entry, experiment, status, reason) "
+         "VALUES (?, ?, ?, ?, ?, ?)"},
+        {&inserter->keep_file_,
+         "INSERT INTO result_files (run_id, name, text) VALUES (?, ?, ?) "
+         "ON CONFLICT (run_id, name) DO UPDATE SET text = excluded.text"},
         {&inserter->find_point_, "SELECT id FROM points WHERE point = ?"},
         {&inserter->insert_point_,
          "INSERT OR IGNORE INTO points (experiment, point, axes) VALUES (?, ?, ?)"},
@@ -561,40 +102,23 @@ class Inserter {
     return inserter;
   }
 
-  absl::Status Add(const RunData& run, IngestStats& stats) {
+  // Adds a run: its identity, measurements and problems, and the result
+  // files it keeps.
+  absl::Status Add(const RunData& run, const std::vector<StoredResultFile>& kept,
+                   IngestStats& stats) {
     absl::StatusOr<long long> device = DeviceId(run.info);
     if (!device.ok()) return device.status();
     absl::StatusOr<long long> run_id = RunId(run.info, *device, stats);
     if (!run_id.ok()) return run_id.status();
     for (const RunPoint& point : run.points) {
-      absl::StatusOr<long long> point_id = PointId(point);
-      if (!point_id.ok()) return point_id.status();
-      if (absl::Status status = insert_measurement_->Bind(1, *run_id)
-                                    .Bind(2, *point_id)
-                                    .Bind(3, point.attempt)
-                                    .Bind(4, point.throttled ? 1 : 0)
-                                    .Run();
+      if (absl::Status status = AddPoint(*run_id, point, stats); !status.ok()) return status;
+    }
+    if (absl::Status status = SetProblems(*run_id, run); !status.ok()) return status;
+    for (const StoredResultFile& file : kept) {
+      if (absl::Status status =
+              keep_file_->Bind(1, *run_id).Bind(2, file.name).Bind(3, file.text).Run();
           !status.ok()) {
         return status;
-      }
-      if (sqlite3_changes(db_) == 0) {
-        ++stats.skipped_duplicates;
-        continue;
-      }
-      ++stats.rows;
-      const long long measurement = sqlite3_last_insert_rowid(db_);
-      for (const auto& [name, metric] : point.metrics) {
-        absl::StatusOr<long long> metric_id = MetricId(name);
-        if (!metric_id.ok()) return metric_id.status();
-        if (absl::Status status = insert_metric_->Bind(1, measurement)
-                                      .Bind(2, *metric_id)
-                                      .Bind(3, metric.value)
-                                      .Bind(4, metric.spread)
-                                      .Bind(5, metric.unit)
-                                      .Run();
-            !status.ok()) {
-          return status;
-        }
       }
     }
     return absl::OkStatus();
@@ -602,6 +126,65 @@ class Inserter {
 
  private:
   explicit Inserter(sqlite3* db) : db_(db) {}
+
+  absl::Status AddPoint(long long run_id, const RunPoint& point, IngestStats& stats) {
+    absl::StatusOr<long long> point_id = PointId(point);
+    if (!point_id.ok()) return point_id.status();
+    if (absl::Status status = insert_measurement_->Bind(1, run_id)
+                                  .Bind(2, *point_id)
+                                  .Bind(3, point.attempt)
+                                  .Bind(4, point.throttled ? 1 : 0)
+                                  .Run();
+        !status.ok()) {
+      return status;
+    }
+    if (sqlite3_changes(db_) == 0) {
+      ++stats.skipped_duplicates;
+      return absl::OkStatus();
+    }
+    ++stats.rows;
+    const long long measurement = sqlite3_last_insert_rowid(db_);
+    for (const auto& [name, metric] : point.metrics) {
+      absl::StatusOr<long long> metric_id = MetricId(name);
+      if (!metric_id.ok()) return metric_id.status();
+      if (absl::Status status = insert_metric_->Bind(1, measurement)
+                                    .Bind(2, *metric_id)
+                                    .Bind(3, metric.value)
+                                    .Bind(4, metric.spread)
+                                    .Bind(5, metric.unit)
+                                    .Run();
+          !status.ok()) {
+        return status;
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // The run's entry count and problems, where it knows them (a run read
+  // from a folder): they replace what an earlier ingest stored, so a run
+  // ingested again after the runner resumed it shows its last state.
+  absl::Status SetProblems(long long run_id, const RunData& run) {
+    if (run.entries == 0 && run.problems.empty()) return absl::OkStatus();
+    if (absl::Status status = set_entries_->Bind(1, run.entries).Bind(2, run_id).Run();
+        !status.ok()) {
+      return status;
+    }
+    if (absl::Status status = delete_problems_->Bind(1, run_id).Run(); !status.ok()) return status;
+    for (size_t i = 0; i < run.problems.size(); ++i) {
+      const EntryProblem& problem = run.problems[i];
+      if (absl::Status status = insert_problem_->Bind(1, run_id)
+                                    .Bind(2, static_cast<long long>(i))
+                                    .Bind(3, problem.entry)
+                                    .Bind(4, problem.experiment)
+                                    .Bind(5, problem.status)
+                                    .Bind(6, problem.reason)
+                                    .Run();
+          !status.ok()) {
+        return status;
+      }
+    }
+    return absl::OkStatus();
+  }
 
   // The id of the row `find` selects, or nullopt.
   static absl::StatusOr<std::optional<long long>> Find(Statement& find, const std::string& key) {
@@ -615,7 +198,7 @@ class Inserter {
   }
 
   absl::StatusOr<long long> DeviceId(const RunInfo& info) {
-    const std::string key = DeviceKey(info);
+    const std::string key = StoredDeviceKey(info);
     absl::StatusOr<std::optional<long long>> id = Find(*find_device_, key);
     if (!id.ok()) return id.status();
     Statement& write = id->has_value() ? *update_device_ : *insert_device_;
@@ -643,6 +226,9 @@ class Inserter {
                                 .Bind(4, info.host)
                                 .Bind(5, info.git_commit)
                                 .Bind(6, info.driver_version)
+                                .Bind(7, info.source)
+                                .Bind(8, info.source_program)
+                                .Bind(9, info.source_method)
                                 .Run();
       if (!status.ok()) return status;
       return **id;
@@ -654,6 +240,9 @@ class Inserter {
                               .Bind(5, info.host)
                               .Bind(6, info.git_commit)
                               .Bind(7, info.driver_version)
+                              .Bind(8, info.source)
+                              .Bind(9, info.source_program)
+                              .Bind(10, info.source_method)
                               .Run();
     if (!status.ok()) return status;
     ++stats.runs;
@@ -704,172 +293,11 @@ class Inserter {
   sqlite3* db_;
   std::optional<Statement> find_device_, insert_device_, update_device_, find_run_, insert_run_,
       update_run_, find_point_, insert_point_, find_metric_name_, insert_metric_name_,
-      insert_measurement_, insert_metric_;
+      insert_measurement_, insert_metric_, set_entries_, delete_problems_, insert_problem_,
+      keep_file_;
   std::unordered_map<std::string, long long> point_ids_;
   std::unordered_map<std::string, long long> metric_ids_;
 };
-
-absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::PermissionDeniedError(absl::StrCat(path, ": cannot open"));
-  std::string text;
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  in.seekg(0, std::ios::beg);
-  if (size > 0) {
-    text.resize(static_cast<size_t>(size));
-    in.read(text.data(), size);
-    text.resize(static_cast<size_t>(in.gcount()));
-  }
-  if (in.bad()) return absl::DataLossError(absl::StrCat(path, ": read failed"));
-  return text;
-}
-
-// What the reading side of an ingest hands to the writing side, in walk
-// order: the bad files met, the result files read, and a run to insert.
-struct IngestItem {
-  std::vector<std::string> bad;
-  int files = 0;
-  std::optional<RunData> run;
-};
-
-// A bounded queue of items from the reading thread to the writing one.
-// Close() ends it: Push then returns false (the writer stopped early) and
-// Pop returns nullopt once the queue is empty.
-class ItemQueue {
- public:
-  explicit ItemQueue(size_t capacity) : capacity_(capacity) {}
-
-  bool Push(IngestItem item) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    not_full_.wait(lock, [this] { return closed_ || items_.size() < capacity_; });
-    if (closed_) return false;
-    items_.push_back(std::move(item));
-    not_empty_.notify_one();
-    return true;
-  }
-  std::optional<IngestItem> Pop() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    not_empty_.wait(lock, [this] { return closed_ || !items_.empty(); });
-    if (items_.empty()) return std::nullopt;
-    IngestItem item = std::move(items_.front());
-    items_.pop_front();
-    not_full_.notify_one();
-    return item;
-  }
-  void Close() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    closed_ = true;
-    not_full_.notify_all();
-    not_empty_.notify_all();
-  }
-
- private:
-  const size_t capacity_;
-  std::mutex mutex_;
-  std::condition_variable not_full_, not_empty_;
-  std::deque<IngestItem> items_;
-  bool closed_ = false;
-};
-
-// Walks the paths of one Ingest call and reads the runs, handing each
-// bad file and run to `emit` in walk order; remembers run folders already
-// read. Touches no database, so it runs on a thread of its own. Stops when
-// `emit` returns false.
-class IngestWalk {
- public:
-  explicit IngestWalk(std::function<bool(IngestItem)> emit) : emit_(std::move(emit)) {}
-
-  // False when emit asked to stop.
-  bool Path(const std::string& path) {
-    std::error_code ec;
-    const fs::file_status status = fs::status(path, ec);
-    if (!fs::exists(status)) return Bad(absl::StrCat(path, ": no such file or directory"));
-    if (fs::is_directory(status)) {
-      int found = 0;
-      if (!Folder(path, found)) return false;
-      if (found == 0) return Bad(absl::StrCat(path, ": no manifest.json and no .json file in it"));
-      return true;
-    }
-    const fs::path file(path);
-    const fs::path parent = file.has_parent_path() ? file.parent_path() : fs::path(".");
-    // A manifest, or a result file of a run folder: the run folder.
-    if (file.filename() == "manifest.json" || fs::exists(parent / "manifest.json", ec)) {
-      return RunFolder(parent.string());
-    }
-    return LooseFile(path);
-  }
-
- private:
-  bool Bad(std::string message) {
-    IngestItem item;
-    item.bad.push_back(std::move(message));
-    return emit_(std::move(item));
-  }
-
-  bool Folder(const std::string& dir, int& found) {
-    std::error_code ec;
-    if (fs::exists(fs::path(dir) / "manifest.json", ec)) {
-      ++found;
-      return RunFolder(dir);
-    }
-    std::vector<fs::path> entries;
-    for (fs::directory_iterator it(dir, ec); !ec && it != fs::directory_iterator();
-         it.increment(ec)) {
-      entries.push_back(it->path());
-    }
-    if (ec) return Bad(absl::StrCat(dir, ": cannot list folder: ", ec.message()));
-    std::sort(entries.begin(), entries.end());
-    for (const fs::path& entry : entries) {
-      std::error_code entry_ec;
-      bool go_on = true;
-      if (fs::is_directory(entry, entry_ec)) {
-        go_on = Folder(entry.string(), found);
-      } else if (entry.extension() == ".json" && fs::is_regular_file(entry, entry_ec)) {
-        ++found;
-        go_on = LooseFile(entry.string());
-      }
-      if (!go_on) return false;
-    }
-    return true;
-  }
-
-  bool RunFolder(const std::string& dir) {
-    std::error_code ec;
-    const std::string canonical = fs::weakly_canonical(dir, ec).string();
-    if (!folders_done_.insert(ec ? dir : canonical).second) return true;
-    IngestItem item;
-    absl::StatusOr<RunData> run = ReadRunFolderCounting(dir, &item.bad, item.files);
-    if (run.ok()) {
-      item.run = *std::move(run);
-    } else {
-      item.files = 0;
-      item.bad.emplace_back(run.status().message());
-    }
-    return emit_(std::move(item));
-  }
-
-  bool LooseFile(const std::string& path) {
-    absl::StatusOr<std::string> text = ReadWholeFile(path);
-    if (!text.ok()) return Bad(std::string(text.status().message()));
-    absl::StatusOr<ResultFile> file = ParseResultJson(*text, path);
-    if (!file.ok()) return Bad(std::string(file.status().message()));
-    IngestItem item;
-    item.files = 1;
-    RunData& run = item.run.emplace();
-    run.info = LooseRunInfo(*file, *text);
-    run.points = PointsOfResultFile(*file);
-    return emit_(std::move(item));
-  }
-
-  std::function<bool(IngestItem)> emit_;
-  std::set<std::string> folders_done_;
-};
-
-// "IN (1, 2, 3)" for integer ids.
-std::string InList(const std::vector<long long>& ids) {
-  return absl::StrCat("(", absl::StrJoin(ids, ", "), ")");
-}
 
 }  // namespace
 
@@ -936,7 +364,7 @@ absl::StatusOr<IngestStats> HistoryDb::Ingest(const std::vector<std::string>& pa
     for (std::string& message : item->bad) stats.bad_files.push_back(std::move(message));
     stats.files += item->files;
     if (item->run.has_value()) {
-      status = (*inserter)->Add(*item->run, stats);
+      status = (*inserter)->Add(*item->run, item->kept, stats);
       if (!status.ok()) break;
     }
   }
@@ -955,7 +383,7 @@ absl::StatusOr<IngestStats> HistoryDb::AddRuns(const std::vector<RunData>& runs)
   absl::StatusOr<std::unique_ptr<Inserter>> inserter = Inserter::Create(db_.get());
   if (!inserter.ok()) return inserter.status();
   for (const RunData& run : runs) {
-    if (absl::Status status = (*inserter)->Add(run, stats); !status.ok()) return status;
+    if (absl::Status status = (*inserter)->Add(run, {}, stats); !status.ok()) return status;
   }
   inserter->reset();
   if (absl::Status status = transaction->Commit(); !status.ok()) return status;
@@ -996,7 +424,7 @@ namespace {
 
 constexpr char kRunInfoColumns[] =
     "r.run_id, r.sweep, r.started, r.host, r.git_commit, r.driver_version, d.name, d.uuid, "
-    "d.serial, d.vbios";
+    "d.serial, d.vbios, r.source, r.source_program, r.source_method";
 
 RunInfo ReadRunInfo(const Statement& stmt) {
   RunInfo info;
@@ -1010,12 +438,16 @@ RunInfo ReadRunInfo(const Statement& stmt) {
   info.device_uuid = stmt.Text(7);
   info.device_serial = stmt.Text(8);
   info.vbios = stmt.Text(9);
+  info.source = stmt.Text(10);
+  info.source_program = stmt.Text(11);
+  info.source_method = stmt.Text(12);
   return info;
 }
 
 }  // namespace
 
-absl::StatusOr<std::vector<RunInfo>> HistoryDb::Runs(const std::string& device) const {
+absl::StatusOr<std::vector<RunInfo>> HistoryDb::Runs(const std::string& device,
+                                                     bool with_imported) const {
   absl::StatusOr<std::vector<long long>> ids = DeviceIds(device);
   if (!ids.ok()) return ids.status();
   std::vector<RunInfo> runs;
@@ -1024,7 +456,8 @@ absl::StatusOr<std::vector<RunInfo>> HistoryDb::Runs(const std::string& device) 
       db_.get(), absl::StrCat("SELECT ", kRunInfoColumns,
                               " FROM runs r JOIN devices d ON d.id = r.device_id WHERE r.device_id "
                               "IN ",
-                              InList(*ids), " ORDER BY r.started, r.run_id"));
+                              InList(*ids), with_imported ? "" : " AND r.source = ''",
+                              " ORDER BY r.started, r.run_id"));
   if (!stmt.ok()) return stmt.status();
   for (;;) {
     absl::StatusOr<bool> row = stmt->Step();
@@ -1041,16 +474,18 @@ absl::StatusOr<RunData> HistoryDb::LoadRun(const std::string& run_id) const {
   {
     absl::StatusOr<Statement> stmt = Statement::Prepare(
         db_.get(), absl::StrCat("SELECT ", kRunInfoColumns,
-                                ", r.id FROM runs r JOIN devices d ON d.id = r.device_id "
-                                "WHERE r.run_id = ?"));
+                                ", r.id, r.entries FROM runs r JOIN devices d ON "
+                                "d.id = r.device_id WHERE r.run_id = ?"));
     if (!stmt.ok()) return stmt.status();
     stmt->Bind(1, run_id);
     absl::StatusOr<bool> row = stmt->Step();
     if (!row.ok()) return row.status();
     if (!*row) return absl::NotFoundError(absl::StrCat("no run \"", run_id, "\" in the history"));
     run.info = ReadRunInfo(*stmt);
-    id = stmt->Int(10);
+    id = stmt->Int(13);
+    run.entries = static_cast<int>(stmt->Int(14));
   }
+  if (absl::Status status = LoadProblems(id, run); !status.ok()) return status;
   std::unordered_map<long long, size_t> by_measurement;
   absl::StatusOr<Statement> measurements = Statement::Prepare(
       db_.get(),
@@ -1090,11 +525,47 @@ absl::StatusOr<RunData> HistoryDb::LoadRun(const std::string& run_id) const {
   return run;
 }
 
+absl::Status HistoryDb::LoadProblems(long long run, RunData& data) const {
+  absl::StatusOr<Statement> stmt = Statement::Prepare(
+      db_.get(),
+      "SELECT entry, experiment, status, reason FROM run_problems WHERE run_id = ? "
+      "ORDER BY position");
+  if (!stmt.ok()) return stmt.status();
+  stmt->Bind(1, run);
+  for (;;) {
+    absl::StatusOr<bool> row = stmt->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) return absl::OkStatus();
+    data.problems.push_back({stmt->Text(0), stmt->Text(1), stmt->Text(2), stmt->Text(3)});
+  }
+}
+
+absl::StatusOr<std::vector<StoredResultFile>> HistoryDb::ResultFiles(
+    const std::string& run_id) const {
+  absl::StatusOr<Statement> stmt = Statement::Prepare(
+      db_.get(),
+      "SELECT r.id, f.name, f.text FROM runs r LEFT JOIN result_files f ON f.run_id = r.id "
+      "WHERE r.run_id = ? ORDER BY f.name");
+  if (!stmt.ok()) return stmt.status();
+  stmt->Bind(1, run_id);
+  std::vector<StoredResultFile> files;
+  bool found = false;
+  for (;;) {
+    absl::StatusOr<bool> row = stmt->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    found = true;
+    if (!stmt->IsNull(1)) files.push_back({stmt->Text(1), stmt->Text(2)});
+  }
+  if (!found) return absl::NotFoundError(absl::StrCat("no run \"", run_id, "\" in the history"));
+  return files;
+}
+
 absl::StatusOr<std::vector<RunData>> HistoryDb::LastRuns(const std::string& device, int n,
                                                          const std::string& before_run_id) const {
   absl::StatusOr<long long> device_id = OneDevice(device);
   if (!device_id.ok()) return device_id.status();
-  std::string sql = "SELECT r.run_id FROM runs r WHERE r.device_id = ?1 ";
+  std::string sql = "SELECT r.run_id FROM runs r WHERE r.device_id = ?1 AND r.source = '' ";
   if (!before_run_id.empty()) {
     absl::StatusOr<Statement> check =
         Statement::Prepare(db_.get(), "SELECT 1 FROM runs WHERE run_id = ?");
@@ -1126,114 +597,6 @@ absl::StatusOr<std::vector<RunData>> HistoryDb::LastRuns(const std::string& devi
     runs.push_back(*std::move(run));
   }
   return runs;
-}
-
-absl::StatusOr<std::vector<TrendPoint>> HistoryDb::Trend(const std::string& device,
-                                                         const std::string& point,
-                                                         const std::string& metric) const {
-  absl::StatusOr<long long> device_id = OneDevice(device);
-  if (!device_id.ok()) return device_id.status();
-  absl::StatusOr<Statement> stmt = Statement::Prepare(
-      db_.get(),
-      "SELECT r.run_id, r.started, x.value, x.spread, r.driver_version, r.git_commit "
-      "FROM points p JOIN measurements m ON m.point_id = p.id "
-      "JOIN runs r ON r.id = m.run_id "
-      "JOIN metrics x ON x.measurement_id = m.id "
-      "AND x.metric_id = (SELECT id FROM metric_names WHERE name = ?3) "
-      "WHERE p.point = ?2 AND r.device_id = ?1 "
-      "ORDER BY r.started, r.run_id, m.attempt");
-  if (!stmt.ok()) return stmt.status();
-  stmt->Bind(1, *device_id).Bind(2, point).Bind(3, metric);
-  std::vector<TrendPoint> trend;
-  for (;;) {
-    absl::StatusOr<bool> row = stmt->Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
-    TrendPoint value;
-    value.run_id = stmt->Text(0);
-    value.started = stmt->Text(1);
-    value.value = stmt->Double(2);
-    value.spread = stmt->OptionalDouble(3);
-    value.driver_version = stmt->Text(4);
-    value.git_commit = stmt->Text(5);
-    // A later attempt of the same run replaces the earlier one.
-    if (!trend.empty() && trend.back().run_id == value.run_id) {
-      trend.back() = std::move(value);
-    } else {
-      trend.push_back(std::move(value));
-    }
-  }
-  return trend;
-}
-
-absl::StatusOr<std::vector<DeviceSummary>> HistoryDb::Devices() const {
-  absl::StatusOr<Statement> stmt = Statement::Prepare(
-      db_.get(),
-      "SELECT d.key, d.uuid, d.name, d.serial, COUNT(r.id), COALESCE(MIN(r.started), ''), "
-      "COALESCE(MAX(r.started), '') FROM devices d LEFT JOIN runs r ON r.device_id = d.id "
-      "GROUP BY d.id ORDER BY d.name, d.key");
-  if (!stmt.ok()) return stmt.status();
-  std::vector<DeviceSummary> devices;
-  for (;;) {
-    absl::StatusOr<bool> row = stmt->Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
-    DeviceSummary device;
-    device.key = stmt->Text(0);
-    device.uuid = stmt->Text(1);
-    device.name = stmt->Text(2);
-    device.serial = stmt->Text(3);
-    device.runs = static_cast<int>(stmt->Int(4));
-    device.first_started = stmt->Text(5);
-    device.last_started = stmt->Text(6);
-    devices.push_back(std::move(device));
-  }
-  return devices;
-}
-
-absl::StatusOr<std::vector<std::string>> HistoryDb::Points(const std::string& device) const {
-  absl::StatusOr<std::vector<long long>> ids = DeviceIds(device);
-  if (!ids.ok()) return ids.status();
-  std::vector<std::string> points;
-  if (ids->empty()) return points;
-  absl::StatusOr<Statement> stmt = Statement::Prepare(
-      db_.get(), absl::StrCat("SELECT DISTINCT p.point FROM points p "
-                              "JOIN measurements m ON m.point_id = p.id "
-                              "JOIN runs r ON r.id = m.run_id WHERE r.device_id IN ",
-                              InList(*ids), " ORDER BY p.point"));
-  if (!stmt.ok()) return stmt.status();
-  for (;;) {
-    absl::StatusOr<bool> row = stmt->Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
-    points.push_back(stmt->Text(0));
-  }
-  return points;
-}
-
-absl::StatusOr<std::vector<std::string>> HistoryDb::Metrics(const std::string& device,
-                                                            const std::string& point) const {
-  absl::StatusOr<std::vector<long long>> ids = DeviceIds(device);
-  if (!ids.ok()) return ids.status();
-  std::vector<std::string> metrics;
-  if (ids->empty()) return metrics;
-  absl::StatusOr<Statement> stmt =
-      Statement::Prepare(db_.get(), absl::StrCat("SELECT DISTINCT n.name FROM points p "
-                                                 "JOIN measurements m ON m.point_id = p.id "
-                                                 "JOIN runs r ON r.id = m.run_id "
-                                                 "JOIN metrics x ON x.measurement_id = m.id "
-                                                 "JOIN metric_names n ON n.id = x.metric_id "
-                                                 "WHERE p.point = ? AND r.device_id IN ",
-                                                 InList(*ids), " ORDER BY n.name"));
-  if (!stmt.ok()) return stmt.status();
-  stmt->Bind(1, point);
-  for (;;) {
-    absl::StatusOr<bool> row = stmt->Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
-    metrics.push_back(stmt->Text(0));
-  }
-  return metrics;
 }
 
 }  // namespace dissect::analysis

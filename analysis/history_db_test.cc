@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "analysis/history_test_util.h"
+#include "analysis/result_points.h"
 #include "analysis/results.h"
 #include "analysis/run_data.h"
 #include "analysis/test_util.h"
@@ -25,88 +27,17 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Not;
 using ::testing::SizeIs;
 using Json = nlohmann::json;
-
-const std::string kPoint = "shared_latency/footprint_bytes:4096/stride_bytes:4";
-
-std::string TempDir(const std::string& name) {
-  const fs::path dir = fs::path(std::getenv("TEST_TMPDIR")) / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir.string();
-}
-
-std::string History(const std::string& name) {
-  return testing::Runfile("analysis/testdata/history/" + name);
-}
-
-void WriteJson(const fs::path& path, const Json& json) {
-  std::ofstream out(path);
-  out << json.dump(2);
-}
-
-// A run folder of one shared_latency file: two points, the second measured
-// twice when `rethrottle` (attempt 1 throttled, attempt 2 not).
-std::string WriteRun(const std::string& root, const std::string& run_id, const std::string& uuid,
-                     const std::string& started, double cycles, bool rethrottle = false,
-                     const std::string& driver = "580.65.06") {
-  const fs::path dir = fs::path(root) / run_id;
-  fs::create_directories(dir);
-  Json manifest = {{"format", "dissect.manifest.v1"},
-                   {"run_id", run_id},
-                   {"sweep", "nightly"},
-                   {"host", "node"},
-                   {"started", started},
-                   {"git_commit", "c0ffee"},
-                   {"device",
-                    {{"index", 0},
-                     {"name", "NVIDIA H100 80GB HBM3"},
-                     {"uuid", uuid},
-                     {"driver_version", driver}}},
-                   {"entries",
-                    {{{"id", "shared_latency"},
-                      {"experiment", "shared_latency"},
-                      {"status", "ok"},
-                      {"result_file", "shared_latency.json"}}}}};
-  WriteJson(dir / "manifest.json", manifest);
-  Json rows = Json::array();
-  auto row = [](int footprint, double cycles, int throttled, int attempt) {
-    Json r = {{"name", absl::StrCat("shared_latency/footprint_bytes:", footprint,
-                                    "/stride_bytes:4/iterations:1/manual_time")},
-              {"run_type", "iteration"},
-              {"iterations", 1},
-              {"real_time", 1.0},
-              {"time_unit", "us"},
-              {"cycles_per_load", cycles},
-              {"cycles_per_load.spread", 0.01},
-              {"throttled", throttled}};
-    if (attempt > 1) r["attempt"] = attempt;
-    return r;
-  };
-  rows.push_back(row(4096, cycles, 0, 1));
-  if (rethrottle) {
-    rows.push_back(row(8192, cycles * 2, 1, 1));
-    rows.push_back(row(8192, cycles, 0, 2));
-  }
-  Json file = {{"context",
-                {{"dissect_schema_version", "1"},
-                 {"dissect_experiment", "shared_latency"},
-                 {"dissect_axes", "footprint_bytes,stride_bytes"},
-                 {"dissect_metrics", "cycles_per_load"},
-                 {"metric.cycles_per_load.unit", "cycles/load"},
-                 {"device_name", "NVIDIA H100 80GB HBM3"},
-                 {"date", started}}},
-               {"benchmarks", rows}};
-  WriteJson(dir / "shared_latency.json", file);
-  return dir.string();
-}
-
-std::unique_ptr<HistoryDb> OpenOrDie(const std::string& path) {
-  absl::StatusOr<std::unique_ptr<HistoryDb>> db = HistoryDb::Open(path);
-  EXPECT_TRUE(db.ok()) << db.status();
-  return db.ok() ? *std::move(db) : nullptr;
-}
+using history_testing::History;
+using history_testing::ImportedFile;
+using history_testing::kPoint;
+using history_testing::OpenOrDie;
+using history_testing::TempDir;
+using history_testing::WriteJson;
+using history_testing::WriteRun;
 
 TEST(HistoryDbTest, NewDatabaseHasTheCurrentSchemaVersion) {
   auto db = OpenOrDie(TempDir("new") + "/history.db");
@@ -114,7 +45,7 @@ TEST(HistoryDbTest, NewDatabaseHasTheCurrentSchemaVersion) {
   absl::StatusOr<int> version = db->SchemaVersion();
   ASSERT_TRUE(version.ok()) << version.status();
   EXPECT_EQ(*version, kHistorySchemaVersion);
-  EXPECT_EQ(*version, 2);
+  EXPECT_EQ(*version, 3);
 }
 
 TEST(HistoryDbTest, IngestTwiceAddsNothingAndCountsTheSame) {
@@ -195,7 +126,131 @@ TEST(HistoryDbTest, LoadRunGivesBackWhatTheFolderHolds) {
       EXPECT_EQ(got.metrics.at(name).unit, metric.unit) << name;
     }
   }
+  // The entries, and those that measured nothing, as the folder says.
+  EXPECT_EQ(loaded->entries, folder->entries);
+  ASSERT_EQ(loaded->problems.size(), folder->problems.size());
+  // The timed-out, pending and unreadable entries.
+  ASSERT_THAT(loaded->problems, Not(IsEmpty()));
+  for (size_t i = 0; i < folder->problems.size(); ++i) {
+    EXPECT_EQ(loaded->problems[i].entry, folder->problems[i].entry);
+    EXPECT_EQ(loaded->problems[i].experiment, folder->problems[i].experiment);
+    EXPECT_EQ(loaded->problems[i].status, folder->problems[i].status);
+    EXPECT_EQ(loaded->problems[i].reason, folder->problems[i].reason);
+  }
   EXPECT_EQ(db->LoadRun("no-such-run").status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST(HistoryDbTest, RunKeepsItsResultFiles) {
+  auto db = OpenOrDie(TempDir("kept") + "/history.db");
+  ASSERT_NE(db, nullptr);
+  ASSERT_TRUE(db->Ingest({History("run_h100_night1")}).ok());
+  const std::string run_id = "gpu-node-07-GPU-1111aaaa-20261123T020000Z";
+  // Every file that parses, whole; the corrupt relu_bandwidth.json not.
+  absl::StatusOr<std::vector<StoredResultFile>> files = db->ResultFiles(run_id);
+  ASSERT_TRUE(files.ok()) << files.status();
+  ASSERT_THAT(*files, SizeIs(2));
+  EXPECT_EQ((*files)[0].name, "run_h100_night1/memory_latency_l2.json");
+  EXPECT_EQ((*files)[1].name, "run_h100_night1/shared_latency.json");
+  EXPECT_EQ((*files)[1].text, testing::ReadText(History("run_h100_night1/shared_latency.json")));
+  EXPECT_EQ(db->ResultFiles("no-such-run").status().code(), absl::StatusCode::kNotFound);
+  absl::StatusOr<RunData> first = db->LoadRun(run_id);
+  ASSERT_TRUE(first.ok()) << first.status();
+
+  // Ingested again: the same files and problems, not a second copy.
+  ASSERT_TRUE(db->Ingest({History("run_h100_night1")}).ok());
+  files = db->ResultFiles(run_id);
+  ASSERT_TRUE(files.ok()) << files.status();
+  EXPECT_THAT(*files, SizeIs(2));
+  absl::StatusOr<RunData> again = db->LoadRun(run_id);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->problems.size(), first->problems.size());
+}
+
+TEST(HistoryDbTest, KeptFilesAreNamedByRunFolderWhicheverPathLedThere) {
+  const std::string root = TempDir("names");
+  const std::string run =
+      WriteRun(root + "/nightly/2026-11-20", "run-a", "GPU-a", "2026-11-20T02:00:00Z", 30);
+  for (const std::string& path : {root + "/nightly", run, run + "/", run + "/manifest.json",
+                                  run + "/shared_latency.json", run + "/../run-a"}) {
+    fs::remove(root + "/history.db");
+    auto db = OpenOrDie(root + "/history.db");
+    ASSERT_NE(db, nullptr);
+    ASSERT_TRUE(db->Ingest({path}).ok()) << path;
+    absl::StatusOr<std::vector<StoredResultFile>> files = db->ResultFiles("run-a");
+    ASSERT_TRUE(files.ok()) << files.status();
+    ASSERT_THAT(*files, SizeIs(1)) << path;
+    EXPECT_EQ((*files)[0].name, "run-a/shared_latency.json") << path;
+  }
+  EXPECT_EQ(RunFileName(".", "x/shared_latency.json"),
+            fs::current_path().filename().string() + "/shared_latency.json");
+}
+
+TEST(HistoryDbTest, ImportedResultsKeepTheirSourceAndAreNoRunOfOurs) {
+  const std::string dir = TempDir("imported");
+  const std::string file = ImportedFile(dir);
+  auto db = OpenOrDie(dir + "/history.db");
+  ASSERT_NE(db, nullptr);
+  ASSERT_TRUE(db->Ingest({file, History("run_h100_night1")}).ok());
+  absl::StatusOr<std::vector<RunInfo>> ours = db->Runs("");
+  ASSERT_TRUE(ours.ok()) << ours.status();
+  ASSERT_THAT(*ours, SizeIs(1));
+  EXPECT_EQ((*ours)[0].run_id, "gpu-node-07-GPU-1111aaaa-20261123T020000Z");
+  absl::StatusOr<std::vector<RunInfo>> all = db->Runs("", /*with_imported=*/true);
+  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_THAT(*all, SizeIs(2));
+  const RunInfo& imported = (*all)[0];  // measured in 2025, before our run
+  EXPECT_TRUE(IsImported(imported));
+  EXPECT_EQ(imported.source, "mt4g@4cc55662a954");
+  EXPECT_EQ(imported.source_program, "mt4g");
+  EXPECT_EQ(imported.source_method, "p-chase mean");
+  EXPECT_EQ(imported.started, "2025-08-10T00:03:09Z");
+  EXPECT_EQ(imported.driver_version,
+            "");  // the suite's CUDA version is no driver of ours
+  absl::StatusOr<RunData> loaded = db->LoadRun(imported.run_id);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->info.source, "mt4g@4cc55662a954");
+  // Never a baseline of ours.
+  absl::StatusOr<std::vector<RunData>> last = db->LastRuns("NVIDIA H100 80GB HBM3@", 7);
+  ASSERT_TRUE(last.ok()) << last.status();
+  EXPECT_THAT(*last, IsEmpty());
+  absl::StatusOr<std::vector<StoredResultFile>> files = db->ResultFiles(imported.run_id);
+  ASSERT_TRUE(files.ok()) << files.status();
+  ASSERT_THAT(*files, SizeIs(1));
+  EXPECT_EQ((*files)[0].name, "mt4g_excerpt.json");
+  EXPECT_EQ((*files)[0].text, testing::ReadText(file));
+}
+
+TEST(HistoryDbTest, ImportedFileIngestedAgainGetsItsSource) {
+  const std::string dir = TempDir("imported_again");
+  const std::string path = ImportedFile(dir);
+  const std::string text = testing::ReadText(path);
+  absl::StatusOr<ResultFile> file = ParseResultJson(text, path);
+  ASSERT_TRUE(file.ok()) << file.status();
+  auto db = OpenOrDie(dir + "/history.db");
+  ASSERT_NE(db, nullptr);
+  // As a database before schema version 3 held it: a loose run like ours.
+  RunData old;
+  old.info = LooseRunInfo(*file, text);
+  old.points = PointsOfResultFile(*file);
+  ASSERT_TRUE(db->AddRuns({old}).ok());
+  absl::StatusOr<std::vector<RunInfo>> ours = db->Runs("");
+  ASSERT_TRUE(ours.ok()) << ours.status();
+  ASSERT_THAT(*ours, SizeIs(1));
+  // Ingested again (the same run id): it is imported, with its file.
+  absl::StatusOr<IngestStats> stats = db->Ingest({path});
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->runs, 0);
+  ours = db->Runs("");
+  ASSERT_TRUE(ours.ok()) << ours.status();
+  EXPECT_THAT(*ours, IsEmpty());
+  absl::StatusOr<std::vector<RunInfo>> all = db->Runs("", /*with_imported=*/true);
+  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_THAT(*all, SizeIs(1));
+  EXPECT_EQ((*all)[0].source, "mt4g@4cc55662a954");
+  EXPECT_EQ((*all)[0].started, "2025-08-10T00:03:09Z");
+  absl::StatusOr<std::vector<StoredResultFile>> files = db->ResultFiles(old.info.run_id);
+  ASSERT_TRUE(files.ok()) << files.status();
+  EXPECT_THAT(*files, SizeIs(1));
 }
 
 TEST(HistoryDbTest, AxesWithSeparatorsComeBackAsTheyWent) {
@@ -342,7 +397,8 @@ class TrendTest : public ::testing::Test {
     ASSERT_NE(db_, nullptr);
     // Ingested out of order; night 3 re-measured a throttled point.
     std::vector<std::string> folders = {
-        WriteRun(root_, "n3", "GPU-a", "2026-11-03T02:00:00Z", 33, /*rethrottle=*/true),
+        WriteRun(root_, "n3", "GPU-a", "2026-11-03T02:00:00Z", 33,
+                 /*rethrottle=*/true),
         WriteRun(root_, "n1", "GPU-a", "2026-11-01T02:00:00Z", 31),
         WriteRun(root_, "n2", "GPU-a", "2026-11-02T03:00:00+01:00", 32),
         WriteRun(root_, "n4", "GPU-a", "2026-11-04T02:00:00Z", 34, false, "590.10"),
@@ -441,238 +497,6 @@ TEST_F(TrendTest, DevicesPointsAndMetrics) {
   absl::StatusOr<std::vector<std::string>> metrics = db_->Metrics("GPU-a", kPoint);
   ASSERT_TRUE(metrics.ok());
   EXPECT_THAT(*metrics, ElementsAre("cycles_per_load"));
-}
-
-// ---- Schema versions --------------------------------------------------------
-
-void Sql(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  char* error = nullptr;
-  const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error);
-  EXPECT_EQ(rc, SQLITE_OK) << (error != nullptr ? error : "");
-  sqlite3_free(error);
-  sqlite3_close(db);
-}
-
-TEST(HistoryDbMigrationTest, VersionZeroIsMigrated) {
-  const std::string path = TempDir("v0") + "/history.db";
-  // The prototype layout: no schema_version table, one flat results table.
-  Sql(path,
-      "CREATE TABLE runs (run_id TEXT PRIMARY KEY, device TEXT, started TEXT, "
-      "driver_version TEXT, git_commit TEXT);"
-      "CREATE TABLE results (run_id TEXT, point TEXT, metric TEXT, value REAL, spread REAL, "
-      "unit TEXT);"
-      "INSERT INTO runs VALUES ('old2', 'NVIDIA A100', '2025-01-02T02:00:00Z', '550', 'c2');"
-      "INSERT INTO runs VALUES ('old1', 'NVIDIA A100', '2025-01-01T02:00:00Z', '550', 'c1');"
-      "INSERT INTO results VALUES ('old1', 'shared_latency/footprint_bytes:4096/stride_bytes:4', "
-      "'cycles_per_load', 30.5, 0.01, 'cycles/load');"
-      "INSERT INTO results VALUES ('old1', 'shared_latency/footprint_bytes:4096/stride_bytes:4', "
-      "'ns_per_load', 15.0, NULL, 'ns/load');"
-      "INSERT INTO results VALUES ('old2', 'shared_latency/footprint_bytes:4096/stride_bytes:4', "
-      "'cycles_per_load', 31.5, 0.02, 'cycles/load');");
-  auto db = OpenOrDie(path);
-  ASSERT_NE(db, nullptr);
-  absl::StatusOr<int> version = db->SchemaVersion();
-  ASSERT_TRUE(version.ok()) << version.status();
-  EXPECT_EQ(*version, 2);  // 0 -> 1 -> 2
-  absl::StatusOr<std::vector<TrendPoint>> trend =
-      db->Trend("NVIDIA A100", kPoint, "cycles_per_load");
-  ASSERT_TRUE(trend.ok()) << trend.status();
-  ASSERT_THAT(*trend, SizeIs(2));
-  EXPECT_EQ((*trend)[0].run_id, "old1");
-  EXPECT_EQ((*trend)[0].value, 30.5);
-  EXPECT_EQ((*trend)[0].spread, 0.01);
-  EXPECT_EQ((*trend)[0].git_commit, "c1");
-  EXPECT_EQ((*trend)[1].value, 31.5);
-  absl::StatusOr<RunData> run = db->LoadRun("old1");
-  ASSERT_TRUE(run.ok()) << run.status();
-  ASSERT_THAT(run->points, SizeIs(1));
-  EXPECT_EQ(run->points[0].experiment, "shared_latency");
-  EXPECT_EQ(run->points[0].axes.at("footprint_bytes"), "4096");
-  EXPECT_FALSE(run->points[0].metrics.at("ns_per_load").spread.has_value());
-  db.reset();
-
-  // Migrated once: opening again finds version 2, and new runs go in beside.
-  db = OpenOrDie(path);
-  ASSERT_NE(db, nullptr);
-  absl::StatusOr<IngestStats> stats = db->Ingest({History("run_h100_night1")});
-  ASSERT_TRUE(stats.ok()) << stats.status();
-  EXPECT_EQ(stats->runs, 1);
-}
-
-// The first value of `sql` as text ("" when there is no row).
-std::string SqlText(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  sqlite3_stmt* stmt = nullptr;
-  EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr), SQLITE_OK) << sql;
-  std::string text;
-  if (sqlite3_step(stmt) == SQLITE_ROW && sqlite3_column_text(stmt, 0) != nullptr) {
-    text = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
-  }
-  sqlite3_finalize(stmt);
-  sqlite3_close(db);
-  return text;
-}
-
-TEST(HistoryDbMigrationTest, VersionOneIsMigrated) {
-  const std::string path = TempDir("v1") + "/history.db";
-  // Version 1: axes in point_axes, metrics keyed by name.
-  Sql(path,
-      "CREATE TABLE schema_version (version INTEGER NOT NULL);"
-      "CREATE TABLE devices (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, "
-      "uuid TEXT NOT NULL DEFAULT '', name TEXT NOT NULL DEFAULT '', "
-      "serial TEXT NOT NULL DEFAULT '', vbios TEXT NOT NULL DEFAULT '');"
-      "CREATE INDEX devices_by_uuid ON devices(uuid);"
-      "CREATE INDEX devices_by_name ON devices(name);"
-      "CREATE TABLE runs (id INTEGER PRIMARY KEY, run_id TEXT NOT NULL UNIQUE, "
-      "device_id INTEGER NOT NULL REFERENCES devices(id), sweep TEXT NOT NULL DEFAULT '', "
-      "started TEXT NOT NULL DEFAULT '', host TEXT NOT NULL DEFAULT '', "
-      "git_commit TEXT NOT NULL DEFAULT '', driver_version TEXT NOT NULL DEFAULT '');"
-      "CREATE INDEX runs_by_device ON runs(device_id, started, run_id);"
-      "CREATE TABLE points (id INTEGER PRIMARY KEY, experiment TEXT NOT NULL, "
-      "point TEXT NOT NULL UNIQUE);"
-      "CREATE TABLE point_axes (point_id INTEGER NOT NULL REFERENCES points(id), "
-      "name TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (point_id, name)) WITHOUT ROWID;"
-      "CREATE TABLE measurements (id INTEGER PRIMARY KEY, "
-      "run_id INTEGER NOT NULL REFERENCES runs(id), "
-      "point_id INTEGER NOT NULL REFERENCES points(id), attempt INTEGER NOT NULL, "
-      "throttled INTEGER NOT NULL, UNIQUE (run_id, point_id, attempt));"
-      "CREATE INDEX measurements_by_point ON measurements(point_id, run_id);"
-      "CREATE TABLE metrics (measurement_id INTEGER NOT NULL REFERENCES measurements(id), "
-      "name TEXT NOT NULL, value REAL NOT NULL, spread REAL, unit TEXT NOT NULL DEFAULT '', "
-      "PRIMARY KEY (measurement_id, name)) WITHOUT ROWID;"
-      "INSERT INTO schema_version VALUES (1);"
-      "INSERT INTO devices (id, key, uuid, name) VALUES (1, 'GPU-v1', 'GPU-v1', 'NVIDIA A100');"
-      "INSERT INTO runs (id, run_id, device_id, started, git_commit) VALUES "
-      "(1, 'r1', 1, '2025-02-01T02:00:00Z', 'c1'), (2, 'r2', 1, '2025-02-02T02:00:00Z', 'c2');"
-      "INSERT INTO points VALUES (1, 'shared_latency', "
-      "'shared_latency/footprint_bytes:4096/stride_bytes:4'), "
-      "(2, 'odd', 'odd/mode:a%b'), (3, 'bare', 'bare');"
-      "INSERT INTO point_axes VALUES (1, 'stride_bytes', '4'), (1, 'footprint_bytes', '4096'), "
-      "(2, 'mode', 'a%b/c:d');"
-      "INSERT INTO measurements VALUES (1, 1, 1, 1, 0), (2, 1, 2, 1, 0), (3, 1, 3, 1, 0), "
-      "(4, 2, 1, 1, 1), (5, 2, 1, 2, 0);"
-      "INSERT INTO metrics VALUES (1, 'cycles_per_load', 30.5, 0.01, 'cycles/load'), "
-      "(1, 'ns_per_load', 15.0, NULL, 'ns/load'), (2, 'cycles_per_load', 7, NULL, ''), "
-      "(3, 'ns_per_load', 1, NULL, 'ns/load'), (4, 'cycles_per_load', 60, 0.2, 'cycles/load'), "
-      "(5, 'cycles_per_load', 31.5, 0.02, 'cycles/load');");
-  auto db = OpenOrDie(path);
-  ASSERT_NE(db, nullptr);
-  absl::StatusOr<int> version = db->SchemaVersion();
-  ASSERT_TRUE(version.ok()) << version.status();
-  EXPECT_EQ(*version, 2);
-  absl::StatusOr<RunData> run = db->LoadRun("r1");
-  ASSERT_TRUE(run.ok()) << run.status();
-  ASSERT_THAT(run->points, SizeIs(3));
-  EXPECT_EQ(run->points[0].point, kPoint);
-  EXPECT_EQ(run->points[0].axes, (std::map<std::string, std::string>{{"footprint_bytes", "4096"},
-                                                                     {"stride_bytes", "4"}}));
-  EXPECT_EQ(run->points[0].metrics.at("cycles_per_load").value, 30.5);
-  EXPECT_EQ(run->points[0].metrics.at("cycles_per_load").spread, 0.01);
-  EXPECT_EQ(run->points[0].metrics.at("cycles_per_load").unit, "cycles/load");
-  EXPECT_FALSE(run->points[0].metrics.at("ns_per_load").spread.has_value());
-  EXPECT_EQ(run->points[1].axes, (std::map<std::string, std::string>{{"mode", "a%b/c:d"}}));
-  EXPECT_TRUE(run->points[2].axes.empty());
-  EXPECT_THAT(run->points[2].metrics, SizeIs(1));
-  // The last attempt of r2 is its value.
-  absl::StatusOr<std::vector<TrendPoint>> trend = db->Trend("GPU-v1", kPoint, "cycles_per_load");
-  ASSERT_TRUE(trend.ok()) << trend.status();
-  ASSERT_THAT(*trend, SizeIs(2));
-  EXPECT_EQ((*trend)[0].value, 30.5);
-  EXPECT_EQ((*trend)[1].value, 31.5);
-  EXPECT_EQ((*trend)[1].git_commit, "c2");
-  absl::StatusOr<std::vector<std::string>> metrics = db->Metrics("GPU-v1", kPoint);
-  ASSERT_TRUE(metrics.ok()) << metrics.status();
-  EXPECT_THAT(*metrics, ElementsAre("cycles_per_load", "ns_per_load"));
-  db.reset();
-  EXPECT_EQ(SqlText(path,
-                    "SELECT group_concat(name, ',') FROM (SELECT name FROM sqlite_master "
-                    "WHERE type = 'table' ORDER BY name)"),
-            "devices,measurements,metric_names,metrics,points,runs,schema_version");
-  EXPECT_EQ(SqlText(path, "SELECT axes FROM points WHERE id = 1"),
-            "footprint_bytes:4096/stride_bytes:4");
-  EXPECT_EQ(SqlText(path, "SELECT axes FROM points WHERE id = 2"), "mode:a%25b%2Fc%3Ad");
-
-  // New runs go in beside the migrated ones.
-  db = OpenOrDie(path);
-  ASSERT_NE(db, nullptr);
-  absl::StatusOr<IngestStats> stats = db->Ingest({History("run_h100_night1")});
-  ASSERT_TRUE(stats.ok()) << stats.status();
-  EXPECT_EQ(stats->runs, 1);
-}
-
-TEST(HistoryDbMigrationTest, FailedMigrationFromVersionOneLeavesTheDatabaseAsItWas) {
-  const std::string path = TempDir("v1_bad") + "/history.db";
-  // A version-1 database without point_axes: the migration fails and rolls
-  // back, metrics and points as they were.
-  Sql(path,
-      "CREATE TABLE schema_version (version INTEGER NOT NULL);"
-      "INSERT INTO schema_version VALUES (1);"
-      "CREATE TABLE points (id INTEGER PRIMARY KEY, experiment TEXT NOT NULL, "
-      "point TEXT NOT NULL UNIQUE);"
-      "CREATE TABLE metrics (measurement_id INTEGER NOT NULL, name TEXT NOT NULL, "
-      "value REAL NOT NULL, spread REAL, unit TEXT NOT NULL DEFAULT '', "
-      "PRIMARY KEY (measurement_id, name)) WITHOUT ROWID;"
-      "INSERT INTO metrics VALUES (1, 'cycles_per_load', 30.5, NULL, '');");
-  absl::StatusOr<std::unique_ptr<HistoryDb>> db = HistoryDb::Open(path);
-  ASSERT_FALSE(db.ok());
-  EXPECT_THAT(std::string(db.status().message()), HasSubstr("migrating from schema version 1"));
-  EXPECT_EQ(SqlText(path,
-                    "SELECT group_concat(name, ',') FROM (SELECT name FROM sqlite_master "
-                    "WHERE type = 'table' ORDER BY name)"),
-            "metrics,points,schema_version");
-  EXPECT_EQ(SqlText(path, "SELECT name FROM metrics"), "cycles_per_load");
-  EXPECT_EQ(SqlText(path, "SELECT version FROM schema_version"), "1");
-}
-
-TEST(HistoryDbMigrationTest, FailedMigrationLeavesTheDatabaseAsItWas) {
-  const std::string path = TempDir("v0_bad") + "/history.db";
-  // A version-0 database whose results table lacks a column the migration
-  // reads: the migration fails and rolls back.
-  Sql(path,
-      "CREATE TABLE runs (run_id TEXT PRIMARY KEY, device TEXT, started TEXT, "
-      "driver_version TEXT, git_commit TEXT);"
-      "CREATE TABLE results (run_id TEXT, point TEXT, metric TEXT);"
-      "INSERT INTO runs VALUES ('old1', 'NVIDIA A100', '2025-01-01T02:00:00Z', '550', 'c1');");
-  absl::StatusOr<std::unique_ptr<HistoryDb>> db = HistoryDb::Open(path);
-  ASSERT_FALSE(db.ok());
-  EXPECT_THAT(std::string(db.status().message()), HasSubstr("migrating from schema version 0"));
-  Sql(path, "SELECT run_id, device FROM runs; SELECT metric FROM results;");
-  sqlite3* raw = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
-  sqlite3_stmt* stmt = nullptr;
-  ASSERT_EQ(sqlite3_prepare_v2(raw, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'", -1,
-                               &stmt, nullptr),
-            SQLITE_OK);
-  ASSERT_EQ(sqlite3_step(stmt), SQLITE_ROW);
-  EXPECT_EQ(sqlite3_column_int(stmt, 0), 2);  // runs and results, nothing else
-  sqlite3_finalize(stmt);
-  sqlite3_close(raw);
-}
-
-TEST(HistoryDbMigrationTest, NewerVersionIsRefused) {
-  const std::string path = TempDir("v99") + "/history.db";
-  Sql(path,
-      "CREATE TABLE schema_version (version INTEGER); INSERT INTO schema_version VALUES (99);");
-  absl::StatusOr<std::unique_ptr<HistoryDb>> db = HistoryDb::Open(path);
-  ASSERT_FALSE(db.ok());
-  EXPECT_THAT(std::string(db.status().message()), HasSubstr("version 99 is newer"));
-}
-
-TEST(HistoryDbMigrationTest, ForeignDatabaseAndNonDatabaseAreRefused) {
-  const std::string dir = TempDir("foreign_db");
-  Sql(dir + "/other.db", "CREATE TABLE customers (id INTEGER);");
-  absl::StatusOr<std::unique_ptr<HistoryDb>> db = HistoryDb::Open(dir + "/other.db");
-  ASSERT_FALSE(db.ok());
-  EXPECT_THAT(std::string(db.status().message()),
-              HasSubstr("other.db: not a dissect history database (tables: customers)"));
-
-  std::ofstream(dir + "/text.db") << "this is not a database, just some text of enough length\n";
-  db = HistoryDb::Open(dir + "/text.db");
-  ASSERT_FALSE(db.ok());
-  EXPECT_THAT(std::string(db.status().message()), HasSubstr("text.db: not a SQLite database"));
 }
 
 }  // namespace

@@ -23,6 +23,14 @@ searched recursively for run folders and loose result files (a loose result
 file is a run of its own, named <host_name>-<device_index>-<UTC date> from
 its context).
 
+Each result file is kept whole beside its values (device facts, clocks,
+labels, skipped points), named <run folder>/<file>, so that the dashboard
+built from DB shows what it shows from the run folders. A run's
+failed, timed-out, skipped and unreadable entries are kept too. A file
+written by //analysis:import (results of another suite, e.g. gpu-benches or
+mt4g) keeps its source, program and method and is never a night of ours:
+the dashboard shows it apart, and compare never takes it as a baseline.
+
 Ingesting is idempotent: a measurement is keyed by run, point and attempt, so
 a file ingested twice adds nothing (its rows count as duplicates). Prints
 

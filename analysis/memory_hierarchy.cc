@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "analysis/format.h"
+#include "analysis/latency_levels.h"
 #include "analysis/provenance.h"
 #include "analysis/tlb.h"
 
@@ -79,138 +80,12 @@ std::string DeviceKey(const ResultFile& file) {
       "\n", file.ContextOr("device_sm_count", ""), "\n", file.ContextOr("source", "dissect"));
 }
 
-// A plateau is a level of the hierarchy only if it is wide in footprint:
-// at least this factor from its first to its last point, or at least
-// kMinLevelPoints points. A shorter run (on real curves, partial hits make
-// the L1->L2 and L2->DRAM steps gradual over several points, and a short run
-// on that slope can be flat enough to look like a plateau) is a transition.
-constexpr double kMinLevelWidth = 1.5;
-constexpr size_t kMinLevelPoints = 4;
 // DRAM latency comes from the first level that reaches beyond this multiple
 // of the L2 size, from its points up to twice that.
 constexpr double kDramBeyondL2 = 2;
 // Latency rising by more than this share along the DRAM level (TLB reach
 // running out) is reported as TLB creep.
 constexpr double kTlbCreep = 0.03;
-
-// Whether plateau `p` of `seg` over `points` is a level: wide in footprint,
-// or of at least kMinLevelPoints points that are flat (within half the
-// minimum step of each other): four points climbing a gradual transition
-// by a few % each are not a level.
-bool IsLevel(const Plateau& p, const std::vector<CurvePoint>& points, const Segmentation& seg,
-             const ChangepointOptions& options) {
-  if (p.x_last >= p.x_first * kMinLevelWidth) return true;
-  if (p.points < kMinLevelPoints) return false;
-  double lo = HUGE_VAL, hi = 0;
-  for (size_t i = p.first; i <= p.last; ++i) {
-    if (std::binary_search(seg.outliers.begin(), seg.outliers.end(), i)) continue;
-    lo = std::min(lo, points[i].y);
-    hi = std::max(hi, points[i].y);
-  }
-  return hi <= lo * (1 + options.min_relative_step / 2);
-}
-
-std::string Range(double first, double last) {
-  return first == last ? FormatBytes(first)
-                       : absl::StrCat(FormatBytes(first), " – ", FormatBytes(last));
-}
-
-// A curve, its segmentation and its levels.
-struct Segmented {
-  const LatencyCurve* curve = nullptr;
-  Segmentation seg;
-  // Indices into seg.plateaus of the plateaus that are levels (IsLevel).
-  std::vector<size_t> levels;
-
-  bool has_levels() const { return curve != nullptr && !levels.empty(); }
-  const Plateau& level(size_t k) const { return seg.plateaus[levels[k]]; }
-
-  bool IsOutlier(size_t i) const {
-    return std::binary_search(seg.outliers.begin(), seg.outliers.end(), i);
-  }
-
-  // Median cycles and ns over the points of `p` with footprint in [lo, hi]
-  // (outliers excluded), and the footprints of the first and last of them.
-  struct Stats {
-    std::optional<double> cycles, ns;
-    double x_first = 0, x_last = 0;
-    size_t points = 0;
-  };
-  Stats Over(size_t first, size_t last, double lo, double hi) const {
-    std::vector<double> cycles, ns;
-    Stats out;
-    for (size_t i = first; i <= last; ++i) {
-      const CurvePoint& pt = curve->points[i];
-      if (IsOutlier(i) || pt.x < lo || pt.x > hi) continue;
-      if (out.points == 0) out.x_first = pt.x;
-      out.x_last = pt.x;
-      ++out.points;
-      cycles.push_back(pt.y);
-      if (curve->ns[i]) ns.push_back(*curve->ns[i]);
-    }
-    if (!cycles.empty()) out.cycles = Median(cycles);
-    if (!ns.empty()) out.ns = Median(ns);
-    return out;
-  }
-
-  // Median ns over a plateau's points (outliers excluded).
-  std::optional<double> Ns(const Plateau& p) const {
-    return Over(p.first, p.last, -HUGE_VAL, HUGE_VAL).ns;
-  }
-
-  // The last footprint of level k whose latency is still within half the
-  // minimum step of the level: the segmentation admits points up to a full
-  // step away, and the first points of a gradual rise are already leaving.
-  double LevelEnd(size_t k, const ChangepointOptions& options) const {
-    const Plateau& p = level(k);
-    const double tolerance = 1 + options.min_relative_step / 2;
-    for (size_t i = p.last + 1; i-- > p.first;) {
-      const double y = curve->points[i].y;
-      if (!IsOutlier(i) && y <= p.level * tolerance && y >= p.level / tolerance) {
-        return curve->points[i].x;
-      }
-    }
-    return p.x_last;
-  }
-
-  std::string LevelText(size_t k) const {
-    const Plateau& p = level(k);
-    return absl::StrCat("level ", k + 1, " of ", levels.size(), " (", Range(p.x_first, p.x_last),
-                        ", ", p.points, " points, ", FormatNumber(p.level), " cycles)");
-  }
-
-  // The points strictly between level k and level k + 1 (outliers
-  // excluded), as "N point(s), A – B (c1 – c2 cycles)"; "" if none.
-  std::string TransitionText(size_t k) const {
-    std::vector<size_t> points;
-    for (size_t i = level(k).last + 1; i < level(k + 1).first; ++i) {
-      if (!IsOutlier(i)) points.push_back(i);
-    }
-    if (points.empty()) return "";
-    const CurvePoint& a = curve->points[points.front()];
-    const CurvePoint& b = curve->points[points.back()];
-    return absl::StrCat(points.size(), " point(s) between the levels, ", Range(a.x, b.x), " (",
-                        FormatNumber(a.y),
-                        a.y == b.y ? std::string() : absl::StrCat(" – ", FormatNumber(b.y)),
-                        " cycles): a transition, not a level");
-  }
-};
-
-absl::StatusOr<Segmented> SegmentLatency(const LatencyCurve* curve,
-                                         const ChangepointOptions& options) {
-  Segmented s;
-  s.curve = curve;
-  if (curve == nullptr) return s;
-  absl::StatusOr<Segmentation> seg = SegmentCurve(curve->points, options);
-  if (!seg.ok()) {
-    return absl::InternalError(absl::StrCat(curve->Describe(), ": ", seg.status().message()));
-  }
-  s.seg = *std::move(seg);
-  for (size_t k = 0; k < s.seg.plateaus.size(); ++k) {
-    if (IsLevel(s.seg.plateaus[k], curve->points, s.seg, options)) s.levels.push_back(k);
-  }
-  return s;
-}
 
 // Everything known about one device while its table is built.
 class Builder {
@@ -451,7 +326,7 @@ class Builder {
     row.footprint_last = start.x_last;
     Basis("DRAM latency", curve, s.LevelText(*dram),
           absl::StrCat("median of ", where, ": ", start.points, " point(s), ",
-                       Range(start.x_first, start.x_last)));
+                       BytesRange(start.x_first, start.x_last)));
     // TLB creep: the latency at the curve's largest footprints.
     const size_t last = s.curve->points.size() - 1;
     const Segmented::Stats end = s.Over(last >= 2 ? last - 2 : 0, last, start.x_last, HUGE_VAL);
@@ -459,8 +334,8 @@ class Builder {
         *end.cycles > *start.cycles * (1 + kTlbCreep)) {
       Note(absl::StrCat("TLB creep: ", curve, " rises from the DRAM latency of ",
                         FormatNumber(*start.cycles), " cycles (",
-                        Range(start.x_first, start.x_last), ") to ", FormatNumber(*end.cycles),
-                        " cycles at ", Range(end.x_first, end.x_last), " (+",
+                        BytesRange(start.x_first, start.x_last), ") to ", FormatNumber(*end.cycles),
+                        " cycles at ", BytesRange(end.x_first, end.x_last), " (+",
                         FormatPercent(*end.cycles / *start.cycles - 1),
                         "): pages beyond the TLB's reach add a miss to more loads"));
     }
@@ -881,16 +756,33 @@ class Builder {
     return f.ContextOr("bandwidth_footprint", kTotalSplit);
   }
 
-  void BandwidthCurve(const std::string& kind, const std::string& carveout, bool l2_only) {
-    std::vector<const Row*> rows;
+  // Who measured a bandwidth curve, and how.
+  struct CurveSource {
+    std::string method;
+    std::string program;
+  };
+
+  // The read curve of one footprint kind and carveout: its points at the
+  // widest read width (up to 128 bits), who measured it, and the best point
+  // over every op, width and footprint.
+  struct BandwidthPoints {
+    std::vector<CurvePoint> points;
+    int width = 0;
     CurveSource source;
+    std::string best_text;
+  };
+
+  std::optional<BandwidthPoints> CollectBandwidthCurve(const std::string& kind,
+                                                       const std::string& carveout) const {
+    BandwidthPoints out;
+    std::vector<const Row*> rows;
     for (const ResultFile* f : files_) {
       if (f->experiment != kMemoryBandwidth || f->ContextOr(kL1Carveout, "") != carveout) {
         continue;
       }
       for (const Row& row : f->rows) {
         if (row.error || FootprintKind(*f, row) != kind) continue;
-        if (rows.empty()) source = BandwidthSource(*f, row, kind);
+        if (rows.empty()) out.source = BandwidthSource(*f, row, kind);
         rows.push_back(&row);
       }
     }
@@ -910,8 +802,9 @@ class Builder {
         widest = std::max(widest, static_cast<int>(*width));
       }
     }
-    if (best == nullptr || widest == 0) return;
+    if (best == nullptr || widest == 0) return std::nullopt;
     const int width = widest >= 128 ? 128 : widest;
+    out.width = width;
     // footprint -> bytes_in_flight_per_thread (-1 where the file has no
     // such axis) -> GB/s: the best setting of the knob is the device's.
     std::map<double, std::map<double, std::vector<double>>> by_footprint;
@@ -925,20 +818,25 @@ class Builder {
       by_footprint[*footprint][AxisNumber(*row, "bytes_in_flight_per_thread").value_or(-1)]
           .push_back(*gbps);
     }
-    std::vector<CurvePoint> points;
     for (const auto& [footprint, by_in_flight] : by_footprint) {
-      points.push_back({footprint, BestOfMedians(by_in_flight)});
+      out.points.push_back({footprint, BestOfMedians(by_in_flight)});
     }
-    std::string curve = absl::StrCat("memory_bandwidth read, ", width, "-bit");
-    if (kind != kTotalSplit) absl::StrAppend(&curve, ", footprint ", kind);
-    if (!carveout.empty()) absl::StrAppend(&curve, ", ", CarveoutText(carveout));
+    out.best_text =
+        absl::StrCat(FormatNumber(best_gbps), " GB/s: ", best->Axis("op").value_or("?"), ", ",
+                     best->Axis("width_bits").value_or("?"), "-bit, ",
+                     FormatBytes(AxisNumber(*best, "footprint_bytes").value_or(0)));
+    return out;
+  }
+
+  // The plateaus of `points` wide enough to be levels (IsLevel); narrower
+  // ones are transitions. Empty when there is none (said in the basis).
+  std::vector<Plateau> BandwidthLevels(const std::string& curve,
+                                       const std::vector<CurvePoint>& points) {
     absl::StatusOr<Segmentation> seg = SegmentCurve(points, options_);
     if (!seg.ok() || seg->plateaus.empty()) {
       Basis("bandwidth", curve, "no plateau", "");
-      return;
+      return {};
     }
-    // The plateaus wide enough to be levels (IsLevel); narrower ones are
-    // transitions.
     std::vector<Plateau> p;
     for (const Plateau& plateau : seg->plateaus) {
       if (IsLevel(plateau, points, *seg, options_)) p.push_back(plateau);
@@ -950,16 +848,17 @@ class Builder {
                          " or more flat points"),
             "transitions, not levels");
     }
-    if (p.empty()) {
-      Basis("bandwidth", curve, "no plateau wide enough to be a level", "");
-      return;
-    }
-    // Plateaus before the highest one are the ramp of small footprints that
-    // leave SMs idle.
-    size_t top = 0;
-    for (size_t k = 1; k < p.size(); ++k) {
-      if (p[k].level > p[top].level) top = k;
-    }
+    if (p.empty()) Basis("bandwidth", curve, "no plateau wide enough to be a level", "");
+    return p;
+  }
+
+  // Which of the levels `p` (the highest at `top`) are L1, L2 and DRAM;
+  // nullopt when the curve cannot tell (said in the basis).
+  using LevelIndices = std::array<std::optional<size_t>, 3>;
+  std::optional<LevelIndices> ClassifyBandwidthLevels(const std::string& kind,
+                                                      const std::string& carveout,
+                                                      const std::string& curve,
+                                                      const std::vector<Plateau>& p, size_t top) {
     // Each SM's share of a footprint, where known.
     auto share = [&](double footprint) -> std::optional<double> {
       if (kind != kTotalSplit) return footprint;
@@ -1028,20 +927,36 @@ class Builder {
         l2 = top;
       } else {
         Basis("bandwidth", curve, "one plateau", "cannot tell which level");
-        return;
+        return std::nullopt;
       }
     }
+    return LevelIndices{l1, l2, dram};
+  }
+
+  void BandwidthCurve(const std::string& kind, const std::string& carveout, bool l2_only) {
+    const std::optional<BandwidthPoints> collected = CollectBandwidthCurve(kind, carveout);
+    if (!collected) return;
+    std::string curve = absl::StrCat("memory_bandwidth read, ", collected->width, "-bit");
+    if (kind != kTotalSplit) absl::StrAppend(&curve, ", footprint ", kind);
+    if (!carveout.empty()) absl::StrAppend(&curve, ", ", CarveoutText(carveout));
+    const std::vector<Plateau> p = BandwidthLevels(curve, collected->points);
+    if (p.empty()) return;
+    // Plateaus before the highest one are the ramp of small footprints that
+    // leave SMs idle.
+    size_t top = 0;
+    for (size_t k = 1; k < p.size(); ++k) {
+      if (p[k].level > p[top].level) top = k;
+    }
+    std::optional<LevelIndices> levels = ClassifyBandwidthLevels(kind, carveout, curve, p, top);
+    if (!levels) return;
+    auto& [l1, l2, dram] = *levels;
     if (l2_only && (l1 || dram)) {
       Basis("bandwidth", curve, "its L1 and DRAM plateaus not used",
             "the own-share rows (total_split) beside it give those; roaming reads give L2");
       l1.reset();
       dram.reset();
     }
-    const std::string best_text =
-        absl::StrCat(FormatNumber(best_gbps), " GB/s: ", best->Axis("op").value_or("?"), ", ",
-                     best->Axis("width_bits").value_or("?"), "-bit, ",
-                     FormatBytes(AxisNumber(*best, "footprint_bytes").value_or(0)));
-    AssignBandwidths(curve, p, {l1, l2, dram}, source, best_text);
+    AssignBandwidths(curve, p, *levels, collected->source, collected->best_text);
     if (top > 0) {
       Basis("bandwidth", curve,
             absl::StrCat(top,
@@ -1050,12 +965,6 @@ class Builder {
             "ignored as the ramp of too few threads to fill the SMs");
     }
   }
-
-  // Who measured a bandwidth curve, and how.
-  struct CurveSource {
-    std::string method;
-    std::string program;
-  };
 
   // The source of a memory_bandwidth curve whose first row is `row` of
   // `file`: an imported file's row label (else its source_method); for

@@ -52,7 +52,17 @@ struct RunInfo {
   std::string device_uuid;
   std::string device_serial;
   std::string vbios;
+  // Set only for results another suite measured (//analysis:import): the
+  // suite and its version ("mt4g@4cc55662a954", context `source`), the
+  // suite's program (`source_format`, e.g. gpu-latency) and its method
+  // (`source_method`). Such a run is never a night of ours.
+  std::string source;
+  std::string source_program;
+  std::string source_method;
 };
+
+// True for a run of results imported from another suite.
+inline bool IsImported(const RunInfo& info) { return !info.source.empty(); }
 
 // An entry of a run that gave no (or not all of its) measurements: the
 // sweep runner's status of the entry (manifest.json) when it is not "ok", or
