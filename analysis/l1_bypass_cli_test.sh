@@ -15,7 +15,7 @@ fail() {
   failures=$((failures + 1))
 }
 
-report=$("${root}/analysis/report" "${fixture}" 2>"${tmp}/err") || fail "report: exit $?: $(cat "${tmp}/err")"
+report=$("${root}/analysis/report" --detail "${fixture}" 2>"${tmp}/err") || fail "report: exit $?: $(cat "${tmp}/err")"
 [[ "${report}" == *"## l1_bypass: speedup over default: Synthetic H100-like GPU (fixture)"* ]] ||
   fail "report lacks the speedup section"
 [[ "${report}" == *"| dlcm_cg ≡ cg |"* ]] || fail "report names no winner (the dlcm_cg ≡ cg twins)"
