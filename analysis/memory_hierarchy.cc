@@ -250,11 +250,35 @@ class Builder {
 
   // L2 (near and far where there are two L2 levels) and DRAM from the
   // levels of `s` from index `from` on.
+  // Rows L2 near and L2 far from the first and last of the L2 levels
+  // [from, last_l2] of `s`; a note names the levels between them.
+  void L2NearFar(const Segmented& s, size_t from, size_t last_l2) {
+    const std::string curve = s.curve->Describe();
+    HierarchyRow& near = InsertRowAfter("L2", "L2 near");
+    FromLevel(near, s, from, from);
+    HierarchyRow& far = InsertRowAfter("L2 near", "L2 far");
+    FromLevel(far, s, last_l2, last_l2);
+    near_far_from_curve_ = true;
+    Basis("L2 near/far latency", curve,
+          absl::StrCat("two L2 levels: ", s.LevelText(from), " and ", s.LevelText(last_l2)),
+          "near: the partition of the SM's own L2 half; far: lines held in the other "
+          "partition");
+    if (last_l2 > from + 1) {
+      std::vector<std::string> middle;
+      for (size_t k = from + 1; k < last_l2; ++k) {
+        middle.push_back(FormatNumber(s.level(k).level));
+      }
+      Note(absl::StrCat(curve, " has ", last_l2 - from + 1, " L2 levels; the rows give the ",
+                        "first and the last, the others are at ", absl::StrJoin(middle, ", "),
+                        " cycles"));
+    }
+  }
+
   void L2AndDram(const Segmented& s, size_t from) {
     const size_t n = s.levels.size();
     if (from >= n) return;
     const std::string curve = s.curve->Describe();
-    // DRAM: the first level reaching beyond 2x the driver's L2 size; without
+    // DRAM: the first level reaching beyond 2x device_l2_bytes; without
     // that size, the last of two or more levels.
     std::optional<size_t> dram;
     if (device_l2_bytes_) {
@@ -275,28 +299,11 @@ class Builder {
       FromLevel(l2, s, from, last_l2);
       Basis("L2 latency", curve, s.LevelText(from), "");
       Basis("L2 capacity", curve, s.LevelText(last_l2), CapacityText(l2, s, last_l2));
-      if (last_l2 > from) {
-        HierarchyRow& near = InsertRowAfter("L2", "L2 near");
-        FromLevel(near, s, from, from);
-        HierarchyRow& far = InsertRowAfter("L2 near", "L2 far");
-        FromLevel(far, s, last_l2, last_l2);
-        near_far_from_curve_ = true;
-        Basis("L2 near/far latency", curve,
-              absl::StrCat("two L2 levels: ", s.LevelText(from), " and ", s.LevelText(last_l2)),
-              "near: the partition of the SM's own L2 half; far: lines held in the other "
-              "partition");
-        if (last_l2 > from + 1) {
-          std::vector<std::string> middle;
-          for (size_t k = from + 1; k < last_l2; ++k) {
-            middle.push_back(FormatNumber(s.level(k).level));
-          }
-          Note(absl::StrCat(curve, " has ", last_l2 - from + 1, " L2 levels; the rows give the ",
-                            "first and the last, the others are at ", absl::StrJoin(middle, ", "),
-                            " cycles"));
-        }
-      }
-      if (device_l2_bytes_ && !l2.capacity_is_lower_bound) {
-        Note(absl::StrCat("L2 capacity from the curve: ", FormatBytes(*l2.capacity_bytes),
+      if (last_l2 > from) L2NearFar(s, from, last_l2);
+      // Looked up again: inserting the near/far rows may have moved it.
+      const HierarchyRow& l2_row = RowOf("L2");
+      if (device_l2_bytes_ && !l2_row.capacity_is_lower_bound) {
+        Note(absl::StrCat("L2 capacity from the curve: ", FormatBytes(*l2_row.capacity_bytes),
                           " (the last footprint of the last L2 level); device_l2_bytes is ",
                           FormatBytes(*device_l2_bytes_), ", ", l2_origin_));
       }
