@@ -12,9 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_split.h"
+#include "analysis/format.h"
 #include "analysis/import.h"
 #include "analysis/memory_hierarchy.h"
 #include "analysis/peers_test_util.h"
+#include "analysis/report.h"
 #include "analysis/results.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -24,8 +27,10 @@ namespace {
 
 using ::testing::AllOf;
 using ::testing::Contains;
+using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using ::testing::Not;
+using ::testing::StartsWith;
 
 constexpr double kKiB = 1024;
 constexpr double kMiB = 1024 * kKiB;
@@ -192,6 +197,45 @@ TEST_F(PeersHierarchyTest, Mt4gSummaries) {
   const DeviceHierarchy a100 = InferOne({Import("mt4g/NVIDIA_A100-PCIE-40GB.json", options)});
   EXPECT_THAT(a100.device_name, HasSubstr("A100"));
   EXPECT_TRUE(a100.Find("L2")->latency_cycles.has_value());
+}
+
+
+// `report` on the peer files leads with the answer: a summary table per
+// device within 160 columns, each value named by the program that measured
+// it (gpu-cache's L1 bandwidth apart from gpu-l2-cache's L2), the mt4g DRAM
+// peak said to come from its file, and no fact said to be a driver's.
+TEST_F(PeersHierarchyTest, TheReportLeadsWithAShortSummary) {
+  const ImportOptions a100 = GpuBenches("NVIDIA A100 80GB", "8.0", 108, 40 * kMiB);
+  ImportOptions mt4g;
+  mt4g.from = "mt4g";
+  mt4g.source_version = "4cc55662a954";
+  const std::vector<ResultFile> files = {
+      Import("gpu-benches/gpu-latency_gh200.txt",
+             GpuBenches("NVIDIA GH200 480GB", "9.0", 132, 50 * kMiB)),
+      Import("gpu-benches/gpu-cache_a100_80.txt", a100),
+      Import("gpu-benches/gpu-l2-cache_a100_80.txt", a100),
+      Import("gpu-benches/gpu-latency_a100_80.txt", a100),
+      Import("mt4g/NVIDIA_H100_80GB_HBM3.json", mt4g)};
+  ReportOptions options;
+  options.summary = true;
+  options.detail = false;
+  absl::StatusOr<std::string> report = RenderReport(files, options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_THAT(*report, StartsWith("## summary: NVIDIA GH200 480GB · cc 9.0 · 132 SMs\n"));
+  int lines = 0;
+  for (absl::string_view line : absl::StrSplit(*report, '\n')) {
+    ++lines;
+    EXPECT_LE(DisplayWidth(std::string(line)), 160u) << line;
+  }
+  EXPECT_LT(lines, 200) << *report;
+  EXPECT_THAT(*report, ContainsRegex("\\| L1 +\\| bandwidth \\| +[0-9]+ GB/s \\| "
+                                     "gpu-benches gpu-cache \\(imported\\) "));
+  EXPECT_THAT(*report, ContainsRegex("\\| L2 +\\| bandwidth \\| +[0-9]+ GB/s \\| "
+                                     "gpu-benches gpu-l2-cache \\(imported\\) "));
+  EXPECT_THAT(*report, HasSubstr("device_dram_peak_gbps, read from the mt4g file"));
+  EXPECT_THAT(*report, HasSubstr("device_l2_bytes is 50 MiB, given to //analysis:import by a flag"));
+  EXPECT_THAT(*report, Not(HasSubstr("driver")));
+  EXPECT_THAT(*report, Not(HasSubstr("| footprint_bytes")));  // no per-point rows
 }
 
 }  // namespace
