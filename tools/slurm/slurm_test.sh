@@ -273,6 +273,7 @@ write_sweep() {  # FILE ENTRIES
   "name": "slurm_selftest",
   "description": "tools/slurm/slurm_test.sh: CPU-only selftest entries",
   "defaults": {"samples": 1, "warmup": 0, "time_limit_s": 30, "cooldown_s": 0},
+  "needs_gpu": false,
   "entries": [$2]
 }
 EOF
@@ -357,6 +358,8 @@ done
 
 check "regression: every run folder has a verdict" \
   test "$(grep -cE '^\| [^|]+-[0-2] \| [^|]+ \| (no regression|not checked)' "${summary}")" = 3
+check "regression: the crashed task's unmeasured entries are named, not called a regression" \
+  grep -qE '^\| [^|]+-2 \| [^|]+ \| no regression; entries not measured' "${summary}"
 check "outliers checked (outliers.md, outliers.xml)" \
   bash -c "test -s '${night_dir}/outliers.md' && test -s '${night_dir}/outliers.xml' && grep -q '^none (outliers.md)' '${summary}'"
 
