@@ -28,14 +28,6 @@ using ::testing::IsEmpty;
 using ::testing::Not;
 using ::testing::SizeIs;
 
-fs::path TempDir(const std::string& name) {
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  fs::path dir = fs::path(tmp != nullptr ? tmp : "/tmp") / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
 void Copy(const std::string& testdata, const fs::path& to) {
   fs::create_directories(to.parent_path());
   fs::copy_file(testing::Runfile("analysis/testdata/" + testdata), to,
@@ -125,7 +117,7 @@ void ExpectSamePages(const std::map<std::string, std::string>& from_folder,
 }
 
 TEST(DashboardFromHistoryTest, DatabaseGivesThePagesOfTheFoldersItWasIngestedFrom) {
-  const fs::path dir = TempDir("same_pages");
+  const fs::path dir = testing::FreshTempDir("same_pages");
   const fs::path nightly = WriteNights(dir);
   const std::map<std::string, std::string> from_folder =
       Site(nightly.string(), dir / "from_folder");
@@ -146,7 +138,7 @@ TEST(DashboardFromHistoryTest, DatabaseGivesThePagesOfTheFoldersItWasIngestedFro
 }
 
 TEST(DashboardFromHistoryTest, ImportedResultsAreShownApartAndAreNoNight) {
-  const fs::path dir = TempDir("imported");
+  const fs::path dir = testing::FreshTempDir("imported");
   const fs::path nightly = WriteNights(dir);
   const fs::path peers = dir / "imported";
   fs::create_directories(peers);

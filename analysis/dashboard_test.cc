@@ -35,14 +35,6 @@ int Count(const std::string& haystack, const std::string& needle) {
   return n;
 }
 
-fs::path TempDir(const std::string& name) {
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  fs::path dir = fs::path(tmp != nullptr ? tmp : "/tmp") / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
 // ---------------------------------------------------------------------------
 // Escaping and the markdown converter.
 
@@ -91,7 +83,7 @@ TEST(MarkdownToHtmlTest, NothingIsPassedThroughUnescaped) {
 // Broken-link checker.
 
 TEST(BrokenLocalLinksTest, FindsExactlyTheMissingLocalFiles) {
-  const fs::path dir = TempDir("links");
+  const fs::path dir = testing::FreshTempDir("links");
   fs::create_directories(dir / "figures" / "h100");
   std::ofstream(dir / "figures" / "h100" / "a.svg") << "<svg/>";
   std::ofstream(dir / "b c.svg") << "<svg/>";
@@ -465,7 +457,7 @@ DashboardOptions GoldenOptions() {
 }
 
 TEST(WriteDashboardTest, GoldenPages) {
-  const fs::path out = TempDir("golden");
+  const fs::path out = testing::FreshTempDir("golden");
   DashboardInput input;
   input.runs = History();
   absl::StatusOr<DashboardSummary> summary = WriteDashboard(input, out.string(), GoldenOptions());
@@ -489,7 +481,7 @@ TEST(WriteDashboardTest, GoldenPages) {
 }
 
 TEST(WriteDashboardTest, FailedFigureIsSaidNeverLinked) {
-  const fs::path out = TempDir("failed_figure");
+  const fs::path out = testing::FreshTempDir("failed_figure");
   DashboardInput input;
   input.runs = History();
   DashboardOptions options;
@@ -505,7 +497,7 @@ TEST(WriteDashboardTest, FailedFigureIsSaidNeverLinked) {
 }
 
 TEST(ReadDashboardInputTest, HistoryDatabaseGivesTheSamePages) {
-  const fs::path dir = TempDir("db");
+  const fs::path dir = testing::FreshTempDir("db");
   const std::string db_path = (dir / "history.db").string();
   {
     absl::StatusOr<std::unique_ptr<HistoryDb>> db = HistoryDb::Open(db_path);
@@ -543,7 +535,7 @@ TEST(ReadDashboardInputTest, RunFoldersKeepTheirResultFiles) {
 }
 
 TEST(ReadDashboardInputTest, MissingOrForeignHistoryIsAnError) {
-  const fs::path dir = TempDir("bad_history");
+  const fs::path dir = testing::FreshTempDir("bad_history");
   EXPECT_FALSE(ReadDashboardInput((dir / "none.db").string()).ok());
   EXPECT_FALSE(fs::exists(dir / "none.db"));  // not created
   std::ofstream(dir / "notes.txt") << "not a database, just text\n";
@@ -564,7 +556,7 @@ TEST(WriteDashboardTest, FindAndTrendsSeeTheLastHistoryRunsOfEachDevice) {
     }
     return DashboardFindings{};
   };
-  const fs::path out = TempDir("history_runs");
+  const fs::path out = testing::FreshTempDir("history_runs");
   ASSERT_TRUE(WriteDashboard(input, out.string(), options).ok());
   EXPECT_THAT(seen["2026-11-22"], ElementsAre("a-2", "a-3", "b-1", "b-3", "c-3", "d-3", "e-3"));
   EXPECT_THAT(seen["2026-11-21"], ElementsAre("a-1", "a-2"));
@@ -575,7 +567,7 @@ TEST(WriteDashboardTest, FindAndTrendsSeeTheLastHistoryRunsOfEachDevice) {
 
 TEST(WriteDashboardTest, EmptyHistoryIsAnError) {
   absl::StatusOr<DashboardSummary> summary =
-      WriteDashboard({}, TempDir("empty").string(), DashboardOptions());
+      WriteDashboard({}, testing::FreshTempDir("empty").string(), DashboardOptions());
   EXPECT_FALSE(summary.ok());
   EXPECT_THAT(summary.status().message(), HasSubstr("holds no runs"));
 }

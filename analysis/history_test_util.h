@@ -25,10 +25,7 @@ using Json = nlohmann::json;
 inline const std::string kPoint = "shared_latency/footprint_bytes:4096/stride_bytes:4";
 
 inline std::string TempDir(const std::string& name) {
-  const fs::path dir = fs::path(std::getenv("TEST_TMPDIR")) / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir.string();
+  return testing::FreshTempDir(name).string();
 }
 
 inline std::string History(const std::string& name) {

@@ -3,9 +3,8 @@
 #ifndef DISSECT_ANALYSIS_TEST_UTIL_H_
 #define DISSECT_ANALYSIS_TEST_UTIL_H_
 
-#include <algorithm>
-#include <cctype>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -13,7 +12,19 @@
 #include <sstream>
 #include <string>
 
+#include "absl/strings/ascii.h"
+
 namespace dissect::analysis::testing {
+
+// A fresh, empty folder `name` under the test's temporary folder
+// ($TEST_TMPDIR, else /tmp); whatever an earlier test left there is removed.
+inline std::filesystem::path FreshTempDir(const std::string& name) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::filesystem::path dir = std::filesystem::path(tmp != nullptr ? tmp : "/tmp") / name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
 
 // Absolute path of a runfile given its workspace-relative path (e.g.
 // "analysis/testdata/foreign.json"). Works under `bazel test` (TEST_SRCDIR)
@@ -70,19 +81,13 @@ inline std::string StaleGolden(const std::string& golden_path, const std::string
          "DISSECT_UPDATE_GOLDEN=1 bazel run " + target;
 }
 
-inline std::string AsciiLower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
-
 // Text a user reads (a published value's source or note, a catalog entry's
 // claim) must make sense outside the project's tracker and work log. Returns
 // the first project-internal phrase in `text` (an issue number, the issue
 // tracker, a work session, "offline", the maintainers as an author), or ""
 // if it has none.
 inline std::string ProjectInternalPhrase(const std::string& text) {
-  const std::string lower = AsciiLower(text);
+  const std::string lower = absl::AsciiStrToLower(text);
   static const std::regex kIssueNumber("issues? *#? *[0-9]+");
   std::smatch match;
   if (std::regex_search(lower, match, kIssueNumber)) return match.str();
@@ -97,7 +102,7 @@ inline std::string ProjectInternalPhrase(const std::string& text) {
 // (ProjectInternalPhrase); "" if none of these.
 inline std::string UnfollowableSource(const std::string& source) {
   if (source.find_first_not_of(" \t") == std::string::npos) return "the source is empty";
-  if (AsciiLower(source).find("issue") != std::string::npos) {
+  if (absl::AsciiStrToLower(source).find("issue") != std::string::npos) {
     return "the source points into the project's issues (\"" + source + "\")";
   }
   const std::string phrase = ProjectInternalPhrase(source);
