@@ -24,7 +24,7 @@ constexpr auto kBlockerArrivalTimeout = std::chrono::seconds(2);
 absl::Status AddShape(const DeviceInfo& device, int cluster_size, int blocks_per_sm,
                       GpcProbePlan& plan) {
   const void* kernel = TopologyProbeKernel();
-  const size_t bytes = plan.max_shared_bytes / (blocks_per_sm == 1 ? 1 : 3);
+  const size_t bytes = GpcShapeSharedBytes(plan.max_shared_bytes, blocks_per_sm);
   absl::StatusOr<ClusterFit> fit =
       CheckClusterLaunch(device, kernel, cluster_size, plan.block_threads, bytes);
   if (!fit.ok()) {
@@ -127,12 +127,7 @@ absl::StatusOr<std::vector<BlockPlacement>> ProbeOnce(const GpcProbePlan& plan,
                                                       const GpcProbeShape& shape, int clusters,
                                                       TopologyBlockRecord* device_records,
                                                       cudaStream_t stream) {
-  TopologyArgs args;
-  args.cluster_size = shape.shape.cluster_size;
-  args.clusters = clusters;
-  args.block_threads = plan.block_threads;
-  args.dynamic_shared_bytes = shape.dynamic_shared_bytes;
-  args.spin_cycles = kTopologySpinCycles;
+  TopologyArgs args = ProbeLaunchArgs(plan, shape, clusters);
   args.records = device_records;
   const size_t blocks = static_cast<size_t>(args.clusters) * args.cluster_size;
   std::vector<TopologyBlockRecord> host(blocks);
@@ -157,6 +152,42 @@ std::vector<GpcClusterShape> ClusterShapes(const GpcProbePlan& plan) {
   std::vector<GpcClusterShape> shapes;
   for (const GpcProbeShape& s : plan.shapes) shapes.push_back(s.shape);
   return shapes;
+}
+
+size_t GpcShapeSharedBytes(size_t max_shared_bytes, int blocks_per_sm) {
+  return max_shared_bytes / (blocks_per_sm == 1 ? 1 : 3);
+}
+
+TopologyArgs ProbeLaunchArgs(const GpcProbePlan& plan, const GpcProbeShape& shape, int clusters) {
+  TopologyArgs args;
+  args.cluster_size = shape.shape.cluster_size;
+  args.clusters = clusters;
+  args.block_threads = plan.block_threads;
+  args.dynamic_shared_bytes = shape.dynamic_shared_bytes;
+  args.spin_cycles = kTopologySpinCycles;
+  return args;
+}
+
+GpcProbeKernelLimits ProbeKernelLimits(const GpcProbePlan& plan) {
+  GpcProbeKernelLimits limits;
+  for (const GpcProbeShape& s : plan.shapes) {
+    limits.max_dynamic_shared_bytes =
+        std::max(limits.max_dynamic_shared_bytes, s.dynamic_shared_bytes);
+    limits.non_portable_cluster_size |= s.shape.cluster_size > kPortableClusterSize;
+  }
+  return limits;
+}
+
+absl::Status PrepareProbeKernel(const GpcProbePlan& plan) {
+  const GpcProbeKernelLimits limits = ProbeKernelLimits(plan);
+  DISSECT_CUDA_RETURN_IF_ERROR(
+      cudaFuncSetAttribute(TopologyProbeKernel(), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                           static_cast<int>(limits.max_dynamic_shared_bytes)));
+  if (limits.non_portable_cluster_size) {
+    DISSECT_CUDA_RETURN_IF_ERROR(cudaFuncSetAttribute(
+        TopologyProbeKernel(), cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status ValidateGpcClusterSize(int cluster_size) {
@@ -189,6 +220,9 @@ absl::StatusOr<GpcProbePlan> PlanGpcProbe(const DeviceInfo& device, int cluster_
                                                   : absl::StrCat("cluster size ", cluster_size),
                                 " runs here at one block per SM: ", plan.refusals));
   }
+  // CheckClusterLaunch left the shared-memory attribute at the last
+  // request's size; the shapes at one block per SM need more.
+  DISSECT_RETURN_IF_ERROR(PrepareProbeKernel(plan));
   // Requests list the largest size at one block per SM first, so the first
   // shape (the row's timed launch) is the largest that fits that way.
   return plan;
@@ -209,11 +243,9 @@ absl::StatusOr<GpcProbeRun> RunGpcProbe(const GpcProbePlan& plan, cudaStream_t s
                                           static_cast<size_t>(step.shape.cluster_size));
     any_blocked |= !step.blocked_sms.empty();
   }
-  // CheckClusterLaunch left the probe's shared-memory limit at the last
-  // shape's size; the launches need the largest.
-  DISSECT_CUDA_RETURN_IF_ERROR(cudaFuncSetAttribute(TopologyProbeKernel(),
-                                                    cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                    static_cast<int>(plan.max_shared_bytes)));
+  // Again here: a CheckClusterLaunch of the probe since planning would have
+  // lowered its shared-memory attribute.
+  DISSECT_RETURN_IF_ERROR(PrepareProbeKernel(plan));
   DISSECT_ASSIGN_OR_RETURN(DeviceBuffer<TopologyBlockRecord> device_records,
                            DeviceBuffer<TopologyBlockRecord>::Allocate(max_blocks));
   Blocker blocker;

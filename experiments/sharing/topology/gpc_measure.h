@@ -17,6 +17,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "experiments/sharing/cluster_support.h"
+#include "kernels/topology/topology.h"
 #include "probes/device_info.h"
 #include "probes/topology/gpc_map.h"
 #include "probes/topology/gpc_schedule.h"
@@ -54,6 +55,31 @@ struct GpcProbePlan {
 // The shapes alone, for GpcLaunchSchedule and SmallestClusterSize.
 std::vector<GpcClusterShape> ClusterShapes(const GpcProbePlan& plan);
 
+// Dynamic shared memory per probe block for `blocks_per_sm` blocks per SM:
+// the opt-in maximum for 1, a third of it for 2 (see PlanGpcProbe).
+size_t GpcShapeSharedBytes(size_t max_shared_bytes, int blocks_per_sm);
+
+// The probe launch of `shape` with `clusters` clusters (records left null).
+TopologyArgs ProbeLaunchArgs(const GpcProbePlan& plan, const GpcProbeShape& shape, int clusters);
+
+// The probe kernel's function attributes that every launch of the plan
+// needs: the largest dynamic shared memory of its shapes
+// (cudaFuncAttributeMaxDynamicSharedMemorySize) and whether a shape is above
+// kPortableClusterSize (cudaFuncAttributeNonPortableClusterSizeAllowed).
+// CheckClusterLaunch sets the shared-memory attribute to the size it checks,
+// so after planning it holds the last shape's (a third of the opt-in
+// maximum), below what the shapes at one block per SM launch with.
+struct GpcProbeKernelLimits {
+  size_t max_dynamic_shared_bytes = 0;
+  bool non_portable_cluster_size = false;
+};
+GpcProbeKernelLimits ProbeKernelLimits(const GpcProbePlan& plan);
+
+// Sets the probe kernel's attributes to ProbeKernelLimits(plan), so that
+// every shape of the plan launches (a launch above the kernel's shared-memory
+// attribute fails with cudaErrorInvalidValue).
+absl::Status PrepareProbeKernel(const GpcProbePlan& plan);
+
 // OK for 0 and powers of two >= 2 (sizes above the device's maximum pass
 // here and are Skipped by PlanGpcProbe); InvalidArgument otherwise.
 absl::Status ValidateGpcClusterSize(int cluster_size);
@@ -66,7 +92,8 @@ absl::Status ValidateGpcClusterSize(int cluster_size);
 // occupancy calculator reports and is dropped where that is not 2.
 // Skipped(reason) on a device without clusters or when no size runs at one
 // block per SM (CheckClusterLaunch); InvalidArgument where
-// ValidateGpcClusterSize refuses the size.
+// ValidateGpcClusterSize refuses the size. On success the probe kernel is
+// prepared for every shape of the plan (PrepareProbeKernel).
 absl::StatusOr<GpcProbePlan> PlanGpcProbe(const DeviceInfo& device, int cluster_size);
 
 // What RunGpcProbe saw.

@@ -1,7 +1,10 @@
 // The host checks of gpc_measure that need no GPU: cluster size validation,
-// the refusal on a device without clusters, and bad launch counts, all
-// answered before any CUDA call.
+// the refusal on a device without clusters, bad launch counts, all answered
+// before any CUDA call, and the probe kernel attributes a plan's launches
+// need.
 #include "experiments/sharing/topology/gpc_measure.h"
+
+#include <iterator>
 
 #include "absl/status/status.h"
 #include "experiments/harness/experiment.h"
@@ -21,6 +24,64 @@ DeviceInfo Ampere() {
   device.sm_count = 108;
   device.shared_per_block_optin_bytes = 163 << 10;
   return device;
+}
+
+// The opt-in shared memory per block of an H100 80GB HBM3
+// (device_shared_per_block_optin_bytes of its run,
+// analysis/reference/h100_80gb_hbm3/2026-11-27/headline/gpc_topology.log).
+constexpr size_t kH100OptinBytes = 232448;
+
+// The plan PlanGpcProbe(device, 0) makes where every request of
+// kGpcShapeRequests fits, in request order; the active-cluster counts are
+// placeholders (the attributes do not depend on them).
+GpcProbePlan EveryShapePlan(size_t optin_bytes) {
+  GpcProbePlan plan;
+  plan.sm_count = 132;
+  plan.max_shared_bytes = optin_bytes;
+  for (const GpcShapeRequest& r : kGpcShapeRequests) {
+    plan.shapes.push_back({{r.cluster_size, r.blocks_per_sm, 2},
+                           GpcShapeSharedBytes(optin_bytes, r.blocks_per_sm)});
+  }
+  return plan;
+}
+
+// What failed on the H100: planning checks each shape with
+// CheckClusterLaunch, which sets the kernel's shared-memory attribute to the
+// size it checks, so the last request's third of the opt-in maximum was the
+// limit when the row's timed launch (the first shape: 16 blocks at one per
+// SM) asked for all of it, and the launch failed with cudaErrorInvalidValue.
+TEST(ProbeKernelLimitsTest, TheLastCheckedSizeIsBelowTheTimedLaunch) {
+  const GpcProbePlan plan = EveryShapePlan(kH100OptinBytes);
+  const GpcProbeShape& largest = plan.shapes.front();
+  const TopologyArgs timed = ProbeLaunchArgs(plan, largest, largest.shape.max_active_clusters);
+  EXPECT_EQ(timed.cluster_size, 16);
+  EXPECT_EQ(timed.dynamic_shared_bytes, kH100OptinBytes);
+  const size_t last_checked = GpcShapeSharedBytes(
+      kH100OptinBytes, kGpcShapeRequests[std::size(kGpcShapeRequests) - 1].blocks_per_sm);
+  EXPECT_LT(last_checked, timed.dynamic_shared_bytes);
+}
+
+TEST(ProbeKernelLimitsTest, CoverEveryLaunchOfThePlan) {
+  const GpcProbePlan plan = EveryShapePlan(kH100OptinBytes);
+  const GpcProbeKernelLimits limits = ProbeKernelLimits(plan);
+  EXPECT_EQ(limits.max_dynamic_shared_bytes, kH100OptinBytes);
+  EXPECT_TRUE(limits.non_portable_cluster_size);
+  for (const GpcProbeShape& shape : plan.shapes) {
+    const TopologyArgs args = ProbeLaunchArgs(plan, shape, 3);
+    EXPECT_LE(args.dynamic_shared_bytes, limits.max_dynamic_shared_bytes) << args.cluster_size;
+    EXPECT_EQ(args.clusters, 3);
+    EXPECT_EQ(args.block_threads, plan.block_threads);
+  }
+}
+
+TEST(ProbeKernelLimitsTest, PortableSizesNeedNoOptIn) {
+  GpcProbePlan plan;
+  plan.shapes.push_back({{8, 2, 4}, 1000});
+  plan.shapes.push_back({{8, 1, 2}, 3000});
+  plan.shapes.push_back({{2, 1, 9}, 2000});
+  const GpcProbeKernelLimits limits = ProbeKernelLimits(plan);
+  EXPECT_EQ(limits.max_dynamic_shared_bytes, 3000u);
+  EXPECT_FALSE(limits.non_portable_cluster_size);
 }
 
 TEST(ValidateGpcClusterSizeTest, ZeroAndPowersOfTwoFromTwo) {

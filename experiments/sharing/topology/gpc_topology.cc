@@ -91,12 +91,7 @@ std::vector<double> AsDoubles(const std::vector<int>& values) {
 // size at one block per SM) at its full grid.
 absl::Status TimeLargest(PointContext& ctx, const GpcProbePlan& plan) {
   const GpcProbeShape& largest = plan.shapes.front();
-  TopologyArgs args;
-  args.cluster_size = largest.shape.cluster_size;
-  args.clusters = largest.shape.max_active_clusters;
-  args.block_threads = plan.block_threads;
-  args.dynamic_shared_bytes = largest.dynamic_shared_bytes;
-  args.spin_cycles = kTopologySpinCycles;
+  TopologyArgs args = ProbeLaunchArgs(plan, largest, largest.shape.max_active_clusters);
   DISSECT_ASSIGN_OR_RETURN(DeviceBuffer<TopologyBlockRecord> timed_records,
                            DeviceBuffer<TopologyBlockRecord>::Allocate(
                                static_cast<size_t>(args.clusters) * args.cluster_size));
