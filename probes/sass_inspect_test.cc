@@ -172,9 +172,10 @@ TEST(SassInspectTest, NestedLoopsHaveOneInnermost) {
   EXPECT_EQ(inner[0].size(), 2u);
 }
 
-// The machine code that issue 11 found: ptxas hoisted the 16 `asm volatile`
-// ld.shared loads of SharedStreamKernel<uint32_t> out of its timed loop,
-// which kept only integer adds. The loop-body check that every SASS test
+// Machine code from before the fix (kernels/bandwidth.cu then timed
+// `asm volatile("ld.shared...")`, which stops only the front end): ptxas
+// hoisted the 16 ld.shared loads of SharedStreamKernel<uint32_t> out of its
+// timed loop, which kept only integer adds. The loop-body check that every SASS test
 // uses must fail on it, while a PTX test could not see it.
 TEST(SassInspectTest, LoopBodyCheckFailsOnHoistedSharedLoads) {
   const char* srcdir = std::getenv("TEST_SRCDIR");

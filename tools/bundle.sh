@@ -37,17 +37,18 @@ experiments=(
   //experiments:memory_bandwidth //experiments:shared_bandwidth
   //experiments/tensor:mma_sync //experiments/tensor:wgmma //experiments/tensor:cublaslt_gemm
   //experiments/l1_bypass:l1_bypass
-  # Issue 14, intergroup sharing.
+  # Intergroup sharing: GPC topology, the L2 map, distributed shared memory, L1
+  # duplication, cluster cooperation.
   //experiments/sharing/topology:gpc_topology //experiments/sharing/l2_map:l2_sm_map
   //experiments/sharing/dsm:dsm_latency //experiments/sharing/dsm:dsm_bandwidth
   //experiments/sharing/duplication:l1_duplication //experiments/sharing/coop:cluster_coop
-  # Issue 15, activation sparsity (cuDNN is loaded at run time, not bundled:
+  # Activation sparsity (cuDNN is loaded at run time, not bundled:
   # the GPU machines have it as the nvidia-cudnn Python wheel).
   //experiments/sparsity:activation_sparsity //experiments/sparsity/speed:sparsity_speed
   //experiments/sparsity/structured:sparse24_gemm
   //experiments/sparsity/structured:compressible_bandwidth
   //analysis:report
-  # Issue 16, paper reproductions: the catalog's runner (with --catalog=dist/papers
+  # Paper reproductions: the catalog's runner (with --catalog=dist/papers
   # --bin_dir=dist/bin) and the experiments only the catalog runs.
   //experiments/reproduce:reproduce //experiments/fusion:layer_fusion
   //experiments/layer_breakdown:layer_breakdown //experiments/conv_algos:conv_algorithms

@@ -7,7 +7,7 @@
 #   ncu_relu.csv         ncu's dram__bytes_read.sum / dram__bytes_write.sum of
 #   ncu_relu_dissect.json  one 1 GiB ReLU launch, and the same point measured
 #                        by --metrics=dram_bytes_read,dram_bytes_write: the
-#                        cross-check of one CUPTI metric (issue 4), when ncu
+#                        cross-check of one CUPTI metric against ncu, when ncu
 #                        is on PATH
 #   sanitizer_*.log      compute-sanitizer memcheck of small runs, when it is
 #                        on PATH

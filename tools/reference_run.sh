@@ -3,15 +3,15 @@
 # tools/bundle.sh (the machine needs no Bazel), writing raw results and the
 # exact commands into OUTDIR (commit it as analysis/reference/<device>/).
 # Usage: tools/reference_run.sh OUTDIR [--parts=LIST] [extra flags for every experiment]
-#   --parts: a comma-separated subset of memory (issues 2-4: latency,
-#   bandwidth, ReLU), l1_bypass (issue 5: every layer at batch 1 and 8, the
-#   working-set sweeps and the counters), l1_bypass_b32 (the layers at batch
-#   32: inputs up to 411 MB, most of the layer time), tensor (issue 6) and
-#   sharing (issue 14: GPC map, SM-to-L2 map, DSM, L1 duplication with the
-#   L1 hit ratio, cluster-cooperative kernels) and sparsity (issue 15:
-#   activation sparsity of the built-in passes, the speed of each way of
-#   exploiting it, 2:4 mma.sp, compressible memory); default all of these.
-#   papers (issue 16, not in the default): every ready entry of the paper
+#   --parts: a comma-separated subset of memory (latency, bandwidth, ReLU),
+#   l1_bypass (every layer at batch 1 and 8, the working-set sweeps and the
+#   counters), l1_bypass_b32 (the layers at batch 32: inputs up to 411 MB,
+#   most of the layer time), tensor (tensor-core utilization: mma.sync, wgmma,
+#   cuBLASLt) and sharing (intergroup sharing: GPC map, SM-to-L2 map, DSM, L1
+#   duplication with the L1 hit ratio, cluster-cooperative kernels) and
+#   sparsity (activation sparsity of the built-in passes, the speed of each
+#   way of exploiting it, 2:4 mma.sp, compressible memory); default all of
+#   these. papers (not in the default): every ready entry of the paper
 #   catalog (dist/papers) through dist/bin/reproduce, one step per entry,
 #   into OUTDIR/papers/<id>/ (run folder, figure page, gnuplot scripts; the
 #   SVGs are drawn afterwards where gnuplot is:
@@ -80,7 +80,8 @@ if want memory; then
   run memory_latency_tlb memory_latency --samples=3 --warmup=1 --axis=path=global_cg \
     --axis=order=page_local --axis=footprint_bytes=2GiB --axis=stride_bytes=2KiB \
     --axis=group_pages=1:1024:*4 "$@"
-  # DRAM without TLB misses (issue 11): random within each 2 MiB page, page
+  # DRAM without TLB misses (larger footprints in random order put TLB misses
+  # into the DRAM latency): random within each 2 MiB page, page
   # by page, over 1 and 2 GiB (20x and 40x L2); the report takes DRAM
   # latency from these rows.
   run memory_latency_dram memory_latency --samples=5 --axis=path=global_cg,global_ca \
@@ -93,9 +94,9 @@ if want memory; then
     --axis=sharing=roaming --axis=footprint_bytes=1MiB:64MiB:*2 "$@"
   run shared_bandwidth shared_bandwidth "$@"
 fi
-# Issue 5: every cache variant on every configured layer at batch 1 and 8
-# (5040 points that run, the rest skipped as not fitting the layer), then the
-# working set from 16 KiB to 256 MiB (conv only to 4 MiB: its cost grows
+# L1 bypass (which layer kernels gain from bypassing L1): every cache variant
+# on every configured layer at batch 1 and 8 (5040 points that run, the rest
+# skipped as not fitting the layer), then the working set from 16 KiB to 256 MiB (conv only to 4 MiB: its cost grows
 # with it). Batch 32 is a part of its own (2520 points; estimated at most of
 # the layer sweep's time, unmeasured), so that a 10-minute call holds it.
 if want l1_bypass; then
@@ -125,7 +126,7 @@ if want tensor; then
   run wgmma wgmma --samples=10 "$@"
   run cublaslt_gemm cublaslt_gemm --samples=10 --metrics=tensor_pipe_active "$@"
 fi
-# Intergroup sharing (issue 14): the GPC map and the SM-to-L2 map first
+# Intergroup sharing: the GPC map and the SM-to-L2 map first
 # (the duplication run measures its own GPC map too), then DSM by cluster
 # size, the layer kernels' L1 duplication beside their CUPTI L1 hit ratio
 # (both of the paper's figures from one run), and the cluster-cooperative
@@ -140,7 +141,7 @@ if want sharing; then
   run l1_duplication l1_duplication --samples=10 --metrics=l1_hit_rate "$@"
   run cluster_coop cluster_coop --samples=10 --metrics=l2_sectors_read,l1_hit_rate "$@"
 fi
-# Activation sparsity (issue 15): the built-in VGG-16 and ResNet-50 passes
+# Activation sparsity: the built-in VGG-16 and ResNet-50 passes
 # (cuDNN, loaded at run time; skipped with the reason where it is missing)
 # with ReLU and FATReLU, then every method's speed over the whole sparsity
 # sweep at batch 1 and 32, 2:4 mma.sp, and compressible memory. Times
@@ -153,7 +154,7 @@ if want sparsity; then
   run sparse24_gemm sparse24_gemm --samples=10 "$@"
   run compressible_bandwidth compressible_bandwidth --samples=10 "$@"
 fi
-# Paper reproductions (issue 16): each ready catalog entry's sweep and its
+# Paper reproductions: each ready catalog entry's sweep and its
 # figure page (gnuplot is not on the GPU machine: --no_draw). Times are the
 # catalog's estimates, unmeasured.
 if want papers; then

@@ -1,4 +1,4 @@
-// Host side of line tracing (issue 14): the per-SM line bitmaps that a
+// Host side of line tracing for the L1-duplication probe: the per-SM line bitmaps that a
 // traced kernel filled (kernels/line_trace.cuh, copied back word for word)
 // and their reduction to how much data several SMs loaded alike:
 // lines touched, replication and the duplicated fraction, overall, within

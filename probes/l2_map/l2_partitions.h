@@ -1,5 +1,5 @@
-// Infers L2 partitions from an SM-to-line latency matrix (issue 14, the
-// SM-to-L2 map): cycles[sm][line] is the L2-hit latency SM `sm` saw for line
+// Infers L2 partitions from an SM-to-line latency matrix (the SM-to-L2
+// map of the intergroup-sharing probe): cycles[sm][line] is the L2-hit latency SM `sm` saw for line
 // `line`. Lines served by the same L2 partition share a latency signature
 // across SMs (near from some SMs, far from others); the number of
 // partitions is not assumed.

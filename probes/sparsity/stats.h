@@ -1,4 +1,4 @@
-// Sparsity statistics of an NCHW float32 activation tensor (issue 15), as
+// Sparsity statistics of an NCHW float32 activation tensor, as
 // integer counts (the CPU reference here and the GPU kernels in
 // kernels/sparsity compute the same counts, so they compare exactly) and the
 // fractions and per-channel figures derived from them.

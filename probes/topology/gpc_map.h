@@ -1,5 +1,5 @@
 // Which SMs share a GPC, inferred from where thread-block clusters ran
-// (issue 14). The hardware places all blocks of one cluster on one GPC, so
+// (the intergroup-sharing probe's GPC map). The hardware places all blocks of one cluster on one GPC, so
 // two SMs that ran blocks of the same cluster are in the same GPC. CPU only:
 // the device side is kernels/topology (it records each block's %smid,
 // %clusterid and %cluster_ctarank) and experiments/sharing/topology launches
