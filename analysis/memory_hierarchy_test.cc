@@ -447,7 +447,8 @@ TEST(InferMemoryHierarchiesTest, NoTlbNoteWithinTenPercentOfDram) {
   EXPECT_EQ(h.Find("TLB miss"), nullptr);
 }
 
-// The page-local DRAM point (issue 11): rows that must set the DRAM latency,
+// The page-local DRAM point (a footprint of 1 GiB or more, random within
+// each 2 MiB page, so no TLB misses): rows that must set the DRAM latency,
 // and rows that must not (too small a footprint, too large a stride).
 void AddPageLocal(ResultFile& f, const std::string& path, double cycles) {
   AddCurve(f, path, 128, "page_local", {1 * kGiB, 2 * kGiB}, [&](double) { return cycles; });
@@ -737,7 +738,7 @@ TEST(InferMemoryHierarchiesTest, NarrowerReadsWhenThereIsNo128Bit) {
   EXPECT_THAT(h.basis, Contains(HasSubstr("memory_bandwidth read, 64-bit")));
 }
 
-// --- Curves shaped like real GPUs' (issue 12) --------------------------
+// --- Curves shaped like real GPUs' (gradual transitions, near/far L2) ---
 // Rule 6 with near copies (A100, Hopper): a warm walk that fits half the L2
 // is all near hits (//experiments:latency_trace_method_test), so a second
 // level there is no far partition; near the L2's capacity a second level

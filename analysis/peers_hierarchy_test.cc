@@ -1,7 +1,7 @@
 // The memory-hierarchy inference on curves measured on real GPUs by other
 // suites (../shared/data/peers, read in place through analysis/import; the
 // test skips with the reason when that folder is absent). The expected
-// ranges are the levels one reads off those curves by eye (issue 12): a
+// ranges are the levels one reads off those curves by eye: a
 // regression here means the rules no longer hold on real data, where
 // transitions are gradual, L2 has a near and a far partition and DRAM
 // latency creeps up with the footprint.

@@ -49,7 +49,7 @@ TEST(TensorPeaksTest, RepositoryFileParsesAndMatchesTheEmbeddedCopy) {
   EXPECT_NEAR(132 * 1.83e9 * hopper->Find("tf32")->dense / 1e12, 494.7, 0.1);
   EXPECT_NEAR(132 * 1.83e9 * hopper->Find("fp8")->dense / 1e12, 1978.9, 0.1);
   // The published dense peaks and the clocks they imply: 1830 MHz on the
-  // SXM5, 1620 MHz on the PCIe card (issue 11 item 14).
+  // SXM5, 1620 MHz on the PCIe card (both below the maximum boost clock).
   const TensorProduct* sxm = hopper->ProductFor("NVIDIA H100 80GB HBM3", 132);
   ASSERT_NE(sxm, nullptr);
   EXPECT_EQ(sxm->name, "H100 SXM5 80 GB");
@@ -240,7 +240,7 @@ TEST(RenderTensorSectionsTest, PercentOfPeakAndOfBest) {
   EXPECT_THAT(out, HasSubstr("under one wave"));
 }
 
-// Issue 11 item 14: the published peak assumes a lower clock than the
+// The published peak assumes a lower clock than the
 // maximum boost clock; each GEMM row shows all three ceilings.
 TEST(RenderTensorSectionsTest, ThreeCeilingsAndTheClockBehindEach) {
   const std::string out = RenderTensorSections(Fixtures(), RepoPeaks());
@@ -399,8 +399,9 @@ TEST(RenderTensorSectionsTest, ProductsMatchByNameAndSmCount) {
               HasSubstr("unknown: no product"));
 }
 
-// Issue 11 items 12/13: fp8 mma.sync forms that ptxas emulates with f16
-// HMMA are labelled and never a % or a type's best.
+// fp8 mma.sync forms that ptxas emulates with f16 HMMA (sm_90 has no native
+// fp8 mma.sync) are labelled and never a % or a type's best: their rate is
+// not the tensor pipe's.
 TEST(RenderTensorSectionsTest, EmulatedRowsAreLabelledAndNeverTheBest) {
   const std::string out = RenderTensorSections(Fixtures(), RepoPeaks());
   EXPECT_THAT(out, HasSubstr("| mma_sync | e5m2_f32 | fp8 | throughput | "
@@ -416,7 +417,8 @@ TEST(RenderTensorSectionsTest, EmulatedRowsAreLabelledAndNeverTheBest) {
                              "72.4% | 78.3% | 100.0% |"));
 }
 
-// Issue 11 item 15: both fp8 accumulation modes, labelled.
+// Both fp8 accumulation modes (with and without cuBLASLt's fast
+// accumulation), labelled, since they differ in speed and accuracy.
 TEST(RenderTensorSectionsTest, Fp8FastAccumulationBesideTheDefault) {
   const std::string out = RenderTensorSections(Fixtures(), RepoPeaks());
   EXPECT_THAT(out, HasSubstr("| M×N×K | fp16 | fp32 | fp8 | fp8_fast_accum | "
@@ -426,7 +428,7 @@ TEST(RenderTensorSectionsTest, Fp8FastAccumulationBesideTheDefault) {
   EXPECT_THAT(out, HasSubstr("| good | fp8 | 4096x4096x4096 | 1300 |"));
 }
 
-// Issue 11 item 17: a hot GEMM whose operands fit in L2 is not called
+// A hot GEMM whose operands fit in L2 is not called
 // DRAM-bound; one that does not fit counts only the bytes beyond L2.
 TEST(RenderTensorSectionsTest, HotOperandsThatFitInL2AreNotDramBound) {
   const std::string out = RenderTensorSections(Fixtures(), RepoPeaks());

@@ -1,4 +1,4 @@
-// The paper catalog (issue 16): configs/papers/<id>.json, format
+// The paper catalog: configs/papers/<id>.json, format
 // "dissect.paper.v1", one reproduced figure or table of a paper per file.
 // Each entry says what the paper claims, which experiments and sweep remake
 // it, which analysis generator (analysis/papers/registry.h) turns the results

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes synthetic_l1_bypass.json (l1_bypass experiment, issue 5) in this folder.
+"""Writes synthetic_l1_bypass.json (l1_bypass experiment) in this folder.
 
 Every number is made up for the tests: chosen kernel times and spreads, laid
 out as the harness writes result files. Not measurements.

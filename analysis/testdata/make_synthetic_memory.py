@@ -274,7 +274,7 @@ write("synthetic_shared_bandwidth_a100.json",
       [((32,), shared(92.2, 108, 1410)), ((64,), shared(120.4, 108, 1410)),
        ((128,), "error: INTERNAL: synthetic failure (fixture)")])
 
-# --- memory_latency: the DRAM point (issue 11) ------------------------------
+# --- memory_latency: the DRAM point without TLB misses --------------------
 # Page-local order (random within each 2 MiB page, page by page) at 1 and
 # 2 GiB: DRAM without TLB misses, below the random curve's last plateau.
 # Written last, so that the fixtures above keep their jitter.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the synthetic intergroup-sharing result files (issue 14) in this folder.
+"""Writes the synthetic intergroup-sharing result files in this folder.
 
 SYNTHETIC TEST DATA, NOT MEASUREMENTS. Every number is made up for the tests
 of //analysis:sharing_test and //analysis:figures_golden_test; only the layout

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the synthetic activation-sparsity result files (issue 15) in this folder.
+"""Writes the synthetic activation-sparsity result files in this folder.
 
 SYNTHETIC TEST DATA, NOT MEASUREMENTS. Every number is made up for the tests
 of //analysis:sparsity_test; only the layout is the harness's (../../SCHEMA.md,
