@@ -233,9 +233,11 @@ std::vector<CoopRow> CoopRows(const std::vector<std::pair<const ResultFile*, con
     const Point point{c.kernel, c.layer, c.batch, c.cluster_size};
     CoopVariant v = Coop(*row);
     // The coop variant's gain is credited to DSM only where no block shared
-    // an SM with a peer of its cluster; otherwise its time is left out.
-    if (const std::string why =
-            variant == "coop" && !row->error ? SameSmReason(*row, "cluster_size") : "";
+    // an SM with a peer of its cluster; otherwise its time is left out. A
+    // cluster of 1 has no peer (its fraction is NaN) and keeps its time.
+    if (const std::string why = variant == "coop" && !row->error && c.cluster_size != 1
+                                    ? SameSmReason(*row, "cluster_size")
+                                    : "";
         !why.empty()) {
       v.us = v.speedup = v.speedup_spread = std::nullopt;
       v.note = v.note.empty() ? why : absl::StrCat(v.note, "; ", why);

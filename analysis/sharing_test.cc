@@ -14,6 +14,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -308,11 +309,13 @@ TEST(CoopTableTest, SameSmCoopRowsAreLeftOutWithTheirReason) {
     if (same_sm) row.counters["peer_same_sm_fraction"] = *same_sm;
     return row;
   };
-  const ResultFile file =
-      File("cluster_coop", {coop_row("2", "layer", std::nullopt), coop_row("2", "coop", 0.5),
-                            coop_row("4", "coop", std::nullopt), coop_row("8", "coop", 0)});
+  // A cluster of 1 has no peer: its fraction is NaN, and its time stands.
+  const ResultFile file = File(
+      "cluster_coop", {coop_row("2", "layer", std::nullopt), coop_row("2", "coop", 0.5),
+                       coop_row("4", "coop", std::nullopt), coop_row("8", "coop", 0),
+                       coop_row("1", "coop", std::numeric_limits<double>::quiet_NaN())});
   const MarkdownTable table = CoopTable(BuildSharing({&file})[0].coop);
-  ASSERT_EQ(table.rows.size(), 3u);
+  ASSERT_EQ(table.rows.size(), 4u);
   EXPECT_EQ(table.rows[0][7], "—");
   EXPECT_EQ(table.rows[0][9], "—");
   EXPECT_THAT(table.rows[0].back(),
@@ -321,6 +324,9 @@ TEST(CoopTableTest, SameSmCoopRowsAreLeftOutWithTheirReason) {
   EXPECT_THAT(table.rows[1].back(), HasSubstr("no peer_same_sm_fraction"));
   EXPECT_EQ(table.rows[2][7], "80");
   EXPECT_EQ(table.rows[2].back(), "");
+  EXPECT_EQ(table.rows[3][3], "1");
+  EXPECT_EQ(table.rows[3][7], "80");
+  EXPECT_EQ(table.rows[3].back(), "");
 }
 
 TEST(LinesByPartitionTest, GroupsLinesByPartitionKeepingOrder) {

@@ -72,12 +72,14 @@
 //           the padding, 9 conv or 25 gemv blocks fit an H100 SM by shared
 //           memory); at run time a point is skipped, with the reason, where
 //           cudaOccupancyMaxActiveBlocksPerMultiprocessor says more than one
-//           block fits (CheckOneBlockPerSm). Each coop row also records
-//           peer_same_sm_fraction from the %smid of every block of its
-//           traced launch (ClusterSameSmFraction, coop_host_test), noted
-//           when above 0; the GPU test :cluster_coop_coop_gpu_test expects
-//           0. The timed launch's placement is not observed, only the
-//           traced one's, with the same padding.
+//           block fits (CheckOneBlockPerSm). Each coop row in clusters
+//           of 2 or more also records peer_same_sm_fraction from the %smid
+//           of every block of its traced launch (ClusterSameSmFraction,
+//           coop_host_test), noted when above 0; the GPU test
+//           :cluster_coop_coop_gpu_test expects 0. Layer, tiled and
+//           clusters of 1 have no peer: NaN, with a note (ReportCoopRow,
+//           coop_row_test). The timed launch's placement is not observed,
+//           only the traced one's, with the same padding.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -175,24 +177,14 @@ absl::StatusOr<TraceBuffers> PrepareTrace(const DeviceInfo& device, const ShapeC
   return TraceBuffers{trace, std::move(bitmaps), std::move(host)};
 }
 
-// Reduces the traced launch's bitmaps to the row's line metrics.
-absl::Status ReportTrace(PointContext& ctx, TraceBuffers& t) {
+// Reduces the traced launch's bitmaps to the row's line figures.
+absl::StatusOr<DuplicationStats> ReadTrace(PointContext& ctx, TraceBuffers& t) {
   DISSECT_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(ctx.stream()));
   DISSECT_CUDA_RETURN_IF_ERROR(
       cudaMemcpy(t.host.data(), t.bitmaps.get(), t.host.bytes(), cudaMemcpyDeviceToHost));
-  const DuplicationStats stats = ComputeDuplication(t.host, {});
+  DuplicationStats stats = ComputeDuplication(t.host, {});
   if (!stats.defined()) return absl::InternalError("the traced launch recorded no line");
-  DISSECT_RETURN_IF_ERROR(
-      ctx.AddSamples("lines_touched", {static_cast<double>(stats.lines_touched)}));
-  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("replication", {stats.replication}));
-  return ctx.AddSamples("duplicated_fraction", {stats.duplicated_fraction});
-}
-
-absl::Status ReportSpeedup(PointContext& ctx, const std::vector<double>& layer_ms,
-                           const std::vector<double>& row_ms) {
-  DISSECT_ASSIGN_OR_RETURN(const Speedup s, SpeedupOver(layer_ms, row_ms));
-  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("speedup_vs_layer", {s.ratio}));
-  return ctx.AddSamples("speedup_spread", {s.spread});
+  return stats;
 }
 
 absl::Status RunLayer(PointContext& ctx, ShapeCache& shape) {
@@ -205,10 +197,10 @@ absl::Status RunLayer(PointContext& ctx, ShapeCache& shape) {
   DISSECT_RETURN_IF_ERROR(RunAndCheck(ctx, shape, run));
   DISSECT_ASSIGN_OR_RETURN(std::vector<double> ms, ctx.TimeKernel(run, CacheState::kHot));
   shape.layer_ms = ms;
-  DISSECT_RETURN_IF_ERROR(ReportSpeedup(ctx, ms, ms));
-  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("max_active_clusters", {0.0}));
-  DISSECT_RETURN_IF_ERROR(
-      ctx.AddSamples("blocks_per_sm", {static_cast<double>(launch.blocks_per_sm())}));
+  CoopRowFigures row;
+  row.variant = kVariantLayer;
+  DISSECT_ASSIGN_OR_RETURN(row.speedup, SpeedupOver(ms, ms));
+  row.blocks_per_sm = launch.blocks_per_sm();
 
   // The line figures from the `trace` build, on the timed build's grid.
   DISSECT_ASSIGN_OR_RETURN(const layers::CompiledVariant* traced, LayerBuild(true));
@@ -225,7 +217,8 @@ absl::Status RunLayer(PointContext& ctx, ShapeCache& shape) {
   DISSECT_CUDA_RETURN_IF_ERROR(finished);
   DISSECT_CUDA_RETURN_IF_ERROR(cleared);
   DISSECT_CUDA_RETURN_IF_ERROR(cudaDeviceSynchronize());
-  return ReportTrace(ctx, t);
+  DISSECT_ASSIGN_OR_RETURN(row.lines, ReadTrace(ctx, t));
+  return ReportCoopRow(ctx, row);
 }
 
 // How a tiled or coop point launches its timed and traced builds: each
@@ -258,10 +251,11 @@ absl::StatusOr<CoopLaunchPlan> PlanCoopLaunches(const DeviceInfo& device, CoopKe
   return plan;
 }
 
-// The line figures from one launch of the traced build of `traced`'s
-// flavour over `blocks` blocks and, for coop, the share of blocks that ran
-// on the SM of another rank of their cluster (0 with the padding).
-absl::Status TraceCoop(PointContext& ctx, ShapeCache& shape, CoopArgs traced, int64_t blocks) {
+// Into `row`: the line figures from one launch of the traced build of
+// `traced`'s flavour over `blocks` blocks and, for coop, the %smid each
+// block ran on.
+absl::Status TraceCoop(PointContext& ctx, ShapeCache& shape, CoopArgs traced, int64_t blocks,
+                       CoopRowFigures& row) {
   DISSECT_ASSIGN_OR_RETURN(TraceBuffers t, PrepareTrace(ctx.device(), shape));
   const bool coop = traced.mode == CoopMode::kCoop;
   DeviceBuffer<int> block_sm;
@@ -273,18 +267,12 @@ absl::Status TraceCoop(PointContext& ctx, ShapeCache& shape, CoopArgs traced, in
   }
   traced.trace = &t.trace;
   DISSECT_CUDA_RETURN_IF_ERROR(Launch(traced, ctx.stream()));
-  DISSECT_RETURN_IF_ERROR(ReportTrace(ctx, t));  // after the launch finished
+  DISSECT_ASSIGN_OR_RETURN(row.lines, ReadTrace(ctx, t));  // after the launch finished
   if (!coop) return absl::OkStatus();
-  std::vector<int> sms(static_cast<size_t>(blocks));
+  row.block_sm.resize(static_cast<size_t>(blocks));
   DISSECT_CUDA_RETURN_IF_ERROR(
-      cudaMemcpy(sms.data(), block_sm.get(), block_sm.bytes(), cudaMemcpyDeviceToHost));
-  DISSECT_ASSIGN_OR_RETURN(const double same_sm, ClusterSameSmFraction(sms, traced.cluster_size));
-  if (same_sm > 0) {
-    ctx.AddNote(absl::StrCat("a fraction ", same_sm,
-                             " of the traced launch's blocks shared an SM with a rank of their "
-                             "cluster: their tile did not cross the SM-to-SM network"));
-  }
-  return ctx.AddSamples("peer_same_sm_fraction", {same_sm});
+      cudaMemcpy(row.block_sm.data(), block_sm.get(), block_sm.bytes(), cudaMemcpyDeviceToHost));
+  return absl::OkStatus();
 }
 
 absl::Status RunCoop(PointContext& ctx, ShapeCache& shape, CoopKernel kernel, CoopMode mode,
@@ -318,14 +306,17 @@ absl::Status RunCoop(PointContext& ctx, ShapeCache& shape, CoopKernel kernel, Co
     ctx.AddNote("layer kernel timed in this row for speedup_vs_layer");
   }
   DISSECT_ASSIGN_OR_RETURN(std::vector<double> ms, ctx.TimeKernel(run, CacheState::kHot));
-  DISSECT_RETURN_IF_ERROR(ReportSpeedup(ctx, shape.layer_ms, ms));
-  DISSECT_RETURN_IF_ERROR(
-      ctx.AddSamples("max_active_clusters", {static_cast<double>(plan.max_active_clusters)}));
-  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("blocks_per_sm", {1.0}));
+  CoopRowFigures row;
+  row.variant = mode == CoopMode::kCoop ? kVariantCoop : kVariantTiled;
+  row.cluster_size = cluster_size;
+  DISSECT_ASSIGN_OR_RETURN(row.speedup, SpeedupOver(shape.layer_ms, ms));
+  row.max_active_clusters = plan.max_active_clusters;
+  row.blocks_per_sm = 1;
 
   CoopArgs traced = args;
   traced.dynamic_shared_bytes = plan.traced_shared_bytes;
-  return TraceCoop(ctx, shape, traced, int64_t{grid.x} * grid.y * grid.z);
+  DISSECT_RETURN_IF_ERROR(TraceCoop(ctx, shape, traced, int64_t{grid.x} * grid.y * grid.z, row));
+  return ReportCoopRow(ctx, row);
 }
 
 absl::Status Validate(const Point& p) {
@@ -389,23 +380,7 @@ DISSECT_EXPERIMENT(cluster_coop)
                         "block stages its whole input tile in shared memory; coop: each block "
                         "of a cluster stages a 1/cluster_size slice and reads the rest from "
                         "its peers through DSM"))
-    .AddMetric("speedup_vs_layer", "x",
-               "median time of the layer kernel (same shape, same process) / this row's")
-    .AddMetric("speedup_spread", "fraction",
-               "(max - min) / speedup_vs_layer of the ratio from both rows' min/max samples")
-    .AddMetric("lines_touched", "lines",
-               "distinct 128-byte lines of input and weights that one traced launch loaded")
-    .AddMetric("replication", "x", "sum over SMs of the lines each loaded / lines_touched")
-    .AddMetric("duplicated_fraction", "fraction",
-               "1 - lines_touched / that sum: the share of SM line loads another SM also made")
-    .AddMetric("max_active_clusters", "clusters",
-               "cudaOccupancyMaxActiveClusters of the coop kernel; 0 for layer and tiled")
-    .AddMetric("peer_same_sm_fraction", "fraction",
-               "coop: blocks of the traced launch on the SM of another rank of their cluster "
-               "(%smid); 0 expected, as the padding keeps blocks apart")
-    .AddMetric("blocks_per_sm", "blocks",
-               "blocks resident on one SM at once: 1 for tiled and coop (padded so that ranks "
-               "of a cluster never share an SM), the layer kernel's full occupancy for layer")
+    .AddMetrics(CoopMetrics())
     .Validate(Validate)
     .Run(Run);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "experiments/harness/experiment.h"
@@ -121,6 +122,63 @@ absl::StatusOr<Speedup> SpeedupOver(const std::vector<double>& layer_ms,
   const double lo = layer->min / row->max, hi = layer->max / row->min;
   s.spread = (hi - lo) / s.ratio;
   return s;
+}
+
+std::vector<MetricSpec> CoopMetrics() {
+  return {
+      {"speedup_vs_layer", "x",
+       "median time of the layer kernel (same shape, same process) / this row's"},
+      {"speedup_spread", "fraction",
+       "(max - min) / speedup_vs_layer of the ratio from both rows' min/max samples"},
+      {"lines_touched", "lines",
+       "distinct 128-byte lines of input and weights that one traced launch loaded"},
+      {"replication", "x", "sum over SMs of the lines each loaded / lines_touched"},
+      {"duplicated_fraction", "fraction",
+       "1 - lines_touched / that sum: the share of SM line loads another SM also made"},
+      {"max_active_clusters", "clusters",
+       "cudaOccupancyMaxActiveClusters of the coop kernel; 0 for layer and tiled"},
+      {"peer_same_sm_fraction", "fraction",
+       "coop: blocks of the traced launch on the SM of another rank of their cluster "
+       "(%smid); 0 expected, as the padding keeps blocks apart. NaN (no peer) for layer, "
+       "tiled and clusters of 1"},
+      {"blocks_per_sm", "blocks",
+       "blocks resident on one SM at once: 1 for tiled and coop (padded so that ranks "
+       "of a cluster never share an SM), the layer kernel's full occupancy for layer"},
+  };
+}
+
+std::string NoPeerReason(absl::string_view variant, int cluster_size) {
+  if (variant != kVariantCoop) return absl::StrCat(variant, " launches no cluster");
+  if (cluster_size == 1) return "a cluster of 1 block has no peer";
+  return "";
+}
+
+absl::Status ReportCoopRow(PointContext& ctx, const CoopRowFigures& row) {
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("speedup_vs_layer", {row.speedup.ratio}));
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("speedup_spread", {row.speedup.spread}));
+  DISSECT_RETURN_IF_ERROR(
+      ctx.AddSamples("max_active_clusters", {static_cast<double>(row.max_active_clusters)}));
+  DISSECT_RETURN_IF_ERROR(
+      ctx.AddSamples("blocks_per_sm", {static_cast<double>(row.blocks_per_sm)}));
+  DISSECT_RETURN_IF_ERROR(
+      ctx.AddSamples("lines_touched", {static_cast<double>(row.lines.lines_touched)}));
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("replication", {row.lines.replication}));
+  DISSECT_RETURN_IF_ERROR(
+      ctx.AddSamples("duplicated_fraction", {row.lines.duplicated_fraction}));
+  // Without a peer the fraction means nothing: NaN (the harness writes a
+  // metric of NaN samples only as NaN), and the label says why.
+  if (const std::string why = NoPeerReason(row.variant, row.cluster_size); !why.empty()) {
+    ctx.AddNote(absl::StrCat("peer_same_sm_fraction NaN: ", why));
+    return ctx.AddSamples("peer_same_sm_fraction", {std::numeric_limits<double>::quiet_NaN()});
+  }
+  DISSECT_ASSIGN_OR_RETURN(const double same_sm,
+                           ClusterSameSmFraction(row.block_sm, row.cluster_size));
+  if (same_sm > 0) {
+    ctx.AddNote(absl::StrCat("a fraction ", same_sm,
+                             " of the traced launch's blocks shared an SM with a rank of their "
+                             "cluster: their tile did not cross the SM-to-SM network"));
+  }
+  return ctx.AddSamples("peer_same_sm_fraction", {same_sm});
 }
 
 }  // namespace dissect::coop

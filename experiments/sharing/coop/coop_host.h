@@ -11,10 +11,12 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "experiments/harness/experiment.h"
 #include "experiments/l1_bypass/layer_config.h"
 #include "experiments/sharing/cluster_support.h"
 #include "kernels/coop/coop.h"
 #include "kernels/layers/layers.h"
+#include "probes/duplication/line_bitmap.h"
 
 namespace dissect::coop {
 
@@ -81,6 +83,33 @@ struct Speedup {
 };
 absl::StatusOr<Speedup> SpeedupOver(const std::vector<double>& layer_ms,
                                     const std::vector<double>& row_ms);
+
+// The metrics of cluster_coop, in order, for Experiment::AddMetrics:
+// ReportCoopRow records every one of them for every row.
+std::vector<MetricSpec> CoopMetrics();
+
+// What one row of cluster_coop measured.
+struct CoopRowFigures {
+  std::string variant;  // kVariantLayer, kVariantTiled or kVariantCoop
+  int cluster_size = 1;
+  Speedup speedup;
+  int max_active_clusters = 0;  // of the timed coop build; 0 for layer and tiled
+  int blocks_per_sm = 0;
+  DuplicationStats lines;  // of the traced launch
+  // Coop: the %smid of every block of the traced launch (ClusterSameSmFraction).
+  std::vector<int> block_sm;
+};
+
+// Why a row of `variant` at `cluster_size` has no peer block for
+// peer_same_sm_fraction ("tiled launches no cluster", "a cluster of 1
+// block has no peer"), or "" for coop clusters of 2 or more.
+std::string NoPeerReason(absl::string_view variant, int cluster_size);
+
+// Records every metric of CoopMetrics for one row; where NoPeerReason
+// gives a reason, peer_same_sm_fraction is NaN and the label says why.
+// InvalidArgument where a coop row's block_sm is not whole clusters of
+// recorded SMs.
+absl::Status ReportCoopRow(PointContext& ctx, const CoopRowFigures& row);
 
 }  // namespace dissect::coop
 
