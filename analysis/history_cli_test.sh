@@ -73,9 +73,9 @@ run env BUILD_WORKING_DIRECTORY="${data}" "${ingest}" "${db}" loose
 run env BUILD_WORKING_DIRECTORY="${tmp}" "${ingest}" relative.db "${data}/loose"
 [[ ${rc} -eq 0 && -f "${tmp}/relative.db" ]] || fail "relative DB not created in BUILD_WORKING_DIRECTORY"
 
-expect_error ingest "need a database" "${ingest}"
-expect_error ingest "need a database" "${ingest}" "${db}"
-expect_error ingest "unknown flag --nope" "${ingest}" --nope "${db}" "${data}/loose"
+expect_error ingest "needs DB PATH..., got 0 argument(s)" "${ingest}"
+expect_error ingest "needs DB PATH..., got 1 argument(s)" "${ingest}" "${db}"
+expect_error ingest "unknown flag '--nope'" "${ingest}" --nope "${db}" "${data}/loose"
 expect_error ingest "not a SQLite database" "${ingest}" "${data}/foreign.json" "${data}/loose"
 
 # history: the trend, oldest first, as markdown.
@@ -102,8 +102,8 @@ expect_error history "has no point \"nope\"" "${history}" "${db}" --device=GPU-1
 expect_error history "has no metric \"nope\" (it has: cycles_per_load, ns_per_load)" \
   "${history}" "${db}" --device=GPU-1111aaaa --point="${point}" --metric=nope
 expect_error history "need --device, --point and --metric" "${history}" "${db}" --device=GPU-1111aaaa
-expect_error history "need exactly one database" "${history}" --list_devices
-expect_error history "unknown flag --nope" "${history}" "${db}" --nope
+expect_error history "needs DB, got 0 argument(s)" "${history}" --list_devices
+expect_error history "unknown flag '--nope'" "${history}" "${db}" --nope
 expect_error history "no such database file" "${history}" "${tmp}/missing.db" --list_devices
 
 if [[ ${failures} -gt 0 ]]; then

@@ -13,48 +13,59 @@
 #include "analysis/format.h"
 #include "analysis/history_db.h"
 #include "analysis/results.h"
+#include "gflags/gflags.h"
+#include "tools/cli/flags.h"
 #include "tools/cli/user_path.h"
+
+DEFINE_string(device, "",
+              "a device's uuid, serial or key, or its name when no other device has it "
+              "(--list_devices shows them)");
+DEFINE_string(point, "",
+              "a point: the experiment and its axes as in the result rows, e.g. "
+              "shared_latency/footprint_bytes:4096/stride_bytes:4 (--list_points shows them)");
+DEFINE_string(metric, "", "a metric of that point, e.g. cycles_per_load");
+DEFINE_bool(list_devices, false,
+            "lists the devices: key, name, uuid, runs, first and last run");
+DEFINE_bool(list_points, false, "lists the points measured (on DEVICE when given)");
 
 namespace {
 
 using dissect::analysis::HistoryDb;
 
-constexpr char kUsage[] =
-    R"(usage: history [--help] DB --device=DEVICE --point=POINT --metric=METRIC
-       history [--help] DB --list_devices
-       history [--help] DB --list_points [--device=DEVICE]
+// The command line: DB and one of three forms (see the help's first lines).
+dissect::cli::Program Cli() {
+  dissect::cli::Program program;
+  program.name = "history";
+  program.args = "DB";
+  program.about = R"(  history DB --device=DEVICE --point=POINT --metric=METRIC
+  history DB --list_devices
+  history DB --list_points [--device=DEVICE]
 
 Prints, as a markdown table, one metric of one point on one device for every
 run in the history database DB (written by //analysis:ingest), oldest first:
 run, date (UTC), value (median), spread, driver version and commit. A run that
 re-measured a throttled point shows its re-measurement.
-
-  --device=DEVICE  a device's uuid, serial or key, or its name when no other
-                   device has it (--list_devices shows them)
-  --point=POINT    a point: the experiment and its axes as in the result
-                   rows, e.g. shared_latency/footprint_bytes:4096/stride_bytes:4
-                   (--list_points shows them)
-  --metric=METRIC  a metric of that point, e.g. cycles_per_load
-  --list_devices   lists the devices: key, name, uuid, runs, first and last run
-  --list_points    lists the points measured (on DEVICE when given)
-
-An unknown device, point or metric, a missing DB or bad usage: one line on
+)";
+  // Empty values are kept: "need --device, --point and --metric" names them.
+  program.flags = {{"device", "DEVICE", true},
+                   {"point", "POINT", true},
+                   {"metric", "METRIC", true},
+                   {"list_devices"},
+                   {"list_points"}};
+  program.more = R"(An unknown device, point or metric, a missing DB or bad usage: one line on
 stderr and exit status 2.
 
 Example:
   bazel run //analysis:history -- history.db --device=GPU-5f2c... \
       --point=shared_latency/footprint_bytes:4096/stride_bytes:4 --metric=cycles_per_load
 )";
-
-int Fail(const std::string& message, int status = 2) {
-  std::cerr << "history: " << message << "\n";
-  return status;
+  program.min_args = 1;
+  program.max_args = 1;
+  return program;
 }
 
-bool TakeValue(const std::string& arg, const std::string& flag, std::string& value) {
-  if (arg.rfind(flag + "=", 0) != 0) return false;
-  value = arg.substr(flag.size() + 1);
-  return true;
+int Fail(const std::string& message, int status = 2) {
+  return dissect::cli::Fail(Cli(), message, status);
 }
 
 int ListDevices(const HistoryDb& db) {
@@ -110,28 +121,11 @@ int PrintTrend(const HistoryDb& db, const std::string& device, const std::string
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> args;
-  std::string device, point, metric;
-  bool list_devices = false, list_points = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      std::cout << kUsage;
-      return 0;
-    } else if (arg == "--list_devices") {
-      list_devices = true;
-    } else if (arg == "--list_points") {
-      list_points = true;
-    } else if (TakeValue(arg, "--device", device) || TakeValue(arg, "--point", point) ||
-               TakeValue(arg, "--metric", metric)) {
-      continue;
-    } else if (arg.size() > 1 && arg[0] == '-') {
-      return Fail("unknown flag " + arg + " (see --help)");
-    } else {
-      args.push_back(arg);
-    }
-  }
-  if (args.size() != 1) return Fail("need exactly one database (see --help)");
+  const dissect::cli::CommandLine line = dissect::cli::ParseCommandLine(Cli(), argc, argv);
+  if (line.exit_status.has_value()) return *line.exit_status;
+  const std::vector<std::string>& args = line.args;
+  const std::string device = FLAGS_device, point = FLAGS_point, metric = FLAGS_metric;
+  const bool list_devices = FLAGS_list_devices, list_points = FLAGS_list_points;
   if (list_devices && list_points)
     return Fail("--list_devices and --list_points exclude each other");
   if (!list_devices && !list_points && (device.empty() || point.empty() || metric.empty())) {

@@ -9,14 +9,17 @@
 #include "absl/status/statusor.h"
 #include "analysis/history_db.h"
 #include "analysis/results.h"
+#include "tools/cli/flags.h"
 #include "tools/cli/user_path.h"
 
 namespace {
 
-constexpr char kUsage[] =
-    R"(usage: ingest [--help] [--] DB PATH...
-
-Loads dissect results into the history database DB (SQLite; created if
+// The command line: no flags of its own, DB and one PATH or more.
+dissect::cli::Program Cli() {
+  dissect::cli::Program program;
+  program.name = "ingest";
+  program.args = "DB PATH...";
+  program.about = R"(Loads dissect results into the history database DB (SQLite; created if
 missing, migrated if older). PATH is a run folder written by the sweep runner
 (manifest.json + result files), a manifest.json, a result file, or a folder
 searched recursively for run folders and loose result files (a loose result
@@ -40,35 +43,24 @@ with the new runs and rows. A corrupt, foreign or missing file is named on
 stderr, counted as bad and skipped; the rest still goes in, and the exit
 status is 1. Bad usage, or a DB that is not a dissect history database:
 exit status 2.
-
-Example:
+)";
+  program.more = R"(Example:
   bazel run //analysis:ingest -- history.db nightly/2026-11-23/
 )";
+  program.min_args = 2;
+  return program;
+}
 
 int Fail(const std::string& message, int status = 2) {
-  std::cerr << "ingest: " << message << "\n";
-  return status;
+  return dissect::cli::Fail(Cli(), message, status);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> args;
-  bool flags_done = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (!flags_done && arg == "--") {
-      flags_done = true;
-    } else if (!flags_done && (arg == "--help" || arg == "-h")) {
-      std::cout << kUsage;
-      return 0;
-    } else if (!flags_done && arg.size() > 1 && arg[0] == '-') {
-      return Fail("unknown flag " + arg + " (see --help)");
-    } else {
-      args.push_back(arg);
-    }
-  }
-  if (args.size() < 2) return Fail("need a database and at least one path (see --help)");
+  const dissect::cli::CommandLine line = dissect::cli::ParseCommandLine(Cli(), argc, argv);
+  if (line.exit_status.has_value()) return *line.exit_status;
+  const std::vector<std::string>& args = line.args;
   if (absl::Status status = dissect::cli::EnterCallerDirectory(); !status.ok()) {
     return Fail(std::string(status.message()));
   }
