@@ -1,6 +1,6 @@
 // The levels of a latency curve: its segmentation (changepoint.h) and the
 // plateaus wide enough to be levels of the memory hierarchy, with the
-// statistics the hierarchy table reads from them (memory_hierarchy.cc).
+// statistics the hierarchy table reads from them (hierarchy_latency.cc).
 
 #ifndef DISSECT_ANALYSIS_LATENCY_LEVELS_H_
 #define DISSECT_ANALYSIS_LATENCY_LEVELS_H_
