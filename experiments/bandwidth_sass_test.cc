@@ -4,7 +4,7 @@
 //   SharedStreamKernel<T>: the timed loop (between the clock reads) holds
 //     exactly one LDS per row of the buffer, at T's width, all at immediate
 //     offsets from one address, each loaded word summed once per trip, with
-//     nothing else but adds and loop control. (issue 11: ptxas hoisted
+//     nothing else but adds and loop control. (ptxas once hoisted
 //     `asm volatile` ld.shared out of the loop: all of them at 32 bits, 15
 //     of 16 at 64 and 128 bits, where the loop it unrolled 16 times kept
 //     one trip's loads and summed them 16 times.)

@@ -4,7 +4,8 @@
 // occupancy query; the grid size; the L2 access-policy window of a runtime
 // variant), and Launch(), the callback that TimeKernel times, is one
 // VariantKernels::launch call. Host work inside the callback would be timed
-// along with a microsecond kernel (issue 11, item 3).
+// along with a microsecond kernel: when the host side takes longer than the
+// kernel, the start event fires at once and the interval measures the host.
 #ifndef DISSECT_EXPERIMENTS_L1_BYPASS_POINT_LAUNCH_H_
 #define DISSECT_EXPERIMENTS_L1_BYPASS_POINT_LAUNCH_H_
 

@@ -1,4 +1,4 @@
-// The paper catalog's check, on the CPU (issue 16): every
+// The paper catalog's check, on the CPU: every
 // configs/papers/*.json parses, names an analysis generator that exists and
 // that refuses empty results (it never draws a figure from nothing), and its
 // sweep is accepted by the experiment binaries themselves (`BIN --list` with

@@ -1,4 +1,4 @@
-// `reproduce` (issue 16): remakes one figure or table of a paper from the
+// `reproduce`: remakes one figure or table of a paper from the
 // catalog (configs/papers, analysis/papers/catalog.h) on this GPU. It runs
 // the entry's sweep with the nightly-sweep runner (experiments/sweep/runner.h:
 // children with time limits, manifest.json, resumable) into DIR/<id>/, then

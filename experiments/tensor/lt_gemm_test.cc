@@ -25,8 +25,8 @@ TEST(ParseGemmDimsTest, ReadsMxNxK) {
   EXPECT_FALSE(ParseGemmDims("4x4x-4").ok());
 }
 
-// Issue 11 item 17: the short problems are timed several launches per
-// event pair.
+// The short problems are timed several launches per event pair, so that the
+// host time of a launch stays out of a microsecond kernel's time.
 TEST(GemmLaunchesPerSampleTest, ShortProblemsGetSeveralLaunches) {
   EXPECT_EQ(GemmLaunchesPerSample({256, 256, 256}), 128);
   EXPECT_EQ(GemmLaunchesPerSample({512, 512, 512}), 16);
@@ -65,7 +65,7 @@ TEST(GemmDtypesTest, FillFormatsGivePositiveValuesBelowOneOfTheInputType) {
   EXPECT_EQ(FindGemmDtype("fp64"), nullptr);
 }
 
-// Issue 11 item 15: without CUBLASLT_MATMUL_DESC_FAST_ACCUM the FP8 rows
+// Without CUBLASLT_MATMUL_DESC_FAST_ACCUM the FP8 rows
 // measure only the slow-accumulation path.
 TEST(CreateMatmulDescTest, FastAccumulationOnlyForFp8FastAccum) {
   for (const GemmDtypeInfo& d : GemmDtypes()) {

@@ -1,4 +1,4 @@
-// SASS tests of the tensor-core probes (issue 11): ptxas hoists, folds and
+// SASS tests of the tensor-core probes: ptxas hoists, folds and
 // emulates after the PTX is written, so the PTX test cannot see what the
 // timed loops run. Per native kernel of kernels/tensor on every architecture
 // in the archives:

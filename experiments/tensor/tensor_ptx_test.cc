@@ -242,7 +242,7 @@ TEST(WgmmaPtxTest, TimedLoopIssuesTheFormAtEveryNFromTheRequestedSource) {
   EXPECT_GT(checked, 0) << "no sm_90a PTX among the arguments";
 }
 
-// Issue 11 item 18: NVVM sank the accumulators' zeroing moves below the
+// NVVM once sank the accumulators' zeroing moves below the
 // explicit wgmma.fence, and only the WARPGROUP.ARRIVE that ptxas injects
 // made the first wgmma read them correctly. The source now fences every
 // accumulator before the fence. Per sm_90a kernel: each accumulator register

@@ -1,8 +1,8 @@
-// The SASS checks of tensor_sass_checks.h on the machine code that issue 11
-// found (testdata/*_before_fix.sass) and on loops with constant operands
-// (testdata/constant_operands.sass): each defect must fail its check, and
-// the parts that were right must pass, so the checks are neither vacuous
-// nor blind.
+// The SASS checks of tensor_sass_checks.h on the machine code the probes
+// had before their fixes (testdata/*_before_fix.sass) and on loops with
+// constant operands (testdata/constant_operands.sass): each defect must
+// fail its check, and the parts that were right must pass, so the checks are
+// neither vacuous nor blind.
 #include "experiments/tensor/tensor_sass_checks.h"
 
 #include <cstdlib>

@@ -1,4 +1,4 @@
-// Activation sparsity counts on the GPU (issue 15): the integer counts of
+// Activation sparsity counts on the GPU: the integer counts of
 // probes/sparsity/stats.h (whose comment defines them), from an NCHW float32
 // tensor in device memory, so that they equal the CPU reference exactly.
 #ifndef DISSECT_KERNELS_SPARSITY_STATS_H_
