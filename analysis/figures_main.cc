@@ -19,14 +19,20 @@
 #include "absl/strings/str_split.h"
 #include "analysis/figures.h"
 #include "analysis/results.h"
+#include "gflags/gflags.h"
+#include "tools/cli/flags.h"
 #include "tools/cli/user_path.h"
+
+DEFINE_string(out, "", "the folder to write the figures to (required)");
 
 namespace {
 
-constexpr char kUsage[] =
-    R"(usage: figures --out=DIR [--help] [--] <result.json | folder>...
-
-Writes, per device, DIR/<device>/latency_vs_footprint.svg (memory_latency or
+// The command line: --out=DIR and result files or folders.
+dissect::cli::Program Cli() {
+  dissect::cli::Program program;
+  program.name = "figures";
+  program.args = "<result.json | folder>...";
+  program.about = R"(Writes, per device, DIR/<device>/latency_vs_footprint.svg (memory_latency or
 shared_latency: one line per memory path, log-2 footprint axis, cycles);
 with memory_bandwidth results, DIR/<device>/bandwidth_vs_footprint.svg (one
 line per op and width, GB/s, the DRAM peak dashed); with CUPTI stall
@@ -34,13 +40,13 @@ counters (cupti/stall_<reason>), DIR/<device>/stall_breakdown.svg (one
 stacked bar per result row: the fraction of its stall per reason, in the
 order of report's stall table); and with l1_bypass results
 DIR/<device>/l1_bypass_dlcm_cg.svg (bars: -dlcm=cg's speedup over default
-per layer, %, noise as error bars). With intergroup sharing results
-(issue 14): DIR/<device>/sharing_l1_duplication.svg (l1_duplication: L1 hit
-ratio and duplicated fraction per kernel, side by side), sharing_dsm.svg
+per layer, %, noise as error bars). With intergroup sharing results:
+DIR/<device>/sharing_l1_duplication.svg (l1_duplication: L1 hit ratio and
+duplicated fraction per kernel, side by side), sharing_dsm.svg
 (dsm_latency, dsm_bandwidth: latency and bandwidth vs cluster size),
 sharing_l2_heatmap.svg (l2_sm_map: SM x L2 line latency, lines grouped by
 partition) and sharing_gpc_map.svg (gpc_topology: the GPC of each SM).
-With activation-sparsity results (issue 15): per network
+With activation-sparsity results: per network
 DIR/<device>/sparsity_layers_<network>.svg (activation_sparsity: zero
 fraction per layer, a bar per pass) and sparsity_channels_<network>.svg
 (sorted per-channel sparsity of a few layers), and per shape
@@ -49,8 +55,9 @@ sparsity, a line per method, crossovers marked on y = 1).
 Beside each SVG are the gnuplot data
 (.dat) and script (.gp) it was drawn from. <device> is the device name in
 lower case with other characters as '_'.
-
-Needs gnuplot on PATH (Debian package gnuplot-nox). Bad input, a missing
+)";
+  program.flags = {{"out", "DIR"}};
+  program.more = R"(Needs gnuplot on PATH (Debian package gnuplot-nox). Bad input, a missing
 gnuplot, or neither memory results nor stall counters: one line on stderr,
 exit status 2; gnuplot failing on a script: exit status 1. An unreadable,
 malformed or foreign result file is named on stderr and left out; the figures
@@ -59,10 +66,11 @@ of the others are drawn, with exit status 1 (2 if no file was readable).
 Example:
   bazel run //analysis:figures -- --out=/tmp/fig results/
 )";
+  return program;
+}
 
 int Fail(const std::string& message, int status = 2) {
-  std::cerr << "figures: " << message << "\n";
-  return status;
+  return dissect::cli::Fail(Cli(), message, status);
 }
 
 // True if an executable `name` is in a folder of $PATH.
@@ -85,29 +93,11 @@ bool OnPath(const std::string& name) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> args;
-  std::string out_dir;
-  bool flags_done = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (!flags_done && arg == "--") {
-      flags_done = true;
-    } else if (!flags_done && (arg == "--help" || arg == "-h")) {
-      std::cout << kUsage;
-      return 0;
-    } else if (!flags_done && arg.rfind("--out=", 0) == 0) {
-      out_dir = arg.substr(6);
-      if (out_dir.empty()) return Fail("--out needs a folder");
-    } else if (!flags_done && arg.size() > 1 && arg[0] == '-') {
-      return Fail("unknown flag '" + arg + "' (see --help)");
-    } else {
-      args.push_back(arg);
-    }
-  }
-  if (args.empty()) {
-    std::cerr << kUsage;
-    return 2;
-  }
+  const dissect::cli::CommandLine line = dissect::cli::ParseCommandLine(Cli(), argc, argv);
+  if (line.exit_status.has_value()) return *line.exit_status;
+  const std::vector<std::string>& args = line.args;
+  const std::string out_dir = FLAGS_out;
+  if (args.empty()) return dissect::cli::UsageOnStderr(Cli());
   if (out_dir.empty()) return Fail("--out=DIR is required (see --help)");
 
   if (absl::Status entered = dissect::cli::EnterCallerDirectory();

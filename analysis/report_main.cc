@@ -22,15 +22,37 @@
 #include "analysis/stalls.h"
 #include "analysis/tensor.h"
 #include "analysis/tensor_peaks_embedded.h"
+#include "gflags/gflags.h"
+#include "tools/cli/flags.h"
 #include "tools/cli/user_path.h"
+
+DEFINE_bool(detail, false,
+            "the whole report after the summary (without it, the summary ends with the "
+            "titles of the sections it leaves out)");
+DEFINE_string(published, "",
+              "published values to compare with (see configs/README.md); default: "
+              "configs/published/memory_hierarchy.json as built in");
+DEFINE_string(stalls_csv, "",
+              "also write the stall fractions as CSV (one line per row: file, device, name, "
+              "total, one column per reason, dominant, problem), e.g. for a stall-breakdown "
+              "figure; an error if no row has stall counters");
+DEFINE_bool(compare, false,
+            "print only a comparison of the memory hierarchies instead of the report: per "
+            "device measured by two or more sources (dissect and peer results imported with "
+            "//analysis:import, context `source`), one table per level with latency, capacity "
+            "and bandwidth and their ratio to dissect's, and a note on the methods for every "
+            "ratio outside [0.9, 1.1]; with two or more devices, a table per level with the "
+            "devices in columns. Nothing to compare (one device from one source): exit status "
+            "2");
 
 namespace {
 
-constexpr char kUsage[] =
-    R"(usage: report [--help] [--detail] [--published=FILE] [--stalls_csv=FILE]
-              [--compare] [--] <result.json | folder>...
-
-Reads dissect result files (Google Benchmark JSON with dissect context keys,
+// The command line: result files or folders.
+dissect::cli::Program Cli() {
+  dissect::cli::Program program;
+  program.name = "report";
+  program.args = "<result.json | folder>...";
+  program.about = R"(Reads dissect result files (Google Benchmark JSON with dissect context keys,
 see analysis/SCHEMA.md) and prints a markdown report to stdout. It leads with
 a summary: per device, each memory level's latency, capacity and bandwidth,
 each with its source (the dissect experiment, the imported program, or the
@@ -56,27 +78,9 @@ When rows carry CUPTI warp-stall counters (cupti/stall_<reason>), a "stall
 reasons" section gives each reason's fraction of the row's total stall and the
 dominant reason; files whose counters could not be collected
 (counters_unavailable) are named there with the reason.
-
-  --detail          the whole report after the summary (without it, the
-                    summary ends with the titles of the sections it leaves
-                    out)
-  --published=FILE  published values to compare with (see configs/README.md);
-                    default: configs/published/memory_hierarchy.json as built in
-  --stalls_csv=FILE also write the stall fractions as CSV (one line per row:
-                    file, device, name, total, one column per reason,
-                    dominant, problem), e.g. for a stall-breakdown figure;
-                    an error if no row has stall counters
-  --compare         print only a comparison of the memory hierarchies instead
-                    of the report: per device measured by two or more sources
-                    (dissect and peer results imported with //analysis:import,
-                    context `source`), one table per level with latency,
-                    capacity and bandwidth and their ratio to dissect's, and a
-                    note on the methods for every ratio outside [0.9, 1.1];
-                    with two or more devices, a table per level with the
-                    devices in columns. Nothing to compare (one device from
-                    one source): exit status 2
-
-An unreadable, malformed or foreign result file is named on stderr (one line
+)";
+  program.flags = {{"detail"}, {"published", "FILE"}, {"stalls_csv", "FILE"}, {"compare"}};
+  program.more = R"(An unreadable, malformed or foreign result file is named on stderr (one line
 each) and left out; the others are reported, and the exit status is 1 at the
 end. Bad usage, a path that does not exist, a folder without .json files or
 no readable result file at all: exit status 2.
@@ -89,10 +93,11 @@ Examples:
       ../shared/data/peers/mt4g/NVIDIA_H100_80GB_HBM3.json --out=/tmp/peers &&
     bazel run //analysis:report -- --compare results/h100/ /tmp/peers/
 )";
+  return program;
+}
 
 int Fail(const std::string& message, int status = 2) {
-  std::cerr << "report: " << message << "\n";
-  return status;
+  return dissect::cli::Fail(Cli(), message, status);
 }
 
 // What is wrong with `path` when it is another suite's raw output that
@@ -202,39 +207,12 @@ int Print(const std::string& text, size_t bad, size_t good, const std::string& w
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> args;
-  std::string published_path;
-  std::string stalls_csv_path;
-  bool compare = false;
-  bool detail = false;
-  bool flags_done = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (!flags_done && arg == "--") {
-      flags_done = true;
-    } else if (!flags_done && (arg == "--help" || arg == "-h")) {
-      std::cout << kUsage;
-      return 0;
-    } else if (!flags_done && arg == "--compare") {
-      compare = true;
-    } else if (!flags_done && arg == "--detail") {
-      detail = true;
-    } else if (!flags_done && arg.rfind("--published=", 0) == 0) {
-      published_path = arg.substr(std::string("--published=").size());
-      if (published_path.empty()) return Fail("--published needs a file");
-    } else if (!flags_done && arg.rfind("--stalls_csv=", 0) == 0) {
-      stalls_csv_path = arg.substr(std::string("--stalls_csv=").size());
-      if (stalls_csv_path.empty()) return Fail("--stalls_csv needs a file");
-    } else if (!flags_done && arg.size() > 1 && arg[0] == '-') {
-      return Fail("unknown flag '" + arg + "' (see --help)");
-    } else {
-      args.push_back(arg);
-    }
-  }
-  if (args.empty()) {
-    std::cerr << kUsage;
-    return 2;
-  }
+  const dissect::cli::CommandLine line = dissect::cli::ParseCommandLine(Cli(), argc, argv);
+  if (line.exit_status.has_value()) return *line.exit_status;
+  const std::vector<std::string>& args = line.args;
+  const std::string published_path = FLAGS_published, stalls_csv_path = FLAGS_stalls_csv;
+  const bool compare = FLAGS_compare, detail = FLAGS_detail;
+  if (args.empty()) return dissect::cli::UsageOnStderr(Cli());
   if (compare && (!published_path.empty() || !stalls_csv_path.empty() || detail)) {
     return Fail("--compare prints only the comparison: it takes neither "
                 "--published, --stalls_csv nor --detail");

@@ -18,14 +18,26 @@
 #include "analysis/verdict.h"
 #include "analysis/verdict_ranges.h"
 #include "analysis/verdict_ranges_embedded.h"
+#include "gflags/gflags.h"
+#include "tools/cli/flags.h"
 #include "tools/cli/user_path.h"
+
+DEFINE_string(ranges, "",
+              "the ranges (format dissect.verdict_ranges.v1, see configs/README.md); "
+              "default: configs/verdict/h100.json, built in");
+DEFINE_string(peers, "",
+              "the peer suites' published files (analysis/import reads them in-process); "
+              "default: ../shared/data/peers from the workspace, else from the working "
+              "directory, when it exists; none: no peers column");
 
 namespace {
 
-constexpr char kUsage[] =
-    R"(usage: verdict [--help] [--ranges=FILE] [--peers=DIR|none] [--] DIR|FILE...
-
-Judges the headline numbers of a first run on a GPU: reads every result file
+// The command line: result files, folders and ncu CSVs.
+dissect::cli::Program Cli() {
+  dissect::cli::Program program;
+  program.name = "verdict";
+  program.args = "DIR|FILE...";
+  program.about = R"(Judges the headline numbers of a first run on a GPU: reads every result file
 (*.json, folders searched recursively) and ncu CSV (*.csv) among the
 arguments, finds each headline of the ranges file by experiment, axes and
 metric in any of them (a first-contact headline folder or a whole reference
@@ -38,16 +50,9 @@ cross-checks (ncu's metric against the CUPTI counter of the same point).
 
 The first line of stdout is always
   verdict: N in range, M out of range, K missing
-
-  --ranges=FILE   the ranges (format dissect.verdict_ranges.v1, see
-                  configs/README.md); default: configs/verdict/h100.json,
-                  built in
-  --peers=DIR     the peer suites' published files (analysis/import reads
-                  them in-process); default: ../shared/data/peers from the
-                  workspace, else from the working directory, when it
-                  exists; none: no peers column
-
-A corrupt or foreign result file is named on stderr and left out.
+)";
+  program.flags = {{"ranges", "FILE"}, {"peers", "DIR|none"}};
+  program.more = R"(A corrupt or foreign result file is named on stderr and left out.
 Exit status: 0 no headline number out of its range; 1 one or more out of
 range; 2 bad input (bad flag, no readable result file, a bad ranges file, a
 --peers folder that does not exist).
@@ -55,11 +60,10 @@ range; 2 bad input (bad flag, no readable result file, a bad ranges file, a
 Example:
   bazel run //analysis:verdict -- first_contact/headline/
 )";
-
-int Fail(const std::string& message) {
-  std::cerr << "verdict: " << message << "\n";
-  return 2;
+  return program;
 }
+
+int Fail(const std::string& message) { return dissect::cli::Fail(Cli(), message, 2); }
 
 bool IsDirectory(const std::string& path) {
   std::error_code error;
@@ -121,32 +125,11 @@ std::vector<dissect::analysis::NcuCsv> ReadCsvs(const std::vector<std::string>& 
 
 int main(int argc, char** argv) {
   using namespace dissect::analysis;
-  std::vector<std::string> args;
-  std::string ranges_path, peers_flag;
-  bool flags_done = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (!flags_done && arg == "--") {
-      flags_done = true;
-    } else if (!flags_done && (arg == "--help" || arg == "-h")) {
-      std::cout << kUsage;
-      return 0;
-    } else if (!flags_done && absl::StartsWith(arg, "--ranges=")) {
-      ranges_path = arg.substr(9);
-      if (ranges_path.empty()) return Fail("--ranges needs a file");
-    } else if (!flags_done && absl::StartsWith(arg, "--peers=")) {
-      peers_flag = arg.substr(8);
-      if (peers_flag.empty()) return Fail("--peers needs a folder (or none)");
-    } else if (!flags_done && arg.size() > 1 && arg[0] == '-') {
-      return Fail("unknown flag '" + arg + "' (see --help)");
-    } else {
-      args.push_back(arg);
-    }
-  }
-  if (args.empty()) {
-    std::cerr << kUsage;
-    return 2;
-  }
+  const dissect::cli::CommandLine line = dissect::cli::ParseCommandLine(Cli(), argc, argv);
+  if (line.exit_status.has_value()) return *line.exit_status;
+  const std::vector<std::string>& args = line.args;
+  const std::string ranges_path = FLAGS_ranges, peers_flag = FLAGS_peers;
+  if (args.empty()) return dissect::cli::UsageOnStderr(Cli());
   const std::string default_peers = DefaultPeersDir();  // before leaving the working directory
   if (absl::Status entered = dissect::cli::EnterCallerDirectory(); !entered.ok()) {
     return Fail(std::string(entered.message()));
