@@ -33,25 +33,29 @@ __device__ __forceinline__ int LoadVolatile(const int* p) {
 }
 
 __global__ void TopologyBlocker(const unsigned* held_mask, int mask_words, int blocks,
-                                TopologyBlockerControl* control, long long max_cycles) {
+                                TopologyBlockerCounters* counters,
+                                TopologyBlockerSignals* signals, long long max_cycles) {
   if (threadIdx.x != 0) return;
   const unsigned sm = TraceSmId();
   const bool hold =
       static_cast<int>(sm / 32) < mask_words && ((held_mask[sm / 32] >> (sm % 32)) & 1u) != 0;
-  if (hold) atomicAdd_system(&control->held, 1);
-  __threadfence_system();
-  atomicAdd_system(&control->arrived, 1);
+  if (hold) atomicAdd(&counters->held, 1);
+  __threadfence();
+  if (atomicAdd(&counters->arrived, 1) == blocks - 1) {
+    __threadfence_system();
+    *static_cast<volatile int*>(&signals->all_arrived) = 1;
+  }
   const uint64_t start = ReadClock64();
-  while (LoadVolatile(&control->arrived) < blocks) {
+  while (LoadVolatile(&counters->arrived) < blocks) {
     if (static_cast<long long>(ReadClock64() - start) > max_cycles) {
-      atomicAdd_system(&control->timed_out, 1);
+      atomicAdd(&counters->timed_out, 1);
       return;
     }
   }
   if (!hold) return;
-  while (LoadVolatile(&control->release) == 0) {
+  while (LoadVolatile(&signals->release) == 0) {
     if (static_cast<long long>(ReadClock64() - start) > max_cycles) {
-      atomicAdd_system(&control->timed_out, 1);
+      atomicAdd(&counters->timed_out, 1);
       return;
     }
   }
@@ -60,12 +64,13 @@ __global__ void TopologyBlocker(const unsigned* held_mask, int mask_words, int b
 }  // namespace
 
 cudaError_t LaunchTopologyBlocker(const TopologyBlockerArgs& args, cudaStream_t stream) {
-  if (args.held_mask == nullptr || args.control == nullptr || args.mask_words < 1 ||
-      args.blocks < 1 || args.block_threads < 1) {
+  if (args.held_mask == nullptr || args.counters == nullptr || args.signals == nullptr ||
+      args.mask_words < 1 || args.blocks < 1 || args.block_threads < 1) {
     return cudaErrorInvalidValue;
   }
   TopologyBlocker<<<args.blocks, args.block_threads, args.dynamic_shared_bytes, stream>>>(
-      args.held_mask, args.mask_words, args.blocks, args.control, args.max_cycles);
+      args.held_mask, args.mask_words, args.blocks, args.counters, args.signals,
+      args.max_cycles);
   return cudaGetLastError();
 }
 

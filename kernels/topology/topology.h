@@ -45,20 +45,30 @@ const void* TopologyProbeKernel();
 // identical launches identically; probes/topology/gpc_schedule.h). One block
 // per SM: each block asks for the per-block opt-in maximum of shared memory,
 // so no second blocker block and no probe block fits beside it. Every block
-// reads its %smid, counts itself in `control`, and waits until all `blocks`
+// reads its %smid, counts itself in `counters`, and waits until all `blocks`
 // have done so (an SM freed early could otherwise take a second blocker
 // block and leave another SM without one); then blocks on SMs outside the
 // mask exit and the others spin until the host sets `release`. Every wait
 // gives up after max_cycles (%clock64), so a lost host cannot hang the GPU.
 //
-// `control` lives in mapped pinned host memory (cudaHostAllocMapped): the
-// host polls `arrived` to know the held SMs are taken before it launches
-// the probe, and writes `release` afterwards.
-struct TopologyBlockerControl {
+// The counters live in device memory and take device-scope atomics: a
+// system-scope atomic on pinned host memory is atomic only where the device
+// reports cudaDevAttrHostNativeAtomicSupported (elsewhere compute-sanitizer's
+// memcheck reports it as an invalid access and the kernel fails, as on an
+// H100 80GB HBM3). The host sees
+// only plain stores and loads in mapped pinned host memory
+// (cudaHostAllocMapped): the last block to arrive sets `all_arrived`, so the
+// host knows the held SMs are taken before it launches the probe, and the
+// host sets `release` afterwards.
+struct TopologyBlockerCounters {
   int arrived = 0;    // blocks that read their SM (after counting `held`)
   int held = 0;       // blocks on SMs of the mask
-  int release = 0;    // set by the host: held blocks may exit
   int timed_out = 0;  // blocks that gave up waiting
+};
+
+struct TopologyBlockerSignals {
+  int all_arrived = 0;  // set by the last block to arrive
+  int release = 0;      // set by the host: held blocks may exit
 };
 
 struct TopologyBlockerArgs {
@@ -69,11 +79,13 @@ struct TopologyBlockerArgs {
   int block_threads = 32;
   size_t dynamic_shared_bytes = 0;  // the per-block opt-in maximum
   long long max_cycles = 0;
-  TopologyBlockerControl* control = nullptr;  // device view of mapped host memory
+  TopologyBlockerCounters* counters = nullptr;  // device memory, zeroed before each launch
+  TopologyBlockerSignals* signals = nullptr;    // device view of mapped host memory
 };
 
 // An ordinary launch (no clusters) of args.blocks blocks.
-// cudaErrorInvalidValue for a null mask or control or a size below 1.
+// cudaErrorInvalidValue for a null mask, counters or signals or a size
+// below 1.
 cudaError_t LaunchTopologyBlocker(const TopologyBlockerArgs& args, cudaStream_t stream);
 
 // The blocker's address, for cudaFuncSetAttribute.

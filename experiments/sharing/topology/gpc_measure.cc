@@ -45,8 +45,9 @@ absl::Status AddShape(const DeviceInfo& device, int cluster_size, int blocks_per
   return absl::OkStatus();
 }
 
-// Mapped pinned host memory for the blocker's control words, its SM mask
-// and its own stream, for the launches of one RunGpcProbe.
+// The blocker's counters (device memory), its signals (mapped pinned host
+// memory), its SM mask and its own stream, for the launches of one
+// RunGpcProbe.
 class Blocker {
  public:
   Blocker() = default;
@@ -59,13 +60,14 @@ class Blocker {
 
   absl::Status Init(const GpcProbePlan& plan) {
     DISSECT_CUDA_RETURN_IF_ERROR(cudaHostAlloc(reinterpret_cast<void**>(&host_),
-                                               sizeof(TopologyBlockerControl),
+                                               sizeof(TopologyBlockerSignals),
                                                cudaHostAllocMapped));
     DISSECT_CUDA_RETURN_IF_ERROR(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_),
                                                           host_, 0));
     DISSECT_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     words_ = (plan.sm_count + 31) / 32;
     DISSECT_ASSIGN_OR_RETURN(mask_, DeviceBuffer<unsigned>::Allocate(static_cast<size_t>(words_)));
+    DISSECT_ASSIGN_OR_RETURN(counters_, DeviceBuffer<TopologyBlockerCounters>::Allocate(1));
     DISSECT_CUDA_RETURN_IF_ERROR(cudaFuncSetAttribute(TopologyBlockerKernel(),
                                                       cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                       static_cast<int>(plan.max_shared_bytes)));
@@ -75,7 +77,8 @@ class Blocker {
     args_.block_threads = plan.block_threads;
     args_.dynamic_shared_bytes = plan.max_shared_bytes;
     args_.max_cycles = kBlockerMaxCycles;
-    args_.control = device_;
+    args_.counters = counters_.get();
+    args_.signals = device_;
     return absl::OkStatus();
   }
 
@@ -87,14 +90,16 @@ class Blocker {
     for (const int sm : held) {
       if (sm >= 0 && sm / 32 < words_) mask[sm / 32] |= 1u << (sm % 32);
     }
-    *host_ = TopologyBlockerControl{};
+    *host_ = TopologyBlockerSignals{};
     std::atomic_thread_fence(std::memory_order_seq_cst);
     DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpy(mask_.get(), mask.data(),
                                             mask.size() * sizeof(unsigned),
                                             cudaMemcpyHostToDevice));
+    DISSECT_CUDA_RETURN_IF_ERROR(
+        cudaMemsetAsync(counters_.get(), 0, sizeof(TopologyBlockerCounters), stream_));
     DISSECT_CUDA_RETURN_IF_ERROR(LaunchTopologyBlocker(args_, stream_));
     const auto deadline = std::chrono::steady_clock::now() + kBlockerArrivalTimeout;
-    while (Read(&host_->arrived) < args_.blocks) {
+    while (Read(&host_->all_arrived) == 0) {
       if (std::chrono::steady_clock::now() > deadline) return false;
       std::this_thread::yield();
     }
@@ -107,16 +112,20 @@ class Blocker {
     static_cast<volatile int&>(host_->release) = 1;
     std::atomic_thread_fence(std::memory_order_seq_cst);
     DISSECT_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream_));
-    return Read(&host_->timed_out) == 0;
+    TopologyBlockerCounters counters;
+    DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpy(&counters, counters_.get(), sizeof(counters),
+                                            cudaMemcpyDeviceToHost));
+    return counters.timed_out == 0;
   }
 
  private:
   static int Read(const int* p) { return *static_cast<const volatile int*>(p); }
 
-  TopologyBlockerControl* host_ = nullptr;
-  TopologyBlockerControl* device_ = nullptr;
+  TopologyBlockerSignals* host_ = nullptr;
+  TopologyBlockerSignals* device_ = nullptr;
   cudaStream_t stream_ = nullptr;
   DeviceBuffer<unsigned> mask_;
+  DeviceBuffer<TopologyBlockerCounters> counters_;
   int words_ = 0;
   TopologyBlockerArgs args_;
 };
