@@ -3,7 +3,7 @@
 // manifest round trip, ETA, and a whole sweep of shell-script stand-ins
 // (status mapping, skipped binaries, resume arguments, --only, the checks
 // before a night and the --dry_run plan). The runner
-// with the real harness is experiments/sweep/sweep_test.sh.
+// with the real harness is experiments/sweep/sweep_test.cc.
 #include "experiments/sweep/runner.h"
 
 #include <signal.h>
