@@ -140,8 +140,8 @@ TEST(VerdictRanges, BadFilesAreOneLineErrors) {
     std::string from, to, error;
   } cases[] = {
       {"dissect.verdict_ranges.v1", "dissect.verdict_ranges.v9", "not a verdict ranges file"},
-      {"\"range\": [25, 35]", "\"range\": [35, 25]", "headlines[0] (shared_latency): judge[0]: \"range\" low > high"},
-      {"\"devices\": \"hopper\", \"range\": [25, 35]", "\"devices\": \"hoper\", \"range\": [25, 35]",
+      {"\"range\": [20, 27]", "\"range\": [27, 20]", "headlines[0] (shared_latency): judge[0]: \"range\" low > high"},
+      {"\"devices\": \"hopper\", \"range\": [20, 27]", "\"devices\": \"hoper\", \"range\": [20, 27]",
        "device set \"hoper\" is not in device_sets"},
       {"\"source\": \"JMS, H100 SXM5 at 1980 MHz\"}", "\"source\": \"JMZ, H100 SXM5\"}",
        "does not start with a key of \"sources\""},

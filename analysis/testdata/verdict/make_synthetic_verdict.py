@@ -66,7 +66,7 @@ def chase(path, footprint, cycles, order="random"):
 
 
 def memory_latency(folder, name, device, far_cycles):
-    points = [chase("shared", KIB, 29.4), chase("shared", 16 * KIB, 29.6),
+    points = [chase("shared", KIB, 23.4), chase("shared", 16 * KIB, 23.6),
               chase("global_ca", KIB, 38.9), chase("global_ca", 16 * KIB, 39.3),
               chase("tex", KIB, 37.5), chase("tex", 16 * KIB, 38.1),
               chase("const", KIB, 19.5), chase("const", 16 * KIB, 104.0),
