@@ -1,0 +1,1 @@
+int Add(int a, int b);

@@ -1,0 +1,1 @@
+int Twice(int a);

@@ -1,0 +1,2 @@
+#include "probes/b/b.h"
+int A();

@@ -1,0 +1,2 @@
+#include "probes/a/a.h"
+int B();

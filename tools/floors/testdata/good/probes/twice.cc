@@ -1,0 +1,2 @@
+#include "kernels/add.h"
+int Twice(int a) { return Add(a, a); }
