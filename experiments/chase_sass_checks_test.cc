@@ -20,17 +20,21 @@
 namespace dissect {
 namespace {
 
-// The saved machine code of the kernels before the fix, parsed.
-absl::StatusOr<std::vector<SassFunction>> BeforeFixSass() {
+// Saved machine code of chase kernels (experiments/testdata/<name>), parsed.
+absl::StatusOr<std::vector<SassFunction>> SavedSass(const std::string& name) {
   const char* srcdir = std::getenv("TEST_SRCDIR");
   if (srcdir == nullptr) return absl::FailedPreconditionError("run under bazel test");
-  const std::string path =
-      std::string(srcdir) + "/dissect/experiments/testdata/chase_before_issue11.sass";
+  const std::string path = std::string(srcdir) + "/dissect/experiments/testdata/" + name;
   std::ifstream in(path);
   if (!in.good()) return absl::NotFoundError("cannot read " + path);
   std::stringstream text;
   text << in.rdbuf();
   return ParseCuobjdumpSass(text.str());
+}
+
+// The kernels before the fix.
+absl::StatusOr<std::vector<SassFunction>> BeforeFixSass() {
+  return SavedSass("chase_before_issue11.sass");
 }
 
 // The kernels before issue 11: the global hop was IADD3 + IMAD.X + LDG and
@@ -57,6 +61,26 @@ TEST(ChaseSassBeforeFixTest, ChecksFailOnTheOffsetChase) {
   const std::string lds = absl::StrJoin(ChaseKernelProblems(**shared, "LDS"), "\n");
   EXPECT_FALSE(absl::StrContains(lds, "computes the address")) << lds;
   EXPECT_TRUE(absl::StrContains(lds, "end: the clock read")) << lds;
+}
+
+// The shared chase indexed by a word index, as the published shared-memory
+// chases are (p = s[p]): each hop is IMAD or LEA (index x 4 + base), then
+// LDS, which adds the integer operation's latency to every hop (about 6
+// cycles on an H100: 29 against the pure chain's 23). The hop check must
+// reject it, so chase_sass_test fails if the shared chain ever gains
+// address arithmetic.
+TEST(ChaseSassBeforeFixTest, ChecksFailOnAnIndexedSharedChase) {
+  const absl::StatusOr<std::vector<SassFunction>> fs = SavedSass("chase_shared_index.sass");
+  ASSERT_TRUE(fs.ok()) << fs.status();
+  absl::StatusOr<const SassFunction*> shared =
+      FindSassFunction(*fs, {Fragment("11ChaseKernel", ChasePath::kShared)});
+  ASSERT_TRUE(shared.ok()) << shared.status();
+  const std::string lds = absl::StrJoin(ChaseKernelProblems(**shared, "LDS"), "\n");
+  EXPECT_TRUE(absl::StrContains(lds, "is not addressed by the previous load's result")) << lds;
+  // The rest of the kernel is the shipped one: loops, unroll and clocks pass.
+  EXPECT_FALSE(absl::StrContains(lds, "timed loops hold")) << lds;
+  EXPECT_FALSE(absl::StrContains(lds, "a trip, want")) << lds;
+  EXPECT_FALSE(absl::StrContains(lds, "the clock read")) << lds;
 }
 
 // The cache-operator check is not vacuous: the global_ca kernel's loads
