@@ -43,8 +43,8 @@ struct CatalogEntry {
   std::string claim;   // one sentence
   std::string expected_signature;
   std::string expected_differences;  // why this GPU may differ (a K40 vs an H100)
-  // "ready", or "pending" with `pending` saying what is missing (an issue's
-  // probe, a GPU feature); pending entries are listed, never run.
+  // "ready", or "pending" with `pending` saying what is missing (a probe not
+  // built yet, a GPU feature); pending entries are listed, never run.
   std::string status;
   std::string pending;
   // The sweep that remakes it: "defaults" and "entries" in the format of

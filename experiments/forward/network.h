@@ -93,9 +93,9 @@ absl::StatusOr<NetworkSpec> LoadNetworkFile(const std::string& path,
 // The networks compiled into the binary (configs/networks/*.json), all of
 // which BuiltinNetwork knows: "vgg16", "resnet50", "densenet121", "alexnet".
 std::vector<std::string> AllBuiltinNetworkNames();
-// The first two, "vgg16", "resnet50": the issue-15 networks whose list the
-// activation-sparsity experiment offers as its network axis (kept so that its
-// default sweep does not grow).
+// The first two, "vgg16", "resnet50": the networks built in first, whose
+// list the activation-sparsity experiment offers as its network axis (kept so
+// that its default sweep does not grow).
 std::vector<std::string> BuiltinNetworkNames();
 absl::StatusOr<NetworkSpec> BuiltinNetwork(std::string_view name,
                                            NetworkPart part = NetworkPart::kFeatures);

@@ -118,10 +118,11 @@ std::vector<std::string> Normalized(const std::vector<PtxInstruction>& code, Loa
   return out;
 }
 
-TEST(LayersPtxTest, ManifestHasTheIssueVariants) {
+TEST(LayersPtxTest, ManifestHasEveryCacheVariant) {
   std::map<std::string, Variant> by_name;
   for (const Variant& v : Manifest()) by_name[v.name] = v;
-  // The issue's variants and the load each must use.
+  // The cache variants the l1_bypass experiment compares (PTX cache
+  // operators, L1 eviction hints, -dlcm=cg) and the load each must use.
   const std::map<std::string, std::string> kWant = {
       {"default", "kDefault"},
       {"dlcm_cg", "kDefault"},
