@@ -1,12 +1,10 @@
 // `dashboard`: static HTML pages of the nightly history. See analysis/README.md.
 
 #include <algorithm>
-#include <exception>
 #include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
-#include <stdexcept>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -21,17 +19,23 @@
 #include "analysis/run_data.h"
 #include "analysis/tensor.h"
 #include "analysis/tensor_peaks_embedded.h"
+#include "gflags/gflags.h"
+#include "tools/cli/flags.h"
 #include "tools/cli/user_path.h"
+
+DEFINE_int32(nights, 7, "baseline of the regression check: the last N nights");
 
 namespace {
 
 namespace fs = std::filesystem;
 namespace da = dissect::analysis;
 
-constexpr char kUsage[] =
-    R"(usage: dashboard [--help] [--nights=N] [--] HISTORY OUT_DIR
-
-Writes a static HTML dashboard of the nightly characterization runs (no
+// The command line: the history and the folder to write to.
+dissect::cli::Program Cli() {
+  dissect::cli::Program program;
+  program.name = "dashboard";
+  program.args = "HISTORY OUT_DIR";
+  program.about = R"(Writes a static HTML dashboard of the nightly characterization runs (no
 server, no JavaScript): OUT_DIR/index.html lists the nights, newest first,
 with their devices and regression and fleet-outlier counts; per night,
 OUT_DIR/<YYYY-MM-DD>/index.html shows, in this order, the regressions (each
@@ -51,10 +55,9 @@ result files the sweep runner wrote; the folder itself may be one),
 searched recursively. Results imported from other suites (ingested files
 of //analysis:import) are no night: OUT_DIR/imported/index.html shows
 them, with their suite, program and method, linked from the index.
-
-  --nights=N   baseline of the regression check: the last N nights (7)
-
-Every entry of a night's runs that failed, timed out, was skipped, never
+)";
+  program.flags = {{"nights", "N"}};
+  program.more = R"(Every entry of a night's runs that failed, timed out, was skipped, never
 finished or whose result file could not be read is listed in red on the
 night's page and on the index, above the regressions, with its reason; a
 night that measured nothing says so.
@@ -68,42 +71,25 @@ page says so); 2 bad input (one line on stderr).
 Example:
   bazel run //analysis:dashboard -- /data/nightly /var/www/dissect
 )";
+  program.min_args = 2;
+  program.max_args = 2;
+  return program;
+}
 
 int Fail(const std::string& message, int status = 2) {
-  std::cerr << "dashboard: " << message << "\n";
-  return status;
+  return dissect::cli::Fail(Cli(), message, status);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> args;
-  int nights = 7;
-  bool flags_done = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (!flags_done && arg == "--") {
-      flags_done = true;
-    } else if (!flags_done && (arg == "--help" || arg == "-h")) {
-      std::cout << kUsage;
-      return 0;
-    } else if (!flags_done && arg.rfind("--nights=", 0) == 0) {
-      try {
-        size_t used = 0;
-        nights = std::stoi(arg.substr(9), &used);
-        if (used != arg.size() - 9 || nights < 1) throw std::invalid_argument("");
-      } catch (const std::exception&) {
-        return Fail("--nights needs a positive whole number, got '" + arg.substr(9) + "'");
-      }
-    } else if (!flags_done && arg.size() > 1 && arg[0] == '-') {
-      return Fail("unknown flag '" + arg + "' (see --help)");
-    } else {
-      args.push_back(arg);
-    }
-  }
-  if (args.size() != 2) {
-    return Fail("needs HISTORY and OUT_DIR, got " + std::to_string(args.size()) +
-                " argument(s) (see --help)");
+  const dissect::cli::CommandLine line = dissect::cli::ParseCommandLine(Cli(), argc, argv);
+  if (line.exit_status.has_value()) return *line.exit_status;
+  const std::vector<std::string>& args = line.args;
+  const int nights = FLAGS_nights;
+  if (nights < 1) {
+    return dissect::cli::UsageError(Cli(), "--nights='" + std::to_string(nights) +
+                                               "' is not a positive whole number");
   }
   if (absl::Status entered = dissect::cli::EnterCallerDirectory(); !entered.ok()) {
     return Fail(std::string(entered.message()));

@@ -22,14 +22,39 @@
 #include "analysis/import.h"
 #include "analysis/results.h"
 #include "experiments/harness/result_writer.h"
+#include "gflags/gflags.h"
+#include "tools/cli/flags.h"
 #include "tools/cli/user_path.h"
+
+DEFINE_string(from, "",
+              "gpu-benches: RRZE-HPC/gpu-benches logs; which program wrote each one is "
+              "detected from its text: gpu-latency -> memory_latency, gpu-cache, gpu-l2-cache, "
+              "gpu-stream -> memory_bandwidth. The logs name no device: --device_name is "
+              "required. mt4g: caps-tum/mt4g JSON results -> hierarchy_summary (one row per "
+              "memory level); device facts from the file (required)");
+DEFINE_string(out, "", "output folder (created with its parents if missing; required)");
+DEFINE_bool(force, false, "overwrite existing output files (default: refuse)");
+DEFINE_string(source_version, "",
+              "the suite's commit or version, written as source = <suite>@V (default: "
+              "unknown, with a warning)");
+DEFINE_string(device_name, "", "the device's name, e.g. \"NVIDIA GH200 480GB\"");
+DEFINE_string(compute_capability, "", "e.g. 9.0");
+DEFINE_string(sm_count, "", "the number of SMs");
+DEFINE_string(l2_bytes, "", "the L2 size: bytes, or with KiB, MiB, GiB (e.g. 50MiB)");
+DEFINE_string(sm_clock_mhz, "", "maximum SM clock");
+DEFINE_string(dram_peak_gbps, "", "DRAM peak in GB/s");
+DEFINE_string(stride_bytes, "",
+              "gpu-latency only: stride_bytes axis value (default 128: the log does not say; "
+              "source_method says it is assumed)");
 
 namespace {
 
-constexpr char kUsage[] =
-    R"(usage: import --from=gpu-benches|mt4g --out=DIR [flags] [--] FILE...
-
-Converts results published by other GPU microbenchmark suites into dissect
+// The command line: --from, --out, the device facts and the input files.
+dissect::cli::Program Cli() {
+  dissect::cli::Program program;
+  program.name = "import";
+  program.args = "FILE...";
+  program.about = R"(Converts results published by other GPU microbenchmark suites into dissect
 result files (analysis/SCHEMA.md), one per input: DIR/<input name without
 extension>.json, written atomically. `report` and `figures` then read them
 like dissect's own; every row's label starts `source: <suite>@<version>;
@@ -37,32 +62,22 @@ method: ...` and the context names the source file and how the peer measured
 (source, source_file, source_format, source_method, imported_by,
 import_date), so that no one mistakes a peer's number for ours.
 
-  --from=gpu-benches  RRZE-HPC/gpu-benches logs; which program wrote each
-                      one is detected from its text: gpu-latency ->
-                      memory_latency, gpu-cache, gpu-l2-cache, gpu-stream ->
-                      memory_bandwidth. The logs name no device:
-                      --device_name is required.
-  --from=mt4g         caps-tum/mt4g JSON results -> hierarchy_summary (one
-                      row per memory level); device facts from the file
-  --out=DIR           output folder (created with its parents if missing)
-  --force             overwrite existing output files (default: refuse)
-  --source_version=V  the suite's commit or version, written as
-                      source = <suite>@V (default: unknown, with a warning)
-
-Device facts a file lacks (never guessed; each one still unknown is named on
-stderr and listed in context device_facts_missing). A flag that contradicts
-the file is an error.
-  --device_name=NAME      e.g. "NVIDIA GH200 480GB"
-  --compute_capability=X  e.g. 9.0
-  --sm_count=N
-  --l2_bytes=B            bytes, or with KiB, MiB, GiB (e.g. 50MiB)
-  --sm_clock_mhz=F        maximum SM clock
-  --dram_peak_gbps=F      DRAM peak in GB/s
-gpu-latency only:
-  --stride_bytes=B        stride_bytes axis value (default 128: the log does
-                          not say; source_method says it is assumed)
-
-Prints one line per imported file on stdout. Exit status 0 when every file
+Device facts a file lacks (--device_name to --dram_peak_gbps) are never
+guessed; each one still unknown is named on stderr and listed in context
+device_facts_missing. A flag that contradicts the file is an error.
+)";
+  program.flags = {{"from", "gpu-benches|mt4g"},
+                   {"out", "DIR"},
+                   {"force"},
+                   {"source_version", "V", true},
+                   {"device_name", "NAME"},
+                   {"compute_capability", "X", true},
+                   {"sm_count", "N"},
+                   {"l2_bytes", "B"},
+                   {"sm_clock_mhz", "F"},
+                   {"dram_peak_gbps", "F"},
+                   {"stride_bytes", "B"}};
+  program.more = R"(Prints one line per imported file on stdout. Exit status 0 when every file
 was imported; 2 on bad usage or when any file is unknown, corrupt, or its
 output exists (each named on stderr, one line; the others are still written).
 
@@ -79,18 +94,10 @@ Examples (the peer data of ../shared/data/peers/):
       --out=results/peers ../shared/data/peers/mt4g/NVIDIA_H100_80GB_HBM3.json
   bazel run //analysis:report -- results/peers
 )";
-
-int Fail(const std::string& message) {
-  std::cerr << "import: " << message << "\n";
-  return 2;
+  return program;
 }
 
-// The value of `--name=value` in `arg`, or nullopt if `arg` is another flag.
-std::optional<std::string> FlagValue(const std::string& arg, const std::string& name) {
-  const std::string prefix = "--" + name + "=";
-  if (arg.rfind(prefix, 0) != 0) return std::nullopt;
-  return arg.substr(prefix.size());
-}
+int Fail(const std::string& message) { return dissect::cli::Fail(Cli(), message, 2); }
 
 absl::StatusOr<double> PositiveNumber(const std::string& flag, const std::string& text) {
   double value = 0;
@@ -99,6 +106,48 @@ absl::StatusOr<double> PositiveNumber(const std::string& flag, const std::string
         absl::StrCat("--", flag, "='", text, "' is not a positive number"));
   }
   return value;
+}
+
+// Reads one number flag `name` into `field` when it is given.
+absl::Status SetNumber(const std::string& name, const std::string& text,
+                       std::optional<double>* field) {
+  if (!dissect::cli::Given(name)) return absl::OkStatus();
+  const bool bytes = absl::EndsWith(name, "_bytes");
+  absl::StatusOr<double> value =
+      bytes ? dissect::analysis::ParseByteCount(text) : PositiveNumber(name, text);
+  if (!value.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(bytes ? "--" + name + ": " : "", value.status().message()));
+  }
+  *field = *value;
+  return absl::OkStatus();
+}
+
+// The import options from the flags, checked.
+absl::StatusOr<dissect::analysis::ImportOptions> OptionsFromFlags() {
+  dissect::analysis::ImportOptions options;
+  options.from = FLAGS_from;
+  options.source_version = FLAGS_source_version;
+  if (dissect::cli::Given("device_name")) options.device_name = FLAGS_device_name;
+  if (dissect::cli::Given("compute_capability")) {
+    options.compute_capability = FLAGS_compute_capability;
+  }
+  if (dissect::cli::Given("sm_count")) {
+    int count = 0;
+    if (!absl::SimpleAtoi(FLAGS_sm_count, &count) || count <= 0) {
+      return absl::InvalidArgumentError("--sm_count='" + FLAGS_sm_count +
+                                        "' is not a positive integer");
+    }
+    options.sm_count = count;
+  }
+  for (absl::Status status :
+       {SetNumber("l2_bytes", FLAGS_l2_bytes, &options.l2_bytes),
+        SetNumber("sm_clock_mhz", FLAGS_sm_clock_mhz, &options.sm_clock_mhz),
+        SetNumber("dram_peak_gbps", FLAGS_dram_peak_gbps, &options.dram_peak_gbps),
+        SetNumber("stride_bytes", FLAGS_stride_bytes, &options.stride_bytes)}) {
+    if (!status.ok()) return status;
+  }
+  return options;
 }
 
 absl::StatusOr<std::string> ReadText(const std::string& path) {
@@ -119,61 +168,14 @@ bool Exists(const std::string& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  dissect::analysis::ImportOptions options;
-  std::vector<std::string> files;
-  std::string out_dir;
-  bool force = false;
-  bool flags_done = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (flags_done || arg.empty() || arg[0] != '-' || arg == "-") {
-      files.push_back(arg);
-      continue;
-    }
-    if (arg == "--") {
-      flags_done = true;
-    } else if (arg == "--help" || arg == "-h") {
-      std::cout << kUsage;
-      return 0;
-    } else if (arg == "--force") {
-      force = true;
-    } else if (auto v = FlagValue(arg, "from")) {
-      options.from = *v;
-    } else if (auto v = FlagValue(arg, "out")) {
-      out_dir = *v;
-    } else if (auto v = FlagValue(arg, "source_version")) {
-      options.source_version = *v;
-    } else if (auto v = FlagValue(arg, "device_name")) {
-      if (v->empty()) return Fail("--device_name needs a name");
-      options.device_name = *v;
-    } else if (auto v = FlagValue(arg, "compute_capability")) {
-      options.compute_capability = *v;
-    } else if (auto v = FlagValue(arg, "sm_count")) {
-      int count = 0;
-      if (!absl::SimpleAtoi(*v, &count) || count <= 0) {
-        return Fail("--sm_count='" + *v + "' is not a positive integer");
-      }
-      options.sm_count = count;
-    } else if (auto v = FlagValue(arg, "l2_bytes")) {
-      absl::StatusOr<double> bytes = dissect::analysis::ParseByteCount(*v);
-      if (!bytes.ok()) return Fail("--l2_bytes: " + std::string(bytes.status().message()));
-      options.l2_bytes = *bytes;
-    } else if (auto v = FlagValue(arg, "sm_clock_mhz")) {
-      absl::StatusOr<double> mhz = PositiveNumber("sm_clock_mhz", *v);
-      if (!mhz.ok()) return Fail(std::string(mhz.status().message()));
-      options.sm_clock_mhz = *mhz;
-    } else if (auto v = FlagValue(arg, "dram_peak_gbps")) {
-      absl::StatusOr<double> gbps = PositiveNumber("dram_peak_gbps", *v);
-      if (!gbps.ok()) return Fail(std::string(gbps.status().message()));
-      options.dram_peak_gbps = *gbps;
-    } else if (auto v = FlagValue(arg, "stride_bytes")) {
-      absl::StatusOr<double> bytes = dissect::analysis::ParseByteCount(*v);
-      if (!bytes.ok()) return Fail("--stride_bytes: " + std::string(bytes.status().message()));
-      options.stride_bytes = *bytes;
-    } else {
-      return Fail("unknown flag '" + arg + "' (see --help)");
-    }
-  }
+  const dissect::cli::CommandLine line = dissect::cli::ParseCommandLine(Cli(), argc, argv);
+  if (line.exit_status.has_value()) return *line.exit_status;
+  const std::vector<std::string>& files = line.args;
+  const std::string out_dir = FLAGS_out;
+  const bool force = FLAGS_force;
+  absl::StatusOr<dissect::analysis::ImportOptions> parsed = OptionsFromFlags();
+  if (!parsed.ok()) return Fail(std::string(parsed.status().message()));
+  const dissect::analysis::ImportOptions& options = *parsed;
   if (options.from.empty()) return Fail("--from=gpu-benches or --from=mt4g is required");
   if (options.from != "gpu-benches" && options.from != "mt4g") {
     return Fail("unknown --from='" + options.from + "' (gpu-benches or mt4g)");

@@ -18,7 +18,17 @@
 #include "analysis/regression.h"
 #include "analysis/results.h"
 #include "analysis/run_data.h"
+#include "gflags/gflags.h"
+#include "tools/cli/flags.h"
 #include "tools/cli/user_path.h"
+
+DEFINE_string(db, "", "the history database (//analysis:ingest writes it)");
+DEFINE_string(night, "", "the runs whose start (UTC) falls on that date (with --db)");
+DEFINE_string(thresholds, "", "thresholds instead of the built-in ones");
+DEFINE_string(markdown, "", "write the markdown report there instead of stdout");
+DEFINE_string(junit, "",
+              "also write JUnit XML (a testsuite per model, a testcase per card, a failure "
+              "listing a card's outlying metrics)");
 
 namespace {
 
@@ -28,9 +38,13 @@ using dissect::analysis::RunData;
 using dissect::analysis::RunInfo;
 using dissect::analysis::Thresholds;
 
-constexpr char kUsage[] =
-    R"(usage: outliers [--help] [--thresholds=FILE] [--markdown=FILE] [--junit=FILE] RUN_DIR...
-       outliers [flags] --db=DB --night=YYYY-MM-DD
+// The command line: run folders, or a night of the history database.
+dissect::cli::Program Cli() {
+  dissect::cli::Program program;
+  program.name = "outliers";
+  program.args = "RUN_DIR...";
+  program.about = R"(  outliers [flags] RUN_DIR...
+  outliers [flags] --db=DB --night=YYYY-MM-DD
 
 Across the cards of one model (device_name) measured in one night, flags
 every card whose value of a (point, metric) lies outside the fleet's
@@ -43,16 +57,14 @@ cards, are not checked (the report says so). Throttled points are included
 and marked: a throttling card is what this looks for.
 
 Each RUN_DIR is one card's run folder (manifest.json + result files); with
---db, the runs of the night come from the history database:
-
-  --db=DB            the history database (//analysis:ingest writes it)
-  --night=YYYY-MM-DD the runs whose start (UTC) falls on that date
-  --thresholds=FILE  thresholds instead of the built-in ones
-  --markdown=FILE    write the markdown report there instead of stdout
-  --junit=FILE       also write JUnit XML (a testsuite per model, a testcase
-                     per card, a failure listing a card's outlying metrics)
-
-Exit status: 0 no outlier, 1 outlier(s), 2 bad input (a missing or
+--db, the runs of the night come from the history database.
+)";
+  program.flags = {{"db", "DB"},
+                   {"night", "YYYY-MM-DD"},
+                   {"thresholds", "FILE"},
+                   {"markdown", "FILE"},
+                   {"junit", "FILE"}};
+  program.more = R"(Exit status: 0 no outlier, 1 outlier(s), 2 bad input (a missing or
 unreadable run folder or database, no run on that night, a bad thresholds
 file, bad usage). Result files a run folder names but that cannot be read
 are named on stderr and left out.
@@ -61,10 +73,11 @@ Examples:
   bazel run //analysis:outliers -- nightly/2026-11-23/*/
   bazel run //analysis:outliers -- --db=history.sqlite --night=2026-11-23 --junit=outliers.xml
 )";
+  return program;
+}
 
 int Fail(const std::string& message, int status = 2) {
-  std::cerr << "outliers: " << message << "\n";
-  return status;
+  return dissect::cli::Fail(Cli(), message, status);
 }
 
 bool IsDate(const std::string& text) {
@@ -99,41 +112,17 @@ absl::StatusOr<std::vector<RunData>> NightFromDb(const std::string& db_path,
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> args;
-  std::string thresholds_path, markdown_path, junit_path, db_path, night;
-  bool flags_done = false;
-  const auto value_of = [](const std::string& arg, const std::string& flag, std::string* value) {
-    if (arg.rfind(flag + "=", 0) != 0) return false;
-    *value = arg.substr(flag.size() + 1);
-    return true;
-  };
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (flags_done || arg.empty() || arg[0] != '-' || arg == "-") {
-      args.push_back(arg);
-      continue;
-    }
-    if (arg == "--") {
-      flags_done = true;
-    } else if (arg == "--help" || arg == "-h") {
-      std::cout << kUsage;
-      return 0;
-    } else if (value_of(arg, "--thresholds", &thresholds_path) ||
-               value_of(arg, "--markdown", &markdown_path) ||
-               value_of(arg, "--junit", &junit_path) || value_of(arg, "--db", &db_path)) {
-      if (arg.back() == '=') return Fail(arg + ": needs a file");
-    } else if (value_of(arg, "--night", &night)) {
-      if (!IsDate(night)) return Fail("--night=" + night + ": want a date YYYY-MM-DD");
-    } else {
-      return Fail("unknown flag '" + arg + "' (see --help)");
-    }
+  const dissect::cli::CommandLine line = dissect::cli::ParseCommandLine(Cli(), argc, argv);
+  if (line.exit_status.has_value()) return *line.exit_status;
+  const std::vector<std::string>& args = line.args;
+  const std::string thresholds_path = FLAGS_thresholds, markdown_path = FLAGS_markdown,
+                    junit_path = FLAGS_junit, db_path = FLAGS_db, night = FLAGS_night;
+  if (!night.empty() && !IsDate(night)) {
+    return Fail("--night=" + night + ": want a date YYYY-MM-DD");
   }
   if (db_path.empty()) {
     if (!night.empty()) return Fail("--night needs --db");
-    if (args.empty()) {
-      std::cerr << kUsage;
-      return 2;
-    }
+    if (args.empty()) return dissect::cli::UsageOnStderr(Cli());
   } else {
     if (night.empty()) return Fail("--db needs --night=YYYY-MM-DD");
     if (!args.empty()) {

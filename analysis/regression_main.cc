@@ -17,7 +17,21 @@
 #include "analysis/regression.h"
 #include "analysis/results.h"
 #include "analysis/run_data.h"
+#include "gflags/gflags.h"
+#include "tools/cli/flags.h"
 #include "tools/cli/user_path.h"
+
+DEFINE_string(db, "", "the history database (//analysis:ingest writes it)");
+DEFINE_string(device, "", "uuid, serial or device key of the card (with --db)");
+DEFINE_string(candidate, "latest", "the candidate run; latest: the device's newest (with --db)");
+DEFINE_string(baseline, "last:7",
+              "last:N: the median of the device's N runs before the candidate; or a RUN_ID "
+              "(with --db)");
+DEFINE_string(thresholds, "", "thresholds instead of the built-in ones");
+DEFINE_string(markdown, "", "write the markdown report there instead of stdout");
+DEFINE_string(junit, "",
+              "also write JUnit XML (one testcase per compared point and metric, a failure "
+              "per regression and per entry of the candidate that measured nothing)");
 
 namespace {
 
@@ -28,11 +42,14 @@ using dissect::analysis::RunData;
 using dissect::analysis::RunInfo;
 using dissect::analysis::Thresholds;
 
-constexpr char kUsage[] =
-    R"(usage: compare [--help] [--thresholds=FILE] [--markdown=FILE] [--junit=FILE]
-               BASELINE_DIR CANDIDATE_DIR
-       compare [flags] --db=DB --device=DEVICE [--candidate=RUN_ID|latest]
-               [--baseline=last:N|RUN_ID]
+// The command line: two run folders, or runs of the history database.
+dissect::cli::Program Cli() {
+  dissect::cli::Program program;
+  program.name = "compare";
+  program.args = "BASELINE_DIR CANDIDATE_DIR";
+  program.about = R"(  compare [flags] BASELINE_DIR CANDIDATE_DIR
+  compare [flags] --db=DB --device=DEVICE [--candidate=RUN_ID|latest]
+          [--baseline=last:N|RUN_ID]
 
 Compares a candidate run with a baseline and reports every (point, metric)
 whose change is significant: beyond the metric's relative tolerance AND
@@ -46,20 +63,16 @@ attempt. Driver, suite-commit, vbios and device changes between the runs are
 noted on every flagged row.
 
 Each side is a run folder (manifest.json + result files, as the sweep runner
-writes them), or, with --db, runs from the history database:
-
-  --db=DB             the history database (//analysis:ingest writes it)
-  --device=DEVICE     uuid, serial or device key of the card (with --db)
-  --candidate=RUN_ID  the candidate run; default latest (the device's newest)
-  --baseline=last:N   the median of the device's N runs before the candidate
-                      (default last:7); or a RUN_ID
-  --thresholds=FILE   thresholds instead of the built-in ones
-  --markdown=FILE     write the markdown report there instead of stdout
-  --junit=FILE        also write JUnit XML (one testcase per compared point
-                      and metric, a failure per regression and per entry
-                      of the candidate that measured nothing)
-
-The candidate's entries that measured nothing (failed, timeout, skipped or
+writes them), or, with --db, runs from the history database.
+)";
+  program.flags = {{"db", "DB"},
+                   {"device", "DEVICE"},
+                   {"candidate", "RUN_ID|latest"},
+                   {"baseline", "last:N|RUN_ID"},
+                   {"thresholds", "FILE"},
+                   {"markdown", "FILE"},
+                   {"junit", "FILE"}};
+  program.more = R"(The candidate's entries that measured nothing (failed, timeout, skipped or
 never finished in its manifest, or a result file that cannot be read) are
 listed first, with their reasons; in the JUnit XML each is a failure (a
 skipped one is skipped).
@@ -77,10 +90,11 @@ Examples:
   bazel run //analysis:compare -- --db=history.sqlite --device=GPU-1111aaaa \
       --baseline=last:7 --junit=compare.xml --markdown=compare.md
 )";
+  return program;
+}
 
 int Fail(const std::string& message, int status = 2) {
-  std::cerr << "compare: " << message << "\n";
-  return status;
+  return dissect::cli::Fail(Cli(), message, status);
 }
 
 absl::StatusOr<RunData> ReadFolder(const std::string& dir) {
@@ -154,55 +168,21 @@ absl::StatusOr<Sides> SidesFromDb(const std::string& db_path, std::string device
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> args;
-  std::string thresholds_path, markdown_path, junit_path, db_path, device;
-  std::string candidate_id = "latest";
-  std::string baseline = "last:7";
-  bool candidate_given = false, baseline_given = false, device_given = false;
-  bool flags_done = false;
-  const auto value_of = [](const std::string& arg, const std::string& flag, std::string* value) {
-    if (arg.rfind(flag + "=", 0) != 0) return false;
-    *value = arg.substr(flag.size() + 1);
-    return true;
-  };
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    std::string value;
-    if (flags_done || arg.empty() || arg[0] != '-' || arg == "-") {
-      args.push_back(arg);
-      continue;
-    }
-    if (arg == "--") {
-      flags_done = true;
-    } else if (arg == "--help" || arg == "-h") {
-      std::cout << kUsage;
-      return 0;
-    } else if (value_of(arg, "--thresholds", &thresholds_path) ||
-               value_of(arg, "--markdown", &markdown_path) ||
-               value_of(arg, "--junit", &junit_path) || value_of(arg, "--db", &db_path)) {
-      if (arg.back() == '=') return Fail(arg + ": needs a file");
-    } else if (value_of(arg, "--device", &device)) {
-      device_given = true;
-      if (device.empty()) return Fail("--device needs a uuid, serial or device key");
-    } else if (value_of(arg, "--candidate", &candidate_id)) {
-      candidate_given = true;
-      if (candidate_id.empty()) return Fail("--candidate needs a run id or latest");
-    } else if (value_of(arg, "--baseline", &baseline)) {
-      baseline_given = true;
-      if (baseline.empty()) return Fail("--baseline needs last:N or a run id");
-    } else {
-      return Fail("unknown flag '" + arg + "' (see --help)");
-    }
-  }
+  const dissect::cli::CommandLine line = dissect::cli::ParseCommandLine(Cli(), argc, argv);
+  if (line.exit_status.has_value()) return *line.exit_status;
+  const std::vector<std::string>& args = line.args;
+  const std::string thresholds_path = FLAGS_thresholds, markdown_path = FLAGS_markdown,
+                    junit_path = FLAGS_junit, db_path = FLAGS_db, device = FLAGS_device;
+  const std::string candidate_id = FLAGS_candidate, baseline = FLAGS_baseline;
+  const bool candidate_given = dissect::cli::Given("candidate"),
+             baseline_given = dissect::cli::Given("baseline"),
+             device_given = dissect::cli::Given("device");
   if (db_path.empty()) {
     if (candidate_given || baseline_given || device_given) {
       return Fail("--device, --candidate and --baseline need --db");
     }
     if (args.size() != 2) {
-      if (args.empty()) {
-        std::cerr << kUsage;
-        return 2;
-      }
+      if (args.empty()) return dissect::cli::UsageOnStderr(Cli());
       return Fail("want two run folders, BASELINE and CANDIDATE (got " +
                   std::to_string(args.size()) + "; see --help)");
     }
