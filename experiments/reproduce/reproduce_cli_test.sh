@@ -57,8 +57,10 @@ expect_error "unknown paper 'nope'" --catalog="${catalog}" --paper=nope --out="$
 expect_error "selftest_2026_waiting is pending: waits for a probe" --catalog="${catalog}" \
   --paper=selftest_2026_waiting --out="${tmp}/x"
 expect_error "--out=DIR is required" --catalog="${catalog}" --paper=selftest_2026_run
-expect_error "unknown flag or argument '--bogus'" --bogus
-expect_error "--device='x' is not a device index" --device=x --paper=a --out=b
+expect_error "unknown flag '--bogus'" --bogus
+expect_error "takes no arguments, got 'stray'" --paper=a --out=b stray
+expect_error "--device='x' is not a whole number" --device=x --paper=a --out=b
+expect_error "--device='-1' is not a device index" --device=-1 --paper=a --out=b
 expect_error "is not a folder" --catalog="${catalog}" --paper=selftest_2026_run --out="${tmp}/x" \
   --results="${tmp}/does_not_exist"
 

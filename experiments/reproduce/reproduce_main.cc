@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "absl/strings/numbers.h"
 #include "analysis/papers/catalog.h"
 #include "experiments/harness/build_info.h"
 #include "experiments/reproduce/reproduce.h"
@@ -16,15 +15,34 @@
 #include "experiments/sweep/device_identity.h"
 #include "experiments/sweep/preflight.h"
 #include "experiments/sweep/runner.h"
+#include "gflags/gflags.h"
+#include "tools/cli/flags.h"
 #include "tools/cli/user_path.h"
+
+DEFINE_string(paper, "", "a catalog entry, or a paper key (every figure of the paper)");
+DEFINE_string(out, "",
+              "output folder (created if missing); rerun with the same DIR to resume an "
+              "interrupted sweep");
+DEFINE_bool(list, false, "print the catalog (pending entries say what they wait for)");
+DEFINE_string(results, "",
+              "run nothing: analyse the result files under DIR (e.g. "
+              "analysis/reference/<device>/) and write the figure to --out");
+DEFINE_bool(dry_run, false, "print the commands the sweep would run, write nothing");
+DEFINE_bool(no_draw, false, "write the gnuplot scripts and data, do not run gnuplot");
+DEFINE_string(bin_dir, "", "take the experiment binaries from DIR (a bundle's dist/bin)");
+DEFINE_int32(device, 0, "CUDA device for the experiments");
+DEFINE_string(catalog, "", "another catalog folder (default configs/papers)");
 
 namespace {
 
 namespace fs = std::filesystem;
 
-constexpr char kUsage[] =
-    R"(usage: reproduce --paper=ID|KEY --out=DIR [flags]
-       reproduce --list
+// The command line: flags only.
+dissect::cli::Program Cli() {
+  dissect::cli::Program program;
+  program.name = "reproduce";
+  program.about = R"(  reproduce --paper=ID|KEY --out=DIR [flags]
+  reproduce --list
 
 Remakes a figure or table of a paper in the catalog (configs/papers/ID.json)
 on this GPU: runs the entry's sweep with the nightly-sweep runner (each
@@ -32,21 +50,11 @@ experiment a child process with a time limit, resumable) into DIR/ID/, then
 the entry's analysis, which writes DIR/ID/ID.md (the paper vs this GPU
 table, the expected signature and where a difference is expected) and the
 figure DIR/ID/figures/*.svg (gnuplot).
-
-  --paper=ID|KEY   a catalog entry, or a paper key (every figure of the paper)
-  --out=DIR        output folder (created if missing); rerun with the same
-                   DIR to resume an interrupted sweep
-  --list           print the catalog (pending entries say what they wait for)
-  --results=DIR    run nothing: analyse the result files under DIR (e.g.
-                   analysis/reference/<device>/) and write the figure to --out
-  --dry_run        print the commands the sweep would run, write nothing
-  --no_draw        write the gnuplot scripts and data, do not run gnuplot
-  --bin_dir=DIR    take the experiment binaries from DIR (a bundle's dist/bin)
-  --device=N       CUDA device for the experiments (default 0)
-  --catalog=DIR    another catalog folder (default configs/papers)
-  --help           this text
-
-Exit status: 0 every figure made; 1 a sweep entry failed or timed out, an
+)";
+  program.flags = {{"paper", "ID|KEY"},  {"out", "DIR"},     {"list"},
+                   {"results", "DIR"},   {"dry_run"},        {"no_draw"},
+                   {"bin_dir", "DIR"},   {"device", "N"},    {"catalog", "DIR"}};
+  program.more = R"(Exit status: 0 every figure made; 1 a sweep entry failed or timed out, an
 analysis or a drawing failed (the rest was still made); 2 bad usage (unknown
 paper, pending entry, bad flag, unwritable --out); 130/143 stopped (rerun to
 resume).
@@ -55,11 +63,11 @@ Examples:
   ./bazelw run -c opt //experiments:reproduce -- --list
   ./bazelw run -c opt //experiments:reproduce -- --paper=dong_kaeli_2018_a_latency --out=papers
 )";
-
-int Fail(const std::string& message) {
-  std::cerr << "reproduce: " << message << "\n";
-  return 2;
+  program.max_args = 0;
+  return program;
 }
+
+int Fail(const std::string& message) { return dissect::cli::Fail(Cli(), message, 2); }
 
 }  // namespace
 
@@ -67,45 +75,22 @@ int main(int argc, char** argv) {
   if (absl::Status entered = dissect::cli::EnterCallerDirectory(); !entered.ok()) {
     return Fail(std::string(entered.message()));
   }
-  using dissect::sweep::FlagValue;
   using dissect::cli::UserPath;
-  dissect::reproduce::ReproduceOptions options;
-  std::string paper, out_dir, catalog_dir;
-  bool list = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      std::cout << kUsage;
-      return 0;
-    } else if (arg == "--list") {
-      list = true;
-    } else if (arg == "--dry_run") {
-      options.dry_run = true;
-    } else if (arg == "--no_draw") {
-      options.draw = false;
-    } else if (auto v = FlagValue(arg, "paper")) {
-      paper = *v;
-    } else if (auto v = FlagValue(arg, "out")) {
-      out_dir = *v;
-    } else if (auto v = FlagValue(arg, "results")) {
-      if (v->empty()) return Fail("--results needs a folder");
-      options.results_dir = UserPath(*v);
-    } else if (auto v = FlagValue(arg, "catalog")) {
-      if (v->empty()) return Fail("--catalog needs a folder");
-      catalog_dir = UserPath(*v);
-    } else if (auto v = FlagValue(arg, "bin_dir")) {
-      if (v->empty()) return Fail("--bin_dir needs a folder");
-      options.runner.bin_dir = UserPath(*v);
-    } else if (auto v = FlagValue(arg, "device")) {
-      int device = 0;
-      if (!absl::SimpleAtoi(*v, &device) || device < 0) {
-        return Fail("--device='" + *v + "' is not a device index (0, 1, ...)");
-      }
-      options.runner.device = device;
-    } else {
-      return Fail("unknown flag or argument '" + arg + "' (see --help)");
-    }
+  const dissect::cli::CommandLine line = dissect::cli::ParseCommandLine(Cli(), argc, argv);
+  if (line.exit_status.has_value()) return *line.exit_status;
+  if (FLAGS_device < 0) {
+    return Fail("--device='" + std::to_string(FLAGS_device) +
+                "' is not a device index (0, 1, ...)");
   }
+  dissect::reproduce::ReproduceOptions options;
+  options.dry_run = FLAGS_dry_run;
+  options.draw = !FLAGS_no_draw;
+  options.results_dir = UserPath(FLAGS_results);
+  options.runner.bin_dir = UserPath(FLAGS_bin_dir);
+  options.runner.device = FLAGS_device;
+  const std::string paper = FLAGS_paper, out_dir = FLAGS_out;
+  std::string catalog_dir = UserPath(FLAGS_catalog);
+  const bool list = FLAGS_list;
   if (catalog_dir.empty()) {
     absl::StatusOr<std::string> found = dissect::reproduce::FindCatalogDir();
     if (!found.ok()) return Fail(std::string(found.status().message()));

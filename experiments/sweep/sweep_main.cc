@@ -23,16 +23,37 @@
 #include "experiments/sweep/preflight.h"
 #include "experiments/sweep/runner.h"
 #include "experiments/sweep/sweep_config.h"
+#include "gflags/gflags.h"
+#include "tools/cli/flags.h"
 #include "tools/cli/user_path.h"
+
+DEFINE_string(sweep, "", "a sweep name (configs/sweeps/NAME.json) or a .json path (required)");
+DEFINE_string(out, "", "the run folder (created with its parents if missing; required)");
+DEFINE_string(bin_dir, "",
+              "take the binaries from DIR/<name> (a bundle's dist/bin) instead of the runfiles "
+              "of //experiments:sweep");
+DEFINE_int32(device, 0, "CUDA device for the children (--device=N)");
+DEFINE_string(only, "", "run only these entries (the others stay as they are)");
+DEFINE_bool(dry_run, false,
+            "print the plan (entry, points, time limit, total against the budget) and the "
+            "commands that would run; write nothing, need no GPU");
+DEFINE_string(budget_s, "",
+              "the night's budget in seconds (default: the sweep file's \"budget_s\", else "
+              "none)");
+DEFINE_string(expect_device, "",
+              "run only on a device whose name contains X (any case), or whose UUID is X, e.g. "
+              "--expect_device=H100");
+DEFINE_double(kill_grace_s, 5, "seconds between SIGTERM and SIGKILL (0..600)");
 
 namespace {
 
 namespace fs = std::filesystem;
 
-constexpr char kUsage[] =
-    R"(usage: sweep --sweep=NAME|PATH.json --out=DIR [flags]
-
-Runs every entry of a sweep file (configs/sweeps/NAME.json) as a child
+// The command line: flags only.
+dissect::cli::Program Cli() {
+  dissect::cli::Program program;
+  program.name = "sweep";
+  program.about = R"(Runs every entry of a sweep file (configs/sweeps/NAME.json) as a child
 process in its own process group, one after another, into the run folder DIR:
 DIR/manifest.json (the run's identity and each entry's status, rewritten
 atomically after every change), DIR/<id>.json (the entry's result file) and
@@ -52,24 +73,11 @@ the others (pending, failed, timeout, skipped) run again with the harness's
 --resume, which keeps the points already in their result file and measures
 only the missing ones. SIGTERM or SIGINT stops the running entry's process
 group, leaves it pending in the manifest, and exits 128 + the signal.
-
-  --sweep=NAME|PATH   a sweep name (configs/sweeps/NAME.json) or a .json path
-  --out=DIR           the run folder (created with its parents if missing)
-  --bin_dir=DIR       take the binaries from DIR/<name> (a bundle's dist/bin)
-                      instead of the runfiles of //experiments:sweep
-  --device=N          CUDA device for the children (--device=N); default 0
-  --only=ID,ID        run only these entries (the others stay as they are)
-  --dry_run           print the plan (entry, points, time limit, total against
-                      the budget) and the commands that would run; write
-                      nothing, need no GPU
-  --budget_s=S        the night's budget in seconds (default: the sweep
-                      file's "budget_s", else none)
-  --expect_device=X   run only on a device whose name contains X (any case),
-                      or whose UUID is X, e.g. --expect_device=H100
-  --kill_grace_s=S    seconds between SIGTERM and SIGKILL (default 5)
-  --help              this text
-
-Progress on stderr, one line per entry:
+)";
+  program.flags = {{"sweep", "NAME|PATH"}, {"out", "DIR"},      {"bin_dir", "DIR"},
+                   {"device", "N"},        {"only", "ID,ID"},   {"dry_run"},
+                   {"budget_s", "S"},      {"expect_device", "X"}, {"kill_grace_s", "S"}};
+  program.more = R"(Progress on stderr, one line per entry:
   [3/14] memory_latency_l2: ok in 12.3 s; ETA 4 min
 The ETA is the remaining entries' time limits scaled by the ratio of time
 taken to time limits over the entries run so far.
@@ -84,10 +92,45 @@ device; 130/143 stopped by SIGINT/SIGTERM.
 Example:
   ./bazelw run -c opt //experiments:sweep -- --sweep=nightly --out=/data/dissect/2026-11-23
 )";
+  program.max_args = 0;
+  program.bad_usage_exit = dissect::sweep::kExitBadUsage;
+  return program;
+}
 
 int Fail(const std::string& message) {
-  std::cerr << "sweep: " << message << "\n";
-  return dissect::sweep::kExitBadUsage;
+  return dissect::cli::Fail(Cli(), message, dissect::sweep::kExitBadUsage);
+}
+
+// The runner's options and the sweep's budget from the flags, checked.
+absl::Status OptionsFromFlags(dissect::sweep::RunnerOptions& options,
+                              std::optional<double>& budget_s) {
+  options.dry_run = FLAGS_dry_run;
+  options.bin_dir = dissect::cli::UserPath(FLAGS_bin_dir);
+  if (FLAGS_device < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--device='", FLAGS_device, "' is not a device index (0, 1, ...)"));
+  }
+  options.device = FLAGS_device;
+  if (dissect::cli::Given("only")) {
+    options.only = absl::StrSplit(FLAGS_only, ',', absl::SkipEmpty());
+    if (options.only.empty()) {
+      return absl::InvalidArgumentError("--only needs entry ids (--only=ID,ID)");
+    }
+  }
+  if (dissect::cli::Given("budget_s")) {
+    double budget = 0;
+    if (!absl::SimpleAtod(FLAGS_budget_s, &budget) || !(budget > 0)) {
+      return absl::InvalidArgumentError("--budget_s='" + FLAGS_budget_s +
+                                        "' is not a positive number of seconds");
+    }
+    budget_s = budget;
+  }
+  if (!(FLAGS_kill_grace_s >= 0 && FLAGS_kill_grace_s <= 600)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--kill_grace_s='", FLAGS_kill_grace_s, "' is not a number of seconds in 0..600"));
+  }
+  options.kill_grace_s = FLAGS_kill_grace_s;
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -96,56 +139,17 @@ int main(int argc, char** argv) {
   if (absl::Status entered = dissect::cli::EnterCallerDirectory(); !entered.ok()) {
     return Fail(std::string(entered.message()));
   }
-  using dissect::sweep::FlagValue;
   using dissect::sweep::FolderLock;
   using dissect::cli::UserPath;
+  const dissect::cli::CommandLine line = dissect::cli::ParseCommandLine(Cli(), argc, argv);
+  if (line.exit_status.has_value()) return *line.exit_status;
   dissect::sweep::RunnerOptions options;
-  std::string sweep_name;
-  std::string out_dir;
-  std::string expect_device;
   std::optional<double> budget_s;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      std::cout << kUsage;
-      return 0;
-    } else if (arg == "--dry_run") {
-      options.dry_run = true;
-    } else if (auto v = FlagValue(arg, "sweep")) {
-      sweep_name = *v;
-    } else if (auto v = FlagValue(arg, "out")) {
-      out_dir = *v;
-    } else if (auto v = FlagValue(arg, "bin_dir")) {
-      if (v->empty()) return Fail("--bin_dir needs a folder");
-      options.bin_dir = UserPath(*v);
-    } else if (auto v = FlagValue(arg, "device")) {
-      int device = 0;
-      if (!absl::SimpleAtoi(*v, &device) || device < 0) {
-        return Fail("--device='" + *v + "' is not a device index (0, 1, ...)");
-      }
-      options.device = device;
-    } else if (auto v = FlagValue(arg, "only")) {
-      options.only = absl::StrSplit(*v, ',', absl::SkipEmpty());
-      if (options.only.empty()) return Fail("--only needs entry ids (--only=ID,ID)");
-    } else if (auto v = FlagValue(arg, "budget_s")) {
-      double budget = 0;
-      if (!absl::SimpleAtod(*v, &budget) || !(budget > 0)) {
-        return Fail("--budget_s='" + *v + "' is not a positive number of seconds");
-      }
-      budget_s = budget;
-    } else if (auto v = FlagValue(arg, "expect_device")) {
-      if (v->empty()) return Fail("--expect_device needs part of a device name or a UUID");
-      expect_device = *v;
-    } else if (auto v = FlagValue(arg, "kill_grace_s")) {
-      double grace = 0;
-      if (!absl::SimpleAtod(*v, &grace) || !(grace >= 0 && grace <= 600)) {
-        return Fail("--kill_grace_s='" + *v + "' is not a number of seconds in 0..600");
-      }
-      options.kill_grace_s = grace;
-    } else {
-      return Fail("unknown flag or argument '" + arg + "' (see --help)");
-    }
+  if (absl::Status set = OptionsFromFlags(options, budget_s); !set.ok()) {
+    return Fail(std::string(set.message()));
   }
+  const std::string sweep_name = FLAGS_sweep, out_dir = FLAGS_out,
+                    expect_device = FLAGS_expect_device;
   if (sweep_name.empty()) return Fail("--sweep=NAME or --sweep=PATH.json is required");
   if (out_dir.empty()) return Fail("--out=DIR is required");
 

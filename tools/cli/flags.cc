@@ -115,9 +115,9 @@ std::string TakeFlag(const Program& program, const std::string& arg, int argc, c
   return Set(*flag, argv[++*i]);
 }
 
-std::string CountError(const Program& program, size_t count) {
-  if (program.max_args == 0) return "takes no arguments, got " + std::to_string(count);
-  return absl::StrCat("needs ", program.args, ", got ", count, " argument(s)");
+std::string CountError(const Program& program, const std::vector<std::string>& args) {
+  if (program.max_args == 0) return "takes no arguments, got '" + args.front() + "'";
+  return absl::StrCat("needs ", program.args, ", got ", args.size(), " argument(s)");
 }
 
 }  // namespace
@@ -126,7 +126,7 @@ std::string Help(const Program& program) {
   const std::string lead = "usage: " + program.name + " ";
   std::string usage = "[--help]";
   for (const FlagSpec& flag : program.flags) absl::StrAppend(&usage, " [", Label(flag), "]");
-  if (!program.args.empty()) absl::StrAppend(&usage, " ", program.args);
+  if (!program.args.empty()) absl::StrAppend(&usage, " [--] ", program.args);
   std::string text = lead + Wrap(usage, lead.size(), lead.size()) + "\n\n";
   if (!program.about.empty()) absl::StrAppend(&text, program.about, "\n");
 
@@ -175,7 +175,7 @@ CommandLine ParseCommandLine(const Program& program, int argc, char** argv) {
   }
   const int count = static_cast<int>(line.args.size());
   if (count < program.min_args || (program.max_args >= 0 && count > program.max_args)) {
-    line.exit_status = UsageError(program, CountError(program, line.args.size()));
+    line.exit_status = UsageError(program, CountError(program, line.args));
   }
   return line;
 }

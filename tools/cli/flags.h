@@ -38,7 +38,8 @@ struct FlagSpec {
 // What a tool's command line takes; the parts of its --help.
 struct Program {
   std::string name;             // leads every error line: "report: ..."
-  std::string args;             // the positional arguments in the usage line
+  std::string args;             // the positional arguments ("DB PATH..."), shown
+                                // after "[--]" in the usage line
   std::string about;            // what the tool does, before the flags
   std::vector<FlagSpec> flags;  // in --help order
   std::string more;             // after the flags: exit statuses, examples

@@ -124,7 +124,7 @@ TEST_F(FlagsTest, PositionalArgumentCountIsChecked) {
   none.min_args = 0;
   none.max_args = 0;
   EXPECT_EQ(Parse({"stray"}, none).exit_status, 3);
-  EXPECT_EQ(err_, "tool: takes no arguments, got 1 (see --help)\n");
+  EXPECT_EQ(err_, "tool: takes no arguments, got 'stray' (see --help)\n");
 }
 
 TEST_F(FlagsTest, HelpGoesToStdoutWithStatusZero) {
@@ -139,7 +139,7 @@ TEST_F(FlagsTest, HelpGoesToStdoutWithStatusZero) {
 TEST_F(FlagsTest, HelpHasUsageAboutEveryFlagWithItsDefaultAndMore) {
   EXPECT_EQ(Help(TestProgram()),
             "usage: tool [--help] [--out=DIR] [--tag=TEXT] [--nights=N] [--budget_s=S]\n"
-            "            [--detail] IN...\n"
+            "            [--detail] [--] IN...\n"
             "\n"
             "Reads IN and writes it to --out.\n"
             "\n"
