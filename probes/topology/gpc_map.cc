@@ -182,15 +182,37 @@ std::vector<int> InconsistentSms(const std::vector<Clusters>& launches, UnionFin
   return std::vector<int>(inconsistent.begin(), inconsistent.end());
 }
 
+// Roots of the groups that one cluster covered whole (every SM of the
+// group ran a block of that cluster).
+std::set<int> GroupsRunAsOneCluster(const std::vector<Clusters>& launches,
+                                    const std::map<int, int>& group_size, UnionFind& groups) {
+  std::set<int> whole;
+  for (const Clusters& clusters : launches) {
+    for (const std::vector<int>& cluster : clusters) {
+      for (const auto& [root, count] : GroupCounts(groups, cluster)) {
+        if (count == group_size.at(root)) whole.insert(root);
+      }
+    }
+  }
+  return whole;
+}
+
+// The fewest SMs a GPC's group has: min_gpc_sms, and more than one TPC's.
+int GpcFloor(int min_gpc_sms) { return std::max(min_gpc_sms, kSmsPerTpc + 1); }
+
 // Numbers the groups of seen SMs as GPCs in order of their lowest SM
 // (ascending SMs meet each group first at its lowest); groups of fewer
-// than min_gpc_sms SMs are unresolved instead.
-void NumberGpcs(const std::vector<int>& seen, int min_gpc_sms, UnionFind& groups, GpcMap& map) {
+// than GpcFloor(min_gpc_sms) SMs are unresolved instead, those of one TPC
+// that ran a cluster of their own also counted as single-TPC groups.
+void NumberGpcs(const std::vector<Clusters>& launches, const std::vector<int>& seen,
+                int min_gpc_sms, UnionFind& groups, GpcMap& map) {
   const int sm_count = static_cast<int>(seen.size());
   std::map<int, int> group_size;
   for (int sm = 0; sm < sm_count; ++sm) {
     if (seen[sm] > 0) ++group_size[groups.Find(sm)];
   }
+  const std::set<int> run_whole = GroupsRunAsOneCluster(launches, group_size, groups);
+  std::set<int> listed;
   std::map<int, int> gpc_of_root;
   for (int sm = 0; sm < sm_count; ++sm) {
     if (seen[sm] == 0) {
@@ -198,8 +220,11 @@ void NumberGpcs(const std::vector<int>& seen, int min_gpc_sms, UnionFind& groups
       continue;
     }
     const int root = groups.Find(sm);
-    if (group_size[root] < min_gpc_sms) {
+    const int size = group_size[root];
+    if (listed.insert(root).second) map.group_sizes.push_back(size);
+    if (size < GpcFloor(min_gpc_sms)) {
       map.unresolved_sm_ids.push_back(sm);
+      if (size == kSmsPerTpc && run_whole.count(root) > 0) map.single_tpc_sm_ids.push_back(sm);
       continue;
     }
     const auto [it, added] = gpc_of_root.emplace(root, static_cast<int>(gpc_of_root.size()));
@@ -209,6 +234,7 @@ void NumberGpcs(const std::vector<int>& seen, int min_gpc_sms, UnionFind& groups
   }
   map.gpc_count = static_cast<int>(map.gpc_sizes.size());
   map.unresolved_sms = static_cast<int>(map.unresolved_sm_ids.size());
+  map.single_tpc_sms = static_cast<int>(map.single_tpc_sm_ids.size());
 }
 
 // The GPCs with more than twice the median GPC's SMs, in words.
@@ -242,10 +268,18 @@ std::string Notes(const GpcMap& map, const ReadRecords& read, size_t launches, i
   }
   if (map.unresolved_sms > 0) {
     notes.push_back(absl::StrCat(map.unresolved_sms, " SMs unresolved (GPC -1: in groups of fewer ",
-                                 "than ", min_gpc_sms,
-                                 " SMs, the smallest cluster size that fits, so parts of GPCs "
-                                 "that no launch joined, not GPCs): ",
+                                 "than ", GpcFloor(min_gpc_sms),
+                                 " SMs, the smallest cluster size that fits and more than one "
+                                 "TPC, so not GPCs): ",
                                  IdList(map.unresolved_sm_ids)));
+  }
+  if (map.single_tpc_sms > 0) {
+    notes.push_back(absl::StrCat(
+        map.single_tpc_sms, " of them in groups of one TPC (", kSmsPerTpc,
+        " SMs that ran clusters with each other only): TPCs the cluster scheduler keeps out of "
+        "their GPC (singleton TPCs, whose GPC no cluster can show), or parts of GPCs no launch "
+        "joined: ",
+        IdList(map.single_tpc_sm_ids)));
   }
   if (map.inconsistent_sms > 0) {
     notes.push_back(absl::StrCat(map.inconsistent_sms,
@@ -289,6 +323,13 @@ int SmIdBound(int sm_count, const std::vector<LaunchRecord>& records) {
   return bound;
 }
 
+int ClustersThatFit(const GpcMap& map, int cluster_size) {
+  if (cluster_size < 1) return 0;
+  int clusters = 0;
+  for (const int size : map.group_sizes) clusters += size / cluster_size;
+  return clusters;
+}
+
 GpcMap InferGpcMap(int sm_count, const std::vector<LaunchRecord>& records, int min_gpc_sms) {
   sm_count = std::max(sm_count, 0);
   GpcMap map;
@@ -300,7 +341,7 @@ GpcMap InferGpcMap(int sm_count, const std::vector<LaunchRecord>& records, int m
   PlaceOnceSeenSms(read.launches, read.seen, groups);
   map.inconsistent_sm_ids = InconsistentSms(read.launches, groups);
   map.inconsistent_sms = static_cast<int>(map.inconsistent_sm_ids.size());
-  NumberGpcs(read.seen, min_gpc_sms, groups, map);
+  NumberGpcs(read.launches, read.seen, min_gpc_sms, groups, map);
   map.note = Notes(map, read, records.size(), min_gpc_sms);
   return map;
 }

@@ -32,6 +32,27 @@
 // min_gpc_sms (the smallest cluster size that fits, which every GPC runs) is
 // a part of a GPC no launch joined to the rest: it is reported as unresolved
 // (gpc_of_sm -1, unresolved_sms), never as a GPC.
+//
+// Groups of one TPC. What the clusters reveal is where the cluster
+// scheduler may place a cluster, and from Hopper on that is not the whole
+// GPC: the driver pulls a few TPCs out of their GPC for cluster (CGA)
+// scheduling ("singleton TPCs", each a cluster domain of its own; NVIDIA's
+// nvgpu driver, gr_config for gb10b, nvgpu_gr_config_get_skyline_info and
+// the comment above it: "from Hopper ... a few TPCs which are pulled out of
+// the virtual GPC for CGA scheduling. They are called singleton TPCs").
+// Such a TPC's 2 SMs share clusters with each other only, whatever the
+// schedule, so no launch can tell which GPC holds them. The H100 80GB HBM3
+// of 2026-11-27 showed 4 of them (SMs 124..131, in 2-SM groups) beside 8
+// groups of 8 to 18 SMs, and cudaOccupancyMaxActiveClusters agreed with
+// exactly that: 7, 15, 30, 66 clusters of 16, 8, 4, 2 at one block per SM
+// (a GPC of 16 SMs holding those TPCs would fit 8, 16, 32 and 66). So a
+// group of at most kSmsPerTpc SMs is never a GPC: it is unresolved, and one
+// of exactly kSmsPerTpc SMs that ran a cluster over both is counted as a
+// single-TPC group (a singleton TPC, or a part of a GPC that no launch
+// joined: ClustersThatFit against the occupancy calculator tells which).
+// GPC sizes therefore count the SMs a cluster can use, without the GPC's
+// singleton TPCs, and gpc_count counts the GPCs with more than one TPC
+// in their cluster domain (on the H100, all 8).
 #ifndef DISSECT_PROBES_TOPOLOGY_GPC_MAP_H_
 #define DISSECT_PROBES_TOPOLOGY_GPC_MAP_H_
 
@@ -39,6 +60,10 @@
 #include <vector>
 
 namespace dissect {
+
+// SMs per TPC on every part with clusters (GH100: 72 TPCs of 2 SMs, NVIDIA's
+// H100 whitepaper, as cited by configs/verdict/h100.json).
+inline constexpr int kSmsPerTpc = 2;
 
 // Where one block of a cluster launch ran.
 struct BlockPlacement {
@@ -73,26 +98,42 @@ struct GpcMap {
   std::vector<int> inconsistent_sm_ids;
   // SMs never seen in any launch (gpc_of_sm -1).
   int unmapped_sms = 0;
-  // SMs seen, but in a group smaller than min_gpc_sms (gpc_of_sm -1, not in
-  // gpc_count or gpc_sizes); ids ascending.
+  // SMs seen, but in a group smaller than min_gpc_sms or of at most
+  // kSmsPerTpc SMs (gpc_of_sm -1, not in gpc_count or gpc_sizes); ids
+  // ascending.
   int unresolved_sms = 0;
   std::vector<int> unresolved_sm_ids;
+  // The unresolved SMs in groups of exactly kSmsPerTpc SMs that ran a
+  // cluster over the whole group: single-TPC groups (see above); ids
+  // ascending.
+  int single_tpc_sms = 0;
+  std::vector<int> single_tpc_sm_ids;
+  // SMs of every group of seen SMs, GPC or not, in order of the group's
+  // lowest SM: the cluster domains the launches saw (ClustersThatFit).
+  std::vector<int> group_sizes;
   // Findings in words, sentences separated by ". " (never ';'): unmapped
-  // SMs, unresolved SMs, inconsistent SMs, oversized groups, SMs placed from
-  // one launch only, out-of-range SM ids, SMs that ran more blocks than
-  // their launch allows, blocks on SMs a blocker held.
+  // SMs, unresolved SMs, single-TPC groups, inconsistent SMs, oversized
+  // groups, SMs placed from one launch only, out-of-range SM ids, SMs that
+  // ran more blocks than their launch allows, blocks on SMs a blocker held.
   std::string note;
 };
 
 // Infers the map of a device with `sm_count` SMs from `records` (any number
 // of launches, each covering any part of the device). Blocks whose sm lies
 // outside [0, sm_count) are ignored and counted in the note. Groups of fewer
-// than `min_gpc_sms` SMs are unresolved (0: none are).
+// than `min_gpc_sms` SMs (0: no floor) or of at most kSmsPerTpc SMs are
+// unresolved.
 GpcMap InferGpcMap(int sm_count, const std::vector<LaunchRecord>& records, int min_gpc_sms = 0);
 
 // Largest %smid the map accepts (PTX allows %smid to be non-contiguous, so
 // ids may exceed the SM count; ids this high are taken for garbage).
 inline constexpr int kMaxSmId = 4095;
+
+// Clusters of `cluster_size` blocks at one block per SM that fit at once if
+// the map's groups (group_sizes) are the device's cluster domains: the
+// sum of size / cluster_size over the groups. Where it differs from
+// cudaOccupancyMaxActiveClusters the map has split or merged a domain.
+int ClustersThatFit(const GpcMap& map, int cluster_size);
 
 // The SM count to infer with: max(sm_count, highest sm in `records` + 1),
 // ids above kMaxSmId left out (InferGpcMap then ignores and counts them).

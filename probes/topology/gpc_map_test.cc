@@ -183,8 +183,9 @@ TEST(InferGpcMapTest, RepeatedBadLinksMakeAnOversizedGroupThatIsNamed) {
 
 // A deterministic scheduler that always pairs the last 2 SMs of each
 // 6-SM GPC apart from its cluster of 4: the pair is a consistent group of
-// its own. Below the smallest cluster size that fits (4 here) it is
-// unresolved, not a GPC.
+// its own. A group of one TPC's SMs is never a GPC (without a floor too:
+// the H100's singleton TPCs looked just like this), and below the smallest
+// cluster size that fits (4 here) no group is.
 TEST(InferGpcMapTest, GroupSmallerThanTheSmallestClusterIsUnresolved) {
   const SimLayout layout = InterleavedLayout({6, 6});
   LaunchRecord launch;
@@ -197,16 +198,25 @@ TEST(InferGpcMapTest, GroupSmallerThanTheSmallestClusterIsUnresolved) {
   }
   const std::vector<LaunchRecord> records = {launch, launch};
 
+  std::vector<int> pairs = {layout.sms_of_gpc[0][4], layout.sms_of_gpc[0][5],
+                            layout.sms_of_gpc[1][4], layout.sms_of_gpc[1][5]};
+  std::sort(pairs.begin(), pairs.end());
   GpcMap map = InferGpcMap(12, records);
-  EXPECT_EQ(map.gpc_count, 4) << "without a floor the pairs are called GPCs";
-  EXPECT_EQ(map.unresolved_sms, 0);
+  EXPECT_EQ(map.gpc_count, 2) << "without a floor the pairs are still not GPCs";
+  EXPECT_EQ(map.unresolved_sm_ids, pairs);
+  EXPECT_EQ(map.single_tpc_sm_ids, pairs);
+  EXPECT_EQ(map.group_sizes, (std::vector<int>{4, 4, 2, 2}));
+  EXPECT_THAT(map.note, HasSubstr("4 SMs unresolved (GPC -1: in groups of fewer than 3 SMs"));
+  EXPECT_THAT(map.note, HasSubstr("4 of them in groups of one TPC"));
+
+  map = InferGpcMap(12, records, /*min_gpc_sms=*/5);
+  EXPECT_EQ(map.gpc_count, 0);
+  EXPECT_EQ(map.unresolved_sms, 12);
+  EXPECT_EQ(map.single_tpc_sm_ids, pairs) << "groups of 4 are not of one TPC";
 
   map = InferGpcMap(12, records, /*min_gpc_sms=*/4);
   EXPECT_EQ(map.gpc_count, 2);
   EXPECT_EQ(map.gpc_sizes, (std::vector<int>{4, 4}));
-  std::vector<int> pairs = {layout.sms_of_gpc[0][4], layout.sms_of_gpc[0][5],
-                            layout.sms_of_gpc[1][4], layout.sms_of_gpc[1][5]};
-  std::sort(pairs.begin(), pairs.end());
   EXPECT_EQ(map.unresolved_sm_ids, pairs);
   EXPECT_EQ(map.unresolved_sms, 4);
   for (const int sm : pairs) EXPECT_EQ(map.gpc_of_sm[sm], -1) << "SM " << sm;
@@ -218,7 +228,7 @@ TEST(InferGpcMapTest, GroupSmallerThanTheSmallestClusterIsUnresolved) {
 
 TEST(InferGpcMapTest, BlocksOnHeldSmsAndOverfullSmsAreNamed) {
   LaunchRecord launch;
-  launch.blocks = {{0, 0, 0}, {0, 0, 1}, {1, 0, 2}, {1, 0, 3}};
+  launch.blocks = {{0, 0, 0}, {0, 0, 1}, {1, 0, 2}, {1, 0, 3}, {2, 0, 4}, {2, 0, 5}};
   launch.blocks_per_sm = 2;
   GpcMap map = InferGpcMap(4, {launch, launch});
   EXPECT_EQ(map.note.find("blocks per SM"), std::string::npos) << map.note;
@@ -227,17 +237,17 @@ TEST(InferGpcMapTest, BlocksOnHeldSmsAndOverfullSmsAreNamed) {
   launch.blocks_per_sm = 1;
   launch.blocked_sms = {1, 3};
   map = InferGpcMap(4, {launch, launch});
-  EXPECT_THAT(map.note, HasSubstr("4 times an SM ran more blocks of a launch than the launch's "
+  EXPECT_THAT(map.note, HasSubstr("6 times an SM ran more blocks of a launch than the launch's "
                                   "blocks per SM"));
   EXPECT_THAT(map.note, HasSubstr("4 blocks ran on SMs a blocker was to hold"));
-  EXPECT_EQ(map.gpc_of_sm, (std::vector<int>{0, 0, -1, -1}));
+  EXPECT_EQ(map.gpc_of_sm, (std::vector<int>{0, 0, 0, -1}));
 }
 
 TEST(InferGpcMapTest, BadInputIsIgnoredAndCounted) {
   LaunchRecord launch;
-  launch.blocks = {{-1, -1, -1}, {0, 0, 0}, {1, 0, 1}, {99, 0, 2}};
+  launch.blocks = {{-1, -1, -1}, {0, 0, 0}, {1, 0, 1}, {2, 0, 2}, {99, 0, 3}};
   GpcMap map = InferGpcMap(4, {launch, launch});
-  EXPECT_EQ(map.gpc_of_sm, (std::vector<int>{0, 0, -1, -1}));
+  EXPECT_EQ(map.gpc_of_sm, (std::vector<int>{0, 0, 0, -1}));
   EXPECT_EQ(map.gpc_count, 1);
   EXPECT_THAT(map.note, HasSubstr("4 blocks with an SM id outside 0..3 ignored"));
 

@@ -4,9 +4,11 @@
 #include "probes/topology/gpc_schedule.h"
 
 #include <algorithm>
+#include <numeric>
 #include <random>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -16,6 +18,8 @@
 
 namespace dissect {
 namespace {
+
+using ::testing::HasSubstr;
 
 // The experiment's cluster sizes (largest first, down to 2).
 const std::vector<int> kSizes = {16, 8, 4, 2};
@@ -78,9 +82,9 @@ TEST(DeterministicPlacementTest, PlainScheduleSplitsGpcs) {
   const std::vector<GpcClusterShape> shapes = ExperimentShapes(layout);
   const GpcMap map = InferGpcMap(132, Replay(layout, PlainGpcSchedule(shapes, kGpcDefaultLaunches),
                                              SimGpcOrder::kFillEach));
-  EXPECT_GT(map.gpc_count, 8);
+  EXPECT_GT(map.group_sizes.size(), 8u);
   EXPECT_EQ(map.inconsistent_sms, 0) << "the split is consistent: nothing flags it";
-  EXPECT_EQ(SortedSizes(map).front(), 2);
+  EXPECT_EQ(*std::min_element(map.group_sizes.begin(), map.group_sizes.end()), 2);
 }
 
 // The varied schedule on a scheduler whose placement is a function of
@@ -117,6 +121,55 @@ TEST(RandomPlacementTest, VariedScheduleRecoversTheGpcs) {
       records.push_back(PlaceRandomly(layout, step, rng));
     }
     ExpectExactMap(layout, InferGpcMap(sm_count, records, SmallestClusterSize(shapes)));
+  }
+}
+
+// The H100's cluster domains (gpc_sim.h, H100ClusterDomains): 8 of 8 to 18
+// SMs and 4 singleton TPCs that run clusters of their own only. Whatever
+// the schedule, the singletons stay 2-SM groups; counted as GPCs (the rule
+// before, with the smallest cluster size 2 as the floor) they made the 12
+// GPCs the H100 reported. They are single-TPC groups now, not GPCs, and the
+// groups predict the occupancy calculator's answers.
+TEST(SingletonTpcTest, H100DomainsGiveEightGpcsAndFourSingleTpcGroups) {
+  const SimLayout layout = H100ClusterDomains();
+  const std::vector<GpcClusterShape> shapes = ExperimentShapes(layout);
+  // The H100's own answers at one block per SM (the row's label): the
+  // simulated domains reproduce them.
+  for (const auto& [size, active] : std::vector<std::pair<int, int>>{{16, 7}, {8, 15},
+                                                                      {4, 30}, {2, 66}}) {
+    EXPECT_EQ(SimMaxActiveClusters(layout, size, 1), active) << "clusters of " << size;
+  }
+  std::vector<int> singletons(8);
+  std::iota(singletons.begin(), singletons.end(), 124);
+  const std::vector<GpcLaunchStep> steps = GpcLaunchSchedule(132, shapes, kGpcDefaultLaunches);
+  std::mt19937 rng(11);
+  std::vector<LaunchRecord> random;
+  for (const GpcLaunchStep& step : steps) random.push_back(PlaceRandomly(layout, step, rng));
+  const std::vector<std::pair<const char*, std::vector<LaunchRecord>>> runs = {
+      {"GPCs filled in turn", Replay(layout, steps, SimGpcOrder::kFillEach)},
+      {"round-robin", Replay(layout, steps, SimGpcOrder::kRoundRobin)},
+      {"random", random}};
+  for (const auto& [name, records] : runs) {
+    SCOPED_TRACE(name);
+    const GpcMap map = InferGpcMap(132, records, SmallestClusterSize(shapes));
+    std::vector<int> groups = map.group_sizes;
+    std::sort(groups.begin(), groups.end());
+    EXPECT_EQ(groups, (std::vector<int>{2, 2, 2, 2, 8, 16, 16, 16, 16, 16, 18, 18}))
+        << "12 groups, each at least the smallest cluster size: the old rule's 12 GPCs";
+    EXPECT_EQ(map.gpc_count, 8) << map.note;
+    EXPECT_EQ(SortedSizes(map), (std::vector<int>{8, 16, 16, 16, 16, 16, 18, 18}));
+    EXPECT_EQ(map.unresolved_sm_ids, singletons);
+    EXPECT_EQ(map.single_tpc_sm_ids, singletons);
+    EXPECT_EQ(map.inconsistent_sms, 0);
+    for (const int sm : singletons) EXPECT_EQ(map.gpc_of_sm[sm], -1) << "SM " << sm;
+    std::string why;
+    EXPECT_TRUE(SamePartition(layout, map, &why)) << why;
+    for (const GpcClusterShape& shape : shapes) {
+      if (shape.blocks_per_sm != 1) continue;
+      EXPECT_EQ(ClustersThatFit(map, shape.cluster_size), shape.max_active_clusters)
+          << "clusters of " << shape.cluster_size;
+    }
+    EXPECT_THAT(map.note, HasSubstr("8 of them in groups of one TPC"));
   }
 }
 

@@ -62,6 +62,31 @@ SimLayout ContiguousLayout(const std::vector<int>& sizes) {
 
 SimLayout H100LikeLayout() { return InterleavedLayout({18, 18, 18, 18, 16, 16, 16, 12}); }
 
+SimLayout H100ClusterDomains() {
+  constexpr int kTpcs = 66;
+  SimLayout layout;
+  layout.true_gpc.resize(kTpcs * kSmsPerTpc);
+  layout.sms_of_gpc.resize(12);
+  for (int tpc = 0; tpc < kTpcs; ++tpc) {
+    int domain = 0;
+    if (tpc < 32) {
+      domain = tpc % 8;
+    } else if (tpc < 60) {
+      domain = 1 + (tpc - 32) % 7;
+    } else if (tpc < 62) {
+      domain = 6 + (tpc - 60);
+    } else {
+      domain = 8 + (tpc - 62);
+    }
+    for (int i = 0; i < kSmsPerTpc; ++i) {
+      const int sm = tpc * kSmsPerTpc + i;
+      layout.true_gpc[sm] = domain;
+      layout.sms_of_gpc[domain].push_back(sm);
+    }
+  }
+  return layout;
+}
+
 int SimMaxActiveClusters(const SimLayout& layout, int cluster_size, int blocks_per_sm) {
   int clusters = 0;
   for (const std::vector<int>& sms : layout.sms_of_gpc) {

@@ -27,6 +27,15 @@ SimLayout ContiguousLayout(const std::vector<int>& sizes);
 // H100 SXM5-like: 132 SMs in 8 interleaved GPCs of uneven size.
 SimLayout H100LikeLayout();
 
+// The cluster domains the H100 80GB HBM3 of 2026-11-27 showed
+// (analysis/reference/h100_80gb_hbm3/2026-11-27-gpc-blocker-check,
+// gpc_of_sm): TPC t is SMs 2t and 2t+1; TPCs 0..31 go round-robin to
+// domains 0..7, TPCs 32..59 round-robin to domains 1..7, TPCs 60 and 61 to
+// domains 6 and 7, and TPCs 62..65 (SMs 124..131) are domains 8..11 of one
+// TPC each, the singleton TPCs the cluster scheduler keeps out of their GPC.
+// Domain sizes 8, 16 x5, 18 x2 and 2 x4 SMs.
+SimLayout H100ClusterDomains();
+
 // What cudaOccupancyMaxActiveClusters answers on the idle device: the
 // clusters that fit in each GPC, added up.
 int SimMaxActiveClusters(const SimLayout& layout, int cluster_size, int blocks_per_sm);
