@@ -14,8 +14,10 @@
 //           checked on the host after the timed launches. sharing=roaming
 //           (reads only): every block reads the whole footprint in each
 //           pass, starting at its own tile (spread evenly over the
-//           footprint) and wrapping around, so each SM's footprint is all
-//           of it; a pass moves blocks × footprint.
+//           footprint) and stepping its own odd number of tiles at a time,
+//           wrapping around, so each SM's footprint is all of it and no
+//           two blocks read the tiles in step; a pass moves blocks ×
+//           footprint.
 // Expected: reads and copies step down as the footprint grows: an L1 plateau
 //           while footprint / SMs fits one SM's L1 (the kernels ask for the
 //           largest L1 carveout, recorded as context l1_carveout max_l1,
@@ -47,7 +49,13 @@
 //           every element once, and roaming every block every element
 //           once a pass from spread starts: //experiments:tiled_stream_test
 //           (the roaming tile loop: StreamTileLoopsHoldTheBytesInFlight
-//           checks the roaming read kernels too). Host time
+//           checks the roaming read kernels too). Roaming blocks walking
+//           in step (each a fixed distance behind another, as all did
+//           when they walked the tiles in order): their reads of a line
+//           come close together and most never cost the L2 a read, so the
+//           "L2" bandwidth doubles, past the L2's capacity too (an H100:
+//           16.4 TB/s at 8 MiB, 17.7 at 64 MiB, ld.global.cg or not);
+//           RoamingBlocksNeverWalkInStep (tiled_stream_test). Host time
 //           inside the event pair: //probes:event_timer_test. L2 for DRAM:
 //           dram_peak_pct is NaN, and the row says L2-resident, below
 //           2 x device_l2_bytes (experiments/harness/l2_residency.h,

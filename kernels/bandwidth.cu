@@ -94,6 +94,8 @@ __global__ void __launch_bounds__(kStreamThreads)
     StreamKernel(const T* __restrict__ src, T* __restrict__ dst, size_t n, int passes,
                  uint32_t* __restrict__ sink) {
   uint32_t sum = 0;
+  constexpr size_t kTile = kTileElements<kBatch, kStreamThreads>;
+  const size_t step_tiles = kRoaming ? RoamingStepTiles(blockIdx.x, n / kTile) : 0;
   // Not unrolled: where a buffer has no full tile, a pass is the partial
   // tile alone, and ptxas unrolled the roaming kernel's pass loop around
   // it, using each load before the next copy's (bandwidth_sass_test).
@@ -103,8 +105,8 @@ __global__ void __launch_bounds__(kStreamThreads)
     const auto fetch = [&](size_t i) { return Op::Fetch(src, i, mix); };
     const auto use = [&](size_t i, const T& v) { Op::Use(dst, i, v, sum); };
     if constexpr (kRoaming) {
-      ForEachTileRoaming<T, kBatch, kStreamThreads>(n, blockIdx.x, gridDim.x, threadIdx.x, fetch,
-                                                    use);
+      ForEachTileRoaming<T, kBatch, kStreamThreads>(n, blockIdx.x, gridDim.x, threadIdx.x,
+                                                    step_tiles, fetch, use);
     } else {
       ForEachTileOfBlock<T, kBatch, kStreamThreads>(n, fetch, use);
     }

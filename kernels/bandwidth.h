@@ -31,7 +31,8 @@ struct StreamArgs {
   int blocks = 0;             // from StreamGridBlocks
   uint32_t* sink = nullptr;   // read: blocks * kStreamWarpsPerBlock words
   // Read only: every block streams the whole buffer in each pass, from its
-  // own start tile (ForEachTileRoaming), instead of its 1/blocks share.
+  // own start tile and with its own step between tiles
+  // (ForEachTileRoaming), instead of its 1/blocks share.
   bool roaming = false;
 };
 
@@ -44,9 +45,13 @@ struct StreamArgs {
 // buffer stays in that SM's L1 if it fits. A partial last tile checks each
 // element against the end. With `roaming` (reads only) every block instead
 // streams all tiles in each pass, starting at RoamingStartTile and
-// wrapping around (kernels/tiled_stream.cuh), so each SM's footprint is the
-// whole buffer and the SMs read each other's shares: beyond L1 they read
-// the L2 however many SMs there are. A roaming pass reads blocks x bytes.
+// stepping RoamingStepTiles at a time, wrapping around
+// (kernels/tiled_stream.cuh), so each SM's footprint is the whole buffer
+// and the SMs read each other's shares: beyond L1 they read the L2 however
+// many SMs there are. Each block has its own step, so no two blocks walk
+// the buffer in step (blocks that did read each line close together, and
+// the L2 seemed to deliver twice its bandwidth). A roaming pass reads
+// blocks x bytes.
 //   read:  sums every 32-bit word it loads; each warp stores its sum to
 //          sink[global warp index] (over the whole grid: passes × the sum of
 //          all words of src, modulo 2^32; roaming: blocks × that).
