@@ -17,15 +17,15 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "analysis/memory_hierarchy.h"
-#include "analysis/test_util.h"
+#include "tools/testing/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace dissect::analysis {
 namespace {
 
-using ::dissect::analysis::testing::ReadText;
-using ::dissect::analysis::testing::Runfile;
+using test_util::ReadText;
+using test_util::Runfile;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -376,12 +376,12 @@ TEST(RenderComparisonTest, MatchesGolden) {
   const std::string actual = RenderComparison(GoldenInput());
   const std::string golden_path = "analysis/testdata/compare/compare.golden.md";
   if (const std::optional<std::string> updated =
-          testing::UpdateGolden(actual, golden_path, "//analysis:compare_test")) {
+          test_util::UpdateGolden(actual, golden_path, "//analysis:compare_test")) {
     EXPECT_EQ(*updated, "");
     return;
   }
-  EXPECT_EQ(actual, ReadText(Runfile(golden_path)))
-      << testing::StaleGolden(golden_path, "//analysis:compare_test");
+  EXPECT_EQ(actual, test_util::ReadText(test_util::Runfile(golden_path)))
+      << test_util::StaleGolden(golden_path, "//analysis:compare_test");
 }
 
 }  // namespace

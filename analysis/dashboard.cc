@@ -25,7 +25,7 @@
 #include "analysis/format.h"
 #include "analysis/history_db.h"
 #include "analysis/outliers.h"
-#include "experiments/harness/result_writer.h"
+#include "experiments/result_format/atomic_file.h"
 
 namespace dissect::analysis {
 namespace {
@@ -996,7 +996,7 @@ absl::StatusOr<DashboardSummary> WriteDashboard(const DashboardInput& input,
           return absl::InternalError(absl::StrCat(dir.string(), ": cannot create: ", ec.message()));
         }
         for (const FigureFile& file : device.files) {
-          if (absl::Status s = WriteFileAtomically((dir / file.name).string(), file.contents);
+          if (absl::Status s = result_format::WriteFileAtomically((dir / file.name).string(), file.contents);
               !s.ok())
             return s;
         }
@@ -1027,7 +1027,7 @@ absl::StatusOr<DashboardSummary> WriteDashboard(const DashboardInput& input,
     }
 
     const std::string html = RenderNightPage(page);
-    if (absl::Status s = WriteFileAtomically((night_dir / "index.html").string(), html); !s.ok())
+    if (absl::Status s = result_format::WriteFileAtomically((night_dir / "index.html").string(), html); !s.ok())
       return s;
     written.push_back({(night_dir / "index.html").string(), html});
 
@@ -1048,7 +1048,7 @@ absl::StatusOr<DashboardSummary> WriteDashboard(const DashboardInput& input,
   }
   const fs::path index = fs::path(out_dir) / "index.html";
   const std::string index_html = RenderIndexPage(nights, ImportedIndexHtml(imported));
-  if (absl::Status s = WriteFileAtomically(index.string(), index_html); !s.ok()) return s;
+  if (absl::Status s = result_format::WriteFileAtomically(index.string(), index_html); !s.ok()) return s;
   written.insert(written.begin(), {index.string(), index_html});
 
   std::vector<std::string> broken;

@@ -14,7 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "analysis/history_db.h"
 #include "analysis/results.h"
-#include "experiments/harness/result_writer.h"
+#include "experiments/result_format/atomic_file.h"
 
 namespace dissect::analysis {
 namespace {
@@ -126,7 +126,7 @@ absl::StatusOr<std::pair<std::string, std::string>> WriteImportedPage(
   }
   out += "</section>\n</body>\n</html>\n";
   const std::string page = (dir / "index.html").string();
-  if (absl::Status status = WriteFileAtomically(page, out); !status.ok()) return status;
+  if (absl::Status status = result_format::WriteFileAtomically(page, out); !status.ok()) return status;
   return std::make_pair(page, out);
 }
 

@@ -15,7 +15,7 @@
 #include "analysis/dashboard.h"
 #include "analysis/history_db.h"
 #include "analysis/regression.h"
-#include "analysis/test_util.h"
+#include "tools/testing/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -30,7 +30,7 @@ using ::testing::SizeIs;
 
 void Copy(const std::string& testdata, const fs::path& to) {
   fs::create_directories(to.parent_path());
-  fs::copy_file(testing::Runfile("analysis/testdata/" + testdata), to,
+  fs::copy_file(test_util::Runfile("analysis/testdata/" + testdata), to,
                 fs::copy_options::overwrite_existing);
 }
 
@@ -91,7 +91,7 @@ std::map<std::string, std::string> Site(const std::string& history, const fs::pa
   std::map<std::string, std::string> pages;
   if (!summary.ok()) return pages;
   for (const std::string& page : summary->pages) {
-    pages[fs::path(page).lexically_relative(out).string()] = testing::ReadText(page);
+    pages[fs::path(page).lexically_relative(out).string()] = test_util::ReadText(page);
   }
   return pages;
 }
@@ -117,7 +117,7 @@ void ExpectSamePages(const std::map<std::string, std::string>& from_folder,
 }
 
 TEST(DashboardFromHistoryTest, DatabaseGivesThePagesOfTheFoldersItWasIngestedFrom) {
-  const fs::path dir = testing::FreshTempDir("same_pages");
+  const fs::path dir = test_util::FreshTempDir("same_pages");
   const fs::path nightly = WriteNights(dir);
   const std::map<std::string, std::string> from_folder =
       Site(nightly.string(), dir / "from_folder");
@@ -138,7 +138,7 @@ TEST(DashboardFromHistoryTest, DatabaseGivesThePagesOfTheFoldersItWasIngestedFro
 }
 
 TEST(DashboardFromHistoryTest, ImportedResultsAreShownApartAndAreNoNight) {
-  const fs::path dir = testing::FreshTempDir("imported");
+  const fs::path dir = test_util::FreshTempDir("imported");
   const fs::path nightly = WriteNights(dir);
   const fs::path peers = dir / "imported";
   fs::create_directories(peers);

@@ -12,7 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "analysis/history_db.h"
-#include "analysis/test_util.h"
+#include "tools/testing/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -83,7 +83,7 @@ TEST(MarkdownToHtmlTest, NothingIsPassedThroughUnescaped) {
 // Broken-link checker.
 
 TEST(BrokenLocalLinksTest, FindsExactlyTheMissingLocalFiles) {
-  const fs::path dir = testing::FreshTempDir("links");
+  const fs::path dir = test_util::FreshTempDir("links");
   fs::create_directories(dir / "figures" / "h100");
   std::ofstream(dir / "figures" / "h100" / "a.svg") << "<svg/>";
   std::ofstream(dir / "b c.svg") << "<svg/>";
@@ -457,7 +457,7 @@ DashboardOptions GoldenOptions() {
 }
 
 TEST(WriteDashboardTest, GoldenPages) {
-  const fs::path out = testing::FreshTempDir("golden");
+  const fs::path out = test_util::FreshTempDir("golden");
   DashboardInput input;
   input.runs = History();
   absl::StatusOr<DashboardSummary> summary = WriteDashboard(input, out.string(), GoldenOptions());
@@ -470,18 +470,18 @@ TEST(WriteDashboardTest, GoldenPages) {
   for (const auto& [file, golden] : std::vector<std::pair<std::string, std::string>>{
            {"index.html", "analysis/testdata/dashboard/index.golden.html"},
            {"2026-11-22/index.html", "analysis/testdata/dashboard/night.golden.html"}}) {
-    const std::string actual = testing::ReadText((out / file).string());
-    if (auto updated = testing::UpdateGolden(actual, golden, "//analysis:dashboard_test")) {
+    const std::string actual = test_util::ReadText((out / file).string());
+    if (auto updated = test_util::UpdateGolden(actual, golden, "//analysis:dashboard_test")) {
       EXPECT_EQ(*updated, "");
       continue;
     }
-    EXPECT_EQ(actual, testing::ReadText(testing::Runfile(golden)))
-        << testing::StaleGolden(golden, "//analysis:dashboard_test");
+    EXPECT_EQ(actual, test_util::ReadText(test_util::Runfile(golden)))
+        << test_util::StaleGolden(golden, "//analysis:dashboard_test");
   }
 }
 
 TEST(WriteDashboardTest, FailedFigureIsSaidNeverLinked) {
-  const fs::path out = testing::FreshTempDir("failed_figure");
+  const fs::path out = test_util::FreshTempDir("failed_figure");
   DashboardInput input;
   input.runs = History();
   DashboardOptions options;
@@ -489,7 +489,7 @@ TEST(WriteDashboardTest, FailedFigureIsSaidNeverLinked) {
   absl::StatusOr<DashboardSummary> summary = WriteDashboard(input, out.string(), options);
   ASSERT_TRUE(summary.ok()) << summary.status();
   EXPECT_THAT(summary->warnings, Not(IsEmpty()));
-  const std::string html = testing::ReadText((out / "2026-11-22/index.html").string());
+  const std::string html = test_util::ReadText((out / "2026-11-22/index.html").string());
   EXPECT_THAT(html, HasSubstr("latency_vs_footprint not drawn: gnuplot failed (status 1)"));
   EXPECT_THAT(html, Not(HasSubstr("latency_vs_footprint.svg")));
   EXPECT_THAT(html, HasSubstr("regression check not available: no regression library"));
@@ -497,7 +497,7 @@ TEST(WriteDashboardTest, FailedFigureIsSaidNeverLinked) {
 }
 
 TEST(ReadDashboardInputTest, HistoryDatabaseGivesTheSamePages) {
-  const fs::path dir = testing::FreshTempDir("db");
+  const fs::path dir = test_util::FreshTempDir("db");
   const std::string db_path = (dir / "history.db").string();
   {
     absl::StatusOr<std::unique_ptr<HistoryDb>> db = HistoryDb::Open(db_path);
@@ -514,13 +514,13 @@ TEST(ReadDashboardInputTest, HistoryDatabaseGivesTheSamePages) {
   absl::StatusOr<DashboardSummary> summary =
       WriteDashboard(*input, (dir / "site").string(), GoldenOptions());
   ASSERT_TRUE(summary.ok()) << summary.status();
-  EXPECT_EQ(testing::ReadText((dir / "site/2026-11-22/index.html").string()),
-            testing::ReadText(testing::Runfile("analysis/testdata/dashboard/night.golden.html")));
+  EXPECT_EQ(test_util::ReadText((dir / "site/2026-11-22/index.html").string()),
+            test_util::ReadText(test_util::Runfile("analysis/testdata/dashboard/night.golden.html")));
 }
 
 TEST(ReadDashboardInputTest, RunFoldersKeepTheirResultFiles) {
   absl::StatusOr<DashboardInput> input =
-      ReadDashboardInput(testing::Runfile("analysis/testdata/history"));
+      ReadDashboardInput(test_util::Runfile("analysis/testdata/history"));
   ASSERT_TRUE(input.ok()) << input.status();
   ASSERT_EQ(input->runs.size(), 1u);
   const std::string run_id = input->runs[0].info.run_id;
@@ -535,7 +535,7 @@ TEST(ReadDashboardInputTest, RunFoldersKeepTheirResultFiles) {
 }
 
 TEST(ReadDashboardInputTest, MissingOrForeignHistoryIsAnError) {
-  const fs::path dir = testing::FreshTempDir("bad_history");
+  const fs::path dir = test_util::FreshTempDir("bad_history");
   EXPECT_FALSE(ReadDashboardInput((dir / "none.db").string()).ok());
   EXPECT_FALSE(fs::exists(dir / "none.db"));  // not created
   std::ofstream(dir / "notes.txt") << "not a database, just text\n";
@@ -556,18 +556,18 @@ TEST(WriteDashboardTest, FindAndTrendsSeeTheLastHistoryRunsOfEachDevice) {
     }
     return DashboardFindings{};
   };
-  const fs::path out = testing::FreshTempDir("history_runs");
+  const fs::path out = test_util::FreshTempDir("history_runs");
   ASSERT_TRUE(WriteDashboard(input, out.string(), options).ok());
   EXPECT_THAT(seen["2026-11-22"], ElementsAre("a-2", "a-3", "b-1", "b-3", "c-3", "d-3", "e-3"));
   EXPECT_THAT(seen["2026-11-21"], ElementsAre("a-1", "a-2"));
-  const std::string html = testing::ReadText((out / "2026-11-22/index.html").string());
+  const std::string html = test_util::ReadText((out / "2026-11-22/index.html").string());
   EXPECT_THAT(html, Not(HasSubstr("run a-1</title>")));
   EXPECT_THAT(html, HasSubstr("run a-2</title>"));
 }
 
 TEST(WriteDashboardTest, EmptyHistoryIsAnError) {
   absl::StatusOr<DashboardSummary> summary =
-      WriteDashboard({}, testing::FreshTempDir("empty").string(), DashboardOptions());
+      WriteDashboard({}, test_util::FreshTempDir("empty").string(), DashboardOptions());
   EXPECT_FALSE(summary.ok());
   EXPECT_THAT(summary.status().message(), HasSubstr("holds no runs"));
 }

@@ -7,7 +7,7 @@
 #include "analysis/junit_test_util.h"
 #include "analysis/regression.h"
 #include "analysis/run_data.h"
-#include "analysis/test_util.h"
+#include "tools/testing/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -19,7 +19,7 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 RunData Read(const std::string& dir) {
-  absl::StatusOr<RunData> run = ReadRunFolder(testing::Runfile(dir));
+  absl::StatusOr<RunData> run = ReadRunFolder(test_util::Runfile(dir));
   EXPECT_TRUE(run.ok()) << run.status();
   return run.ok() ? *run : RunData{};
 }

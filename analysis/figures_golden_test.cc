@@ -17,14 +17,14 @@
 #include "absl/strings/str_cat.h"
 #include "analysis/figures.h"
 #include "analysis/results.h"
-#include "analysis/test_util.h"
+#include "tools/testing/test_util.h"
 #include "gtest/gtest.h"
 
 namespace dissect::analysis {
 namespace {
 
-using ::dissect::analysis::testing::ReadText;
-using ::dissect::analysis::testing::Runfile;
+using test_util::ReadText;
+using test_util::Runfile;
 
 constexpr char kTestdata[] = "analysis/testdata/";
 constexpr char kGolden[] = "synthetic_figures.golden.txt";
@@ -47,7 +47,7 @@ std::vector<ResultFile> ReadFixtures(const std::vector<std::string>& inputs) {
   for (const std::string& input : inputs) {
     const std::string path = kTestdata + input;
     absl::StatusOr<ResultFile> file =
-        ParseResultJson(ReadText(Runfile(path)), path);
+        ParseResultJson(test_util::ReadText(test_util::Runfile(path)), path);
     EXPECT_TRUE(file.ok()) << file.status();
     if (file.ok()) files.push_back(*std::move(file));
   }
@@ -59,12 +59,12 @@ std::vector<ResultFile> ReadFixtures(const std::vector<std::string>& inputs) {
 void CheckGolden(const std::string& actual, const std::string& golden) {
   const std::string golden_path = kTestdata + golden;
   if (const std::optional<std::string> updated =
-          testing::UpdateGolden(actual, golden_path, "//analysis:figures_golden_test")) {
+          test_util::UpdateGolden(actual, golden_path, "//analysis:figures_golden_test")) {
     EXPECT_EQ(*updated, "");
     return;
   }
-  EXPECT_EQ(actual, ReadText(Runfile(golden_path)))
-      << testing::StaleGolden(golden_path, "//analysis:figures_golden_test");
+  EXPECT_EQ(actual, test_util::ReadText(test_util::Runfile(golden_path)))
+      << test_util::StaleGolden(golden_path, "//analysis:figures_golden_test");
 }
 
 TEST(FiguresGoldenTest, MatchesGolden) {

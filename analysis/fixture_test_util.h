@@ -18,7 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "analysis/figures.h"
 #include "analysis/results.h"
-#include "analysis/test_util.h"
+#include "tools/testing/test_util.h"
 #include "gtest/gtest.h"
 
 namespace dissect::analysis::testing {
@@ -30,7 +30,7 @@ inline std::vector<ResultFile> ReadResultFixtures(const std::string& folder,
   std::vector<ResultFile> files;
   for (const std::string& name : names) {
     const std::string path = folder + name;
-    absl::StatusOr<ResultFile> file = ParseResultJson(ReadText(Runfile(path)), path);
+    absl::StatusOr<ResultFile> file = ParseResultJson(test_util::ReadText(test_util::Runfile(path)), path);
     EXPECT_TRUE(file.ok()) << file.status();
     if (file.ok()) files.push_back(*std::move(file));
   }
@@ -41,11 +41,11 @@ inline std::vector<ResultFile> ReadResultFixtures(const std::string& folder,
 // path); with DISSECT_UPDATE_GOLDEN=1 under `bazel run target` rewrites it.
 inline void ExpectMatchesGolden(const std::string& actual, const std::string& golden_path,
                                 const std::string& target) {
-  if (const std::optional<std::string> updated = UpdateGolden(actual, golden_path, target)) {
+  if (const std::optional<std::string> updated = test_util::UpdateGolden(actual, golden_path, target)) {
     EXPECT_EQ(*updated, "");
     return;
   }
-  EXPECT_EQ(actual, ReadText(Runfile(golden_path))) << StaleGolden(golden_path, target);
+  EXPECT_EQ(actual, test_util::ReadText(test_util::Runfile(golden_path))) << test_util::StaleGolden(golden_path, target);
 }
 
 // Writes `device`'s figure files into a fresh folder of its own (`bazel run`
@@ -66,7 +66,7 @@ inline void DrawFigures(const DeviceFigures& device, const std::string& test_nam
     EXPECT_EQ(RunGnuplot(dir->string(), script), 0) << *dir / script;
     const std::filesystem::path svg =
         *dir / std::filesystem::path(script).replace_extension(".svg");
-    EXPECT_NE(ReadText(svg.string()).find("<svg"), std::string::npos) << svg;
+    EXPECT_NE(test_util::ReadText(svg.string()).find("<svg"), std::string::npos) << svg;
   }
 }
 

@@ -16,7 +16,7 @@
 #include "analysis/result_points.h"
 #include "analysis/results.h"
 #include "analysis/run_data.h"
-#include "analysis/test_util.h"
+#include "tools/testing/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -151,7 +151,7 @@ TEST(HistoryDbTest, RunKeepsItsResultFiles) {
   ASSERT_THAT(*files, SizeIs(2));
   EXPECT_EQ((*files)[0].name, "run_h100_night1/memory_latency_l2.json");
   EXPECT_EQ((*files)[1].name, "run_h100_night1/shared_latency.json");
-  EXPECT_EQ((*files)[1].text, testing::ReadText(History("run_h100_night1/shared_latency.json")));
+  EXPECT_EQ((*files)[1].text, test_util::ReadText(History("run_h100_night1/shared_latency.json")));
   EXPECT_EQ(db->ResultFiles("no-such-run").status().code(), absl::StatusCode::kNotFound);
   absl::StatusOr<RunData> first = db->LoadRun(run_id);
   ASSERT_TRUE(first.ok()) << first.status();
@@ -217,13 +217,13 @@ TEST(HistoryDbTest, ImportedResultsKeepTheirSourceAndAreNoRunOfOurs) {
   ASSERT_TRUE(files.ok()) << files.status();
   ASSERT_THAT(*files, SizeIs(1));
   EXPECT_EQ((*files)[0].name, "mt4g_excerpt.json");
-  EXPECT_EQ((*files)[0].text, testing::ReadText(file));
+  EXPECT_EQ((*files)[0].text, test_util::ReadText(file));
 }
 
 TEST(HistoryDbTest, ImportedFileIngestedAgainGetsItsSource) {
   const std::string dir = TempDir("imported_again");
   const std::string path = ImportedFile(dir);
-  const std::string text = testing::ReadText(path);
+  const std::string text = test_util::ReadText(path);
   absl::StatusOr<ResultFile> file = ParseResultJson(text, path);
   ASSERT_TRUE(file.ok()) << file.status();
   auto db = OpenOrDie(dir + "/history.db");

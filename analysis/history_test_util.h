@@ -13,7 +13,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "analysis/history_db.h"
-#include "analysis/test_util.h"
+#include "tools/testing/test_util.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 
@@ -25,11 +25,11 @@ using Json = nlohmann::json;
 inline const std::string kPoint = "shared_latency/footprint_bytes:4096/stride_bytes:4";
 
 inline std::string TempDir(const std::string& name) {
-  return testing::FreshTempDir(name).string();
+  return test_util::FreshTempDir(name).string();
 }
 
 inline std::string History(const std::string& name) {
-  return testing::Runfile("analysis/testdata/history/" + name);
+  return test_util::Runfile("analysis/testdata/history/" + name);
 }
 
 inline void WriteJson(const fs::path& path, const Json& json) {

@@ -21,7 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "analysis/import.h"
 #include "analysis/results.h"
-#include "experiments/harness/result_writer.h"
+#include "experiments/result_format/atomic_file.h"
 #include "gflags/gflags.h"
 #include "tools/cli/flags.h"
 #include "tools/cli/user_path.h"
@@ -216,7 +216,7 @@ int main(int argc, char** argv) {
     for (const std::string& warning : imported->warnings) {
       std::cerr << "import: " << warning << "\n";
     }
-    if (absl::Status written = dissect::WriteFileAtomically(out_path, imported->json);
+    if (absl::Status written = dissect::result_format::WriteFileAtomically(out_path, imported->json);
         !written.ok()) {
       status = Fail(std::string(written.message()));
       continue;

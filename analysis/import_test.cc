@@ -13,7 +13,7 @@
 #include "absl/strings/match.h"
 #include "analysis/peers_test_util.h"
 #include "analysis/results.h"
-#include "analysis/test_util.h"
+#include "tools/testing/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -23,8 +23,8 @@ namespace {
 using ::testing::HasSubstr;
 
 std::string Excerpt(const std::string& name) {
-  return dissect::analysis::testing::ReadText(
-      dissect::analysis::testing::Runfile("analysis/testdata/peers/" + name));
+  return test_util::ReadText(
+      test_util::Runfile("analysis/testdata/peers/" + name));
 }
 
 ImportOptions GpuBenches() {
@@ -524,7 +524,7 @@ class PeerFilesTest : public ::testing::Test {
   }
   ResultFile Import(const std::string& relative, const ImportOptions& options) {
     const std::string path = peers_ + "/" + relative;
-    const std::string text = testing::ReadText(path);
+    const std::string text = test_util::ReadText(path);
     EXPECT_FALSE(text.empty()) << path;
     absl::StatusOr<ImportedFile> imported = ImportPeerText(text, path, options);
     EXPECT_TRUE(imported.ok()) << imported.status();

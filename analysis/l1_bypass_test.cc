@@ -16,7 +16,7 @@
 #include "analysis/figures.h"
 #include "analysis/report.h"
 #include "analysis/results.h"
-#include "analysis/test_util.h"
+#include "tools/testing/test_util.h"
 #include "gtest/gtest.h"
 
 namespace dissect::analysis {
@@ -24,7 +24,7 @@ namespace {
 
 ResultFile Fixture() {
   auto file = ReadResultFile(
-      testing::Runfile("analysis/testdata/synthetic_l1_bypass.json"));
+      test_util::Runfile("analysis/testdata/synthetic_l1_bypass.json"));
   EXPECT_TRUE(file.ok()) << file.status();
   return file.ok() ? *file : ResultFile{};
 }

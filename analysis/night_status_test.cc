@@ -8,7 +8,7 @@
 #include "absl/status/statusor.h"
 #include "analysis/dashboard.h"
 #include "analysis/run_data.h"
-#include "analysis/test_util.h"
+#include "tools/testing/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -31,7 +31,7 @@ const std::string kSelftest = "analysis/testdata/nights/selftest_crash_timeout";
 const std::string kTruncated = "analysis/testdata/nights/selftest_truncated";
 
 RunData Read(const std::string& dir) {
-  absl::StatusOr<RunData> run = ReadRunFolder(testing::Runfile(dir));
+  absl::StatusOr<RunData> run = ReadRunFolder(test_util::Runfile(dir));
   EXPECT_TRUE(run.ok()) << run.status();
   return run.ok() ? *run : RunData{};
 }
@@ -147,7 +147,7 @@ TEST(NightStatusTest, HealthyNightHasNoFailureSection) {
 // exit status 1 when it is the newest), on its page and on the index, above
 // the table.
 DashboardSummary WriteSite(const std::string& history, const fs::path& out) {
-  absl::StatusOr<DashboardInput> input = ReadDashboardInput(testing::Runfile(history));
+  absl::StatusOr<DashboardInput> input = ReadDashboardInput(test_util::Runfile(history));
   EXPECT_TRUE(input.ok()) << input.status();
   if (!input.ok()) return {};
   DashboardOptions options;
@@ -163,13 +163,13 @@ TEST(WriteDashboardStatusTest, SmokeNightWithoutGpuIsAWarningOnPageAndIndex) {
               ElementsAre(AllOf(HasSubstr("nothing measured"), HasSubstr("10 failed"))));
   EXPECT_TRUE(summary.newest_night_broken);
   ASSERT_THAT(summary.pages, SizeIs(2));
-  const std::string index = testing::ReadText(summary.pages[0]);
+  const std::string index = test_util::ReadText(summary.pages[0]);
   EXPECT_THAT(index, HasSubstr("<section id=\"failures\" class=\"failed\">"));
   EXPECT_THAT(index, HasSubstr("no CUDA device"));
   EXPECT_LT(index.find("id=\"failures\""), index.find("<table class=\"nights\">"));
   EXPECT_THAT(index, HasSubstr("<td class=\"failed\">nothing measured: 10 entries not measured "
                                "(10 failed)</td><td class=\"num\">n/a</td>"));
-  const std::string night = testing::ReadText(summary.pages[1]);
+  const std::string night = test_util::ReadText(summary.pages[1]);
   EXPECT_THAT(night, HasSubstr("<h2>Nothing measured (10)</h2>"));
 }
 
@@ -179,7 +179,7 @@ TEST(WriteDashboardStatusTest, TruncatedResultFileIsOnThePageNotOnlyOnStderr) {
   EXPECT_THAT(summary.broken_nights, ElementsAre(HasSubstr("1 unreadable")));
   EXPECT_TRUE(summary.newest_night_broken);
   ASSERT_THAT(summary.pages, SizeIs(2));
-  const std::string night = testing::ReadText(summary.pages[1]);
+  const std::string night = test_util::ReadText(summary.pages[1]);
   EXPECT_THAT(night, HasSubstr("<td class=\"status\">unreadable</td>"));
   EXPECT_THAT(night, HasSubstr("ok.json"));
 }
@@ -199,7 +199,7 @@ TEST(WriteDashboardStatusTest, OlderBrokenNightIsListedButTheNewestDecides) {
   ASSERT_TRUE(summary.ok()) << summary.status();
   EXPECT_THAT(summary->broken_nights, ElementsAre(HasSubstr("2026-11-20: nothing measured")));
   EXPECT_FALSE(summary->newest_night_broken);
-  const std::string index = testing::ReadText(summary->pages[0]);
+  const std::string index = test_util::ReadText(summary->pages[0]);
   EXPECT_THAT(index,
               HasSubstr("<a href=\"2026-11-20/index.html\">2026-11-20</a>: nothing measured"));
 }

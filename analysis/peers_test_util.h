@@ -13,7 +13,7 @@
 #include <string>
 #include <system_error>
 
-#include "analysis/test_util.h"
+#include "tools/testing/test_util.h"
 
 namespace dissect::analysis::testing {
 
@@ -30,7 +30,7 @@ inline std::string FindPeersDir() {
   if (env != nullptr && *env != '\0') return env;
   namespace fs = std::filesystem;
   std::error_code error;
-  const fs::path anchor = fs::canonical(Runfile(kPeersAnchorRunfile), error);
+  const fs::path anchor = fs::canonical(test_util::Runfile(kPeersAnchorRunfile), error);
   if (error) return "../shared/data/peers";
   // anchor = <root>/analysis/testdata/peers/README.md
   const fs::path root = anchor.parent_path().parent_path().parent_path().parent_path();

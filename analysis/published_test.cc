@@ -11,17 +11,17 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "analysis/published_embedded.h"
-#include "analysis/test_util.h"
+#include "tools/testing/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace dissect::analysis {
 namespace {
 
-using ::dissect::analysis::testing::ProjectInternalPhrase;
-using ::dissect::analysis::testing::ReadText;
-using ::dissect::analysis::testing::Runfile;
-using ::dissect::analysis::testing::UnfollowableSource;
+using test_util::ProjectInternalPhrase;
+using test_util::ReadText;
+using test_util::Runfile;
+using test_util::UnfollowableSource;
 using ::testing::HasSubstr;
 
 constexpr char kConfig[] = "configs/published/memory_hierarchy.json";
@@ -177,12 +177,12 @@ std::vector<std::string> CitationProblems(const PublishedValue& v) {
       {"venue", v.source.venue},
       {"where", v.source.where}};
   for (const auto& [field, text] : fields) {
-    const std::string why = UnfollowableSource(text);
+    const std::string why = test_util::UnfollowableSource(text);
     if (!why.empty()) problems.push_back(absl::StrCat("source.", field, ": ", why));
   }
   if (v.source.url.empty()) problems.push_back("source.url: missing");
   if (v.source.year <= 2000) problems.push_back("source.year: not a publication year");
-  const std::string phrase = ProjectInternalPhrase(v.note);
+  const std::string phrase = test_util::ProjectInternalPhrase(v.note);
   if (!phrase.empty()) problems.push_back(absl::StrCat("note: says \"", phrase, "\""));
   return problems;
 }
@@ -221,7 +221,7 @@ TEST(CitationProblemsTest, RefusesASourceInTheProjectsIssues) {
 
 TEST(RepositoryFileTest, ParsesAndCitesEveryValue) {
   absl::StatusOr<std::vector<PublishedValue>> values =
-      ParsePublishedJson(ReadText(Runfile(kConfig)), kConfig);
+      ParsePublishedJson(test_util::ReadText(test_util::Runfile(kConfig)), kConfig);
   ASSERT_TRUE(values.ok()) << values.status();
   ASSERT_FALSE(values->empty());
   for (const PublishedValue& v : *values) {
@@ -232,7 +232,7 @@ TEST(RepositoryFileTest, ParsesAndCitesEveryValue) {
 
 TEST(RepositoryFileTest, HasHopperValuesForAnH100) {
   absl::StatusOr<std::vector<PublishedValue>> values =
-      ParsePublishedJson(ReadText(Runfile(kConfig)), kConfig);
+      ParsePublishedJson(test_util::ReadText(test_util::Runfile(kConfig)), kConfig);
   ASSERT_TRUE(values.ok()) << values.status();
   int h800_latencies = 0;
   std::vector<std::string> h100_values;
@@ -257,7 +257,7 @@ TEST(RepositoryFileTest, HasHopperValuesForAnH100) {
 }
 
 TEST(RepositoryFileTest, BuiltInCopyIsTheFile) {
-  EXPECT_EQ(std::string(kEmbeddedPublishedJson), ReadText(Runfile(kConfig)));
+  EXPECT_EQ(std::string(kEmbeddedPublishedJson), test_util::ReadText(test_util::Runfile(kConfig)));
 }
 
 }  // namespace

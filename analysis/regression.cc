@@ -17,7 +17,7 @@
 #include "analysis/format.h"
 #include "analysis/results.h"
 #include "analysis/thresholds_embedded.h"
-#include "experiments/harness/result_writer.h"
+#include "experiments/result_format/atomic_file.h"
 #include "nlohmann/json.hpp"
 
 namespace dissect::analysis {
@@ -643,9 +643,9 @@ std::string RenderRegressionJUnit(const RegressionReport& report) {
 absl::Status WriteReportOutputs(const std::string& markdown, const std::string& markdown_path,
                                 const std::string& junit, const std::string& junit_path) {
   if (!junit_path.empty()) {
-    if (absl::Status s = WriteFileAtomically(junit_path, junit); !s.ok()) return s;
+    if (absl::Status s = result_format::WriteFileAtomically(junit_path, junit); !s.ok()) return s;
   }
-  if (!markdown_path.empty()) return WriteFileAtomically(markdown_path, markdown);
+  if (!markdown_path.empty()) return result_format::WriteFileAtomically(markdown_path, markdown);
   std::cout << markdown;
   std::cout.flush();
   if (!std::cout) return absl::UnavailableError("cannot write to stdout");

@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "analysis/junit_test_util.h"
 #include "analysis/run_data.h"
-#include "analysis/test_util.h"
+#include "tools/testing/test_util.h"
 #include "analysis/thresholds_embedded.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -428,7 +428,7 @@ TEST(RegressionTest, ThresholdsFileParsesAndValidates) {
 }
 
 TEST(RegressionTest, ShippedThresholdsFileIsTheBuiltInOne) {
-  EXPECT_EQ(testing::ReadText(testing::Runfile("configs/regression/thresholds.json")),
+  EXPECT_EQ(test_util::ReadText(test_util::Runfile("configs/regression/thresholds.json")),
             std::string(kEmbeddedThresholdsJson));
 }
 
@@ -477,23 +477,23 @@ TEST(RegressionTest, JUnitIsWellFormedAndMatchesGolden) {
   EXPECT_THAT(xml, HasSubstr("label:&lt;a&amp;b&quot;c&apos;&gt;"));
   const std::string path = "analysis/testdata/regression/compare_golden.xml";
   const std::string target = "//analysis:regression_test";
-  if (auto updated = testing::UpdateGolden(xml, path, target)) {
+  if (auto updated = test_util::UpdateGolden(xml, path, target)) {
     EXPECT_EQ(*updated, "");
     return;
   }
-  EXPECT_EQ(xml, testing::ReadText(testing::Runfile(path))) << testing::StaleGolden(path, target);
+  EXPECT_EQ(xml, test_util::ReadText(test_util::Runfile(path))) << test_util::StaleGolden(path, target);
 }
 
 TEST(RegressionTest, MarkdownMatchesGolden) {
   const std::string markdown = RenderRegressionMarkdown(GoldenReport());
   const std::string path = "analysis/testdata/regression/compare_golden.md";
   const std::string target = "//analysis:regression_test";
-  if (auto updated = testing::UpdateGolden(markdown, path, target)) {
+  if (auto updated = test_util::UpdateGolden(markdown, path, target)) {
     EXPECT_EQ(*updated, "");
     return;
   }
-  EXPECT_EQ(markdown, testing::ReadText(testing::Runfile(path)))
-      << testing::StaleGolden(path, target);
+  EXPECT_EQ(markdown, test_util::ReadText(test_util::Runfile(path)))
+      << test_util::StaleGolden(path, target);
 }
 
 TEST(RegressionTest, WellFormednessCheckRejectsBrokenXml) {

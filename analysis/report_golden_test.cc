@@ -19,14 +19,14 @@
 #include "analysis/published.h"
 #include "analysis/report.h"
 #include "analysis/results.h"
-#include "analysis/test_util.h"
+#include "tools/testing/test_util.h"
 #include "gtest/gtest.h"
 
 namespace dissect::analysis {
 namespace {
 
-using ::dissect::analysis::testing::ReadText;
-using ::dissect::analysis::testing::Runfile;
+using test_util::ReadText;
+using test_util::Runfile;
 
 constexpr char kTestdata[] = "analysis/testdata/";
 
@@ -79,13 +79,13 @@ TEST_P(ReportGoldenTest, MatchesGolden) {
     // so the device lines in the golden do not depend on the machine.
     const std::string display_path = kTestdata + input;
     absl::StatusOr<ResultFile> file =
-        ParseResultJson(ReadText(Runfile(display_path)), display_path);
+        ParseResultJson(test_util::ReadText(test_util::Runfile(display_path)), display_path);
     ASSERT_TRUE(file.ok()) << file.status();
     files.push_back(*std::move(file));
   }
   const std::string published_path = kTestdata + std::string(kPublished);
   absl::StatusOr<std::vector<PublishedValue>> published =
-      ParsePublishedJson(ReadText(Runfile(published_path)), published_path);
+      ParsePublishedJson(test_util::ReadText(test_util::Runfile(published_path)), published_path);
   ASSERT_TRUE(published.ok()) << published.status();
   ReportOptions options;
   options.published = *std::move(published);
@@ -97,12 +97,12 @@ TEST_P(ReportGoldenTest, MatchesGolden) {
   const std::string golden_path = kTestdata + GetParam().golden;
 
   if (const std::optional<std::string> updated =
-          testing::UpdateGolden(actual, golden_path, "//analysis:report_golden_test")) {
+          test_util::UpdateGolden(actual, golden_path, "//analysis:report_golden_test")) {
     EXPECT_EQ(*updated, "");
     return;
   }
-  EXPECT_EQ(actual, ReadText(Runfile(golden_path)))
-      << testing::StaleGolden(golden_path, "//analysis:report_golden_test");
+  EXPECT_EQ(actual, test_util::ReadText(test_util::Runfile(golden_path)))
+      << test_util::StaleGolden(golden_path, "//analysis:report_golden_test");
 }
 
 INSTANTIATE_TEST_SUITE_P(

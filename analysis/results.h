@@ -1,124 +1,27 @@
-// Reader for dissect result files: Google Benchmark JSON with the dissect
-// context keys and row naming described in analysis/SCHEMA.md (version 1).
-
+// The result format's reader (experiments/result_format/reader.h) under the
+// names the analysis layer uses: analysis reads result files and nothing else
+// of the experiments.
 #ifndef DISSECT_ANALYSIS_RESULTS_H_
 #define DISSECT_ANALYSIS_RESULTS_H_
 
-#include <map>
-#include <optional>
-#include <string>
-#include <string_view>
-#include <utility>
-#include <vector>
-
-#include "absl/status/statusor.h"
+#include "experiments/result_format/reader.h"
 
 namespace dissect::analysis {
 
-// The schema version this reader understands.
-inline constexpr std::string_view kSupportedSchemaVersion = "1";
-
-// One benchmark row: one axis point of an experiment.
-struct Row {
-  std::string name;  // Full row name as written by Google Benchmark.
-  // Axis values parsed from the name, in name order. Segments that Google
-  // Benchmark appends itself (manual_time, iterations:N, ...) are not axes.
-  std::vector<std::pair<std::string, std::string>> axes;
-  // Every numeric member that is not one of Google Benchmark's fixed members.
-  // NaN/Infinity (which Google Benchmark writes as bare tokens) are kept.
-  std::map<std::string, double> counters;
-  std::string label;
-  bool error = false;  // error_occurred
-  std::string error_message;
-  double real_time = 0;
-  std::string time_unit;
-
-  // The value of counter `counter`, or nullopt if the row has none.
-  std::optional<double> Counter(std::string_view counter) const;
-  // The value of axis `axis`, or nullopt if the row name has no such axis.
-  std::optional<std::string> Axis(std::string_view axis) const;
-};
-
-// The value of `row`'s axis `axis` as a finite number, or nullopt.
-std::optional<double> AxisNumber(const Row& row, std::string_view axis);
-
-// A per-index vector the harness writes as row counters `name[0]`,
-// `name[1]`, ... (context `dissect_vectors`, see SCHEMA.md): the values up to
-// the first missing index; empty when the row has no `name[0]`. NaN entries
-// (an index that was not measured) are kept.
-std::vector<double> RowVector(const Row& row, std::string_view name);
-
-// The notes column of a row, as `report` writes it: `skipped: ...` or
-// `error: ...` for a point that was not measured, `throttled: <label>`,
-// `re-measured after throttling (attempt N)`, `clock moved A-B MHz`,
-// joined with "; "; "" for none.
-std::string RowNotes(const Row& row);
-
-// The SM clock (MHz) behind a row: the median NVML reading polled during
-// its samples (`sm_clock_mhz.median`), else the mean of the reads after the
-// warm-up and after the samples, else whichever of those exists.
-std::optional<double> RowSmClockMhz(const Row& row);
-
-// The median of `values` (0 if empty).
-double Median(std::vector<double> values);
-
-// The device's figure where an axis is a tuning knob (memory_bandwidth's
-// bytes_in_flight_per_thread): the median of each knob setting's values,
-// then the largest of those medians. 0 if empty.
-double BestOfMedians(const std::map<double, std::vector<double>>& by_knob);
-
-// One parsed result file.
-struct ResultFile {
-  std::string path;  // As given to the reader; used in messages and reports.
-  // Context values; non-string values (Google Benchmark's own num_cpus,
-  // caches, ...) are stored as their compact JSON text.
-  std::map<std::string, std::string> context;
-  std::string experiment;                 // context dissect_experiment
-  std::vector<std::string> axis_names;    // from dissect_axes
-  std::vector<std::string> metric_names;  // from dissect_metrics
-  std::vector<Row> rows;
-
-  // Unit of an axis / metric from context `axis.<name>.unit` /
-  // `metric.<name>.unit`; "" if the file does not say.
-  std::string AxisUnit(std::string_view axis) const;
-  std::string MetricUnit(std::string_view metric) const;
-  // Context value of `key`, or `fallback` if absent.
-  std::string ContextOr(std::string_view key, std::string_view fallback) const;
-};
-
-// Parses the text of a result file. `path` is only used to name the file in
-// error messages and is stored in ResultFile::path. Errors are one line,
-// starting with `path: `.
-absl::StatusOr<ResultFile> ParseResultJson(std::string_view text,
-                                           std::string_view path);
-
-// Reads and parses the file at `path`.
-absl::StatusOr<ResultFile> ReadResultFile(const std::string& path);
-
-// Expands arguments into result file paths: a file is taken as is, a folder
-// is searched recursively for `*.json` files (sorted within that folder)
-// but the sweep runner's `manifest.json`.
-// Order of arguments is kept. Fails on a non-existent path or a folder with
-// no .json file.
-absl::StatusOr<std::vector<std::string>> CollectResultPaths(
-    const std::vector<std::string>& args);
-
-// What ReadResultFiles found: the files that parsed, in order, and one
-// message per file that did not ("<path>: <why>", as ReadResultFile words it).
-struct ReadResults {
-  std::vector<ResultFile> files;
-  std::vector<std::string> bad;
-};
-
-// Every result file that `args` names (files, and folders searched for
-// *.json as CollectResultPaths does), parsed. A file that cannot be read or
-// parsed (corrupt, truncated, foreign) does not stop the others: it is named
-// in `bad` and left out, so that one broken file in a nightly folder does not
-// lose the whole report. The error is CollectResultPaths's (a path that does
-// not exist, a folder without .json files). Callers name every bad file on
-// stderr, exit 2 when no file was readable and 1 when some were not.
-absl::StatusOr<ReadResults> ReadResultFiles(
-    const std::vector<std::string>& args);
+using result_format::Row;
+using result_format::ResultFile;
+using result_format::ParseResultJson;
+using result_format::ReadResultFile;
+using result_format::CollectResultPaths;
+using result_format::ReadResults;
+using result_format::ReadResultFiles;
+using result_format::RowNotes;
+using result_format::RowVector;
+using result_format::AxisNumber;
+using result_format::RowSmClockMhz;
+using result_format::Median;
+using result_format::BestOfMedians;
+using result_format::kSupportedSchemaVersion;
 
 }  // namespace dissect::analysis
 

@@ -15,14 +15,14 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "analysis/test_util.h"
+#include "tools/testing/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace dissect::analysis {
 namespace {
 
-using ::dissect::analysis::testing::Runfile;
+using test_util::Runfile;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Pair;
@@ -56,7 +56,7 @@ std::string RowNamed(const std::string& name) {
 
 TEST(ParseResultJsonTest, ReadsSharedLatencyFixture) {
   const std::string path =
-      Runfile("analysis/testdata/synthetic_shared_latency.json");
+      test_util::Runfile("analysis/testdata/synthetic_shared_latency.json");
   absl::StatusOr<ResultFile> file = ReadResultFile(path);
   ASSERT_TRUE(file.ok()) << file.status();
   EXPECT_EQ(file->path, path);
@@ -107,7 +107,7 @@ TEST(ParseResultJsonTest, ReadsSharedLatencyFixture) {
 
 TEST(ParseResultJsonTest, ReadsReluFixtureWithStringAxisAndThrottledRow) {
   absl::StatusOr<ResultFile> file =
-      ReadResultFile(Runfile("analysis/testdata/synthetic_relu.json"));
+      ReadResultFile(test_util::Runfile("analysis/testdata/synthetic_relu.json"));
   ASSERT_TRUE(file.ok()) << file.status();
   EXPECT_EQ(file->experiment, "relu");
   EXPECT_EQ(file->AxisUnit("timing"), "-");
@@ -279,14 +279,14 @@ TEST(ReadResultFileTest, NonExistentPathIsNotFound) {
 }
 
 TEST(ReadResultFileTest, FolderIsRejected) {
-  const std::string dir = Runfile("analysis/testdata");
+  const std::string dir = test_util::Runfile("analysis/testdata");
   absl::StatusOr<ResultFile> file = ReadResultFile(dir);
   ASSERT_FALSE(file.ok());
   EXPECT_THAT(Msg(file.status()), StartsWith(dir + ": is a folder"));
 }
 
 TEST(ReadResultFileTest, ForeignFixtureIsRejected) {
-  const std::string path = Runfile("analysis/testdata/foreign.json");
+  const std::string path = test_util::Runfile("analysis/testdata/foreign.json");
   absl::StatusOr<ResultFile> file = ReadResultFile(path);
   ASSERT_FALSE(file.ok());
   EXPECT_EQ(Msg(file.status()),
@@ -296,7 +296,7 @@ TEST(ReadResultFileTest, ForeignFixtureIsRejected) {
 }
 
 TEST(ReadResultFileTest, MalformedFixtureIsRejectedAtItsEnd) {
-  const std::string path = Runfile("analysis/testdata/malformed.json");
+  const std::string path = test_util::Runfile("analysis/testdata/malformed.json");
   absl::StatusOr<ResultFile> file = ReadResultFile(path);
   ASSERT_FALSE(file.ok());
   const auto size = std::filesystem::file_size(path);

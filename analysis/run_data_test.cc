@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "analysis/result_points.h"
-#include "analysis/test_util.h"
+#include "tools/testing/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -25,7 +25,7 @@ const RunPoint* Find(const RunData& run, const std::string& point, int attempt =
 }
 
 TEST(ReadRunFolderTest, IdentityComesFromTheManifest) {
-  absl::StatusOr<RunData> run = ReadRunFolder(testing::Runfile(kRun));
+  absl::StatusOr<RunData> run = ReadRunFolder(test_util::Runfile(kRun));
   ASSERT_TRUE(run.ok()) << run.status();
   const RunInfo& info = run->info;
   EXPECT_EQ(info.run_id, "gpu-node-07-GPU-1111aaaa-20261123T020000Z");
@@ -43,7 +43,7 @@ TEST(ReadRunFolderTest, IdentityComesFromTheManifest) {
 
 TEST(ReadRunFolderTest, PointsSkipFailedAndSkippedRowsAndKeepAttempts) {
   std::vector<std::string> bad;
-  absl::StatusOr<RunData> run = ReadRunFolder(testing::Runfile(kRun), &bad);
+  absl::StatusOr<RunData> run = ReadRunFolder(test_util::Runfile(kRun), &bad);
   ASSERT_TRUE(run.ok()) << run.status();
   // shared_latency: 3 measured rows (one skipped); memory_latency: 1 (one failed).
   ASSERT_THAT(run->points, SizeIs(4));
@@ -83,7 +83,7 @@ TEST(ReadRunFolderTest, PointsSkipFailedAndSkippedRowsAndKeepAttempts) {
 
 TEST(ReadRunFolderTest, CorruptResultFileIsNamedAndTheRestRead) {
   std::vector<std::string> bad;
-  absl::StatusOr<RunData> run = ReadRunFolder(testing::Runfile(kRun), &bad);
+  absl::StatusOr<RunData> run = ReadRunFolder(test_util::Runfile(kRun), &bad);
   ASSERT_TRUE(run.ok()) << run.status();
   // relu_bandwidth.json is truncated; mma_sync timed out before writing its
   // file and wgmma is pending: those two are not errors.
@@ -93,7 +93,7 @@ TEST(ReadRunFolderTest, CorruptResultFileIsNamedAndTheRestRead) {
 }
 
 TEST(ReadRunFolderTest, WithoutManifestIdentityComesFromTheContext) {
-  absl::StatusOr<RunData> run = ReadRunFolder(testing::Runfile("analysis/testdata/history/loose"));
+  absl::StatusOr<RunData> run = ReadRunFolder(test_util::Runfile("analysis/testdata/history/loose"));
   ASSERT_TRUE(run.ok()) << run.status();
   EXPECT_EQ(run->info.run_id, "lab-box-0-20261120T140311Z");
   EXPECT_EQ(run->info.started, "2026-11-20T14:03:11Z");

@@ -27,15 +27,15 @@
 #include "analysis/peers_test_util.h"
 #include "analysis/report.h"
 #include "analysis/results.h"
-#include "analysis/test_util.h"
+#include "tools/testing/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace dissect::analysis {
 namespace {
 
-using ::dissect::analysis::testing::ReadText;
-using ::dissect::analysis::testing::Runfile;
+using test_util::ReadText;
+using test_util::Runfile;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -347,9 +347,9 @@ TEST(SharingFiguresTest, GnuplotDrawsEveryFigure) {
                                           "sharing_l2_heatmap.gp", "sharing_gpc_map.gp"));
   std::filesystem::path dir;
   ASSERT_NO_FATAL_FAILURE(testing::DrawFigures(device, "sharing_test", &dir));
-  EXPECT_THAT(ReadText((dir / "sharing_l1_duplication.svg").string()),
+  EXPECT_THAT(test_util::ReadText((dir / "sharing_l1_duplication.svg").string()),
               HasSubstr("duplicated fraction of L1 data"));
-  EXPECT_THAT(ReadText((dir / "sharing_l1_duplication.svg").string()), Not(HasSubstr("softmax")));
+  EXPECT_THAT(test_util::ReadText((dir / "sharing_l1_duplication.svg").string()), Not(HasSubstr("softmax")));
 }
 
 TEST(PeerL2CheckTest, AgreesDiffersOrCannotTell) {
@@ -382,14 +382,14 @@ TEST(PeerL2CheckTest, Mt4gH100SegmentSitsBesideTheL2Map) {
     const std::string path = absl::StrCat(peers, "/mt4g/", name);
     ImportOptions options;
     options.from = "mt4g";
-    absl::StatusOr<ImportedFile> imported = ImportPeerText(ReadText(path), path, options);
+    absl::StatusOr<ImportedFile> imported = ImportPeerText(test_util::ReadText(path), path, options);
     ASSERT_TRUE(imported.ok()) << imported.status();
     absl::StatusOr<ResultFile> file = ParseResultJson(imported->json, path);
     ASSERT_TRUE(file.ok()) << file.status();
     files.push_back(*std::move(file));
   }
   const std::string map_path = absl::StrCat(kTestdata, "synthetic_l2_sm_map.json");
-  absl::StatusOr<ResultFile> map = ParseResultJson(ReadText(Runfile(map_path)), map_path);
+  absl::StatusOr<ResultFile> map = ParseResultJson(test_util::ReadText(test_util::Runfile(map_path)), map_path);
   ASSERT_TRUE(map.ok()) << map.status();
   map->context["device_name"] = "NVIDIA H100 80GB HBM3";
   files.push_back(*std::move(map));

@@ -23,15 +23,15 @@
 #include "analysis/fixture_test_util.h"
 #include "analysis/report.h"
 #include "analysis/results.h"
-#include "analysis/test_util.h"
+#include "tools/testing/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace dissect::analysis {
 namespace {
 
-using ::dissect::analysis::testing::ReadText;
-using ::dissect::analysis::testing::Runfile;
+using test_util::ReadText;
+using test_util::Runfile;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -108,7 +108,7 @@ TEST(SparsityFiguresTest, GnuplotDrawsEveryFigure) {
   const DeviceFigures& device = figures->front();
   std::filesystem::path dir;
   ASSERT_NO_FATAL_FAILURE(testing::DrawFigures(device, "sparsity_test", &dir));
-  EXPECT_THAT(ReadText((dir / "sparsity_speedup_vgg16_conv3_1.svg").string()),
+  EXPECT_THAT(test_util::ReadText((dir / "sparsity_speedup_vgg16_conv3_1.svg").string()),
               HasSubstr("crossover (beyond noise)"));
 }
 

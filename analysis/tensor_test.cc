@@ -17,15 +17,15 @@
 #include "analysis/report.h"
 #include "analysis/results.h"
 #include "analysis/tensor_peaks_embedded.h"
-#include "analysis/test_util.h"
+#include "tools/testing/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace dissect::analysis {
 namespace {
 
-using ::dissect::analysis::testing::ReadText;
-using ::dissect::analysis::testing::Runfile;
+using test_util::ReadText;
+using test_util::Runfile;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -33,14 +33,14 @@ constexpr char kTestdata[] = "analysis/testdata/tensor/";
 
 TensorPeaks RepoPeaks() {
   absl::StatusOr<TensorPeaks> peaks = ParseTensorPeaksJson(
-      ReadText(Runfile("configs/tensor/peaks.json")), "peaks.json");
+      test_util::ReadText(test_util::Runfile("configs/tensor/peaks.json")), "peaks.json");
   EXPECT_TRUE(peaks.ok()) << peaks.status();
   return peaks.ok() ? *peaks : TensorPeaks{};
 }
 
 TEST(TensorPeaksTest, RepositoryFileParsesAndMatchesTheEmbeddedCopy) {
   const TensorPeaks peaks = RepoPeaks();
-  EXPECT_EQ(ReadText(Runfile("configs/tensor/peaks.json")),
+  EXPECT_EQ(test_util::ReadText(test_util::Runfile("configs/tensor/peaks.json")),
             std::string(kEmbeddedTensorPeaksJson));
   const TensorArchitecture* hopper = peaks.ForComputeCapability("9.0");
   ASSERT_NE(hopper, nullptr);
@@ -190,7 +190,7 @@ std::vector<ResultFile> Fixtures() {
                            "synthetic_cublaslt_gemm.json"}) {
     const std::string path = kTestdata + std::string(name);
     absl::StatusOr<ResultFile> f =
-        ParseResultJson(ReadText(Runfile(path)), path);
+        ParseResultJson(test_util::ReadText(test_util::Runfile(path)), path);
     EXPECT_TRUE(f.ok()) << f.status();
     if (f.ok()) files.push_back(*f);
   }
@@ -483,7 +483,7 @@ TEST(RenderTensorSectionsTest, MatchesGoldenAndIsAppendedToTheReport) {
         << actual;
     return;
   }
-  EXPECT_EQ(actual, ReadText(Runfile(golden)))
+  EXPECT_EQ(actual, test_util::ReadText(test_util::Runfile(golden)))
       << golden
       << " is stale; regenerate with DISSECT_UPDATE_GOLDEN=1 bazel run "
          "//analysis:tensor_test";

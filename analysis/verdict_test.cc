@@ -19,7 +19,7 @@
 #include "absl/strings/str_replace.h"
 #include "analysis/peers_test_util.h"
 #include "analysis/results.h"
-#include "analysis/test_util.h"
+#include "tools/testing/test_util.h"
 #include "analysis/verdict.h"
 #include "analysis/verdict_ranges.h"
 #include "analysis/verdict_ranges_embedded.h"
@@ -51,9 +51,9 @@ struct CliRun {
 CliRun RunVerdict(const std::string& args) {
   const std::string out = TmpDir() + "/verdict.out", err = TmpDir() + "/verdict.err";
   const int raw = std::system(
-      absl::StrCat(testing::Runfile("analysis/verdict"), " ", args, " > ", out, " 2> ", err)
+      absl::StrCat(test_util::Runfile("analysis/verdict"), " ", args, " > ", out, " 2> ", err)
           .c_str());
-  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, testing::ReadText(out), testing::ReadText(err)};
+  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, test_util::ReadText(out), test_util::ReadText(err)};
 }
 
 // The first line of `text` after `from` that contains `needle`; "" if none.
@@ -69,11 +69,11 @@ std::string LineWith(const std::string& text, const std::string& needle,
 
 void ExpectGolden(const std::string& actual, const std::string& name) {
   const std::string path = std::string(kData) + name;
-  if (auto updated = testing::UpdateGolden(actual, path, kTarget)) {
+  if (auto updated = test_util::UpdateGolden(actual, path, kTarget)) {
     EXPECT_EQ(*updated, "");
     return;
   }
-  EXPECT_EQ(actual, testing::ReadText(testing::Runfile(path))) << testing::StaleGolden(path, kTarget);
+  EXPECT_EQ(actual, test_util::ReadText(test_util::Runfile(path))) << test_util::StaleGolden(path, kTarget);
 }
 
 // in_range/ with some files left out or replaced, as arguments.
@@ -92,7 +92,7 @@ std::string InRangeFiles(const std::vector<std::string>& leave_out,
 }
 
 TEST(VerdictRanges, TheShippedFileParsesAndIsBuiltIn) {
-  const std::string text = testing::ReadText(testing::Runfile("configs/verdict/h100.json"));
+  const std::string text = test_util::ReadText(test_util::Runfile("configs/verdict/h100.json"));
   ASSERT_FALSE(text.empty());
   EXPECT_EQ(text, kEmbeddedVerdictRangesJson) << "rebuild: the binary's ranges are stale";
   absl::StatusOr<VerdictRanges> ranges = ParseVerdictRanges(text, "h100.json");
@@ -118,16 +118,16 @@ TEST(VerdictRanges, TheShippedFileCitesWhatAReaderCanFollow) {
   for (const auto& [key, text] : ranges->sources) {
     EXPECT_TRUE(text.find("https://") != std::string::npos || key == "UNPUBLISHED")
         << key << ": no address in \"" << text << "\"";
-    EXPECT_EQ(testing::ProjectInternalPhrase(text), "") << key;
+    EXPECT_EQ(test_util::ProjectInternalPhrase(text), "") << key;
     EXPECT_THAT(text, Not(HasSubstr("h100.md"))) << key;
   }
   for (const VerdictHeadline& h : ranges->headlines) {
     for (const VerdictJudgement& j : h.judge) {
-      EXPECT_EQ(testing::ProjectInternalPhrase(j.why), "") << h.id;
+      EXPECT_EQ(test_util::ProjectInternalPhrase(j.why), "") << h.id;
       EXPECT_THAT(j.why, Not(HasSubstr("h100.md"))) << h.id;
       EXPECT_THAT(j.why, Not(HasSubstr("lent"))) << h.id;
       for (const VerdictPublished& p : j.published) {
-        EXPECT_EQ(testing::UnfollowableSource(p.source), "") << h.id;
+        EXPECT_EQ(test_util::UnfollowableSource(p.source), "") << h.id;
         EXPECT_THAT(p.source, Not(HasSubstr("h100.md"))) << h.id;
       }
     }
@@ -135,7 +135,7 @@ TEST(VerdictRanges, TheShippedFileCitesWhatAReaderCanFollow) {
 }
 
 TEST(VerdictRanges, BadFilesAreOneLineErrors) {
-  const std::string base = testing::ReadText(testing::Runfile("configs/verdict/h100.json"));
+  const std::string base = test_util::ReadText(test_util::Runfile("configs/verdict/h100.json"));
   const struct {
     std::string from, to, error;
   } cases[] = {
@@ -259,7 +259,7 @@ TEST(VerdictCli, BadInput) {
 TEST(VerdictCli, ACorruptFileIsNamedAndLeftOut) {
   const std::string dir = TmpDir() + "/with_corrupt";
   std::filesystem::create_directories(dir);
-  std::filesystem::copy(testing::Runfile(std::string(kData) + "in_range"), dir,
+  std::filesystem::copy(test_util::Runfile(std::string(kData) + "in_range"), dir,
                         std::filesystem::copy_options::recursive |
                             std::filesystem::copy_options::overwrite_existing);
   std::ofstream(dir + "/truncated.json") << "{\"context\": {\"dissect_schema_version\": \"1\"";
@@ -283,7 +283,7 @@ TEST(VerdictPeers, RealPeerFilesBesideAnH100) {
   inputs.peers = LoadVerdictPeers(*ranges, peers_dir);
   for (const VerdictPeerTable& t : inputs.peers.tables) EXPECT_EQ(t.problem, "") << t.peer.file;
   absl::StatusOr<ReadResults> read =
-      ReadResultFiles({testing::Runfile(std::string(kData) + "in_range")});
+      ReadResultFiles({test_util::Runfile(std::string(kData) + "in_range")});
   ASSERT_TRUE(read.ok()) << read.status();
   inputs.files = read->files;
   const std::string out = JudgeHeadlines(inputs, *ranges).markdown;

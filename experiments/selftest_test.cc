@@ -16,16 +16,16 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "analysis/results.h"
-#include "analysis/test_util.h"
-#include "experiments/harness/result_writer.h"
+#include "experiments/result_format/reader.h"
+#include "tools/testing/test_util.h"
+#include "experiments/result_format/writer.h"
 #include "gtest/gtest.h"
 
 namespace dissect {
 namespace {
 
-using analysis::testing::ReadText;
-using analysis::testing::Runfile;
+using test_util::ReadText;
+using test_util::Runfile;
 
 std::string TempPath(const std::string& name) {
   return std::string(std::getenv("TEST_TMPDIR")) + "/" + name;
@@ -59,27 +59,27 @@ Outcome RunCommand(const std::vector<std::string>& args) {
   if (pid < 0 || waitpid(pid, &status, 0) != pid) return outcome;
   if (WIFEXITED(status)) outcome.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) outcome.signal = WTERMSIG(status);
-  outcome.err = ReadText(err_path);
+  outcome.err = test_util::ReadText(err_path);
   return outcome;
 }
 
 // The selftest binary with `flags`, fast: 2 samples of 1 ms a point.
 std::vector<std::string> Selftest(std::vector<std::string> flags) {
-  std::vector<std::string> args = {Runfile("experiments/selftest"), "--samples=2", "--warmup=0",
+  std::vector<std::string> args = {test_util::Runfile("experiments/selftest"), "--samples=2", "--warmup=0",
                                    "--selftest_ms=2"};
   args.insert(args.end(), flags.begin(), flags.end());
   return args;
 }
 
-analysis::ResultFile ReadResult(const std::string& path) {
-  absl::StatusOr<analysis::ResultFile> file = analysis::ReadResultFile(path);
+result_format::ResultFile ReadResult(const std::string& path) {
+  absl::StatusOr<result_format::ResultFile> file = result_format::ReadResultFile(path);
   EXPECT_TRUE(file.ok()) << file.status();
-  return file.ok() ? *file : analysis::ResultFile();
+  return file.ok() ? *file : result_format::ResultFile();
 }
 
-std::vector<std::string> PointNames(const analysis::ResultFile& file) {
+std::vector<std::string> PointNames(const result_format::ResultFile& file) {
   std::vector<std::string> names;
-  for (const analysis::Row& row : file.rows) names.push_back(RowPointName(row.name));
+  for (const result_format::Row& row : file.rows) names.push_back(result_format::RowPointName(row.name));
   return names;
 }
 
@@ -102,13 +102,13 @@ TEST(SelftestTest, FullRunWritesTwelveRowsWithoutAGpu) {
   const std::string out = TempPath("full.json");
   const Outcome run = RunCommand(Selftest({"--benchmark_out=" + out}));
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  const analysis::ResultFile file = ReadResult(out);
+  const result_format::ResultFile file = ReadResult(out);
   EXPECT_EQ(PointNames(file), PointRange(1, 12));
   EXPECT_EQ(file.experiment, "selftest");
   EXPECT_EQ(file.ContextOr("device_name", ""), "cpu (selftest, no GPU)");
   EXPECT_EQ(file.ContextOr("clocks_source", ""), "unavailable: no GPU");
   EXPECT_EQ(file.MetricUnit("value_ms"), "ms");
-  for (const analysis::Row& row : file.rows) {
+  for (const result_format::Row& row : file.rows) {
     EXPECT_FALSE(row.error) << row.name << ": " << row.error_message;
     EXPECT_GE(row.Counter("value_ms").value_or(0), 2.0) << row.name;
     EXPECT_EQ(row.Counter("samples"), 2.0) << row.name;
@@ -119,7 +119,7 @@ TEST(SelftestTest, FullRunWritesTwelveRowsWithoutAGpu) {
 // `BINARY --smoke`: the check a bundle runs instead of <experiment>_gpu_test
 // (tools/bundle.sh): every point ran and every --expect holds, else exit 1.
 TEST(SelftestTest, SmokeModeChecksExpectations) {
-  std::vector<std::string> args = {Runfile("experiments/selftest"), "--smoke", "--samples=2",
+  std::vector<std::string> args = {test_util::Runfile("experiments/selftest"), "--smoke", "--samples=2",
                                    "--warmup=0", "--selftest_ms=2"};
   std::vector<std::string> pass = args;
   pass.push_back("--expect=value_ms:1:10000");
@@ -137,9 +137,9 @@ TEST(SelftestTest, CrashKeepsEarlierPointsAndResumeMeasuresOnlyTheRest) {
   const std::string out = TempPath("crash.json");
   const Outcome crash = RunCommand(Selftest({"--benchmark_out=" + out, "--selftest_crash_at=5"}));
   EXPECT_EQ(crash.signal, SIGABRT) << "exit " << crash.exit_code << ": " << crash.err;
-  const analysis::ResultFile crashed = ReadResult(out);
+  const result_format::ResultFile crashed = ReadResult(out);
   EXPECT_EQ(PointNames(crashed), PointRange(1, 4));
-  absl::StatusOr<ResumedRows> before = ReadResumedRows(out, "selftest");
+  absl::StatusOr<result_format::ResumedRows> before = result_format::ReadResumedRows(out, "selftest");
   ASSERT_TRUE(before.ok()) << before.status();
 
   const Outcome resume = RunCommand(Selftest({"--benchmark_out=" + out, "--resume"}));
@@ -147,12 +147,12 @@ TEST(SelftestTest, CrashKeepsEarlierPointsAndResumeMeasuresOnlyTheRest) {
   EXPECT_NE(resume.err.find("resume: kept 4 row(s), measuring 8 point(s)"), std::string::npos)
       << resume.err;
   EXPECT_NE(resume.err.find("[1/8] selftest/point:5\n"), std::string::npos) << resume.err;
-  const analysis::ResultFile resumed = ReadResult(out);
+  const result_format::ResultFile resumed = ReadResult(out);
   const std::vector<std::string> names = PointNames(resumed);
   EXPECT_EQ(names, PointRange(1, 12));
   EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), 12u);
   EXPECT_EQ(resumed.ContextOr("resumed_rows", ""), "4");
-  absl::StatusOr<ResumedRows> after = ReadResumedRows(out, "selftest");
+  absl::StatusOr<result_format::ResumedRows> after = result_format::ReadResumedRows(out, "selftest");
   ASSERT_TRUE(after.ok()) << after.status();
   ASSERT_EQ(after->rows.size(), 12u);
   for (size_t i = 0; i < before->rows.size(); ++i) {
@@ -160,12 +160,12 @@ TEST(SelftestTest, CrashKeepsEarlierPointsAndResumeMeasuresOnlyTheRest) {
   }
 
   // Nothing left: the file stays as it is.
-  const std::string complete = ReadText(out);
+  const std::string complete = test_util::ReadText(out);
   const Outcome again = RunCommand(Selftest({"--benchmark_out=" + out, "--resume"}));
   EXPECT_EQ(again.exit_code, 0) << again.err;
   EXPECT_NE(again.err.find("resume: kept 12 row(s), measuring 0 point(s)"), std::string::npos)
       << again.err;
-  EXPECT_EQ(ReadText(out), complete);
+  EXPECT_EQ(test_util::ReadText(out), complete);
 }
 
 TEST(SelftestTest, HangKeepsEarlierPoints) {
@@ -185,12 +185,12 @@ TEST(SelftestTest, ThrottledPointIsMeasuredTwice) {
   const Outcome run = RunCommand(
       Selftest({"--benchmark_out=" + out, "--selftest_throttle_at=3", "--cooldown_s=0"}));
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  const analysis::ResultFile file = ReadResult(out);
+  const result_format::ResultFile file = ReadResult(out);
   std::vector<std::string> want = PointRange(1, 12);
   want.insert(want.begin() + 3, "selftest/point:3");
   ASSERT_EQ(PointNames(file), want);
-  const analysis::Row& first = file.rows[2];
-  const analysis::Row& second = file.rows[3];
+  const result_format::Row& first = file.rows[2];
+  const result_format::Row& second = file.rows[3];
   EXPECT_EQ(first.Counter("throttled"), 1.0);
   EXPECT_EQ(first.Counter("attempt"), std::nullopt);
   EXPECT_EQ(first.label, "selftest: simulated throttle");
@@ -208,7 +208,7 @@ TEST(SelftestTest, ResumeRefusesACorruptOrForeignFileAndLeavesItUntouched) {
   EXPECT_EQ(run.exit_code, 2) << run.err;
   EXPECT_EQ(StderrLines(run.err), 1) << run.err;
   EXPECT_NE(run.err.find("--resume: " + corrupt), std::string::npos) << run.err;
-  EXPECT_EQ(ReadText(corrupt), text);
+  EXPECT_EQ(test_util::ReadText(corrupt), text);
 
   const std::string foreign = TempPath("foreign.json");
   const std::string golden =
@@ -219,7 +219,7 @@ TEST(SelftestTest, ResumeRefusesACorruptOrForeignFileAndLeavesItUntouched) {
   EXPECT_EQ(run.exit_code, 2) << run.err;
   EXPECT_EQ(StderrLines(run.err), 1) << run.err;
   EXPECT_NE(run.err.find("it holds experiment 'synthetic'"), std::string::npos) << run.err;
-  EXPECT_EQ(ReadText(foreign), golden);
+  EXPECT_EQ(test_util::ReadText(foreign), golden);
 
   // Without --resume the file is overwritten, as before.
   run = RunCommand(Selftest({"--benchmark_out=" + corrupt, "--axis=point=1"}));
@@ -233,9 +233,9 @@ TEST(SelftestTest, ListNeedsNothing) {
   EXPECT_EQ(run.exit_code, 0) << run.err;
   run = RunCommand(
       {"sh", "-c",
-       absl::StrCat(Runfile("experiments/selftest"), " --list --axis=point=2,7 > ", listed)});
+       absl::StrCat(test_util::Runfile("experiments/selftest"), " --list --axis=point=2,7 > ", listed)});
   EXPECT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_EQ(ReadText(listed), "selftest/point:2\nselftest/point:7\n");
+  EXPECT_EQ(test_util::ReadText(listed), "selftest/point:2\nselftest/point:7\n");
 }
 
 TEST(SelftestTest, BadInputExitsTwoWithOneLine) {
@@ -258,7 +258,7 @@ TEST(SelftestTest, BadInputExitsTwoWithOneLine) {
   }
   // The fault injection flags are selftest's own.
   const Outcome other =
-      RunCommand({Runfile("experiments/shared_latency"), "--selftest_crash_at=1"});
+      RunCommand({test_util::Runfile("experiments/shared_latency"), "--selftest_crash_at=1"});
   EXPECT_EQ(other.exit_code, 2) << other.err;
   EXPECT_NE(other.err.find("unknown flag '--selftest_crash_at=1'"), std::string::npos) << other.err;
 }

@@ -12,7 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "analysis/test_util.h"
+#include "tools/testing/test_util.h"
 #include "gtest/gtest.h"
 #include "probes/counters.h"
 #include "probes/cupti_host.h"
@@ -148,7 +148,7 @@ TEST(CatalogAgainstCuptiTest, PassCountsMatchGolden) {
     return;
   }
   const std::string golden =
-      analysis::testing::ReadText(analysis::testing::Runfile(kGolden));
+      test_util::ReadText(test_util::Runfile(kGolden));
   EXPECT_EQ(actual, golden)
       << "regenerate with DISSECT_UPDATE_GOLDEN=1 bazel run "
          "//probes:counters_catalog_test";

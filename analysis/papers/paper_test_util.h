@@ -14,7 +14,7 @@
 #include "analysis/fixture_test_util.h"
 #include "analysis/papers/catalog.h"
 #include "analysis/papers/paper_figure.h"
-#include "analysis/test_util.h"
+#include "tools/testing/test_util.h"
 #include "gtest/gtest.h"
 
 namespace dissect::analysis::testing {
@@ -22,7 +22,7 @@ namespace dissect::analysis::testing {
 // Parses configs/papers/<id>.json (a runfile).
 inline absl::StatusOr<papers::CatalogEntry> ReadCatalogEntry(const std::string& id) {
   const std::string path = absl::StrCat("configs/papers/", id, ".json");
-  return papers::ParseCatalogEntry(ReadText(Runfile(path)), path);
+  return papers::ParseCatalogEntry(test_util::ReadText(test_util::Runfile(path)), path);
 }
 
 // ReadCatalogEntry, failing the test (and returning an empty entry) when the

@@ -5,9 +5,9 @@
 #include <cstdlib>
 #include <string>
 
-#include "analysis/results.h"
+#include "experiments/result_format/reader.h"
 #include "experiments/harness/experiment.h"
-#include "experiments/harness/result_writer.h"
+#include "experiments/result_format/writer.h"
 #include "experiments/harness/run_test_util.h"
 #include "experiments/harness/runner.h"
 #include "gtest/gtest.h"
@@ -70,17 +70,17 @@ TEST(ComputeCapabilityTest, RunnerSkipsEveryPointOnAnOlderDeviceAndRunsOnANewerO
   RunEnv env = FakeDeviceEnv("Fake A100 (test fixture)", 8, 0);
   const std::string out = std::string(std::getenv("TEST_TMPDIR")) + "/skipped.json";
   {
-    AtomicJsonReporter file(out);
+    result_format::AtomicJsonReporter file(out);
     EXPECT_EQ(RunPointsQuietly(exp, exp.axes(), env, file), 0);
   }
   EXPECT_EQ(bodies, 0);
-  absl::StatusOr<analysis::ResultFile> skipped = analysis::ReadResultFile(out);
+  absl::StatusOr<result_format::ResultFile> skipped = result_format::ReadResultFile(out);
   ASSERT_TRUE(skipped.ok()) << skipped.status();
   const std::string reason =
       "needs compute capability 9.0 or newer for thread-block clusters; this GPU is 8.0";
   EXPECT_EQ(skipped->ContextOr(kSkippedOnDeviceKey, ""), reason);
   ASSERT_EQ(skipped->rows.size(), 2u);
-  for (const analysis::Row& row : skipped->rows) {
+  for (const result_format::Row& row : skipped->rows) {
     EXPECT_TRUE(row.error);
     EXPECT_EQ(row.error_message, "skipped: " + reason);
   }
@@ -89,14 +89,14 @@ TEST(ComputeCapabilityTest, RunnerSkipsEveryPointOnAnOlderDeviceAndRunsOnANewerO
   env.device.cc_major = 9;
   const std::string ran_out = std::string(std::getenv("TEST_TMPDIR")) + "/ran.json";
   {
-    AtomicJsonReporter file(ran_out);
+    result_format::AtomicJsonReporter file(ran_out);
     EXPECT_EQ(RunPointsQuietly(exp, exp.axes(), env, file), 0);
   }
   EXPECT_EQ(bodies, 2);
-  absl::StatusOr<analysis::ResultFile> ran = analysis::ReadResultFile(ran_out);
+  absl::StatusOr<result_format::ResultFile> ran = result_format::ReadResultFile(ran_out);
   ASSERT_TRUE(ran.ok()) << ran.status();
   ASSERT_EQ(ran->rows.size(), 2u);
-  for (const analysis::Row& row : ran->rows) EXPECT_FALSE(row.error) << row.error_message;
+  for (const result_format::Row& row : ran->rows) EXPECT_FALSE(row.error) << row.error_message;
 }
 
 }  // namespace

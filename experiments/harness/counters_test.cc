@@ -13,9 +13,9 @@
 #include <utility>
 #include <vector>
 
-#include "analysis/results.h"
+#include "experiments/result_format/reader.h"
 #include "experiments/harness/experiment.h"
-#include "experiments/harness/result_writer.h"
+#include "experiments/result_format/writer.h"
 #include "experiments/harness/run_test_util.h"
 #include "experiments/harness/runner.h"
 #include "gtest/gtest.h"
@@ -72,7 +72,7 @@ struct Outcome {
   int failures = 0;
   int launches = 0;           // by the counter pass
   int activity_launches = 0;  // by the kernel activity pass
-  analysis::ResultFile file;
+  result_format::ResultFile file;
 };
 
 // Runs a one-point synthetic experiment that times itself (event samples 1,
@@ -111,10 +111,10 @@ Outcome RunSynthetic(RunEnv env, bool collect, const std::string& name) {
       *MetricCatalog::Embedded().Resolve("dram_bytes_read,l2_hit_rate");
   const std::string out =
       std::string(std::getenv("TEST_TMPDIR")) + "/" + name + ".json";
-  AtomicJsonReporter file(out);
+  result_format::AtomicJsonReporter file(out);
   outcome.failures = RunPointsQuietly(exp, exp.axes(), env, file);
   EXPECT_TRUE(file.status().ok()) << file.status();
-  auto parsed = analysis::ReadResultFile(out);
+  auto parsed = result_format::ReadResultFile(out);
   EXPECT_TRUE(parsed.ok()) << parsed.status();
   if (parsed.ok()) outcome.file = *std::move(parsed);
   return outcome;
@@ -149,7 +149,7 @@ TEST(CountersInRowsTest, ValuesUnitsAndPassesBesideTheTimings) {
   // Counters are not declared metrics: the analysis tables stay as they were.
   EXPECT_EQ(o.file.metric_names, std::vector<std::string>{"gbps"});
   ASSERT_EQ(o.file.rows.size(), 1u);
-  const analysis::Row& row = o.file.rows[0];
+  const result_format::Row& row = o.file.rows[0];
   EXPECT_FALSE(row.error);
   EXPECT_EQ(row.Counter("cupti/dram_bytes_read"), 4096.0);
   EXPECT_EQ(row.Counter("cupti/l2_hit_rate"), 87.5);
@@ -170,7 +170,7 @@ TEST(CountersInRowsTest, UnavailableCountersKeepTimingsAndSayWhy) {
   EXPECT_EQ(o.file.context.at("counters_unavailable"),
             env.counters.unavailable);
   ASSERT_EQ(o.file.rows.size(), 1u);
-  const analysis::Row& row = o.file.rows[0];
+  const result_format::Row& row = o.file.rows[0];
   EXPECT_FALSE(row.error);
   EXPECT_EQ(row.Counter("gbps"), 11.0);
   EXPECT_FALSE(row.Counter("cupti/dram_bytes_read").has_value());
@@ -184,7 +184,7 @@ TEST(CountersInRowsTest, AFailedCounterPassLabelsTheRowAndKeepsTimings) {
   const Outcome o = RunSynthetic(env, true, "failed_pass");
   EXPECT_EQ(o.failures, 0) << "a counter failure does not fail the point";
   ASSERT_EQ(o.file.rows.size(), 1u);
-  const analysis::Row& row = o.file.rows[0];
+  const result_format::Row& row = o.file.rows[0];
   EXPECT_FALSE(row.error);
   EXPECT_EQ(row.Counter("gbps"), 11.0);
   EXPECT_FALSE(row.Counter("cupti/dram_bytes_read").has_value());
@@ -283,7 +283,7 @@ TEST(ActivityInRowsTest, DurationsAndAgreementBesideTheTimings) {
             "activity/kernel_ms,activity/vs_events_pct");
   EXPECT_EQ(o.file.metric_names, std::vector<std::string>{"gbps"});
   ASSERT_EQ(o.file.rows.size(), 1u);
-  const analysis::Row& row = o.file.rows[0];
+  const result_format::Row& row = o.file.rows[0];
   EXPECT_FALSE(row.error);
   EXPECT_EQ(row.label, "");
   EXPECT_DOUBLE_EQ(row.Counter("activity/kernel_ms").value_or(-1), 1.95);
@@ -306,7 +306,7 @@ TEST(ActivityInRowsTest, CountersAndActivityBothLand) {
   EXPECT_EQ(o.launches, 2);
   EXPECT_EQ(o.activity_launches, env.timing.warmup + env.timing.samples);
   ASSERT_EQ(o.file.rows.size(), 1u);
-  const analysis::Row& row = o.file.rows[0];
+  const result_format::Row& row = o.file.rows[0];
   EXPECT_EQ(row.label, "");
   EXPECT_EQ(row.Counter("cupti/dram_bytes_read"), 4096.0);
   EXPECT_DOUBLE_EQ(row.Counter("activity/kernel_ms").value_or(-1), 2.1);
@@ -323,7 +323,7 @@ TEST(ActivityInRowsTest, UnavailableActivityKeepsTimingsAndSaysWhy) {
   EXPECT_EQ(o.failures, 0);
   EXPECT_EQ(o.activity_launches, 0);
   ASSERT_EQ(o.file.rows.size(), 1u);
-  const analysis::Row& row = o.file.rows[0];
+  const result_format::Row& row = o.file.rows[0];
   EXPECT_FALSE(row.error);
   EXPECT_EQ(row.label, "");
   EXPECT_EQ(row.Counter("gbps"), 11.0);
@@ -348,7 +348,7 @@ TEST(ActivityInRowsTest, AFailedActivityPassLabelsTheRowAndKeepsTimings) {
   const Outcome o = RunSynthetic(WithActivity(&fake), true, "activity_failed");
   EXPECT_EQ(o.failures, 0) << "an activity failure does not fail the point";
   ASSERT_EQ(o.file.rows.size(), 1u);
-  const analysis::Row& row = o.file.rows[0];
+  const result_format::Row& row = o.file.rows[0];
   EXPECT_FALSE(row.error);
   EXPECT_DOUBLE_EQ(row.real_time, 2000.0);
   EXPECT_FALSE(row.Counter("activity/kernel_ms").has_value());

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "absl/strings/match.h"
-#include "analysis/results.h"
+#include "experiments/result_format/reader.h"
 #include "experiments/harness/experiment.h"
-#include "experiments/harness/result_writer.h"
+#include "experiments/result_format/writer.h"
 #include "experiments/harness/run_test_util.h"
 #include "experiments/harness/runner.h"
 #include "gtest/gtest.h"
@@ -147,19 +147,19 @@ TEST(L2Residency, RowsCarryTheCountersAndTheLabel) {
   env.device = H100Like();
   env.clocks_source = "unavailable: synthetic";
   env.progress = false;
-  AtomicJsonReporter file(out);
+  result_format::AtomicJsonReporter file(out);
   EXPECT_EQ(RunPointsQuietly(exp, exp.axes(), env, file), 0);
-  auto parsed = analysis::ReadResultFile(out);
+  auto parsed = result_format::ReadResultFile(out);
   ASSERT_TRUE(parsed.ok()) << parsed.status();
   ASSERT_EQ(parsed->rows.size(), 2u);
-  const analysis::Row& l2 = parsed->rows[0];
+  const result_format::Row& l2 = parsed->rows[0];
   EXPECT_FALSE(l2.error) << l2.error_message;
   EXPECT_EQ(l2.Counter("beyond_2x_l2"), 0.0);
   EXPECT_EQ(l2.Counter("working_set_bytes"), 32 << 20);
   ASSERT_TRUE(l2.Counter("dram_peak_pct").has_value());
   EXPECT_TRUE(std::isnan(*l2.Counter("dram_peak_pct")));
   EXPECT_TRUE(absl::StartsWith(l2.label, "L2-resident: working set 33554432 B")) << l2.label;
-  const analysis::Row& dram = parsed->rows[1];
+  const result_format::Row& dram = parsed->rows[1];
   EXPECT_EQ(dram.Counter("beyond_2x_l2"), 1.0);
   EXPECT_NEAR(*dram.Counter("dram_peak_pct"), 59.66, 0.01);
   EXPECT_FALSE(absl::StrContains(dram.label, "L2-resident")) << dram.label;

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "analysis/results.h"
+#include "experiments/result_format/reader.h"
 #include "experiments/harness/experiment.h"
-#include "experiments/harness/result_writer.h"
+#include "experiments/result_format/writer.h"
 #include "experiments/harness/run_test_util.h"
 #include "experiments/harness/runner.h"
 #include "gtest/gtest.h"
@@ -41,9 +41,9 @@ TEST(ResultWriterTest, AllNanMetricIsWrittenAsNanAndMixedNanFails) {
   env.device.sm_count = 132;
   env.clocks_source = "unavailable: synthetic";
   env.progress = false;
-  AtomicJsonReporter file(out);
+  result_format::AtomicJsonReporter file(out);
   EXPECT_EQ(RunPointsQuietly(exp, exp.axes(), env, file), 1);
-  auto parsed = analysis::ReadResultFile(out);
+  auto parsed = result_format::ReadResultFile(out);
   ASSERT_TRUE(parsed.ok()) << parsed.status();
   ASSERT_EQ(parsed->rows.size(), 2u);
   EXPECT_FALSE(parsed->rows[0].error);

@@ -9,9 +9,10 @@
 #include <iostream>
 #include <sstream>
 
-#include "analysis/results.h"
+#include "experiments/result_format/reader.h"
 #include "experiments/harness/experiment.h"
-#include "experiments/harness/result_writer.h"
+#include "experiments/result_format/atomic_file.h"
+#include "experiments/result_format/writer.h"
 #include "experiments/harness/run_test_util.h"
 #include "experiments/harness/runner.h"
 #include "gtest/gtest.h"
@@ -98,7 +99,7 @@ TEST(ResultWriterGoldenTest, SyntheticExperimentMatchesGolden) {
   env.device = SyntheticDevice();
   env.clocks_source = "unavailable: synthetic";
   env.progress = false;
-  AtomicJsonReporter file(out);
+  result_format::AtomicJsonReporter file(out);
   const int failures = RunPointsQuietly(exp, exp.axes(), env, file);
   EXPECT_EQ(failures, 1);
   // The throttled 1024 point and its re-measure (RunEnv::cooldown_s 0).
@@ -107,7 +108,7 @@ TEST(ResultWriterGoldenTest, SyntheticExperimentMatchesGolden) {
   EXPECT_FALSE(std::ifstream(out + ".tmp").good()) << "temporary file left behind";
 
   // The analysis layer must read what the harness writes.
-  auto parsed = analysis::ReadResultFile(out);
+  auto parsed = result_format::ReadResultFile(out);
   ASSERT_TRUE(parsed.ok()) << parsed.status();
   EXPECT_EQ(parsed->experiment, "synthetic");
   EXPECT_EQ(parsed->axis_names, (std::vector<std::string>{"footprint_bytes", "timing"}));
@@ -174,7 +175,7 @@ TEST(ResultContextTest, L1CarveoutNames) {
 }
 
 TEST(AtomicJsonReporterTest, SnapshotBeforeAnyRowIsValidJson) {
-  AtomicJsonReporter reporter("");
+  result_format::AtomicJsonReporter reporter("");
   benchmark::BenchmarkReporter::Context context;
   reporter.ReportContext(context);
   Json doc = Json::parse(reporter.Snapshot());
@@ -184,7 +185,7 @@ TEST(AtomicJsonReporterTest, SnapshotBeforeAnyRowIsValidJson) {
 }
 
 TEST(WriteFileAtomicallyTest, ReportsUnwritablePath) {
-  EXPECT_FALSE(WriteFileAtomically("/nonexistent-dir/x.json", "{}").ok());
+  EXPECT_FALSE(result_format::WriteFileAtomically("/nonexistent-dir/x.json", "{}").ok());
 }
 
 }  // namespace

@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "analysis/results.h"
-#include "analysis/test_util.h"
+#include "experiments/result_format/reader.h"
+#include "tools/testing/test_util.h"
 #include "experiments/harness/experiment.h"
-#include "experiments/harness/result_writer.h"
+#include "experiments/result_format/writer.h"
 #include "experiments/harness/run_test_util.h"
 #include "experiments/harness/runner.h"
 #include "gtest/gtest.h"
@@ -25,7 +25,7 @@
 namespace dissect {
 namespace {
 
-using analysis::testing::ReadText;
+using test_util::ReadText;
 
 std::string TempPath(const std::string& name) {
   return std::string(std::getenv("TEST_TMPDIR")) + "/" + name;
@@ -71,42 +71,42 @@ int RunCarry(const std::string& path, const std::vector<int64_t>& points,
   env.clocks_source = "unavailable: no GPU";
   env.progress = false;
   env.cooldown_s = cooldown_s;
-  AtomicJsonReporter file(path);
+  result_format::AtomicJsonReporter file(path);
   file.CarryRows(std::move(carried));
   const int failures = RunPointsQuietly(exp, axes, env, file);
   EXPECT_TRUE(file.status().ok()) << file.status();
   return failures;
 }
 
-std::vector<std::string> PointNames(const analysis::ResultFile& file) {
+std::vector<std::string> PointNames(const result_format::ResultFile& file) {
   std::vector<std::string> names;
-  for (const analysis::Row& row : file.rows) names.push_back(RowPointName(row.name));
+  for (const result_format::Row& row : file.rows) names.push_back(result_format::RowPointName(row.name));
   return names;
 }
 
 TEST(RowPointNameTest, StripsGoogleBenchmarkSegments) {
-  EXPECT_EQ(RowPointName("selftest/point:3/iterations:1/manual_time"), "selftest/point:3");
-  EXPECT_EQ(RowPointName("selftest/point:3/manual_time"), "selftest/point:3");
-  EXPECT_EQ(RowPointName("selftest/point:3"), "selftest/point:3");
-  EXPECT_EQ(RowPointName("x/mode:iterations:a/manual_time"), "x/mode:iterations:a");
+  EXPECT_EQ(result_format::RowPointName("selftest/point:3/iterations:1/manual_time"), "selftest/point:3");
+  EXPECT_EQ(result_format::RowPointName("selftest/point:3/manual_time"), "selftest/point:3");
+  EXPECT_EQ(result_format::RowPointName("selftest/point:3"), "selftest/point:3");
+  EXPECT_EQ(result_format::RowPointName("x/mode:iterations:a/manual_time"), "x/mode:iterations:a");
 }
 
 TEST(AtomicJsonReporterTest, CarriedRowsAloneMakeAValidDocument) {
   const std::string path = TempPath("carried_only.json");
-  AtomicJsonReporter file(path);
+  result_format::AtomicJsonReporter file(path);
   file.CarryRows({R"({"name": "a/iterations:1/manual_time", "x": NaN})", R"({"name": "b"})"});
   benchmark::BenchmarkReporter::Context context;
   file.ReportContext(context);
   EXPECT_EQ(file.rows(), 2);
   EXPECT_EQ(file.carried_rows(), 2);
-  const std::string mid = ReadText(path);
+  const std::string mid = test_util::ReadText(path);
   EXPECT_NE(mid.find(R"(    {"name": "a/iterations:1/manual_time", "x": NaN},)"
                      "\n"
                      R"(    {"name": "b"})"),
             std::string::npos)
       << mid;
   file.Finalize();
-  const std::string text = ReadText(path);
+  const std::string text = test_util::ReadText(path);
   EXPECT_EQ(text, file.Snapshot());
   EXPECT_NE(text.find("    {\"name\": \"b\"}\n  ]\n}\n"), std::string::npos) << text;
 }
@@ -115,20 +115,20 @@ TEST(ResumeTest, CarriedRowsComeFirstUnchangedAndEveryPointIsWritten) {
   BodyHook() = nullptr;
   const std::string first = TempPath("first.json");
   EXPECT_EQ(RunCarry(first, {1}), 0);
-  absl::StatusOr<ResumedRows> kept = ReadResumedRows(first, "carry");
+  absl::StatusOr<result_format::ResumedRows> kept = result_format::ReadResumedRows(first, "carry");
   ASSERT_TRUE(kept.ok()) << kept.status();
   ASSERT_EQ(kept->rows.size(), 1u);
   EXPECT_EQ(kept->point_names, (std::set<std::string>{"carry/point:1"}));
   EXPECT_EQ(kept->failed, 0);
   // The kept row, byte for byte as in the file.
-  EXPECT_NE(ReadText(first).find(kept->rows[0]), std::string::npos);
+  EXPECT_NE(test_util::ReadText(first).find(kept->rows[0]), std::string::npos);
   EXPECT_EQ(kept->rows[0].front(), '{');
   EXPECT_EQ(kept->rows[0].back(), '}');
 
   const std::string second = TempPath("second.json");
   std::vector<int> rows_seen;
   BodyHook() = [&](PointContext&) {
-    absl::StatusOr<analysis::ResultFile> now = analysis::ReadResultFile(second);
+    absl::StatusOr<result_format::ResultFile> now = result_format::ReadResultFile(second);
     ASSERT_TRUE(now.ok()) << now.status();
     rows_seen.push_back(static_cast<int>(now->rows.size()));
   };
@@ -136,9 +136,9 @@ TEST(ResumeTest, CarriedRowsComeFirstUnchangedAndEveryPointIsWritten) {
   BodyHook() = nullptr;
   // Before point 2: the carried row; before point 3: it and point 2.
   EXPECT_EQ(rows_seen, (std::vector<int>{1, 2}));
-  const std::string text = ReadText(second);
+  const std::string text = test_util::ReadText(second);
   EXPECT_NE(text.find(kept->rows[0]), std::string::npos) << "carried row changed:\n" << text;
-  absl::StatusOr<analysis::ResultFile> file = analysis::ParseResultJson(text, second);
+  absl::StatusOr<result_format::ResultFile> file = result_format::ParseResultJson(text, second);
   ASSERT_TRUE(file.ok()) << file.status();
   EXPECT_EQ(PointNames(*file),
             (std::vector<std::string>{"carry/point:1", "carry/point:2", "carry/point:3"}));
@@ -148,7 +148,7 @@ TEST(ResumeTest, CarriedRowsComeFirstUnchangedAndEveryPointIsWritten) {
 TEST(ResumeTest, RefusesWhatIsNotAResultOfTheExperiment) {
   const std::string corrupt = TempPath("corrupt.json");
   WriteText(corrupt, "{\"context\": {");
-  absl::StatusOr<ResumedRows> kept = ReadResumedRows(corrupt, "carry");
+  absl::StatusOr<result_format::ResumedRows> kept = result_format::ReadResumedRows(corrupt, "carry");
   EXPECT_EQ(kept.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(kept.status().message().find("--resume: " + corrupt), std::string::npos)
       << kept.status();
@@ -156,12 +156,12 @@ TEST(ResumeTest, RefusesWhatIsNotAResultOfTheExperiment) {
   BodyHook() = nullptr;
   const std::string mine = TempPath("mine.json");
   EXPECT_EQ(RunCarry(mine, {1}), 0);
-  kept = ReadResumedRows(mine, "other_experiment");
+  kept = result_format::ReadResumedRows(mine, "other_experiment");
   EXPECT_EQ(kept.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(kept.status().message().find("it holds experiment 'carry'"), std::string::npos)
       << kept.status();
 
-  kept = ReadResumedRows(TempPath("missing.json"), "carry");
+  kept = result_format::ReadResumedRows(TempPath("missing.json"), "carry");
   EXPECT_EQ(kept.status().code(), absl::StatusCode::kInvalidArgument);
 }
 
@@ -179,7 +179,7 @@ TEST(ResumeTest, KeepsNonFiniteCountersAndCountsFailedRows) {
   WriteText(path, R"({"context": {"dissect_schema_version": "1", "dissect_experiment": "carry", )"
                   R"("dissect_axes": "point", "dissect_metrics": "value_ms"}, "benchmarks": [)" +
                       nan_row + ",\n" + failed_row + ", " + skipped_row + "]}\n");
-  absl::StatusOr<ResumedRows> kept = ReadResumedRows(path, "carry");
+  absl::StatusOr<result_format::ResumedRows> kept = result_format::ReadResumedRows(path, "carry");
   ASSERT_TRUE(kept.ok()) << kept.status();
   EXPECT_EQ(kept->rows, (std::vector<std::string>{nan_row, failed_row, skipped_row}));
   EXPECT_EQ(kept->failed, 1);
@@ -195,12 +195,12 @@ TEST(RemeasureTest, AThrottledPointIsMeasuredOnceMoreAndBothRowsAreKept) {
   const std::string path = TempPath("remeasure.json");
   EXPECT_EQ(RunCarry(path, {1, 2, 3}), 0);
   BodyHook() = nullptr;
-  absl::StatusOr<analysis::ResultFile> file = analysis::ReadResultFile(path);
+  absl::StatusOr<result_format::ResultFile> file = result_format::ReadResultFile(path);
   ASSERT_TRUE(file.ok()) << file.status();
   ASSERT_EQ(PointNames(*file),
             (std::vector<std::string>{"carry/point:1", "carry/point:2", "carry/point:2",
                                       "carry/point:3", "carry/point:3"}));
-  const std::vector<analysis::Row>& rows = file->rows;
+  const std::vector<result_format::Row>& rows = file->rows;
   EXPECT_EQ(rows[0].Counter("attempt"), std::nullopt);
   EXPECT_EQ(rows[1].Counter("throttled"), 1.0);
   EXPECT_EQ(rows[1].Counter("attempt"), std::nullopt);

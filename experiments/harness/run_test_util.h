@@ -10,7 +10,7 @@
 
 #include "benchmark/benchmark.h"
 #include "experiments/harness/experiment.h"
-#include "experiments/harness/result_writer.h"
+#include "experiments/result_format/writer.h"
 #include "experiments/harness/runner.h"
 
 namespace dissect {
@@ -29,7 +29,7 @@ inline RunEnv FakeDeviceEnv(std::string name, int cc_major, int cc_minor = 0) {
 
 // RunPoints over every point of `axes`; returns its failure count.
 inline int RunPointsQuietly(const Experiment& experiment, const std::vector<AxisSpec>& axes,
-                            const RunEnv& env, AtomicJsonReporter& file) {
+                            const RunEnv& env, result_format::AtomicJsonReporter& file) {
   std::ostringstream console_text;
   benchmark::ConsoleReporter console;
   console.SetOutputStream(&console_text);

@@ -30,6 +30,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "experiments/harness/build_info.h"
+#include "experiments/result_format/writer.h"
 #include "gflags/gflags.h"
 #include "kernels/noop.h"
 #include "probes/cuda_status.h"
@@ -678,7 +679,7 @@ int RunPoints(const Experiment& experiment, const std::vector<AxisSpec>& axes,
         ->UseManualTime()
         ->Unit(benchmark::kMicrosecond);
   }
-  TeeReporter tee(display, file);
+  result_format::TeeReporter tee(display, file);
   DropUnneededRemeasures reports(&tee);
   benchmark::RunSpecifiedBenchmarks(&reports);
   benchmark::ClearRegisteredBenchmarks();
@@ -996,11 +997,11 @@ int RunMain(const Experiment& experiment, int argc, char** argv) {
     return kExitBadInput;
   }
   std::vector<Point> to_measure = points;
-  ResumedRows resumed;
+  result_format::ResumedRows resumed;
   if (FLAGS_resume) {
     struct stat st{};
     if (stat(out_path.c_str(), &st) == 0) {
-      absl::StatusOr<ResumedRows> kept = ReadResumedRows(out_path, experiment.name());
+      absl::StatusOr<result_format::ResumedRows> kept = result_format::ReadResumedRows(out_path, experiment.name());
       if (!kept.ok()) {
         std::cerr << prefix << kept.status().message() << "\n";
         return kExitBadInput;
@@ -1046,7 +1047,7 @@ int RunMain(const Experiment& experiment, int argc, char** argv) {
     }
   }
   benchmark::ConsoleReporter console;
-  AtomicJsonReporter file(out_path);
+  result_format::AtomicJsonReporter file(out_path);
   file.CarryRows(std::move(resumed.rows));
   const int failures =
       RunPoints(experiment, axes, to_measure, env, &console, &file) + resumed.failed;

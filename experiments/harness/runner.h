@@ -13,7 +13,6 @@
 #include "benchmark/benchmark.h"
 #include "experiments/harness/axes.h"
 #include "experiments/harness/experiment.h"
-#include "experiments/harness/result_writer.h"
 #include "probes/counters.h"
 #include "probes/device_info.h"
 #include "probes/event_timer.h"

@@ -9,7 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
-#include "analysis/results.h"
+#include "experiments/result_format/reader.h"
 #include "experiments/harness/runner.h"
 
 namespace dissect {
@@ -51,14 +51,14 @@ int RunSmoke(Experiment& experiment, int argc, char** argv) {
     std::cerr << "FAIL: experiment exited with " << rc << "\n";
     return 1;
   }
-  absl::StatusOr<analysis::ResultFile> result = analysis::ReadResultFile(out);
+  absl::StatusOr<result_format::ResultFile> result = result_format::ReadResultFile(out);
   if (!result.ok() || result->rows.empty()) {
     std::cerr << "FAIL: no result rows: "
               << (result.ok() ? out : std::string(result.status().message())) << "\n";
     return 1;
   }
   int failed = 0;
-  for (const analysis::Row& row : result->rows) {
+  for (const result_format::Row& row : result->rows) {
     // Not a failure: the experiment declared that it cannot run on this GPU.
     if (row.error && IsComputeCapabilitySkip(row.error_message)) {
       std::cerr << "SKIPPED: " << row.name << ": " << row.error_message << "\n";

@@ -22,7 +22,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
 #include "analysis/papers/registry.h"
-#include "analysis/test_util.h"
+#include "tools/testing/test_util.h"
 #include "experiments/reproduce/reproduce.h"
 #include "experiments/sweep/binary_check.h"
 #include "gmock/gmock.h"
@@ -32,8 +32,8 @@ namespace dissect::reproduce {
 namespace {
 
 using ::dissect::analysis::papers::CatalogEntry;
-using ::dissect::analysis::testing::ProjectInternalPhrase;
-using ::dissect::analysis::testing::UnfollowableSource;
+using test_util::ProjectInternalPhrase;
+using test_util::UnfollowableSource;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
@@ -86,7 +86,7 @@ std::vector<std::string> ReaderProblems(const CatalogEntry& e) {
     texts.push_back({where + "quantity", p.quantity});
     texts.push_back({where + "why", p.why});
     if (!p.known()) continue;
-    std::string unfollowable = UnfollowableSource(p.source);
+    std::string unfollowable = test_util::UnfollowableSource(p.source);
     if (unfollowable.empty() && !NamesADocument(p.source)) {
       unfollowable =
           "it names no document a reader can open (an address, the reading list's item, a "
@@ -101,7 +101,7 @@ std::vector<std::string> ReaderProblems(const CatalogEntry& e) {
     }
   }
   for (const auto& [field, text] : texts) {
-    const std::string phrase = ProjectInternalPhrase(text);
+    const std::string phrase = test_util::ProjectInternalPhrase(text);
     if (!phrase.empty()) {
       problems.push_back(e.path + ": " + field + " uses a project-internal phrase (\"" + phrase +
                          "\"); say what a reader needs to know");

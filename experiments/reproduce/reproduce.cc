@@ -15,7 +15,7 @@
 #include "analysis/figures.h"
 #include "analysis/format.h"
 #include "analysis/papers/registry.h"
-#include "experiments/harness/result_writer.h"
+#include "experiments/result_format/atomic_file.h"
 #include "experiments/sweep/cli_util.h"
 #include "experiments/sweep/preflight.h"
 #include "experiments/sweep/sweep_config.h"
@@ -100,18 +100,18 @@ absl::StatusOr<sweep::Sweep> EntrySweep(const CatalogEntry& entry) {
   return sweep::ParseSweepJson(entry.SweepDocument().dump(2), entry.path);
 }
 
-absl::StatusOr<analysis::ReadResults> ReadResultsUnder(const std::string& dir) {
+absl::StatusOr<result_format::ReadResults> ReadResultsUnder(const std::string& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return absl::NotFoundError(absl::StrCat(dir, ": not a folder"));
-  absl::StatusOr<analysis::ReadResults> read = analysis::ReadResultFiles({dir});
+  absl::StatusOr<result_format::ReadResults> read = result_format::ReadResultFiles({dir});
   // A folder without result files (a sweep whose entries all failed to
   // start) is no results, which the generator reports.
-  if (!read.ok() && absl::IsNotFound(read.status())) return analysis::ReadResults{};
+  if (!read.ok() && absl::IsNotFound(read.status())) return result_format::ReadResults{};
   return read;
 }
 
 std::string FigurePage(const CatalogEntry& entry, const PaperFigure& figure,
-                       const std::vector<analysis::ResultFile>& results,
+                       const std::vector<result_format::ResultFile>& results,
                        const std::vector<std::string>& svgs, const std::string& sweep_status) {
   std::string page = absl::StrCat(
       "# ", entry.title, " (", entry.year, "): ", entry.figure, "\n\n", "- Paper: ", entry.authors,
@@ -129,7 +129,7 @@ std::string FigurePage(const CatalogEntry& entry, const PaperFigure& figure,
   absl::StrAppend(&page, "\n## Sweep\n\n", sweep_status);
   absl::StrAppend(&page, "\n## Result files read\n\n");
   if (results.empty()) absl::StrAppend(&page, "None.\n");
-  for (const analysis::ResultFile& f : results) {
+  for (const result_format::ResultFile& f : results) {
     absl::StrAppend(&page, "- `", f.path, "`: ", f.experiment, ", ", f.rows.size(),
                     " rows, commit ", f.ContextOr("git_commit", "unknown"), "\n");
   }
@@ -188,7 +188,7 @@ absl::StatusOr<int> Reproduce(const CatalogEntry& entry, const ReproduceOptions&
     sweep_status = absl::StrCat("Not run: the results were read from `", results_dir, "`.\n");
   }
 
-  absl::StatusOr<analysis::ReadResults> read = ReadResultsUnder(results_dir);
+  absl::StatusOr<result_format::ReadResults> read = ReadResultsUnder(results_dir);
   if (!read.ok()) return read.status();
   for (const std::string& bad : read->bad) {
     progress << "reproduce: " << entry.id << ": left out: " << bad << "\n";
@@ -212,7 +212,7 @@ absl::StatusOr<int> Reproduce(const CatalogEntry& entry, const ReproduceOptions&
   }
   std::vector<std::string> svgs;
   for (const analysis::FigureFile& f : figure->files) {
-    if (absl::Status s = WriteFileAtomically((figures_dir / f.name).string(), f.contents);
+    if (absl::Status s = result_format::WriteFileAtomically((figures_dir / f.name).string(), f.contents);
         !s.ok()) {
       return s;
     }
@@ -231,7 +231,7 @@ absl::StatusOr<int> Reproduce(const CatalogEntry& entry, const ReproduceOptions&
     }
   }
   const std::string page_path = (fs::path(dir) / (entry.id + ".md")).string();
-  if (absl::Status s = WriteFileAtomically(
+  if (absl::Status s = result_format::WriteFileAtomically(
           page_path, FigurePage(entry, *figure, read->files, svgs, sweep_status));
       !s.ok()) {
     return s;

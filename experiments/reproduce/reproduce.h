@@ -23,7 +23,7 @@
 #include "absl/status/statusor.h"
 #include "analysis/papers/catalog.h"
 #include "analysis/papers/paper_figure.h"
-#include "analysis/results.h"
+#include "experiments/result_format/reader.h"
 #include "experiments/sweep/runner.h"
 
 namespace dissect::reproduce {
@@ -52,7 +52,7 @@ absl::StatusOr<sweep::Sweep> EntrySweep(const analysis::papers::CatalogEntry& en
 
 // Every result file under `dir` (ReadResultFiles: recursively, *.json but
 // manifest.json). Files that do not parse are named in `bad`.
-absl::StatusOr<analysis::ReadResults> ReadResultsUnder(const std::string& dir);
+absl::StatusOr<result_format::ReadResults> ReadResultsUnder(const std::string& dir);
 
 // The markdown page of a figure: header (paper, figure, claim, expected
 // signature and differences), the device, the generator's body, the figure
@@ -60,7 +60,7 @@ absl::StatusOr<analysis::ReadResults> ReadResultsUnder(const std::string& dir);
 // exists) and the result files read.
 std::string FigurePage(const analysis::papers::CatalogEntry& entry,
                        const analysis::papers::PaperFigure& figure,
-                       const std::vector<analysis::ResultFile>& results,
+                       const std::vector<result_format::ResultFile>& results,
                        const std::vector<std::string>& svgs, const std::string& sweep_status);
 
 // Remakes one entry. Returns 0 when the sweep (if run) and the analysis

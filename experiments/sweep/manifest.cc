@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "experiments/harness/result_writer.h"
+#include "experiments/result_format/atomic_file.h"
 
 namespace dissect::sweep {
 namespace {
@@ -165,7 +165,7 @@ absl::StatusOr<std::optional<Manifest>> ReadManifest(const std::string& path) {
 }
 
 absl::Status WriteManifest(const Manifest& manifest, const std::string& path) {
-  return WriteFileAtomically(path, ManifestToJson(manifest).dump(2) + "\n");
+  return result_format::WriteFileAtomically(path, ManifestToJson(manifest).dump(2) + "\n");
 }
 
 }  // namespace dissect::sweep

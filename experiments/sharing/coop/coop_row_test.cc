@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "absl/strings/match.h"
-#include "analysis/results.h"
+#include "experiments/result_format/reader.h"
 #include "experiments/harness/experiment.h"
-#include "experiments/harness/result_writer.h"
+#include "experiments/result_format/writer.h"
 #include "experiments/harness/run_test_util.h"
 #include "experiments/sharing/coop/coop_host.h"
 #include "gtest/gtest.h"
@@ -41,9 +41,9 @@ CoopRowFigures Figures(const std::string& variant, int cluster_size) {
   return row;
 }
 
-const analysis::Row* FindRow(const analysis::ResultFile& file, const std::string& variant,
+const result_format::Row* FindRow(const result_format::ResultFile& file, const std::string& variant,
                              int cluster_size) {
-  for (const analysis::Row& row : file.rows) {
+  for (const result_format::Row& row : file.rows) {
     if (row.Axis("variant") == variant && row.Axis("cluster_size") == std::to_string(cluster_size))
       return &row;
   }
@@ -68,26 +68,26 @@ class CoopRowTest : public ::testing::Test {
           return ReportCoopRow(ctx, Figures(ctx.Str("variant"), cluster_size));
         });
     const std::string out = std::string(std::getenv("TEST_TMPDIR")) + "/coop_rows.json";
-    AtomicJsonReporter writer(out);
+    result_format::AtomicJsonReporter writer(out);
     failures_ = RunPointsQuietly(exp, exp.axes(),
                                  FakeDeviceEnv("Synthetic GPU (test fixture)", 9), writer);
-    file_ = analysis::ReadResultFile(out);
+    file_ = result_format::ReadResultFile(out);
   }
 
   void SetUp() override { ASSERT_TRUE(file_.ok()) << file_.status(); }
 
   static int failures_;
-  static absl::StatusOr<analysis::ResultFile> file_;
+  static absl::StatusOr<result_format::ResultFile> file_;
 };
 
 int CoopRowTest::failures_ = -1;
-absl::StatusOr<analysis::ResultFile> CoopRowTest::file_ = absl::UnknownError("not run");
+absl::StatusOr<result_format::ResultFile> CoopRowTest::file_ = absl::UnknownError("not run");
 
 TEST_F(CoopRowTest, EveryRowThatRunsIsWrittenWithEveryMetric) {
   EXPECT_EQ(failures_, 0);
   for (const auto& [variant, size] : std::vector<std::pair<std::string, int>>{
            {kVariantLayer, 1}, {kVariantTiled, 1}, {kVariantCoop, 1}, {kVariantCoop, 2}}) {
-    const analysis::Row* row = FindRow(*file_, variant, size);
+    const result_format::Row* row = FindRow(*file_, variant, size);
     ASSERT_NE(row, nullptr) << variant << " at " << size;
     EXPECT_FALSE(row->error) << variant << " at " << size << ": " << row->error_message;
     for (const MetricSpec& m : CoopMetrics()) {
@@ -96,7 +96,7 @@ TEST_F(CoopRowTest, EveryRowThatRunsIsWrittenWithEveryMetric) {
   }
   // Layer and tiled use no clusters: skipped, with the reason, above 1.
   for (const char* variant : {kVariantLayer, kVariantTiled}) {
-    const analysis::Row* row = FindRow(*file_, variant, 2);
+    const result_format::Row* row = FindRow(*file_, variant, 2);
     ASSERT_NE(row, nullptr) << variant;
     EXPECT_TRUE(absl::StrContains(row->error_message, "does not use clusters"))
         << row->error_message;
@@ -110,14 +110,14 @@ TEST_F(CoopRowTest, PeerSameSmFractionIsNaNWithoutAPeer) {
            {kVariantLayer, "layer launches no cluster"},
            {kVariantTiled, "tiled launches no cluster"},
            {kVariantCoop, "a cluster of 1 block has no peer"}}) {
-    const analysis::Row* row = FindRow(*file_, variant, 1);
+    const result_format::Row* row = FindRow(*file_, variant, 1);
     ASSERT_NE(row, nullptr) << variant;
     const std::optional<double> same_sm = row->Counter("peer_same_sm_fraction");
     ASSERT_TRUE(same_sm.has_value()) << variant << ": " << row->error_message;
     EXPECT_TRUE(std::isnan(*same_sm)) << variant << ": " << *same_sm;
     EXPECT_TRUE(absl::StrContains(row->label, "peer_same_sm_fraction NaN: " + why)) << row->label;
   }
-  const analysis::Row* coop = FindRow(*file_, kVariantCoop, 2);
+  const result_format::Row* coop = FindRow(*file_, kVariantCoop, 2);
   ASSERT_NE(coop, nullptr);
   EXPECT_EQ(coop->Counter("peer_same_sm_fraction"), 0.0);
   EXPECT_FALSE(absl::StrContains(coop->label, "peer_same_sm_fraction")) << coop->label;

@@ -1,7 +1,7 @@
 // Result files: Google Benchmark's JSON, rewritten atomically after every
 // point so that a crash mid-sweep keeps every point already measured.
-#ifndef DISSECT_EXPERIMENTS_HARNESS_RESULT_WRITER_H_
-#define DISSECT_EXPERIMENTS_HARNESS_RESULT_WRITER_H_
+#ifndef DISSECT_EXPERIMENTS_RESULT_FORMAT_WRITER_H_
+#define DISSECT_EXPERIMENTS_RESULT_FORMAT_WRITER_H_
 
 #include <set>
 #include <sstream>
@@ -13,12 +13,7 @@
 #include "absl/strings/string_view.h"
 #include "benchmark/benchmark.h"
 
-namespace dissect {
-
-// Writes `text` to `path` through `path.tmp` and rename(2): readers see the
-// old file or the new one, never a torn one.
-absl::Status WriteFileAtomically(const std::string& path,
-                                 const std::string& text);
+namespace dissect::result_format {
 
 // The point a row measured: its name without the segments Google Benchmark
 // appends ("selftest/point:3/iterations:1/manual_time" -> "selftest/point:3").
@@ -35,7 +30,7 @@ struct ResumedRows {
 };
 
 // Reads the result file at `path` for --resume: it must be a JSON object
-// that analysis::ParseResultJson accepts (analysis/SCHEMA.md) and whose
+// that ParseResultJson accepts (analysis/SCHEMA.md) and whose
 // dissect_experiment is `experiment`. Anything else is an InvalidArgument
 // error of one line naming the file.
 absl::StatusOr<ResumedRows> ReadResumedRows(const std::string& path,
@@ -96,6 +91,6 @@ class TeeReporter : public benchmark::BenchmarkReporter {
   benchmark::BenchmarkReporter* file_;
 };
 
-}  // namespace dissect
+}  // namespace dissect::result_format
 
-#endif  // DISSECT_EXPERIMENTS_HARNESS_RESULT_WRITER_H_
+#endif  // DISSECT_EXPERIMENTS_RESULT_FORMAT_WRITER_H_

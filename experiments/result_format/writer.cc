@@ -1,5 +1,5 @@
 // Atomic JSON result writing; see result_writer.h.
-#include "experiments/harness/result_writer.h"
+#include "experiments/result_format/writer.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -11,9 +11,10 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
-#include "analysis/results.h"
+#include "experiments/result_format/atomic_file.h"
+#include "experiments/result_format/reader.h"
 
-namespace dissect {
+namespace dissect::result_format {
 namespace {
 
 // What benchmark::JSONReporter::Finalize appends to close the document.
@@ -86,7 +87,7 @@ absl::StatusOr<ResumedRows> ReadResumedRows(const std::string& path,
   }
   std::ostringstream text;
   text << in.rdbuf();
-  absl::StatusOr<analysis::ResultFile> file = analysis::ParseResultJson(text.str(), path);
+  absl::StatusOr<ResultFile> file = ParseResultJson(text.str(), path);
   if (!file.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("--resume: ", file.status().message(), kWhatToDo));
@@ -97,34 +98,11 @@ absl::StatusOr<ResumedRows> ReadResumedRows(const std::string& path,
   ResumedRows kept;
   kept.rows = RawBenchmarkRows(text.str());
   if (kept.rows.size() != file->rows.size()) return bad("unexpected layout of its rows");
-  for (const analysis::Row& row : file->rows) {
+  for (const Row& row : file->rows) {
     kept.point_names.insert(RowPointName(row.name));
     if (row.error && !absl::StartsWith(row.error_message, "skipped:")) ++kept.failed;
   }
   return kept;
-}
-
-absl::Status WriteFileAtomically(const std::string& path,
-                                 const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      return absl::UnavailableError(
-          absl::StrCat("cannot write ", tmp, ": ", std::strerror(errno)));
-    }
-    out << text;
-    out.flush();
-    if (!out) {
-      return absl::UnavailableError(
-          absl::StrCat("write to ", tmp, " failed: ", std::strerror(errno)));
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    return absl::UnavailableError(absl::StrCat(
-        "cannot rename ", tmp, " to ", path, ": ", std::strerror(errno)));
-  }
-  return absl::OkStatus();
 }
 
 AtomicJsonReporter::AtomicJsonReporter(std::string path)
@@ -189,4 +167,4 @@ void TeeReporter::Finalize() {
   if (file_ != nullptr) file_->Finalize();
 }
 
-}  // namespace dissect
+}  // namespace dissect::result_format

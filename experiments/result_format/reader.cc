@@ -1,6 +1,6 @@
 // Reader for dissect result files (see results.h and SCHEMA.md).
 
-#include "analysis/results.h"
+#include "experiments/result_format/reader.h"
 
 #include <algorithm>
 #include <cctype>
@@ -28,7 +28,7 @@
 #include "absl/strings/string_view.h"
 #include "nlohmann/json.hpp"
 
-namespace dissect::analysis {
+namespace dissect::result_format {
 namespace {
 
 using Json = nlohmann::json;
@@ -884,4 +884,4 @@ absl::StatusOr<ReadResults> ReadResultFiles(
   return read;
 }
 
-}  // namespace dissect::analysis
+}  // namespace dissect::result_format

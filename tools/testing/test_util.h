@@ -1,7 +1,8 @@
-// Test helpers for //analysis tests: locating runfiles and reading files.
+// Test helpers for every dissect test: fresh temporary folders, runfiles,
+// reading files, golden files, and the checks on published sources.
 
-#ifndef DISSECT_ANALYSIS_TEST_UTIL_H_
-#define DISSECT_ANALYSIS_TEST_UTIL_H_
+#ifndef DISSECT_TOOLS_TESTING_TEST_UTIL_H_
+#define DISSECT_TOOLS_TESTING_TEST_UTIL_H_
 
 #include <cstdlib>
 #include <filesystem>
@@ -14,7 +15,7 @@
 
 #include "absl/strings/ascii.h"
 
-namespace dissect::analysis::testing {
+namespace dissect::test_util {
 
 // A fresh, empty folder `name` under the test's temporary folder
 // ($TEST_TMPDIR, else /tmp); whatever an earlier test left there is removed.
@@ -27,7 +28,7 @@ inline std::filesystem::path FreshTempDir(const std::string& name) {
 }
 
 // Absolute path of a runfile given its workspace-relative path (e.g.
-// "analysis/testdata/foreign.json"). Works under `bazel test` (TEST_SRCDIR)
+// "experiments/result_format/testdata/foreign.json"). Works under `bazel test` (TEST_SRCDIR)
 // and `bazel run` (RUNFILES_DIR, or the runfiles tree as working directory).
 inline std::string Runfile(const std::string& workspace_path) {
   const char* workspace = std::getenv("TEST_WORKSPACE");
@@ -110,6 +111,6 @@ inline std::string UnfollowableSource(const std::string& source) {
   return "";
 }
 
-}  // namespace dissect::analysis::testing
+}  // namespace dissect::test_util
 
-#endif  // DISSECT_ANALYSIS_TEST_UTIL_H_
+#endif  // DISSECT_TOOLS_TESTING_TEST_UTIL_H_
