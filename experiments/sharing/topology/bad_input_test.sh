@@ -13,7 +13,8 @@ expect 2 "(got 1)" gpc_topology --axis=cluster_size=1
 expect 2 "no CUDA device visible" gpc_topology --axis=cluster_size=32
 
 help=$(./gpc_topology --help)
-for word in gpc_of_sm gpc_sizes inconsistent_sms max_active_clusters cluster_size_used; do
+for word in gpc_of_sm gpc_sizes inconsistent_sms max_active_clusters cluster_size_used \
+    single_tpc_sms capacity_mismatches gpc_records_dir; do
   [[ "${help}" == *"${word}"* ]] || { echo "FAIL: --help does not mention ${word}"; failures=$((failures + 1)); }
 done
 points=$(./gpc_topology --list --axis=cluster_size=0,2,4,8,16 | grep -c '^gpc_topology/')

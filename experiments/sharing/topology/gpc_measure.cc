@@ -8,8 +8,10 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "experiments/harness/experiment.h"
 #include "kernels/topology/topology.h"
+#include "nlohmann/json.hpp"
 #include "probes/cuda_status.h"
 #include "probes/device_buffer.h"
 
@@ -269,12 +271,16 @@ absl::StatusOr<GpcProbeRun> RunGpcProbe(const GpcProbePlan& plan, cudaStream_t s
     }
     absl::StatusOr<std::vector<BlockPlacement>> blocks =
         ProbeOnce(plan, shape, step.clusters, device_records.get(), stream);
+    bool blocker_failed = false;
     if (!step.blocked_sms.empty()) {
       // Release before any error return: the held blocks would spin on.
       DISSECT_ASSIGN_OR_RETURN(const bool no_timeout, blocker.Release());
-      if (!held || !no_timeout) ++run.blocker_failures;
+      blocker_failed = !held || !no_timeout;
+      if (blocker_failed) ++run.blocker_failures;
     }
     if (!blocks.ok()) return blocks.status();
+    run.steps.push_back(step);
+    run.blocker_failed.push_back(blocker_failed);
     LaunchRecord launch;
     launch.blocks = *std::move(blocks);
     launch.blocks_per_sm = step.shape.blocks_per_sm;
@@ -282,6 +288,44 @@ absl::StatusOr<GpcProbeRun> RunGpcProbe(const GpcProbePlan& plan, cudaStream_t s
     run.records.push_back(std::move(launch));
   }
   return run;
+}
+
+std::vector<std::string> CapacityMismatches(const std::vector<GpcClusterShape>& shapes,
+                                            const GpcMap& map) {
+  std::vector<std::string> mismatches;
+  for (const GpcClusterShape& shape : shapes) {
+    if (shape.blocks_per_sm != 1) continue;
+    const int predicted = ClustersThatFit(map, shape.cluster_size);
+    if (predicted == shape.max_active_clusters) continue;
+    mismatches.push_back(absl::StrCat("clusters of ", shape.cluster_size, ": ",
+                                      shape.max_active_clusters, " fit, the map's groups hold ",
+                                      predicted));
+  }
+  return mismatches;
+}
+
+std::string GpcRunJson(const GpcProbePlan& plan, const GpcProbeRun& run) {
+  nlohmann::json shapes = nlohmann::json::array();
+  for (const GpcProbeShape& s : plan.shapes) {
+    shapes.push_back({{"cluster_size", s.shape.cluster_size},
+                      {"blocks_per_sm", s.shape.blocks_per_sm},
+                      {"max_active_clusters", s.shape.max_active_clusters},
+                      {"dynamic_shared_bytes", s.dynamic_shared_bytes}});
+  }
+  nlohmann::json launches = nlohmann::json::array();
+  for (size_t i = 0; i < run.records.size(); ++i) {
+    nlohmann::json blocks = nlohmann::json::array();
+    for (const BlockPlacement& b : run.records[i].blocks) blocks.push_back({b.sm, b.cluster, b.rank});
+    const bool scheduled = i < run.steps.size();
+    launches.push_back({{"shape", scheduled ? run.steps[i].shape_index : -1},
+                        {"clusters", scheduled ? run.steps[i].clusters : -1},
+                        {"blocked_sms", run.records[i].blocked_sms},
+                        {"blocker_failed", i < run.blocker_failed.size() && run.blocker_failed[i]},
+                        {"blocks", std::move(blocks)}});
+  }
+  const nlohmann::json out = {
+      {"sm_count", plan.sm_count}, {"shapes", std::move(shapes)}, {"launches", std::move(launches)}};
+  return out.dump() + "\n";
 }
 
 absl::StatusOr<GpcMap> MeasureGpcMap(const DeviceInfo& device, cudaStream_t stream, int launches) {
@@ -295,6 +339,12 @@ absl::StatusOr<GpcMap> MeasureGpcMap(const DeviceInfo& device, cudaStream_t stre
   if (run.blocker_failures > 0) {
     absl::StrAppend(&map.note, map.note.empty() ? "" : ". ", run.blocker_failures, " of ",
                     run.blocked_launches, " blocked launches without every SM held in time");
+  }
+  const std::vector<std::string> mismatches = CapacityMismatches(ClusterShapes(plan), map);
+  if (!mismatches.empty()) {
+    absl::StrAppend(&map.note, map.note.empty() ? "" : ". ",
+                    "the groups disagree with the occupancy calculator (",
+                    absl::StrJoin(mismatches, ", "), ")");
   }
   return map;
 }

@@ -99,11 +99,33 @@ absl::StatusOr<GpcProbePlan> PlanGpcProbe(const DeviceInfo& device, int cluster_
 // What RunGpcProbe saw.
 struct GpcProbeRun {
   std::vector<LaunchRecord> records;  // one per launch, with its blocked SMs
-  int blocked_launches = 0;           // launches with a blocker
-  // Blocked launches whose blocker did not take every SM before the probe
-  // ran or gave up waiting (its blocks timed out).
+  // The launches as scheduled (GpcLaunchSchedule), one per record.
+  std::vector<GpcLaunchStep> steps;
+  // Per launch: its blocker did not take every SM before the probe ran or
+  // gave up waiting (false for a launch without a blocker).
+  std::vector<bool> blocker_failed;
+  int blocked_launches = 0;  // launches with a blocker
+  // Blocked launches whose blocker failed (see blocker_failed).
   int blocker_failures = 0;
 };
+
+// The shapes at one block per SM whose max_active_clusters
+// (cudaOccupancyMaxActiveClusters) differs from ClustersThatFit(map, size),
+// in words ("clusters of 16: 7 fit, the map's groups hold 8"): a cluster
+// domain the map split or merged. Empty when all agree. Shapes at two
+// blocks per SM are not compared: on the H100 the occupancy calculator
+// answers 14 and 62 for 16 and 4 blocks there, fewer than the same groups
+// hold at two blocks per SM (15 and 66).
+std::vector<std::string> CapacityMismatches(const std::vector<GpcClusterShape>& shapes,
+                                            const GpcMap& map);
+
+// Every launch of `run` as JSON, for inferring the map again off the device
+// and for seeing which launches ran more blocks on an SM than their blocks
+// per SM or ran blocks on held SMs: {"sm_count", "shapes": [{cluster_size,
+// blocks_per_sm, max_active_clusters, dynamic_shared_bytes}], "launches":
+// [{shape, clusters, blocked_sms, blocker_failed, blocks: [[sm, cluster,
+// rank], ...] in block order}]}.
+std::string GpcRunJson(const GpcProbePlan& plan, const GpcProbeRun& run);
 
 // Runs `launches` launches of GpcLaunchSchedule(plan.sm_count, shapes,
 // launches): each spinning kTopologySpinCycles, those with held SMs beside a

@@ -1,20 +1,26 @@
 // The host checks of gpc_measure that need no GPU: cluster size validation,
 // the refusal on a device without clusters, bad launch counts, all answered
-// before any CUDA call, and the probe kernel attributes a plan's launches
-// need.
+// before any CUDA call, the probe kernel attributes a plan's launches
+// need, the map's check against the occupancy calculator and the launch
+// records' JSON.
 #include "experiments/sharing/topology/gpc_measure.h"
 
 #include <iterator>
+#include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "experiments/harness/experiment.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 
 namespace dissect {
 namespace {
 
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::IsEmpty;
 
 DeviceInfo Ampere() {
   DeviceInfo device;
@@ -82,6 +88,68 @@ TEST(ProbeKernelLimitsTest, PortableSizesNeedNoOptIn) {
   const GpcProbeKernelLimits limits = ProbeKernelLimits(plan);
   EXPECT_EQ(limits.max_dynamic_shared_bytes, 3000u);
   EXPECT_FALSE(limits.non_portable_cluster_size);
+}
+
+// The H100 80GB HBM3's shapes with its occupancy calculator's answers (the
+// label of its row, analysis/reference/h100_80gb_hbm3/
+// 2026-11-27-gpc-blocker-check/headline.log).
+const std::vector<GpcClusterShape> kH100Shapes = {{16, 1, 7},  {8, 1, 15}, {4, 1, 30}, {2, 1, 66},
+                                                  {16, 2, 14}, {8, 2, 30}, {4, 2, 62}};
+
+GpcMap MapOfGroups(std::vector<int> group_sizes) {
+  GpcMap map;
+  map.group_sizes = std::move(group_sizes);
+  return map;
+}
+
+// The groups the H100 showed (four singleton TPCs beside 8 larger groups)
+// hold what its occupancy calculator says fits; one GPC of 16 with those
+// TPCs in it, the alternative, does not.
+TEST(CapacityMismatchesTest, TheH100GroupsAgreeAndAMergedGpcDoesNot) {
+  EXPECT_THAT(CapacityMismatches(kH100Shapes,
+                                 MapOfGroups({8, 16, 16, 16, 16, 16, 18, 18, 2, 2, 2, 2})),
+              IsEmpty());
+  EXPECT_THAT(CapacityMismatches(kH100Shapes, MapOfGroups({16, 16, 16, 16, 16, 16, 18, 18})),
+              ElementsAre("clusters of 16: 7 fit, the map's groups hold 8",
+                          "clusters of 8: 15 fit, the map's groups hold 16",
+                          "clusters of 4: 30 fit, the map's groups hold 32"));
+  // A domain split in two halves holds fewer large clusters.
+  EXPECT_THAT(CapacityMismatches(kH100Shapes,
+                                 MapOfGroups({8, 8, 8, 16, 16, 16, 16, 18, 18, 2, 2, 2, 2})),
+              ElementsAre("clusters of 16: 7 fit, the map's groups hold 6"));
+}
+
+TEST(GpcRunJsonTest, EveryLaunchWithItsShapeHeldSmsAndBlocks) {
+  GpcProbePlan plan;
+  plan.sm_count = 4;
+  plan.shapes.push_back({{2, 1, 2}, 1000});
+  GpcProbeRun run;
+  LaunchRecord launch;
+  launch.blocks = {{0, 0, 0}, {1, 0, 1}, {3, 1, 0}, {2, 1, 1}};
+  run.records = {launch};
+  launch.blocked_sms = {2};
+  launch.blocks = {{0, 0, 0}, {1, 0, 1}};
+  run.records.push_back(launch);
+  GpcLaunchStep step;
+  step.clusters = 2;
+  run.steps = {step};
+  step.clusters = 1;
+  step.blocked_sms = {2};
+  run.steps.push_back(step);
+  run.blocker_failed = {false, true};
+
+  const nlohmann::json json = nlohmann::json::parse(GpcRunJson(plan, run));
+  EXPECT_EQ(json["sm_count"], 4);
+  EXPECT_EQ(json["shapes"][0]["cluster_size"], 2);
+  EXPECT_EQ(json["shapes"][0]["dynamic_shared_bytes"], 1000);
+  ASSERT_EQ(json["launches"].size(), 2u);
+  EXPECT_EQ(json["launches"][0]["clusters"], 2);
+  EXPECT_EQ(json["launches"][0]["blocker_failed"], false);
+  EXPECT_EQ(json["launches"][0]["blocks"][2], nlohmann::json({3, 1, 0}));
+  EXPECT_EQ(json["launches"][1]["shape"], 0);
+  EXPECT_EQ(json["launches"][1]["blocked_sms"], nlohmann::json({2}));
+  EXPECT_EQ(json["launches"][1]["blocker_failed"], true);
+  EXPECT_EQ(json["launches"][1]["blocks"].size(), 2u);
 }
 
 TEST(ValidateGpcClusterSizeTest, ZeroAndPowersOfTwoFromTwo) {
