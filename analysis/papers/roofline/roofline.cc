@@ -276,40 +276,30 @@ std::optional<OpPoint> AttentionPoint(const ResultFile& file, const Row& row, co
   return p;
 }
 
-}  // namespace
-
-absl::StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry& entry,
-                                             const std::vector<ResultFile>& results) {
-  absl::StatusOr<Params> params_or = ReadParams(entry);
-  if (!params_or.ok()) return params_or.status();
-  const Params& params = *params_or;
-  const std::vector<const ResultFile*> bandwidth_files = FilesOf(results, "memory_bandwidth");
-  const std::vector<const ResultFile*> gemm_files = FilesOf(results, "cublaslt_gemm");
-  const std::vector<const ResultFile*> attention_files = FilesOf(results, "attention");
-
-  absl::StatusOr<Ceiling> memory = MemoryCeiling(bandwidth_files, params);
-  if (!memory.ok()) return memory.status();
-  if (gemm_files.empty()) {
-    return absl::FailedPreconditionError(
-        "roofline: no cublaslt_gemm results: the tensor compute ceiling cannot be measured");
-  }
-  absl::StatusOr<TensorPeaks> peaks_or =
-      ParseTensorPeaksJson(kEmbeddedTensorPeaksJson, kEmbeddedTensorPeaksOrigin);
-  const TensorPeaks* peaks = peaks_or.ok() ? &*peaks_or : nullptr;
-  const ResultFile& device = *gemm_files.front();
-
-  // Ceilings: memory, one tensor roof per dtype with rows, the FMA pipe.
-  std::vector<Ceiling> ceilings = {*memory};
+// The ceilings: the memory roof, one tensor roof per dtype with rows
+// (tensor_roof: dtype -> index), the FMA pipe (fma_roof) where known.
+struct Roofs {
+  std::vector<Ceiling> ceilings;
   std::map<std::string, size_t> tensor_roof;
+  std::optional<size_t> fma_roof;
+};
+
+absl::StatusOr<Roofs> BuildRoofs(const Ceiling& memory,
+                                 const std::vector<const ResultFile*>& gemm_files,
+                                 const Params& params, const TensorPeaks* peaks,
+                                 const ResultFile& device) {
+  Roofs roofs;
+  std::vector<Ceiling>& ceilings = roofs.ceilings;
+  ceilings.push_back(memory);
   for (const std::string& dtype : params.gemm_dtypes) {
     std::optional<Ceiling> c =
         BestGemm(gemm_files, dtype, absl::StrCat(dtype, " tensor (cuBLASLt)"));
     if (!c) continue;
     c->datasheet = DatasheetCell(peaks, device, dtype);
-    tensor_roof[dtype] = ceilings.size();
+    roofs.tensor_roof[dtype] = ceilings.size();
     ceilings.push_back(*c);
   }
-  if (tensor_roof.empty()) {
+  if (roofs.tensor_roof.empty()) {
     return absl::FailedPreconditionError(
         absl::StrCat("roofline: no measured cublaslt_gemm rows of dtype ",
                      absl::StrJoin(params.gemm_dtypes, " or "),
@@ -325,17 +315,18 @@ absl::StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry& entry,
     fma = computed_fma;
     if (fma) fma->datasheet = DatasheetCell(peaks, device, "fp32");
   }
-  std::optional<size_t> fma_roof;
   if (fma) {
-    fma_roof = ceilings.size();
+    roofs.fma_roof = ceilings.size();
     ceilings.push_back(*fma);
   }
-  const double bandwidth = ceilings.front().value;
-  const double l2_bytes = ContextNumber(device, "device_l2_bytes").value_or(0);
+  return roofs;
+}
 
-  // Operator points, and the rows that were not measured.
-  std::vector<OpPoint> points;
-  std::vector<std::string> not_measured;
+// The GEMM rows of the LLM shapes as prefill or decode points, against the
+// tensor roof of their dtype; rows not measured go to `not_measured`.
+void AddGemmPoints(const std::vector<const ResultFile*>& gemm_files, const Params& params,
+                   const Roofs& roofs, double l2_bytes, std::vector<OpPoint>& points,
+                   std::vector<std::string>& not_measured) {
   for (const ResultFile* f : gemm_files) {
     for (const Row& row : f->rows) {
       const std::string dtype = row.Axis("dtype").value_or("");
@@ -361,27 +352,24 @@ absl::StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry& entry,
       p.dtype = dtype;
       p.intensity = rl::GemmIntensity(shape->m, shape->n, shape->k, 2);
       p.tflops = *tflops;
-      p.roof = &ceilings[tensor_roof.count(dtype) ? tensor_roof[dtype] : 1];
+      const auto roof = roofs.tensor_roof.find(dtype);
+      p.roof = &roofs.ceilings[roof != roofs.tensor_roof.end() ? roof->second : 1];
       if (cache == "hot" && rl::GemmBytes(shape->m, shape->n, shape->k, 2) < l2_bytes) {
         p.note = "hot, operands fit in L2: may exceed the DRAM roof";
       }
       points.push_back(p);
     }
   }
-  for (const ResultFile* f : attention_files) {
-    for (const Row& row : f->rows) {
-      if (std::optional<OpPoint> p = AttentionPoint(
-              *f, row, fma_roof ? &ceilings[*fma_roof] : nullptr, l2_bytes, not_measured)) {
-        points.push_back(*p);
-      }
-    }
-  }
-  std::stable_sort(points.begin(), points.end(), [](const OpPoint& a, const OpPoint& b) {
-    return std::tie(a.set, a.intensity) < std::tie(b.set, b.intensity);
-  });
+}
 
-  // --- Markdown ---
-  std::string md = absl::StrCat(DeviceLine(results), "\n\n### Ceilings\n\n");
+// How many points of each set, and how many of them are memory-bound.
+struct SetTally {
+  int counts[kSets] = {};
+  int memory_bound[kSets] = {};
+};
+
+// The ceilings table and the text below it.
+std::string CeilingsMarkdown(const std::vector<Ceiling>& ceilings, double bandwidth) {
   MarkdownTable ct{{{"roof"},
                     {"this GPU", true},
                     {"unit"},
@@ -396,13 +384,19 @@ absl::StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry& entry,
         {c.name, FormatNumber(c.value), c.unit, c.measured ? "measured" : "computed", c.source,
          compute ? FormatNumber(rl::RidgePoint(c.value, bandwidth)) : kEmptyCell, c.datasheet});
   }
-  absl::StrAppend(&md, RenderMarkdownTable(ct),
-                  "\nattainable(AI) = min(roof, AI × DRAM bandwidth); an operator left of its "
-                  "roof's ridge is memory-bound. GEMM points use the tensor roof of their dtype; "
-                  "our attention kernel does not use tensor cores, so its roof is the FP32 FMA "
-                  "pipe. Attention rows whose working set is under 2 × L2 (beyond_2x_l2 0) are "
-                  "L2-resident: their bytes came partly from L2, so left of the ridge they get "
-                  "no attainable rate or % from the DRAM roof.\n\n### Operators\n\n");
+  return absl::StrCat(
+      RenderMarkdownTable(ct),
+      "\nattainable(AI) = min(roof, AI × DRAM bandwidth); an operator left of its "
+      "roof's ridge is memory-bound. GEMM points use the tensor roof of their dtype; "
+      "our attention kernel does not use tensor cores, so its roof is the FP32 FMA "
+      "pipe. Attention rows whose working set is under 2 × L2 (beyond_2x_l2 0) are "
+      "L2-resident: their bytes came partly from L2, so left of the ridge they get "
+      "no attainable rate or % from the DRAM roof.\n\n");
+}
+
+// The operators table; counts the points of each set in `tally`.
+std::string OperatorsMarkdown(const std::vector<OpPoint>& points, double bandwidth,
+                              SetTally& tally) {
   MarkdownTable ot{{{"operator"},
                     {"shape"},
                     {"dtype"},
@@ -414,14 +408,13 @@ absl::StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry& entry,
                     {"bound"},
                     {"note"}},
                    {}};
-  int counts[kSets] = {}, memory_bound[kSets] = {};
   for (const OpPoint& p : points) {
-    ++counts[p.set];
+    ++tally.counts[p.set];
     std::string attainable = kEmptyCell, pct = kEmptyCell, bound = kEmptyCell;
     if (p.roof != nullptr) {
       const double a = rl::Attainable(p.intensity, p.roof->value, bandwidth);
       const rl::Bound b = rl::BoundAt(p.intensity, p.roof->value, bandwidth);
-      if (b == rl::Bound::kMemory) ++memory_bound[p.set];
+      if (b == rl::Bound::kMemory) ++tally.memory_bound[p.set];
       bound = rl::BoundName(b);
       // Left of the ridge the DRAM roof sets the attainable rate, which an
       // L2-resident point's bytes did not all cross.
@@ -434,24 +427,19 @@ absl::StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry& entry,
                        FormatNumber(p.tflops), p.roof ? p.roof->name : kEmptyCell, attainable, pct,
                        bound, p.note.empty() ? kEmptyCell : p.note});
   }
-  absl::StrAppend(&md, RenderMarkdownTable(ot), "\n### Findings\n\n");
-  for (int set = 0; set < kSets; ++set) {
-    if (set == kL2ResidentAttention && counts[set] == 0) continue;
-    absl::StrAppend(&md, "- ", kSetNames[set], ": ", counts[set], " point(s), ", memory_bound[set],
-                    " memory-bound, ", counts[set] - memory_bound[set],
-                    " compute-bound (by the ridge of their roof).\n");
-  }
-  absl::StrAppend(&md, "- Expected (the paper's qualitative claim): ", entry.expected_signature,
-                  "\n\n### Paper vs this GPU\n\n");
+  return RenderMarkdownTable(ot);
+}
 
-  // Published values: the paper's numbers (unknown offline) against ours.
+// The paper's published values (unknown offline) against this GPU's.
+MarkdownTable PaperComparison(const CatalogEntry& entry, const std::vector<OpPoint>& points,
+                              const Roofs& roofs, double bandwidth) {
   std::optional<double> decode_ai, prefill_ai;
   std::string decode_shape, prefill_shape;
   for (const OpPoint& p : points) {
     if (p.set == 1 && !decode_ai) decode_ai = p.intensity, decode_shape = p.shape;
     if (p.set == 0 && !prefill_ai) prefill_ai = p.intensity, prefill_shape = p.shape;
   }
-  const Ceiling& first_tensor = ceilings[tensor_roof.begin()->second];
+  const Ceiling& first_tensor = roofs.ceilings[roofs.tensor_roof.begin()->second];
   MarkdownTable cmp = ComparisonTable();
   for (const PublishedValue& v : entry.published) {
     std::optional<double> measured;
@@ -468,28 +456,27 @@ absl::StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry& entry,
     } else if (v.key == "dram_bandwidth") {
       measured = bandwidth;
       note = "measured (memory_bandwidth)";
-    } else if (v.key == "fp16_tflops" && tensor_roof.count("fp16")) {
-      measured = ceilings[tensor_roof["fp16"]].value;
+    } else if (v.key == "fp16_tflops" && roofs.tensor_roof.count("fp16")) {
+      measured = roofs.ceilings[roofs.tensor_roof.at("fp16")].value;
       note = "measured (best cuBLASLt fp16)";
     } else {
       note = "no measurement of this GPU for it";
     }
     AddComparison(cmp, v.quantity, &v, measured, v.unit, note);
   }
-  absl::StrAppend(&md, RenderMarkdownTable(cmp));
-  if (!not_measured.empty()) {
-    absl::StrAppend(&md, "\n### Not measured\n\n");
-    for (const std::string& line : not_measured) absl::StrAppend(&md, "- ", line, "\n");
-  }
+  return cmp;
+}
 
-  // --- Figure: log-log roofline ---
-  PaperFigure out;
-  out.markdown = md;
+// The log-log roofline: the points of each set present and the compute
+// roofs, with the axes' ranges around them.
+void AddRooflineFigure(const std::vector<OpPoint>& points, const std::vector<Ceiling>& ceilings,
+                       const SetTally& tally, double bandwidth,
+                       const std::vector<std::string>& inputs, PaperFigure& out) {
   std::string data = "# roofline.dat: operator points, one block per set: AI (FLOP/B) TFLOP/s\n";
   std::vector<int> present;
   double x_lo = 1e300, x_hi = 0, y_lo = 1e300, y_hi = 0;
   for (int set = 0; set < kSets; ++set) {
-    if (counts[set] == 0) continue;
+    if (tally.counts[set] == 0) continue;
     absl::StrAppend(&data, present.empty() ? "" : "\n\n", "# ", kSetNames[set], "\n");
     present.push_back(set);
     for (const OpPoint& p : points) {
@@ -512,10 +499,6 @@ absl::StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry& entry,
   y_lo = std::min(y_lo, rl::Attainable(x_lo, y_hi, bandwidth));
   y_lo = std::pow(10, std::floor(std::log10(y_lo)));
   y_hi = std::pow(10, std::ceil(std::log10(y_hi * 1.5)));
-  std::vector<std::string> inputs;
-  for (const auto* list : {&bandwidth_files, &gemm_files, &attention_files}) {
-    for (const std::string& path : InputPaths(*list)) inputs.push_back(path);
-  }
   std::string script = ScriptHead("roofline", inputs, 960, 640,
                                   "Roofline with measured ceilings: Llama-2-7B operators");
   absl::StrAppend(&script, "set xlabel 'arithmetic intensity (FLOP/B)'\n", "set ylabel 'TFLOP/s'\n",
@@ -544,6 +527,80 @@ absl::StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry& entry,
   out.files.push_back({"roofline.dat", data});
   out.files.push_back({"roofline.gp", script});
   out.scripts.push_back("roofline.gp");
+}
+
+}  // namespace
+
+absl::StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry& entry,
+                                             const std::vector<ResultFile>& results) {
+  absl::StatusOr<Params> params_or = ReadParams(entry);
+  if (!params_or.ok()) return params_or.status();
+  const Params& params = *params_or;
+  const std::vector<const ResultFile*> bandwidth_files = FilesOf(results, "memory_bandwidth");
+  const std::vector<const ResultFile*> gemm_files = FilesOf(results, "cublaslt_gemm");
+  const std::vector<const ResultFile*> attention_files = FilesOf(results, "attention");
+
+  absl::StatusOr<Ceiling> memory = MemoryCeiling(bandwidth_files, params);
+  if (!memory.ok()) return memory.status();
+  if (gemm_files.empty()) {
+    return absl::FailedPreconditionError(
+        "roofline: no cublaslt_gemm results: the tensor compute ceiling cannot be measured");
+  }
+  absl::StatusOr<TensorPeaks> peaks_or =
+      ParseTensorPeaksJson(kEmbeddedTensorPeaksJson, kEmbeddedTensorPeaksOrigin);
+  const TensorPeaks* peaks = peaks_or.ok() ? &*peaks_or : nullptr;
+  const ResultFile& device = *gemm_files.front();
+
+  absl::StatusOr<Roofs> roofs_or = BuildRoofs(*memory, gemm_files, params, peaks, device);
+  if (!roofs_or.ok()) return roofs_or.status();
+  const Roofs& roofs = *roofs_or;
+  const std::vector<Ceiling>& ceilings = roofs.ceilings;
+  const double bandwidth = ceilings.front().value;
+  const double l2_bytes = ContextNumber(device, "device_l2_bytes").value_or(0);
+
+  // Operator points, and the rows that were not measured.
+  std::vector<OpPoint> points;
+  std::vector<std::string> not_measured;
+  AddGemmPoints(gemm_files, params, roofs, l2_bytes, points, not_measured);
+  for (const ResultFile* f : attention_files) {
+    for (const Row& row : f->rows) {
+      if (std::optional<OpPoint> p =
+              AttentionPoint(*f, row, roofs.fma_roof ? &ceilings[*roofs.fma_roof] : nullptr,
+                             l2_bytes, not_measured)) {
+        points.push_back(*p);
+      }
+    }
+  }
+  std::stable_sort(points.begin(), points.end(), [](const OpPoint& a, const OpPoint& b) {
+    return std::tie(a.set, a.intensity) < std::tie(b.set, b.intensity);
+  });
+
+  SetTally tally;
+  std::string md = absl::StrCat(DeviceLine(results), "\n\n### Ceilings\n\n",
+                                CeilingsMarkdown(ceilings, bandwidth), "### Operators\n\n",
+                                OperatorsMarkdown(points, bandwidth, tally), "\n### Findings\n\n");
+  for (int set = 0; set < kSets; ++set) {
+    if (set == kL2ResidentAttention && tally.counts[set] == 0) continue;
+    absl::StrAppend(&md, "- ", kSetNames[set], ": ", tally.counts[set], " point(s), ",
+                    tally.memory_bound[set], " memory-bound, ",
+                    tally.counts[set] - tally.memory_bound[set],
+                    " compute-bound (by the ridge of their roof).\n");
+  }
+  absl::StrAppend(&md, "- Expected (the paper's qualitative claim): ", entry.expected_signature,
+                  "\n\n### Paper vs this GPU\n\n",
+                  RenderMarkdownTable(PaperComparison(entry, points, roofs, bandwidth)));
+  if (!not_measured.empty()) {
+    absl::StrAppend(&md, "\n### Not measured\n\n");
+    for (const std::string& line : not_measured) absl::StrAppend(&md, "- ", line, "\n");
+  }
+
+  PaperFigure out;
+  out.markdown = md;
+  std::vector<std::string> inputs;
+  for (const auto* list : {&bandwidth_files, &gemm_files, &attention_files}) {
+    for (const std::string& path : InputPaths(*list)) inputs.push_back(path);
+  }
+  AddRooflineFigure(points, ceilings, tally, bandwidth, inputs, out);
   return out;
 }
 
