@@ -122,34 +122,36 @@ struct ReadRecords {
   int blocks_on_held = 0;   // blocks on SMs the launch's blocker held
 };
 
+// Each cluster's distinct SMs, ascending; blocks outside [0, sm_count)
+// left out.
+Clusters ClustersOf(int sm_count, const LaunchRecord& record) {
+  std::map<int, std::vector<int>> by_cluster;
+  for (const BlockPlacement& block : record.blocks) {
+    if (block.sm >= 0 && block.sm < sm_count) by_cluster[block.cluster].push_back(block.sm);
+  }
+  Clusters clusters;
+  for (auto& [id, sms] : by_cluster) {
+    std::sort(sms.begin(), sms.end());
+    sms.erase(std::unique(sms.begin(), sms.end()), sms.end());
+    clusters.push_back(std::move(sms));
+  }
+  return clusters;
+}
+
 ReadRecords Read(int sm_count, const std::vector<LaunchRecord>& records) {
   ReadRecords read;
   read.seen.assign(static_cast<size_t>(sm_count), 0);
   for (const LaunchRecord& record : records) {
-    std::map<int, std::vector<int>> by_cluster;
-    std::vector<int> blocks_on_sm(static_cast<size_t>(sm_count), 0);
-    for (const BlockPlacement& block : record.blocks) {
-      if (block.sm < 0 || block.sm >= sm_count) {
-        ++read.out_of_range;
-        continue;
-      }
-      ++blocks_on_sm[block.sm];
-      by_cluster[block.cluster].push_back(block.sm);
-      if (std::binary_search(record.blocked_sms.begin(), record.blocked_sms.end(), block.sm)) {
-        ++read.blocks_on_held;
-      }
+    const LaunchCheck check = CheckLaunch(sm_count, record);
+    read.out_of_range += check.out_of_range;
+    read.overfull_sms += check.overfull_sms;
+    read.blocks_on_held += check.blocks_on_held;
+    read.launches.push_back(ClustersOf(sm_count, record));
+    std::set<int> sms;
+    for (const std::vector<int>& cluster : read.launches.back()) {
+      sms.insert(cluster.begin(), cluster.end());
     }
-    for (int sm = 0; sm < sm_count; ++sm) {
-      if (blocks_on_sm[sm] > 0) ++read.seen[sm];
-      if (blocks_on_sm[sm] > std::max(record.blocks_per_sm, 1)) ++read.overfull_sms;
-    }
-    Clusters clusters;
-    for (auto& [id, sms] : by_cluster) {
-      std::sort(sms.begin(), sms.end());
-      sms.erase(std::unique(sms.begin(), sms.end()), sms.end());
-      clusters.push_back(std::move(sms));
-    }
-    read.launches.push_back(std::move(clusters));
+    for (const int sm : sms) ++read.seen[sm];
   }
   return read;
 }
@@ -321,6 +323,29 @@ int SmIdBound(int sm_count, const std::vector<LaunchRecord>& records) {
     }
   }
   return bound;
+}
+
+LaunchCheck CheckLaunch(int sm_count, const LaunchRecord& record) {
+  LaunchCheck check;
+  std::vector<int> blocks_on_sm(static_cast<size_t>(std::max(sm_count, 0)), 0);
+  for (const BlockPlacement& block : record.blocks) {
+    if (block.sm < 0 || block.sm >= sm_count) {
+      ++check.out_of_range;
+      continue;
+    }
+    ++blocks_on_sm[block.sm];
+    if (std::binary_search(record.blocked_sms.begin(), record.blocked_sms.end(), block.sm)) {
+      ++check.blocks_on_held;
+    }
+  }
+  for (const int blocks : blocks_on_sm) {
+    if (blocks > std::max(record.blocks_per_sm, 1)) ++check.overfull_sms;
+  }
+  for (const std::vector<int>& cluster : ClustersOf(sm_count, record)) {
+    check.largest_cluster_sms =
+        std::max(check.largest_cluster_sms, static_cast<int>(cluster.size()));
+  }
+  return check;
 }
 
 int ClustersThatFit(const GpcMap& map, int cluster_size) {

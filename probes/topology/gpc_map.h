@@ -118,6 +118,17 @@ struct GpcMap {
   std::string note;
 };
 
+// What one launch's records say about the launch itself (InferGpcMap adds
+// these up in its note; experiments/sharing/topology's gpc_records_check
+// lists them per launch).
+struct LaunchCheck {
+  int out_of_range = 0;         // blocks with an SM id outside [0, sm_count)
+  int overfull_sms = 0;         // SMs with more blocks than blocks_per_sm
+  int blocks_on_held = 0;       // blocks on SMs the launch's blocker held
+  int largest_cluster_sms = 0;  // the most distinct SMs one cluster ran on
+};
+LaunchCheck CheckLaunch(int sm_count, const LaunchRecord& record);
+
 // Infers the map of a device with `sm_count` SMs from `records` (any number
 // of launches, each covering any part of the device). Blocks whose sm lies
 // outside [0, sm_count) are ignored and counted in the note. Groups of fewer
