@@ -41,8 +41,6 @@ constexpr double kTrendBottom = 30;
 
 std::string Coord(double v) { return absl::StrFormat("%.1f", v); }
 
-std::string ShortCommit(const std::string& commit) { return commit.substr(0, 12); }
-
 std::string FindingValue(double value, const std::string& unit) {
   return unit.empty() ? FormatNumber(value) : absl::StrCat(FormatNumber(value), " ", unit);
 }

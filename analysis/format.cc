@@ -46,6 +46,8 @@ std::string FormatBytes(double bytes) {
   return absl::StrCat(FormatNumber(bytes), " B");
 }
 
+std::string ShortCommit(const std::string& commit) { return commit.substr(0, 12); }
+
 size_t DisplayWidth(const std::string& s) {
   return std::count_if(s.begin(), s.end(),
                        [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; });

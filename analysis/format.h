@@ -18,6 +18,8 @@ std::string FormatPercent(double fraction);
 // A byte count in binary units: 4 -> "4 B", 262144 -> "256 KiB",
 // 50331648 -> "48 MiB", 1536 -> "1.5 KiB", 1073741824 -> "1 GiB".
 std::string FormatBytes(double bytes);
+// The first 12 characters of a git commit, as the tables show it.
+std::string ShortCommit(const std::string& commit);
 
 // Placeholder for a table cell without a value.
 inline constexpr char kEmptyCell[] = "—";
