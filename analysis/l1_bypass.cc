@@ -8,12 +8,14 @@
 #include <tuple>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 #include "analysis/format.h"
-#include "experiments/l1_bypass/variant_aliases.h"
+#include "analysis/section_util.h"
 
 namespace dissect::analysis {
 namespace {
@@ -41,6 +43,18 @@ struct Group {
   std::map<PointKey, double> input_bytes;
   std::map<PointKey, bool> beyond_2x_l2;
   std::map<PointKey, std::map<std::string, VariantCounters>> counters;
+  // Per variant: its rows' same_code_as note (the first seen).
+  std::map<std::string, SameCodeNote> same_code;
+
+  // The variant whose code and run `variant` repeats exactly (a compiled
+  // twin's same_code_as), or "" when it has no twin of that kind. Runtime
+  // variants have none: the setting makes a different run.
+  std::string TwinOf(const std::string& variant) const {
+    const auto it = same_code.find(variant);
+    return it != same_code.end() && it->second.runtime_setting.empty()
+               ? it->second.same_code_as
+               : "";
+  }
 };
 
 std::string DeviceKey(const ResultFile& f) {
@@ -50,11 +64,11 @@ std::string DeviceKey(const ResultFile& f) {
 }
 
 // `variant`, followed by its measured twins: "dlcm_cg ≡ cg".
-std::string WithTwins(const std::string& variant,
+std::string WithTwins(const Group& g, const std::string& variant,
                       const std::map<std::string, Timed>& measured) {
   std::string out = variant;
   for (const auto& [other, timed] : measured) {
-    if (other != variant && l1_bypass::TwinOf(other) == variant) {
+    if (other != variant && g.TwinOf(other) == variant) {
       absl::StrAppend(&out, " ≡ ", other);
     }
   }
@@ -96,6 +110,7 @@ std::vector<Group> Collect(const std::vector<const ResultFile*>& files) {
       if (c.l1_hit_pct || c.l2_sectors_read || c.dram_bytes_read) {
         g.counters[key].emplace(variant, c);
       }
+      if (auto note = ParseSameCodeNote(row.label)) g.same_code.emplace(variant, *note);
       if (by_variant.count(variant) > 0) continue;
       by_variant[variant] = {*us, row.Counter("kernel_us.spread").value_or(0)};
       if (std::find(g.variants.begin(), g.variants.end(), variant) ==
@@ -118,9 +133,12 @@ std::vector<L1BypassTable> Tables(const std::vector<const ResultFile*>& files) {
     for (const std::string& v : g.variants) {
       if (v == kDefault) continue;
       t.variants.push_back(v);
-      const l1_bypass::SameCode* same = l1_bypass::FindSameCode(v);
-      t.same_code_as.push_back(same != nullptr ? same->same_code_as : "");
-      t.runtime_setting.push_back(same != nullptr ? same->runtime_setting : "");
+      const auto same = g.same_code.find(v);
+      const SameCodeNote note =
+          same != g.same_code.end() ? same->second : SameCodeNote{};
+      t.same_code_as.push_back(note.same_code_as);
+      t.runtime_setting.push_back(note.runtime_setting);
+      t.loads.push_back(note.loads);
     }
     for (const PointKey& key : g.points) {
       const auto& by_variant = g.timed.at(key);
@@ -149,11 +167,11 @@ std::vector<L1BypassTable> Tables(const std::vector<const ResultFile*>& files) {
         row.variants.push_back(s);
         // A twin whose first-declared twin was measured here is that one's
         // repeat, not a candidate of its own.
-        const std::string twin(l1_bypass::TwinOf(v));
+        const std::string twin = g.TwinOf(v);
         if (!twin.empty() && by_variant.count(twin) > 0) continue;
         if (s.faster() && s.speedup > best) {
           best = s.speedup;
-          row.winner = WithTwins(v, by_variant);
+          row.winner = WithTwins(g, v, by_variant);
         }
       }
       if (auto it = g.counters.find(key); it != g.counters.end()) {
@@ -213,16 +231,14 @@ std::string VariantHeader(const L1BypassTable& t, size_t i) {
 }
 
 // What the ≡ and "code" headers of `t` mean; "" when it has none.
-std::string SameCodeNote(const L1BypassTable& t) {
+std::string SameCodeParagraph(const L1BypassTable& t) {
   std::vector<std::string> twins, runtime;
   for (size_t i = 0; i < t.variants.size(); ++i) {
     if (t.same_code_as[i].empty()) continue;
-    const l1_bypass::SameCode* s = l1_bypass::FindSameCode(t.variants[i]);
     if (t.runtime_setting[i].empty()) {
-      twins.push_back(absl::StrCat(t.same_code_as[i], " ≡ ", t.variants[i],
-                                   s != nullptr && *s->loads != '\0'
-                                       ? absl::StrCat(" (", s->loads, ")")
-                                       : ""));
+      twins.push_back(absl::StrCat(
+          t.same_code_as[i], " ≡ ", t.variants[i],
+          t.loads[i].empty() ? "" : absl::StrCat(" (", t.loads[i], ")")));
     } else {
       runtime.push_back(absl::StrCat(t.variants[i], ": the ", t.same_code_as[i],
                                      " build with an ", t.runtime_setting[i]));
@@ -276,6 +292,25 @@ std::string CountersTable(const L1BypassTable& t) {
 }
 
 }  // namespace
+
+std::optional<SameCodeNote> ParseSameCodeNote(std::string_view label) {
+  const std::optional<std::string> text = LabelNote(label, "same_code_as", ':');
+  if (!text || text->empty()) return std::nullopt;
+  SameCodeNote note;
+  absl::string_view code = *text;
+  if (const size_t plus = code.find(" + "); plus != absl::string_view::npos) {
+    note.runtime_setting = std::string(absl::StripAsciiWhitespace(code.substr(plus + 3)));
+    code = code.substr(0, plus);
+  }
+  // Variant names have no spaces: " (" starts the loads.
+  if (const size_t open = code.find(" ("); open != absl::string_view::npos &&
+                                           absl::EndsWith(code, ")")) {
+    note.loads = std::string(code.substr(open + 2, code.size() - open - 3));
+    code = code.substr(0, open);
+  }
+  note.same_code_as = std::string(absl::StripAsciiWhitespace(code));
+  return note;
+}
 
 std::vector<L1BypassTable> BuildL1BypassTables(
     const std::vector<ResultFile>& files) {
@@ -344,7 +379,7 @@ std::string RenderL1Bypass(const std::vector<L1BypassTable>& tables) {
       rows.push_back(std::move(cells));
     }
     blocks.push_back(absl::StrCat("### ", t.kernel, "\n"));
-    if (const std::string note = SameCodeNote(t); !note.empty()) {
+    if (const std::string note = SameCodeParagraph(t); !note.empty()) {
       blocks.push_back(note);
     }
     blocks.push_back(Table(header, right, rows));

@@ -2,19 +2,31 @@
 // speedup of every cache variant over the default build for each measured
 // point, with the noise it has to beat and the winner; and the paper-style
 // figure of -dlcm=cg's speedup per layer. Variants that run the same machine
-// code (experiments/l1_bypass/variant_aliases.h, checked against the SASS)
-// are labelled so: a twin pair counts as one candidate for the winner.
+// code (their rows' `same_code_as:` note, see SCHEMA.md) are labelled so: a
+// twin pair counts as one candidate for the winner.
 
 #ifndef DISSECT_ANALYSIS_L1_BYPASS_H_
 #define DISSECT_ANALYSIS_L1_BYPASS_H_
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/results.h"
 
 namespace dissect::analysis {
+
+// A row's `same_code_as: <variant>[ (<loads>)][ + <runtime setting>]` note
+// (SCHEMA.md, l1_bypass): the variant runs another variant's machine code.
+struct SameCodeNote {
+  std::string same_code_as;
+  std::string loads;            // what the loads are; "" when not said
+  std::string runtime_setting;  // "" for a compiled twin (the same run)
+};
+
+// The note in `label` (notes separated by ';'), or nullopt without one.
+std::optional<SameCodeNote> ParseSameCodeNote(std::string_view label);
 
 // One variant at one point, against the default variant at that point.
 struct VariantSpeedup {
@@ -64,10 +76,12 @@ struct L1BypassTable {
   std::string kernel;
   std::vector<std::string>
       variants;  // every variant but default, first-seen order
-  // Per variant: the variant whose machine code it runs ("" for none), and
-  // for a runtime variant the setting it adds (else "").
+  // Per variant, from its rows' same_code_as note: the variant whose machine
+  // code it runs ("" for none or no note), for a runtime variant the setting
+  // it adds (else ""), and what its loads are (else "").
   std::vector<std::string> same_code_as;
   std::vector<std::string> runtime_setting;
+  std::vector<std::string> loads;
   std::vector<SpeedupRow> rows;  // in the order of the files' rows
 };
 

@@ -58,12 +58,14 @@ TEST(L1BypassTest, OneTablePerKernelWithEveryVariantButDefault) {
   EXPECT_EQ(tables[0].variants,
             (std::vector<std::string>{"dlcm_cg", "cg", "cs", "evict_first",
                                       "cv", "l2_persist"}));
-  // From experiments/l1_bypass/variant_aliases.h.
+  // From the rows' same_code_as notes.
   EXPECT_EQ(tables[0].same_code_as,
             (std::vector<std::string>{"", "dlcm_cg", "", "cs", "", "default"}));
   EXPECT_EQ(tables[0].runtime_setting[5],
             "L2 persisting access-policy window over the input");
   EXPECT_EQ(tables[0].runtime_setting[1], "");
+  EXPECT_EQ(tables[0].loads[1], "LDG.E.STRONG.GPU");
+  EXPECT_EQ(tables[0].loads[5], "");
   EXPECT_EQ(tables[0].rows.size(), 8u);
   EXPECT_EQ(tables[0].rows[4].batch, "32");
 }
@@ -121,6 +123,42 @@ TEST(L1BypassTest, ATwinWithoutItsFirstTwinIsACandidateOfItsOwn) {
   const SpeedupRow* row = FindRow(tables[0], "as configured", "100");
   ASSERT_NE(row, nullptr);
   EXPECT_EQ(row->winner, "cg");
+}
+
+TEST(L1BypassTest, SameCodeNoteParsesEveryPart) {
+  const auto twin = ParseSameCodeNote(
+      "throttled; same_code_as: dlcm_cg (LDG.E.STRONG.GPU); L2-resident: ...");
+  ASSERT_TRUE(twin.has_value());
+  EXPECT_EQ(twin->same_code_as, "dlcm_cg");
+  EXPECT_EQ(twin->loads, "LDG.E.STRONG.GPU");
+  EXPECT_EQ(twin->runtime_setting, "");
+  // The note before the loads were written: no loads.
+  const auto bare = ParseSameCodeNote("same_code_as: cs");
+  ASSERT_TRUE(bare.has_value());
+  EXPECT_EQ(bare->same_code_as, "cs");
+  EXPECT_EQ(bare->loads, "");
+  const auto window = ParseSameCodeNote(
+      "same_code_as: default + L2 streaming access-policy window over the input");
+  ASSERT_TRUE(window.has_value());
+  EXPECT_EQ(window->same_code_as, "default");
+  EXPECT_EQ(window->runtime_setting, "L2 streaming access-policy window over the input");
+  EXPECT_FALSE(ParseSameCodeNote("L2-resident: working set 1 B").has_value());
+  EXPECT_FALSE(ParseSameCodeNote("").has_value());
+}
+
+TEST(L1BypassTest, FilesWithoutTheSameCodeNoteReadWithoutTwins) {
+  ResultFile file = Fixture();
+  for (Row& r : file.rows) r.label.clear();
+  const std::vector<L1BypassTable> tables = BuildL1BypassTables({file});
+  ASSERT_EQ(tables.size(), 2u);
+  for (const std::string& same : tables[0].same_code_as) EXPECT_EQ(same, "");
+  const SpeedupRow* row = FindRow(tables[0], "as configured", "100");
+  ASSERT_NE(row, nullptr);
+  // Without the note cg is a candidate of its own, and the faster one.
+  EXPECT_EQ(row->winner, "cg");
+  const std::string md = RenderL1Bypass(tables);
+  EXPECT_FALSE(absl::StrContains(md, "≡")) << md;
+  EXPECT_FALSE(absl::StrContains(md, "Same machine code")) << md;
 }
 
 TEST(L1BypassTest, FilesWithoutTheBatchAxisStillRead) {

@@ -46,12 +46,15 @@ std::optional<double> RowRealTimeUs(const Row& row) {
   return row.real_time * it->second;
 }
 
-std::optional<std::string> LabelNote(std::string_view label, std::string_view key) {
-  const std::string prefix = absl::StrCat(std::string(key), "=");
+std::optional<std::string> LabelNote(std::string_view label, std::string_view key,
+                                     char separator) {
+  const std::string prefix = absl::StrCat(std::string(key), std::string(1, separator));
   for (absl::string_view part :
        absl::StrSplit(absl::string_view(label.data(), label.size()), ';')) {
     part = absl::StripAsciiWhitespace(part);
-    if (absl::ConsumePrefix(&part, prefix)) return std::string(part);
+    if (absl::ConsumePrefix(&part, prefix)) {
+      return std::string(absl::StripLeadingAsciiWhitespace(part));
+    }
   }
   return std::nullopt;
 }

@@ -35,8 +35,9 @@ std::optional<double> RowRealTimeUs(const Row& row);
 
 // The value of note `key=<value>` in a row label whose notes are separated
 // by ';' (usually "; "): the note's text after "key=", whitespace-trimmed;
-// nullopt without such a note.
-std::optional<std::string> LabelNote(std::string_view label, std::string_view key);
+// nullopt without such a note. `separator` ':' reads notes `key: <value>`.
+std::optional<std::string> LabelNote(std::string_view label, std::string_view key,
+                                     char separator = '=');
 
 // A number (FormatNumber) or a percentage of a fraction (FormatPercent);
 // kEmptyCell without a value.

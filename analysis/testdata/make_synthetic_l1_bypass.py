@@ -69,7 +69,16 @@ POINTS = [
 ]
 
 
-def row(name, index, us, spread, extra):
+# The row note of each variant that runs another's machine code, as the
+# experiment writes it (SameCodeNote, experiments/l1_bypass/variant_aliases.h).
+SAME_CODE_NOTES = {
+    "cg": "same_code_as: dlcm_cg (LDG.E.STRONG.GPU)",
+    "evict_first": "same_code_as: cs (LDG.E.EF)",
+    "l2_persist": "same_code_as: default + L2 persisting access-policy window over the input",
+}
+
+
+def row(name, index, us, spread, extra, variant):
     r = fixture.row(name, index)
     r.update(fixture.times(us, us * 1.2))
     values = dict(extra, kernel_us=us)
@@ -81,9 +90,12 @@ def row(name, index, us, spread, extra):
         fixture.add_metric(r, metric, value, round(value * (1 - s / 2), 6),
                            round(value * (1 + s / 2), 6), s)
     fixture.add_samples(r, 1980.0)
+    notes = [SAME_CODE_NOTES[variant]] if variant in SAME_CODE_NOTES else []
     if not values["beyond_2x_l2"]:
-        r["label"] = (f"L2-resident: working set {values['bytes_moved']} B below 2 x the "
-                      f"{L2_BYTES} B L2, no % of the DRAM peak")
+        notes.append(f"L2-resident: working set {values['bytes_moved']} B below 2 x the "
+                     f"{L2_BYTES} B L2, no % of the DRAM peak")
+    if notes:
+        r["label"] = "; ".join(notes)
     return r
 
 
@@ -107,7 +119,8 @@ for kernel, layer, batch, ws, timing, input_bytes, moved, base_us, variants in P
                              "input_bytes": input_bytes, "bytes_moved": moved,
                              "blocks_per_sm": occupancy // 12.5,
                              "occupancy_pct_achieved": occupancy,
-                             "beyond_2x_l2": 1.0 if beyond else 0.0}))
+                             "beyond_2x_l2": 1.0 if beyond else 0.0},
+                            variant))
 # A kernel that does not run on the layer: skipped, left out of the analysis.
 skipped = name_of(("maxpool", "vgg16.conv3_1", 1, 0, "hot", 25, "default"))
 rows.append(fixture.error_row(

@@ -259,13 +259,11 @@ absl::Status Run(PointContext& ctx) {
                                 LoadOpMinComputeCapability(variant.build->load_op) / 10,
                                 ".0 or newer"));
   }
-  // The row says which build it ran, so that the file describes itself even
-  // where another build's alias table differs.
+  // The row says which build it ran and what its loads are, so that the file
+  // describes itself (the analysis reads only this) even where another
+  // build's alias table differs.
   if (const SameCode* same = FindSameCode(variant_name); same != nullptr) {
-    ctx.AddNote(absl::StrCat("same_code_as: ", same->same_code_as,
-                             std::string_view(same->runtime_setting).empty()
-                                 ? ""
-                                 : absl::StrCat(" + ", same->runtime_setting)));
+    ctx.AddNote(SameCodeNote(*same));
   }
   DISSECT_ASSIGN_OR_RETURN(const CacheState cache, ParseCacheState(ctx.Str("timing")));
 

@@ -11,10 +11,12 @@
 //     LDG.E.STRONG.GPU.
 //   - runtime variants: the default build launched with a setting on the
 //     stream (an L2 access-policy window); same code, different run.
-// No CUDA here, so that the analysis can use it.
+// Each row of such a variant says so in its label (SameCodeNote), which is
+// all the analysis reads of this table. No CUDA here.
 #ifndef DISSECT_EXPERIMENTS_L1_BYPASS_VARIANT_ALIASES_H_
 #define DISSECT_EXPERIMENTS_L1_BYPASS_VARIANT_ALIASES_H_
 
+#include <string>
 #include <string_view>
 
 namespace dissect::l1_bypass {
@@ -52,6 +54,18 @@ constexpr const SameCode* FindSameCode(std::string_view variant) {
 constexpr std::string_view TwinOf(std::string_view variant) {
   const SameCode* s = FindSameCode(variant);
   return s != nullptr && std::string_view(s->runtime_setting).empty() ? s->same_code_as : "";
+}
+
+// The row note of a variant with `s`'s entry, in the format that
+// analysis/SCHEMA.md documents (l1_bypass) and the analysis parses:
+//   same_code_as: <variant>[ (<loads>)][ + <runtime setting>]
+// e.g. "same_code_as: dlcm_cg (LDG.E.STRONG.GPU)",
+// "same_code_as: default + L2 streaming access-policy window over the input".
+inline std::string SameCodeNote(const SameCode& s) {
+  std::string note = std::string("same_code_as: ") + s.same_code_as;
+  if (*s.loads != '\0') note += std::string(" (") + s.loads + ")";
+  if (*s.runtime_setting != '\0') note += std::string(" + ") + s.runtime_setting;
+  return note;
 }
 
 }  // namespace dissect::l1_bypass
