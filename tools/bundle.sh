@@ -8,7 +8,8 @@
 #
 # The binaries are fat, like every build (--cuda_archs, //tools/cuda:BUILD):
 # sm_80, sm_86, sm_89, sm_90a, sm_100a and sm_120 code, which makes
-# dist.tar.gz about 46.4 MiB of the 48 it may take. Arguments go to Bazel, so
+# dist.tar.gz about 46.4 MiB of the 48 it may take. `tools/bundle.sh --list`
+# prints the targets it would build and stops. Other arguments go to Bazel, so
 # a bundle for one GPU is `tools/bundle.sh --cuda_archs=sm_90a` (H100/H200;
 # sm_80 A100, sm_89 L40S, sm_100a B200): about 34 MiB at sm_90a alone.
 #
@@ -31,32 +32,21 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source tools/glibc_versions.sh
-experiments=(
-  //experiments:shared_latency //experiments:relu_bandwidth
-  //experiments:memory_latency //experiments:latency_trace
-  //experiments:memory_bandwidth //experiments:shared_bandwidth
-  //experiments/tensor:mma_sync //experiments/tensor:wgmma //experiments/tensor:cublaslt_gemm
-  //experiments/l1_bypass:l1_bypass
-  # Intergroup sharing: GPC topology, the L2 map, distributed shared memory, L1
-  # duplication, cluster cooperation.
-  //experiments/sharing/topology:gpc_topology //experiments/sharing/l2_map:l2_sm_map
-  //experiments/sharing/dsm:dsm_latency //experiments/sharing/dsm:dsm_bandwidth
-  //experiments/sharing/duplication:l1_duplication //experiments/sharing/coop:cluster_coop
-  # Activation sparsity (cuDNN is loaded at run time, not bundled:
-  # the GPU machines have it as the nvidia-cudnn Python wheel).
-  //experiments/sparsity:activation_sparsity //experiments/sparsity/speed:sparsity_speed
-  //experiments/sparsity/structured:sparse24_gemm
-  //experiments/sparsity/structured:compressible_bandwidth
-  //analysis:report
+# Every experiment: the binaries dissect_experiment tags (tools/experiment.bzl).
+# Activation sparsity loads cuDNN at run time, not bundled: the GPU machines
+# have it as the nvidia-cudnn Python wheel.
+experiment_labels=$(./bazelw query --noshow_progress 'attr(tags, "\bdissect_experiment\b", //...)') ||
+  { echo "bundle.sh: bazel query of the experiments failed" >&2; exit 1; }
+mapfile -t experiments <<<"${experiment_labels}"
+[[ -n ${experiment_labels} ]] || { echo "bundle.sh: no experiment binaries found" >&2; exit 1; }
+tools=(
   # Paper reproductions: the catalog's runner (with --catalog=dist/papers
-  # --bin_dir=dist/bin) and the experiments only the catalog runs.
-  //experiments/reproduce:reproduce //experiments/fusion:layer_fusion
-  //experiments/layer_breakdown:layer_breakdown //experiments/conv_algos:conv_algorithms
-  //experiments/attention:attention
+  # --bin_dir=dist/bin).
+  //experiments/reproduce:reproduce
   # The nightly tools (tools/slurm with DISSECT_BINARIES=dist): the sweep
-  # runner (it finds the experiments in dist/bin with --bin_dir), the CPU-only
-  # selftest, and the history, regression, outlier and dashboard tools.
-  //experiments/sweep:sweep //experiments:selftest
+  # runner (it finds the experiments in dist/bin with --bin_dir), and the
+  # report, history, regression, outlier and dashboard tools.
+  //experiments/sweep:sweep //analysis:report
   //analysis:ingest //analysis:history //analysis:compare //analysis:outliers
   //analysis:dashboard
   # tools/first_contact.sh judges its headline numbers with it on arrival.
@@ -76,7 +66,13 @@ mapfile -t smoke_tests < <(./bazelw query "${smoke_query}" --output=xml 2>/dev/n
 (( ${#smoke_tests[@]} > 0 )) || { echo "bundle.sh: no GPU tests found" >&2; exit 1; }
 smoke_binaries=()
 for line in "${smoke_tests[@]}"; do smoke_binaries+=("${line#* }"); done
-targets=("${experiments[@]}" "${gpu_tests[@]}" "${smoke_binaries[@]}")
+# Each once (an experiment with several smoke tests is named by each).
+mapfile -t targets < <(printf '%s\n' "${experiments[@]}" "${tools[@]}" "${gpu_tests[@]}" \
+  "${smoke_binaries[@]}" | awk 'NF && !seen[$0]++')
+if [[ ${1:-} == --list ]]; then
+  printf '%s\n' "${targets[@]}"
+  exit 0
+fi
 ./bazelw build -c opt "$@" "${targets[@]}"
 rm -rf dist && mkdir -p dist/bin dist/lib
 bin=$(./bazelw info -c opt "$@" bazel-bin 2>/dev/null)

@@ -14,6 +14,14 @@
         },
     )
 
+This entry is the experiment's one registration. Its binary is tagged
+`dissect_experiment`, which is how the tools find it: tools/bundle.sh and
+tools/registry.sh ask `bazel query 'attr(tags, "\\bdissect_experiment\\b", //...)'`,
+and the latter writes experiments/experiments.bzl (the list the sweep runner,
+the catalog and the schema tests carry as data) from it. An experiment that
+configs/sweeps/nightly.json does not run (the paper catalog's alone) says
+`nightly = False`, which tags it `dissect_not_nightly`.
+
 makes
   :shared_latency           the binary (bazel run //experiments:shared_latency -- --help)
   :shared_latency_lib       the experiment's registration (alwayslink)
@@ -50,7 +58,8 @@ def dissect_experiment(
         deps = [],
         gpu_test_args = [],
         gpu_test_expect = [],
-        gpu_test_variants = {}):
+        gpu_test_variants = {},
+        nightly = True):
     native.cc_library(
         name = name + "_lib",
         srcs = srcs,
@@ -66,6 +75,7 @@ def dissect_experiment(
             "//experiments:__subpackages__",
             "//tools:__pkg__",
         ],
+        tags = ["dissect_experiment"] + ([] if nightly else ["dissect_not_nightly"]),
         deps = [
             ":" + name + "_lib",
             "//experiments/harness:main",
