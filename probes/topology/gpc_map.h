@@ -35,11 +35,14 @@
 //
 // Groups of one TPC. What the clusters reveal is where the cluster
 // scheduler may place a cluster, and from Hopper on that is not the whole
-// GPC: the driver pulls a few TPCs out of their GPC for cluster (CGA)
-// scheduling ("singleton TPCs", each a cluster domain of its own; NVIDIA's
-// nvgpu driver, gr_config for gb10b, nvgpu_gr_config_get_skyline_info and
-// the comment above it: "from Hopper ... a few TPCs which are pulled out of
-// the virtual GPC for CGA scheduling. They are called singleton TPCs").
+// GPC: the driver takes a few TPCs out of their GPC's virtual GPC for
+// cluster (CGA) scheduling, "singleton TPCs", each a cluster domain of its
+// own (NVIDIA's nvgpu driver: the comments in
+// gb10b_gr_config_init_sm_id_table, which say this holds from Hopper on,
+// and nvgpu_gr_config_get_skyline_info; the resource manager's
+// NV2080_CTRL_GR_INFO_INDEX_LITTER_NUM_SINGLETON_GPCS in
+// NVIDIA/open-gpu-kernel-modules, src/common/sdk/nvidia/inc/ctrl/ctrl2080/
+// ctrl2080gr.h).
 // Such a TPC's 2 SMs share clusters with each other only, whatever the
 // schedule, so no launch can tell which GPC holds them. The H100 80GB HBM3
 // of 2026-11-27 showed 4 of them (SMs 124..131, in 2-SM groups) beside 8
