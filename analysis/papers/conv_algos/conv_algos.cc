@@ -219,6 +219,232 @@ absl::StatusOr<Inputs> ReadInputs(const CatalogEntry& entry, const std::vector<R
   return in;
 }
 
+// The measurement of algorithm `algo` at `batch` for layer `l`; nullptr if none.
+const Measured* MeasuredAt(const LayerData& l, const std::string& algo, int batch) {
+  const auto by_batch = l.measured.find(algo);
+  if (by_batch == l.measured.end()) return nullptr;
+  const auto it = by_batch->second.find(batch);
+  return it == by_batch->second.end() ? nullptr : &it->second;
+}
+
+// A network's conv time with the best algorithm per layer and with each
+// algorithm everywhere (fixed_missing: layers that algorithm cannot run).
+struct NetworkTotals {
+  double best_total = 0;
+  std::map<std::string, double> fixed_total;
+  std::map<std::string, int> fixed_missing;
+};
+
+// How often each algorithm is the fastest: distinct layers and conv layers.
+struct Wins {
+  std::map<std::string, int> distinct;
+  std::map<std::string, int> all;
+};
+
+// The table of `network`'s layers × algorithms at `batch`; adds up `totals`
+// and `wins`.
+MarkdownTable LayerTable(const ConvData& data, const std::string& network, int batch,
+                         NetworkTotals& totals, Wins& wins) {
+  std::vector<std::pair<std::string, bool>> columns = {{"layer", false}, {"×", true}};
+  for (const std::string& a : data.algos) columns.push_back({a, true});
+  MarkdownTable table = ColumnsTable(columns);
+  for (const LayerData& l : data.layers) {
+    if (l.network != network) continue;
+    std::string best_algo;
+    const Measured* best = Fastest(l, batch, std::nullopt, &best_algo);
+    const int weight = l.shape_count.value_or(0);
+    std::vector<std::string> cells = {ShortName(l.name),
+                                      l.shape_count ? absl::StrCat(*l.shape_count) : kEmptyCell};
+    for (const std::string& a : data.algos) {
+      const Measured* m = MeasuredAt(l, a, batch);
+      if (m == nullptr) {
+        cells.push_back(kEmptyCell);
+        totals.fixed_missing[a] += weight;
+        continue;
+      }
+      std::string cell =
+          absl::StrCat(TimeCell(m->time_us), " (", FormatBytes(m->workspace_bytes), ")");
+      cells.push_back(a == best_algo ? absl::StrCat("**", cell, "**") : cell);
+      totals.fixed_total[a] += weight * m->time_us;
+    }
+    table.rows.push_back(cells);
+    if (best == nullptr) continue;
+    totals.best_total += weight * best->time_us;
+    if (weight > 0) {
+      ++wins.distinct[best_algo];
+      wins.all[best_algo] += weight;
+    }
+  }
+  return table;
+}
+
+// `network`'s rows of the whole-network table and its line of the paper
+// comparison: the best algorithm per layer against each fixed algorithm.
+void AddNetworkTotals(const CatalogEntry& entry, const std::string& network, const ConvData& data,
+                      const Coverage& coverage, NetworkTotals& t, MarkdownTable& totals,
+                      MarkdownTable& comparison) {
+  const std::string& incomplete = coverage.incomplete;
+  if (!incomplete.empty()) {
+    totals.rows.push_back({network, "—", "not given", CellText(incomplete)});
+    AddComparison(comparison, absl::StrCat(network, ": best algorithm per layer vs fixed"),
+                  entry.FindPublished(absl::StrCat(network, "_speedup")), std::nullopt, "x",
+                  incomplete);
+    return;
+  }
+  totals.rows.push_back({network, "best algorithm per layer", FormatNumber(t.best_total), "1x"});
+  double lo = std::numeric_limits<double>::infinity();
+  double hi = 0;
+  std::string lo_algo;
+  std::string hi_algo;
+  int complete = 0;
+  for (const std::string& a : data.algos) {
+    if (t.fixed_missing[a] > 0) {
+      totals.rows.push_back({network, a + " everywhere", "—",
+                             absl::StrCat("cannot run ", t.fixed_missing[a], " of ",
+                                          coverage.expected, " conv layers")});
+      continue;
+    }
+    const double speedup = t.fixed_total[a] / t.best_total;
+    totals.rows.push_back({network, a + " everywhere", FormatNumber(t.fixed_total[a]),
+                           absl::StrCat(FormatNumber(speedup), "x")});
+    ++complete;
+    if (speedup < lo) lo = speedup, lo_algo = a;
+    if (speedup > hi) hi = speedup, hi_algo = a;
+  }
+  const std::string note =
+      complete == 0 ? "no fixed algorithm ran every layer"
+                    : absl::StrCat("range ", FormatNumber(lo), "–", FormatNumber(hi), "x over ",
+                                   complete, " fixed algorithms that run every layer (", lo_algo,
+                                   " closest, ", hi_algo, " farthest)");
+  AddComparison(comparison,
+                absl::StrCat(network, ": best algorithm per layer vs fixed (largest speedup)"),
+                entry.FindPublished(absl::StrCat(network, "_speedup")),
+                complete > 0 ? std::optional<double>(hi) : std::nullopt, "x", note);
+}
+
+// Every algorithm's time per layer of `network` at `batch`.
+BarChart AlgorithmChart(const ConvData& data, const std::string& network, int batch) {
+  BarChart chart;
+  chart.stem = "conv_algorithms_" + network;
+  chart.title = absl::StrCat(network, ": cuDNN forward algorithms per layer, batch ", batch);
+  chart.ylabel = "time (µs)";
+  chart.log_y = true;
+  chart.series = data.algos;
+  chart.values.assign(data.algos.size(), {});
+  for (const LayerData& l : data.layers) {
+    if (l.network != network) continue;
+    chart.categories.push_back(ShortName(l.name));
+    for (size_t a = 0; a < data.algos.size(); ++a) {
+      const Measured* m = MeasuredAt(l, data.algos[a], batch);
+      chart.values[a].push_back(m != nullptr ? m->time_us : NAN);
+    }
+  }
+  return chart;
+}
+
+// One layer at one workspace limit: the fastest fitting algorithm for the
+// whole batch, and the best split into measured micro-batches.
+struct LayerAtLimit {
+  const Measured* whole = nullptr;
+  std::string whole_algo;
+  std::optional<MicroBatchSplit> split;
+  std::map<int, std::string> algo_at_batch;  // the algorithm of each micro-batch size
+};
+
+LayerAtLimit AtLimit(const LayerData& l, int batch, std::optional<double> limit) {
+  LayerAtLimit at;
+  at.whole = Fastest(l, batch, limit, &at.whole_algo);
+  std::map<int, double> time_at_batch;
+  std::set<int> sizes;
+  for (const auto& [algo, by_batch] : l.measured) {
+    for (const auto& [b, m] : by_batch) sizes.insert(b);
+  }
+  for (int b : sizes) {
+    if (b > batch) continue;
+    std::string algo;
+    if (const Measured* m = Fastest(l, b, limit, &algo)) {
+      time_at_batch[b] = m->time_us;
+      at.algo_at_batch[b] = algo;
+    }
+  }
+  at.split = BestMicroBatchSplit(time_at_batch, batch);
+  return at;
+}
+
+// "812 µs (2×64 algo + ...)", or why there is no split.
+std::string SplitCell(const LayerAtLimit& at) {
+  if (!at.split) return "no split fits";
+  const MicroBatchSplit& split = *at.split;
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < split.sizes.size();) {
+    size_t j = i;
+    while (j < split.sizes.size() && split.sizes[j] == split.sizes[i]) ++j;
+    parts.push_back(
+        absl::StrCat(j - i, "×", split.sizes[i], " ", at.algo_at_batch.at(split.sizes[i])));
+    i = j;
+  }
+  return absl::StrCat(TimeCell(split.time), " (", absl::StrJoin(parts, " + "), ")");
+}
+
+std::string LimitLabel(double limit) {
+  return limit < 0 ? std::string("no limit") : FormatBytes(limit);
+}
+
+// The largest per-layer speedup seen, and where.
+struct BestSpeedup {
+  double speedup = 0;
+  std::string where;
+};
+
+// `network`'s layers at workspace limit `limit_bytes` (-1: none) as rows of
+// `table`; its whole-network row goes to `summary` and `chart`.
+void NetworkAtLimit(const ConvData& data, const std::string& network, int batch, double limit_bytes,
+                    const std::string& incomplete, MarkdownTable& table, MarkdownTable& summary,
+                    BarChart& chart, BestSpeedup& best) {
+  const std::optional<double> limit =
+      limit_bytes < 0 ? std::nullopt : std::optional<double>(limit_bytes);
+  double whole_total = 0;
+  double split_total = 0;
+  bool totals_ok = incomplete.empty();
+  for (const LayerData& l : data.layers) {
+    if (l.network != network) continue;
+    const LayerAtLimit at = AtLimit(l, batch, limit);
+    std::string speedup_cell = kEmptyCell;
+    if (at.whole != nullptr && at.split) {
+      const double speedup = at.whole->time_us / at.split->time;
+      speedup_cell = absl::StrCat(FormatNumber(speedup), "x");
+      if (speedup > best.speedup) {
+        best.speedup = speedup;
+        best.where = absl::StrCat(l.name, " at ", LimitLabel(limit_bytes));
+      }
+    }
+    table.rows.push_back({ShortName(l.name), LimitLabel(limit_bytes),
+                          at.whole != nullptr
+                              ? absl::StrCat(TimeCell(at.whole->time_us), " (", at.whole_algo, ")")
+                              : "none fits",
+                          SplitCell(at), speedup_cell});
+    const int weight = l.shape_count.value_or(0);
+    if (weight == 0) continue;
+    if (at.whole == nullptr || !at.split) {
+      totals_ok = false;
+      continue;
+    }
+    whole_total += weight * at.whole->time_us;
+    split_total += weight * at.split->time;
+  }
+  if (totals_ok) {
+    summary.rows.push_back({network, LimitLabel(limit_bytes), FormatNumber(whole_total),
+                            FormatNumber(split_total),
+                            absl::StrCat(FormatNumber(whole_total / split_total), "x")});
+    chart.values.back().push_back(whole_total / split_total);
+  } else {
+    summary.rows.push_back(
+        {network, LimitLabel(limit_bytes), "—", "—",
+         CellText(incomplete.empty() ? "a layer has no fitting algorithm or split" : incomplete)});
+    chart.values.back().push_back(NAN);
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<PaperFigure> GenerateConvAlgorithms(const CatalogEntry& entry,
@@ -241,126 +467,30 @@ absl::StatusOr<PaperFigure> GenerateConvAlgorithms(const CatalogEntry& entry,
       "**bold**: the layer's fastest algorithm; workspace in parentheses; × counts the "
       "network's conv layers of that shape; — not measured (listed at the end).\n\n");
 
-  std::map<std::string, int> wins_distinct;
-  std::map<std::string, int> wins_all;
+  Wins wins_count;
   MarkdownTable totals = ColumnsTable({{"network", false},
                                        {"strategy", false},
                                        {"conv time (µs)", true},
                                        {"best per layer is faster by", true}});
   MarkdownTable comparison = ComparisonTable();
   for (const std::string& network : networks) {
-    std::vector<std::pair<std::string, bool>> columns = {{"layer", false}, {"×", true}};
-    for (const std::string& a : data.algos) columns.push_back({a, true});
-    MarkdownTable table = ColumnsTable(columns);
-    const Coverage coverage = CoverageOf(data, network);
-    const std::string& incomplete = coverage.incomplete;
-    double best_total = 0;
-    std::map<std::string, double> fixed_total;
-    std::map<std::string, int> fixed_missing;
-    for (const LayerData& l : data.layers) {
-      if (l.network != network) continue;
-      std::string best_algo;
-      const Measured* best = Fastest(l, batch, std::nullopt, &best_algo);
-      const int weight = l.shape_count.value_or(0);
-      std::vector<std::string> cells = {ShortName(l.name),
-                                        l.shape_count ? absl::StrCat(*l.shape_count) : kEmptyCell};
-      for (const std::string& a : data.algos) {
-        const auto by_batch = l.measured.find(a);
-        const Measured* m = nullptr;
-        if (by_batch != l.measured.end()) {
-          const auto it = by_batch->second.find(batch);
-          if (it != by_batch->second.end()) m = &it->second;
-        }
-        if (m == nullptr) {
-          cells.push_back(kEmptyCell);
-          fixed_missing[a] += weight;
-          continue;
-        }
-        std::string cell =
-            absl::StrCat(TimeCell(m->time_us), " (", FormatBytes(m->workspace_bytes), ")");
-        cells.push_back(a == best_algo ? absl::StrCat("**", cell, "**") : cell);
-        fixed_total[a] += weight * m->time_us;
-      }
-      table.rows.push_back(cells);
-      if (best == nullptr) continue;
-      best_total += weight * best->time_us;
-      if (weight > 0) {
-        ++wins_distinct[best_algo];
-        wins_all[best_algo] += weight;
-      }
-    }
+    NetworkTotals network_totals;
+    const MarkdownTable table = LayerTable(data, network, batch, network_totals, wins_count);
     absl::StrAppend(&out.markdown, "### ", network, "\n\n", RenderMarkdownTable(table), "\n");
-
-    if (!incomplete.empty()) {
-      totals.rows.push_back({network, "—", "not given", CellText(incomplete)});
-      AddComparison(comparison, absl::StrCat(network, ": best algorithm per layer vs fixed"),
-                    entry.FindPublished(absl::StrCat(network, "_speedup")), std::nullopt, "x",
-                    incomplete);
-      continue;
-    }
-    totals.rows.push_back({network, "best algorithm per layer", FormatNumber(best_total), "1x"});
-    double lo = std::numeric_limits<double>::infinity();
-    double hi = 0;
-    std::string lo_algo;
-    std::string hi_algo;
-    int complete = 0;
-    for (const std::string& a : data.algos) {
-      if (fixed_missing[a] > 0) {
-        totals.rows.push_back({network, a + " everywhere", "—",
-                               absl::StrCat("cannot run ", fixed_missing[a], " of ",
-                                            coverage.expected, " conv layers")});
-        continue;
-      }
-      const double speedup = fixed_total[a] / best_total;
-      totals.rows.push_back({network, a + " everywhere", FormatNumber(fixed_total[a]),
-                             absl::StrCat(FormatNumber(speedup), "x")});
-      ++complete;
-      if (speedup < lo) lo = speedup, lo_algo = a;
-      if (speedup > hi) hi = speedup, hi_algo = a;
-    }
-    const std::string note =
-        complete == 0 ? "no fixed algorithm ran every layer"
-                      : absl::StrCat("range ", FormatNumber(lo), "–", FormatNumber(hi), "x over ",
-                                     complete, " fixed algorithms that run every layer (", lo_algo,
-                                     " closest, ", hi_algo, " farthest)");
-    AddComparison(comparison,
-                  absl::StrCat(network, ": best algorithm per layer vs fixed (largest speedup)"),
-                  entry.FindPublished(absl::StrCat(network, "_speedup")),
-                  complete > 0 ? std::optional<double>(hi) : std::nullopt, "x", note);
+    AddNetworkTotals(entry, network, data, CoverageOf(data, network), network_totals, totals,
+                     comparison);
   }
 
   MarkdownTable wins = ColumnsTable(
       {{"algorithm", false}, {"distinct layers won", true}, {"conv layers won", true}});
   for (const std::string& a : data.algos) {
-    wins.rows.push_back({a, absl::StrCat(wins_distinct[a]), absl::StrCat(wins_all[a])});
+    wins.rows.push_back({a, absl::StrCat(wins_count.distinct[a]), absl::StrCat(wins_count.all[a])});
   }
   absl::StrAppend(&out.markdown, "### How often each algorithm is fastest\n\n",
                   RenderMarkdownTable(wins), "\n### Whole network (conv layers only)\n\n",
                   RenderMarkdownTable(totals), "\n### Paper vs this GPU\n\n",
                   RenderMarkdownTable(comparison), "\n", NotMeasuredSection(data));
-
-  BarChart chart;
-  chart.stem = "conv_algorithms_" + *figure_network;
-  chart.title =
-      absl::StrCat(*figure_network, ": cuDNN forward algorithms per layer, batch ", batch);
-  chart.ylabel = "time (µs)";
-  chart.log_y = true;
-  chart.series = data.algos;
-  chart.values.assign(data.algos.size(), {});
-  for (const LayerData& l : data.layers) {
-    if (l.network != *figure_network) continue;
-    chart.categories.push_back(ShortName(l.name));
-    for (size_t a = 0; a < data.algos.size(); ++a) {
-      const auto by_batch = l.measured.find(data.algos[a]);
-      double v = NAN;
-      if (by_batch != l.measured.end()) {
-        const auto it = by_batch->second.find(batch);
-        if (it != by_batch->second.end()) v = it->second.time_us;
-      }
-      chart.values[a].push_back(v);
-    }
-  }
-  AddBarChart(chart, data.inputs, out);
+  AddBarChart(AlgorithmChart(data, *figure_network, batch), data.inputs, out);
   return out;
 }
 
@@ -381,9 +511,6 @@ absl::StatusOr<PaperFigure> GenerateWorkspaceLimit(const CatalogEntry& entry,
   const std::string& math = in->math;
   const ConvData& data = in->data;
   const std::vector<std::string>& networks = in->networks;
-  auto limit_label = [](double limit) {
-    return limit < 0 ? std::string("no limit") : FormatBytes(limit);
-  };
 
   PaperFigure out;
   out.markdown = absl::StrCat(
@@ -403,15 +530,14 @@ absl::StatusOr<PaperFigure> GenerateWorkspaceLimit(const CatalogEntry& entry,
   chart.title =
       absl::StrCat("µ-cuDNN: micro-batching speedup of the conv layers, mini-batch ", batch);
   chart.ylabel = "speedup over the whole batch (x)";
-  for (double limit : limits) chart.categories.push_back(limit_label(limit));
+  for (double limit : limits) chart.categories.push_back(LimitLabel(limit));
   chart.lines.push_back({1.0, "no speedup"});
   MarkdownTable summary = ColumnsTable({{"network", false},
                                         {"workspace limit", false},
                                         {"whole batch (µs)", true},
                                         {"micro-batched (µs)", true},
                                         {"speedup", true}});
-  double best_speedup = 0;
-  std::string best_where;
+  BestSpeedup best;
   for (const std::string& network : networks) {
     MarkdownTable table = ColumnsTable({{"layer", false},
                                         {"workspace limit", false},
@@ -422,85 +548,15 @@ absl::StatusOr<PaperFigure> GenerateWorkspaceLimit(const CatalogEntry& entry,
     chart.series.push_back(network);
     chart.values.emplace_back();
     for (double limit_bytes : limits) {
-      const std::optional<double> limit =
-          limit_bytes < 0 ? std::nullopt : std::optional<double>(limit_bytes);
-      double whole_total = 0;
-      double split_total = 0;
-      bool totals_ok = incomplete.empty();
-      for (const LayerData& l : data.layers) {
-        if (l.network != network) continue;
-        std::string whole_algo;
-        const Measured* whole = Fastest(l, batch, limit, &whole_algo);
-        std::map<int, double> time_at_batch;
-        std::map<int, std::string> algo_at_batch;
-        std::set<int> sizes;
-        for (const auto& [algo, by_batch] : l.measured) {
-          for (const auto& [b, m] : by_batch) sizes.insert(b);
-        }
-        for (int b : sizes) {
-          if (b > batch) continue;
-          std::string algo;
-          if (const Measured* m = Fastest(l, b, limit, &algo)) {
-            time_at_batch[b] = m->time_us;
-            algo_at_batch[b] = algo;
-          }
-        }
-        const std::optional<MicroBatchSplit> split = BestMicroBatchSplit(time_at_batch, batch);
-        std::string split_cell = "no split fits";
-        if (split) {
-          std::vector<std::string> parts;
-          for (size_t i = 0; i < split->sizes.size();) {
-            size_t j = i;
-            while (j < split->sizes.size() && split->sizes[j] == split->sizes[i]) ++j;
-            parts.push_back(
-                absl::StrCat(j - i, "×", split->sizes[i], " ", algo_at_batch[split->sizes[i]]));
-            i = j;
-          }
-          split_cell = absl::StrCat(TimeCell(split->time), " (", absl::StrJoin(parts, " + "), ")");
-        }
-        std::string speedup_cell = kEmptyCell;
-        if (whole != nullptr && split) {
-          const double speedup = whole->time_us / split->time;
-          speedup_cell = absl::StrCat(FormatNumber(speedup), "x");
-          if (speedup > best_speedup) {
-            best_speedup = speedup;
-            best_where = absl::StrCat(l.name, " at ", limit_label(limit_bytes));
-          }
-        }
-        table.rows.push_back({ShortName(l.name), limit_label(limit_bytes),
-                              whole != nullptr
-                                  ? absl::StrCat(TimeCell(whole->time_us), " (", whole_algo, ")")
-                                  : "none fits",
-                              split_cell, speedup_cell});
-        const int weight = l.shape_count.value_or(0);
-        if (weight == 0) continue;
-        if (whole == nullptr || !split) {
-          totals_ok = false;
-          continue;
-        }
-        whole_total += weight * whole->time_us;
-        split_total += weight * split->time;
-      }
-      if (totals_ok) {
-        summary.rows.push_back({network, limit_label(limit_bytes), FormatNumber(whole_total),
-                                FormatNumber(split_total),
-                                absl::StrCat(FormatNumber(whole_total / split_total), "x")});
-        chart.values.back().push_back(whole_total / split_total);
-      } else {
-        summary.rows.push_back(
-            {network, limit_label(limit_bytes), "—", "—",
-             CellText(incomplete.empty() ? "a layer has no fitting algorithm or split"
-                                         : incomplete)});
-        chart.values.back().push_back(NAN);
-      }
+      NetworkAtLimit(data, network, batch, limit_bytes, incomplete, table, summary, chart, best);
     }
     absl::StrAppend(&out.markdown, "### ", network, "\n\n", RenderMarkdownTable(table), "\n");
   }
   MarkdownTable comparison = ComparisonTable();
   AddComparison(comparison, "largest per-layer speedup of micro-batching",
                 entry.FindPublished("layer_speedup"),
-                best_speedup > 0 ? std::optional<double>(best_speedup) : std::nullopt, "x",
-                best_speedup > 0 ? best_where : "no layer had both a whole-batch and a split time");
+                best.speedup > 0 ? std::optional<double>(best.speedup) : std::nullopt, "x",
+                best.speedup > 0 ? best.where : "no layer had both a whole-batch and a split time");
   absl::StrAppend(&out.markdown, "### Whole network (conv layers only)\n\n",
                   RenderMarkdownTable(summary), "\n### Paper vs this GPU\n\n",
                   RenderMarkdownTable(comparison), "\n", NotMeasuredSection(data));

@@ -157,6 +157,109 @@ std::optional<double> Percent(std::optional<double> value, double peak) {
   return 100.0 * *value / peak;
 }
 
+// Achieved bandwidth of a pass's ops per op type (in first-seen order) and
+// per group, and each type's share of the op time.
+struct OpBandwidths {
+  std::map<std::string, std::vector<double>> by_type;
+  std::map<std::string, std::vector<double>> by_group;
+  std::map<std::string, double> type_us;
+  std::vector<std::string> type_order;
+  double total_us = 0;
+};
+
+OpBandwidths BandwidthsOf(const Pass& pass) {
+  OpBandwidths b;
+  for (const Op& op : pass.ops) {
+    if (b.by_type.count(op.type) == 0) b.type_order.push_back(op.type);
+    b.by_type[op.type].push_back(Gbps(op));
+    b.by_group[Group(op.type)].push_back(Gbps(op));
+    b.type_us[op.type] += op.us;
+    b.total_us += op.us;
+  }
+  return b;
+}
+
+MarkdownTable TypesTable(const OpBandwidths& b, double peak) {
+  MarkdownTable types = ColumnsTable({{"op type", false},
+                                      {"group", false},
+                                      {"ops", true},
+                                      {"time share", true},
+                                      {"median GB/s", true},
+                                      {"max GB/s", true},
+                                      {"max % of peak", true}});
+  for (const std::string& type : b.type_order) {
+    const std::vector<double>& gbps = b.by_type.at(type);
+    types.rows.push_back(
+        {type, Group(type), absl::StrCat(gbps.size()),
+         OptionalPercentCell(b.total_us > 0 ? std::optional<double>(b.type_us.at(type) / b.total_us)
+                                            : std::nullopt),
+         FormatNumber(Median(gbps)), OptionalCell(Max(gbps)),
+         OptionalCell(Percent(Max(gbps), peak))});
+  }
+  return types;
+}
+
+MarkdownTable GroupsTable(const OpBandwidths& b, double peak) {
+  MarkdownTable groups = ColumnsTable({{"group", false},
+                                       {"ops", true},
+                                       {"median GB/s", true},
+                                       {"max GB/s", true},
+                                       {"max % of peak", true}});
+  for (const std::string group : {"CONV", "non-CONV", "FC, softmax"}) {
+    const auto it = b.by_group.find(group);
+    if (it == b.by_group.end()) continue;
+    groups.rows.push_back({group, absl::StrCat(it->second.size()), FormatNumber(Median(it->second)),
+                           OptionalCell(Max(it->second)),
+                           OptionalCell(Percent(Max(it->second), peak))});
+  }
+  return groups;
+}
+
+// The paper's bandwidths against this pass's.
+MarkdownTable LayerComparison(const CatalogEntry& entry, const OpBandwidths& b, double peak) {
+  const std::optional<double> conv_max =
+      b.by_group.count("CONV") != 0 ? Max(b.by_group.at("CONV")) : std::nullopt;
+  const std::optional<double> non_conv_max =
+      b.by_group.count("non-CONV") != 0 ? Max(b.by_group.at("non-CONV")) : std::nullopt;
+  MarkdownTable comparison = ComparisonTable();
+  AddComparison(comparison, "system DRAM peak", entry.FindPublished("system_peak_gbps"),
+                std::isfinite(peak) ? std::optional<double>(peak) : std::nullopt, "GB/s",
+                std::isfinite(peak) ? "the result file's device_dram_peak_gbps"
+                                    : "the result file has no device_dram_peak_gbps");
+  AddComparison(comparison, "highest CONV layer bandwidth", entry.FindPublished("conv_max_gbps"),
+                conv_max, "GB/s", "compulsory bytes / median time; a lower bound of DRAM traffic");
+  AddComparison(comparison, "CONV layers' highest bandwidth as % of peak",
+                entry.FindPublished("conv_max_peak_percent"), Percent(conv_max, peak), "%", "");
+  AddComparison(comparison, "highest non-CONV layer bandwidth",
+                entry.FindPublished("non_conv_max_gbps"), non_conv_max, "GB/s",
+                "BN, ReLU, concat, pooling, add");
+
+  return comparison;
+}
+
+// Each op's achieved bandwidth, one series per group.
+BarChart LayerChart(const std::string& network, const Pass& chosen) {
+  BarChart chart;
+  chart.stem = absl::StrCat("layer_bandwidth_", network);
+  chart.title = absl::StrCat(network, " batch ", chosen.batch,
+                             ": achieved bandwidth per op (compulsory bytes / time)");
+  chart.ylabel = "GB/s";
+  chart.series = {"CONV", "non-CONV (BN, ReLU, concat, pooling, add)", "FC, softmax"};
+  chart.values.assign(3, {});
+  for (const Op& op : chosen.ops) {
+    chart.categories.push_back(op.name);
+    const std::string group = Group(op.type);
+    for (size_t s = 0; s < 3; ++s) {
+      const bool mine = (s == 0 && group == "CONV") || (s == 1 && group == "non-CONV") ||
+                        (s == 2 && group == "FC, softmax");
+      chart.values[s].push_back(mine ? Gbps(op) : NAN);
+    }
+  }
+  const double peak = chosen.peak_gbps;
+  if (std::isfinite(peak)) chart.lines.push_back({peak, "DRAM peak (device_dram_peak_gbps)"});
+  return chart;
+}
+
 }  // namespace
 
 absl::StatusOr<PaperFigure> GenerateLayerBandwidth(const CatalogEntry& entry,
@@ -189,63 +292,8 @@ absl::StatusOr<PaperFigure> GenerateLayerBandwidth(const CatalogEntry& entry,
   }
   const double peak = chosen->peak_gbps;
 
-  // Per op type and per group.
-  std::map<std::string, std::vector<double>> by_type;
-  std::map<std::string, std::vector<double>> by_group;
-  std::map<std::string, double> type_us;
-  std::vector<std::string> type_order;
-  double total_us = 0;
-  for (const Op& op : chosen->ops) {
-    if (by_type.count(op.type) == 0) type_order.push_back(op.type);
-    by_type[op.type].push_back(Gbps(op));
-    by_group[Group(op.type)].push_back(Gbps(op));
-    type_us[op.type] += op.us;
-    total_us += op.us;
-  }
-  MarkdownTable types = ColumnsTable({{"op type", false},
-                                      {"group", false},
-                                      {"ops", true},
-                                      {"time share", true},
-                                      {"median GB/s", true},
-                                      {"max GB/s", true},
-                                      {"max % of peak", true}});
-  for (const std::string& type : type_order) {
-    const std::vector<double>& gbps = by_type[type];
-    types.rows.push_back(
-        {type, Group(type), absl::StrCat(gbps.size()),
-         OptionalPercentCell(total_us > 0 ? std::optional<double>(type_us[type] / total_us)
-                                          : std::nullopt),
-         FormatNumber(Median(gbps)), OptionalCell(Max(gbps)),
-         OptionalCell(Percent(Max(gbps), peak))});
-  }
-  MarkdownTable groups = ColumnsTable({{"group", false},
-                                       {"ops", true},
-                                       {"median GB/s", true},
-                                       {"max GB/s", true},
-                                       {"max % of peak", true}});
-  for (const std::string group : {"CONV", "non-CONV", "FC, softmax"}) {
-    const auto it = by_group.find(group);
-    if (it == by_group.end()) continue;
-    groups.rows.push_back({group, absl::StrCat(it->second.size()), FormatNumber(Median(it->second)),
-                           OptionalCell(Max(it->second)),
-                           OptionalCell(Percent(Max(it->second), peak))});
-  }
-  const std::optional<double> conv_max =
-      by_group.count("CONV") != 0 ? Max(by_group["CONV"]) : std::nullopt;
-  const std::optional<double> non_conv_max =
-      by_group.count("non-CONV") != 0 ? Max(by_group["non-CONV"]) : std::nullopt;
-  MarkdownTable comparison = ComparisonTable();
-  AddComparison(comparison, "system DRAM peak", entry.FindPublished("system_peak_gbps"),
-                std::isfinite(peak) ? std::optional<double>(peak) : std::nullopt, "GB/s",
-                std::isfinite(peak) ? "the result file's device_dram_peak_gbps"
-                                    : "the result file has no device_dram_peak_gbps");
-  AddComparison(comparison, "highest CONV layer bandwidth", entry.FindPublished("conv_max_gbps"),
-                conv_max, "GB/s", "compulsory bytes / median time; a lower bound of DRAM traffic");
-  AddComparison(comparison, "CONV layers' highest bandwidth as % of peak",
-                entry.FindPublished("conv_max_peak_percent"), Percent(conv_max, peak), "%", "");
-  AddComparison(comparison, "highest non-CONV layer bandwidth",
-                entry.FindPublished("non_conv_max_gbps"), non_conv_max, "GB/s",
-                "BN, ReLU, concat, pooling, add");
+  const OpBandwidths b = BandwidthsOf(*chosen);
+  const MarkdownTable comparison = LayerComparison(entry, b, peak);
 
   PaperFigure out;
   absl::StrAppend(
@@ -255,30 +303,53 @@ absl::StatusOr<PaperFigure> GenerateLayerBandwidth(const CatalogEntry& entry,
       "output + weights, float32) / median op time. It is a lower bound of the op's DRAM "
       "traffic rate (convs re-read tiles, cuDNN may use workspaces), and L2 may serve a small "
       "op's input, so a small op can exceed the DRAM peak.\n\n### Per op type\n\n",
-      RenderMarkdownTable(types), "\n### CONV vs non-CONV\n\n", RenderMarkdownTable(groups),
-      "\n### Paper vs this GPU\n\n", RenderMarkdownTable(comparison), "\n",
-      NotMeasuredSection(passes));
+      RenderMarkdownTable(TypesTable(b, peak)), "\n### CONV vs non-CONV\n\n",
+      RenderMarkdownTable(GroupsTable(b, peak)), "\n### Paper vs this GPU\n\n",
+      RenderMarkdownTable(comparison), "\n", NotMeasuredSection(passes));
 
-  BarChart chart;
-  chart.stem = absl::StrCat("layer_bandwidth_", network);
-  chart.title = absl::StrCat(network, " batch ", chosen->batch,
-                             ": achieved bandwidth per op (compulsory bytes / time)");
-  chart.ylabel = "GB/s";
-  chart.series = {"CONV", "non-CONV (BN, ReLU, concat, pooling, add)", "FC, softmax"};
-  chart.values.assign(3, {});
-  for (const Op& op : chosen->ops) {
-    chart.categories.push_back(op.name);
-    const std::string group = Group(op.type);
-    for (size_t s = 0; s < 3; ++s) {
-      const bool mine = (s == 0 && group == "CONV") || (s == 1 && group == "non-CONV") ||
-                        (s == 2 && group == "FC, softmax");
-      chart.values[s].push_back(mine ? Gbps(op) : NAN);
-    }
-  }
-  if (std::isfinite(peak)) chart.lines.push_back({peak, "DRAM peak (device_dram_peak_gbps)"});
-  AddBarChart(chart, inputs, out);
+  AddBarChart(LayerChart(network, *chosen), inputs, out);
   return out;
 }
+
+namespace {
+
+// The networks of `passes` in first-seen order; sorts `passes` by that
+// order, batches ascending within each network.
+std::vector<std::string> SortByNetwork(std::vector<Pass>& passes) {
+  std::vector<std::string> network_order;
+  for (const Pass& p : passes) {
+    if (std::find(network_order.begin(), network_order.end(), p.network) == network_order.end()) {
+      network_order.push_back(p.network);
+    }
+  }
+  std::stable_sort(passes.begin(), passes.end(), [&](const Pass& a, const Pass& b) {
+    const auto ia = std::find(network_order.begin(), network_order.end(), a.network);
+    const auto ib = std::find(network_order.begin(), network_order.end(), b.network);
+    return ia != ib ? ia < ib : a.batch < b.batch;
+  });
+
+  return network_order;
+}
+
+// The paper's conv and gemm shares against each network's at its largest
+// batch (`share`: network -> op class -> %).
+MarkdownTable BreakdownComparison(const CatalogEntry& entry,
+                                  const std::vector<std::string>& network_order,
+                                  std::map<std::string, std::map<std::string, double>>& share) {
+  MarkdownTable comparison = ComparisonTable();
+  for (const std::string& network : network_order) {
+    const auto it = share.find(network);
+    if (it == share.end()) continue;
+    AddComparison(comparison, absl::StrCat(network, ": conv share (largest batch)"),
+                  entry.FindPublished("conv_share"), it->second["conv"], "%",
+                  "Fathom's workloads are TensorFlow models, not this network");
+    AddComparison(comparison, absl::StrCat(network, ": gemm (FC) share (largest batch)"),
+                  entry.FindPublished("gemm_share"), it->second["gemm"], "%", "");
+  }
+  return comparison;
+}
+
+}  // namespace
 
 absl::StatusOr<PaperFigure> GenerateOpBreakdown(const CatalogEntry& entry,
                                                 const std::vector<ResultFile>& results) {
@@ -295,18 +366,7 @@ absl::StatusOr<PaperFigure> GenerateOpBreakdown(const CatalogEntry& entry,
       passes.push_back(p);
     }
   }
-  // Networks in first-seen order, batches ascending within each.
-  std::vector<std::string> network_order;
-  for (const Pass& p : passes) {
-    if (std::find(network_order.begin(), network_order.end(), p.network) == network_order.end()) {
-      network_order.push_back(p.network);
-    }
-  }
-  std::stable_sort(passes.begin(), passes.end(), [&](const Pass& a, const Pass& b) {
-    const auto ia = std::find(network_order.begin(), network_order.end(), a.network);
-    const auto ib = std::find(network_order.begin(), network_order.end(), b.network);
-    return ia != ib ? ia < ib : a.batch < b.batch;
-  });
+  const std::vector<std::string> network_order = SortByNetwork(passes);
 
   std::vector<std::pair<std::string, bool>> columns = {
       {"network", false}, {"batch", true}, {"pass µs", true}, {"sum of ops µs", true}};
@@ -345,16 +405,7 @@ absl::StatusOr<PaperFigure> GenerateOpBreakdown(const CatalogEntry& entry,
     return absl::NotFoundError(absl::StrCat(kExperiment, " results hold no measured pass",
                                             only.empty() ? "" : " of the params' networks"));
   }
-  MarkdownTable comparison = ComparisonTable();
-  for (const std::string& network : network_order) {
-    const auto it = largest_batch_share.find(network);
-    if (it == largest_batch_share.end()) continue;
-    AddComparison(comparison, absl::StrCat(network, ": conv share (largest batch)"),
-                  entry.FindPublished("conv_share"), it->second["conv"], "%",
-                  "Fathom's workloads are TensorFlow models, not this network");
-    AddComparison(comparison, absl::StrCat(network, ": gemm (FC) share (largest batch)"),
-                  entry.FindPublished("gemm_share"), it->second["gemm"], "%", "");
-  }
+  const MarkdownTable comparison = BreakdownComparison(entry, network_order, largest_batch_share);
   PaperFigure out;
   absl::StrAppend(
       &out.markdown, "Device: ", DeviceLine(results), "\n\n",
