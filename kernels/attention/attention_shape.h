@@ -1,6 +1,7 @@
 // The work and compulsory traffic of one attention launch (kernels/attention):
-// FLOPs and bytes from the shape alone, shared by the experiment's metrics
-// and the roofline model (analysis/papers/roofline). No CUDA.
+// FLOPs and bytes from the shape alone. The attention experiment writes them
+// into its rows (flops, bytes, arithmetic_intensity), which is where the
+// roofline (analysis/papers/roofline) reads them. No CUDA.
 #ifndef DISSECT_KERNELS_ATTENTION_ATTENTION_SHAPE_H_
 #define DISSECT_KERNELS_ATTENTION_ATTENTION_SHAPE_H_
 

@@ -6,7 +6,9 @@
 // Llama-2-7B's linear layers as prefill GEMM and decode GEMV points) and
 // attention (our FFMA kernel, placed under the FP32 FMA roof; rows with
 // beyond_2x_l2 0 are a set of their own, "attention, L2-resident", not judged
-// against the DRAM roof, experiments/harness/l2_residency.h). Params (all
+// against the DRAM roof, experiments/harness/l2_residency.h; each row's
+// intensity and bytes are the experiment's own arithmetic_intensity and
+// bytes). Params (all
 // optional): gemm_dtypes, llm_nk ("NxK" list), prefill_min_m, decode_max_m,
 // prefill_cache, decode_cache, dram_min_footprint_bytes.
 #include <algorithm>
@@ -29,7 +31,6 @@
 #include "analysis/results.h"
 #include "analysis/tensor.h"
 #include "analysis/tensor_peaks_embedded.h"
-#include "kernels/attention/attention_shape.h"
 
 namespace dissect::analysis::papers {
 namespace {
@@ -232,7 +233,9 @@ bool Contains(const std::vector<std::string>& list, const std::string& value) {
 // not run (then added to `not_measured`). A row with beyond_2x_l2 0 is
 // L2-resident (experiments/harness/l2_residency.h): its bytes came (partly)
 // from L2, so the DRAM roof does not bound it; files from before that
-// counter keep the older hint for hot rows whose bytes fit in L2 once.
+// counter keep the older hint for hot rows whose bytes fit in L2 once. The
+// intensity and bytes are the row's (the experiment computes them from the
+// shape it ran); a row without them is not measured here.
 std::optional<OpPoint> AttentionPoint(const ResultFile& file, const Row& row, const Ceiling* fma,
                                       double l2_bytes, std::vector<std::string>& not_measured) {
   const std::optional<double> context = AxisNumber(row, "context");
@@ -243,22 +246,22 @@ std::optional<OpPoint> AttentionPoint(const ResultFile& file, const Row& row, co
     return std::nullopt;
   }
   const std::optional<double> tflops = row.Counter("tflops");
-  if (row.error || !tflops) {
-    not_measured.push_back(
-        absl::StrCat("`", PointName(file, row), "`: ", row.error ? RowNotes(row) : "no tflops"));
+  const std::optional<double> intensity = row.Counter("arithmetic_intensity");
+  const std::optional<double> bytes = row.Counter("bytes");
+  if (row.error || !tflops || !intensity || !bytes) {
+    not_measured.push_back(absl::StrCat(
+        "`", PointName(file, row), "`: ",
+        row.error ? RowNotes(row)
+        : !tflops ? "no tflops"
+                  : "no arithmetic_intensity or bytes (the roofline needs the row's own)"));
     return std::nullopt;
   }
-  attention::AttentionShape s;
-  s.batch = static_cast<int64_t>(*batch);
-  s.heads = static_cast<int64_t>(*heads);
-  s.keys = static_cast<int64_t>(*context);
-  s.queries = phase == "prefill" ? s.keys : 1;
-  s.causal = phase == "prefill";
   OpPoint p;
   p.set = 2;
-  p.shape = absl::StrCat(phase, " context ", s.keys, " batch ", s.batch, " heads ", s.heads);
+  p.shape = absl::StrCat(phase, " context ", static_cast<int64_t>(*context), " batch ",
+                         static_cast<int64_t>(*batch), " heads ", static_cast<int64_t>(*heads));
   p.dtype = "fp16 (FP32 FFMA)";
-  p.intensity = rl::AttentionIntensity(s);
+  p.intensity = *intensity;
   p.tflops = *tflops;
   p.roof = fma;
   if (fma == nullptr) p.note = "no FP32 FMA roof (no fp32 cublaslt_gemm row, no device attributes)";
@@ -267,10 +270,10 @@ std::optional<OpPoint> AttentionPoint(const ResultFile& file, const Row& row, co
     p.set = kL2ResidentAttention;
     p.note = absl::StrCat(
         "L2-resident: working set ",
-        FormatBytes(row.Counter("working_set_bytes").value_or(attention::AttentionBytes(s))),
+        FormatBytes(row.Counter("working_set_bytes").value_or(*bytes)),
         " under 2 × L2, not judged against the DRAM roof");
   } else if (!beyond && row.Axis("cache") == std::optional<std::string>("hot") &&
-             attention::AttentionBytes(s) < l2_bytes) {
+             *bytes < l2_bytes) {
     p.note = "hot, operands fit in L2: may exceed the DRAM roof";
   }
   return p;

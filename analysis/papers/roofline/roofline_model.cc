@@ -19,11 +19,6 @@ double GemmIntensity(int64_t m, int64_t n, int64_t k, int element_bytes) {
   return bytes > 0 ? GemmFlops(m, n, k) / bytes : 0;
 }
 
-double AttentionIntensity(const attention::AttentionShape& shape) {
-  const double bytes = attention::AttentionBytes(shape);
-  return bytes > 0 ? attention::AttentionFlops(shape) / bytes : 0;
-}
-
 double RidgePoint(double compute_tflops, double bandwidth_gbps) {
   if (!(compute_tflops > 0) || !(bandwidth_gbps > 0)) return 0;
   return compute_tflops * 1e12 / (bandwidth_gbps * 1e9);

@@ -10,8 +10,6 @@
 #include <cstdint>
 #include <string>
 
-#include "kernels/attention/attention_shape.h"
-
 namespace dissect::analysis::papers::roofline {
 
 // D (M×N) = A (M×K) · B (K×N), every operand `element_bytes` wide, each
@@ -20,9 +18,6 @@ double GemmFlops(int64_t m, int64_t n, int64_t k);  // 2·M·N·K
 double GemmBytes(int64_t m, int64_t n, int64_t k, int element_bytes);
 // 2MNK / (elem·(MK + KN + MN)); a GEMV is the same with M small.
 double GemmIntensity(int64_t m, int64_t n, int64_t k, int element_bytes);
-
-// Attention (kernels/attention/attention_shape.h), fp16 Q, K, V, O.
-double AttentionIntensity(const attention::AttentionShape& shape);
 
 // FLOP/B where the two roofs meet; 0 if either ceiling is not positive.
 double RidgePoint(double compute_tflops, double bandwidth_gbps);

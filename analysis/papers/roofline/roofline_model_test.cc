@@ -22,19 +22,6 @@ TEST(RooflineModelTest, DecodeGemvIntensityIsAboutOne) {
   EXPECT_NEAR(GemmIntensity(64, 11008, 4096, 2), 62.657, 0.001);
 }
 
-TEST(RooflineModelTest, AttentionIntensity) {
-  // Decode, one query, 4096 keys: 4·4096·128 FLOP per head over
-  // 2·128·(2 + 2·4096) B: 4096 / 4097 ≈ 1.
-  attention::AttentionShape decode{1, 32, 1, 4096, 128, false};
-  EXPECT_NEAR(AttentionIntensity(decode), 4.0 * 4096 / (2.0 * (2 + 2 * 4096)), 1e-12);
-  // Causal prefill, 4096 tokens: half of 4·4096^2·128 over 2·128·4·4096 B
-  // = 4096 / 4 = 1024 FLOP/B.
-  attention::AttentionShape prefill{1, 32, 4096, 4096, 128, true};
-  EXPECT_DOUBLE_EQ(AttentionIntensity(prefill), 1024.0);
-  EXPECT_DOUBLE_EQ(attention::AttentionFlops(prefill), 2.0 * 32 * 4096.0 * 4096 * 128);
-  EXPECT_DOUBLE_EQ(attention::AttentionBytes(prefill), 2.0 * 32 * 128 * 4 * 4096);
-}
-
 TEST(RooflineModelTest, RidgeAndAttainable) {
   // H100 SXM datasheet: 989 TFLOP/s dense fp16, 3.35 TB/s -> 295.2 FLOP/B.
   EXPECT_NEAR(RidgePoint(989, 3350), 295.22, 0.01);

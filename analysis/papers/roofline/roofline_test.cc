@@ -108,6 +108,22 @@ TEST(RooflineTest, AttentionRowsWithoutTheCounterKeepTheOlderHint) {
               HasSubstr("160.0%"));
 }
 
+// The intensity is the row's own (the experiment computes it from the shape
+// it ran): a row without it is listed as not measured, never re-derived
+// from the axes.
+TEST(RooflineTest, AttentionRowsWithoutTheirIntensityAreNotMeasured) {
+  std::vector<ResultFile> files = AllFixtures();
+  for (ResultFile& f : files) {
+    if (f.experiment != "attention") continue;
+    for (Row& row : f.rows) row.counters.erase("arithmetic_intensity");
+  }
+  absl::StatusOr<PaperFigure> figure = GenerateRoofline(Entry(), files);
+  ASSERT_TRUE(figure.ok()) << figure.status();
+  EXPECT_EQ(OperatorLine(figure->markdown, "prefill context 512 batch 1 heads 32"), "");
+  EXPECT_THAT(figure->markdown,
+              HasSubstr("no arithmetic_intensity or bytes (the roofline needs the row's own)"));
+}
+
 TEST(RooflineTest, GnuplotDrawsTheFigure) {
   if (!testing::HaveGnuplot()) GTEST_SKIP() << "gnuplot not on PATH";
   absl::StatusOr<PaperFigure> figure = GenerateRoofline(Entry(), AllFixtures());
