@@ -20,7 +20,7 @@
 //           the tensor pipe), well below cuBLASLt's fp16 TFLOP/s.
 // Could be confused with: the compiler's work for the hardware's (tensor
 //           cores, global loads or spills in the inner loops):
-//           //kernels/attention:attention_sass_test (QK^T and PV loops are
+//           //experiments/attention:attention_sass_test (QK^T and PV loops are
 //           64 FFMA on LDS per trip, no global load inside, no local
 //           memory). A wrong output that runs faster: the sampled rows
 //           against the double reference on the run, whose arithmetic
