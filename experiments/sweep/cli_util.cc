@@ -17,12 +17,6 @@ namespace dissect::sweep {
 
 namespace fs = std::filesystem;
 
-std::optional<std::string> FlagValue(const std::string& arg, const std::string& name) {
-  const std::string prefix = "--" + name + "=";
-  if (arg.rfind(prefix, 0) != 0) return std::nullopt;
-  return arg.substr(prefix.size());
-}
-
 std::string Env(const char* name) {
   const char* value = std::getenv(name);
   return value != nullptr ? value : "";

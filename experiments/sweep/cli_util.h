@@ -5,14 +5,10 @@
 #ifndef DISSECT_EXPERIMENTS_SWEEP_CLI_UTIL_H_
 #define DISSECT_EXPERIMENTS_SWEEP_CLI_UTIL_H_
 
-#include <optional>
 #include <string>
 #include <vector>
 
 namespace dissect::sweep {
-
-// The value of "--NAME=VALUE" in `arg`, or nullopt if `arg` is another flag.
-std::optional<std::string> FlagValue(const std::string& arg, const std::string& name);
 
 // The value of environment variable `name`, "" if unset.
 std::string Env(const char* name);

@@ -35,10 +35,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-volatile std::sig_atomic_t g_stop_signal = 0;
-
-extern "C" void OnStopSignal(int signal) { g_stop_signal = signal; }
-
 std::string Iso8601(absl::Time t) {
   return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", t, absl::UTCTimeZone());
 }
@@ -47,71 +43,10 @@ std::string Compact(absl::Time t) {
   return absl::FormatTime("%Y%m%dT%H%M%SZ", t, absl::UTCTimeZone());
 }
 
-double SecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 std::string SignalName(int signal) {
   const char* abbrev = sigabbrev_np(signal);
   return abbrev != nullptr ? absl::StrCat("SIG", abbrev) : absl::StrCat("signal ", signal);
 }
-
-// A file descriptor closed on destruction.
-class UniqueFd {
- public:
-  explicit UniqueFd(int fd = -1) : fd_(fd) {}
-  ~UniqueFd() { Reset(); }
-  UniqueFd(const UniqueFd&) = delete;
-  UniqueFd& operator=(const UniqueFd&) = delete;
-  int get() const { return fd_; }
-  void Reset() {
-    if (fd_ >= 0) close(fd_);
-    fd_ = -1;
-  }
-
- private:
-  int fd_;
-};
-
-// A child process leading its own group. The destructor leaves nothing of
-// the group running and reaps the child, whatever happened before.
-class ChildGroup {
- public:
-  explicit ChildGroup(pid_t pid) : pid_(pid) {}
-  ~ChildGroup() {
-    if (pid_ <= 0) return;
-    kill(-pid_, SIGKILL);
-    int status = 0;
-    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-    }
-  }
-  ChildGroup(const ChildGroup&) = delete;
-  ChildGroup& operator=(const ChildGroup&) = delete;
-
-  void Signal(int signal) const { kill(-pid_, signal); }
-
-  // True once the leader has exited; it is not reaped yet, so the group id
-  // cannot be reused while the rest of the group is killed.
-  bool Exited() const {
-    siginfo_t info = {};
-    if (waitid(P_PID, pid_, &info, WEXITED | WNOHANG | WNOWAIT) < 0) return errno == ECHILD;
-    return info.si_pid == pid_;
-  }
-
-  // After Exited(): kills what is left of the group, reaps the leader and
-  // returns its wait status.
-  int Reap() {
-    kill(-pid_, SIGKILL);
-    int status = 0;
-    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-    }
-    pid_ = -1;
-    return status;
-  }
-
- private:
-  pid_t pid_;
-};
 
 // The last non-empty line of a file (at most its last 64 KiB are read).
 std::string LastLine(const std::string& path) {
@@ -167,119 +102,6 @@ std::string WorkspacePath(const std::string& path) {
 
 }  // namespace
 
-void InstallStopHandlers() {
-  struct sigaction action = {};
-  action.sa_handler = OnStopSignal;
-  sigemptyset(&action.sa_mask);
-  sigaction(SIGTERM, &action, nullptr);
-  sigaction(SIGINT, &action, nullptr);
-}
-
-int StopSignal() { return g_stop_signal; }
-
-void SetStopSignalForTest(int signal) { g_stop_signal = signal; }
-
-absl::StatusOr<ChildOutcome> RunChild(const ChildSpec& spec) {
-  UniqueFd log(open(spec.log_path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
-  if (log.get() < 0) {
-    return absl::UnavailableError(
-        absl::StrCat(spec.log_path, ": cannot open: ", std::strerror(errno)));
-  }
-  if (!spec.log_header.empty()) {
-    // On a line of its own after an earlier attempt's output.
-    struct stat info = {};
-    char last = '\n';
-    if (fstat(log.get(), &info) == 0 && info.st_size > 0 &&
-        pread(log.get(), &last, 1, info.st_size - 1) != 1) {
-      last = '\n';
-    }
-    const std::string header = absl::StrCat(last == '\n' ? "" : "\n", spec.log_header, "\n");
-    if (write(log.get(), header.data(), header.size()) < 0) {
-      return absl::UnavailableError(
-          absl::StrCat(spec.log_path, ": cannot write: ", std::strerror(errno)));
-    }
-  }
-  UniqueFd null_in(open("/dev/null", O_RDONLY | O_CLOEXEC));
-  // The child reports a failed exec through this pipe (closed on exec).
-  int pipe_fds[2];
-  if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
-    return absl::UnavailableError(absl::StrCat("pipe2: ", std::strerror(errno)));
-  }
-  UniqueFd exec_error_read(pipe_fds[0]);
-  UniqueFd exec_error_write(pipe_fds[1]);
-
-  // Everything the child needs, prepared before fork.
-  std::vector<char*> argv;
-  argv.push_back(const_cast<char*>(spec.binary.c_str()));
-  for (const std::string& a : spec.args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  const pid_t parent = getpid();
-
-  const auto start = std::chrono::steady_clock::now();
-  const pid_t pid = fork();
-  if (pid < 0) return absl::UnavailableError(absl::StrCat("fork: ", std::strerror(errno)));
-  if (pid == 0) {
-    // Only async-signal-safe calls from here to exec.
-    setpgid(0, 0);
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) _exit(127);
-    signal(SIGTERM, SIG_DFL);
-    signal(SIGINT, SIG_DFL);
-    signal(SIGPIPE, SIG_DFL);
-    if (null_in.get() >= 0) dup2(null_in.get(), STDIN_FILENO);
-    dup2(log.get(), STDOUT_FILENO);
-    dup2(log.get(), STDERR_FILENO);
-    execv(argv[0], argv.data());
-    const int error = errno;
-    ssize_t ignored = write(exec_error_write.get(), &error, sizeof(error));
-    (void)ignored;
-    _exit(127);
-  }
-  setpgid(pid, pid);  // also here, so that the group exists before any kill
-  ChildGroup group(pid);
-  exec_error_write.Reset();
-  log.Reset();
-  int exec_errno = 0;
-  ssize_t n;
-  while ((n = read(exec_error_read.get(), &exec_errno, sizeof(exec_errno))) < 0 && errno == EINTR) {
-  }
-  if (n == sizeof(exec_errno)) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("cannot execute ", spec.binary, ": ", std::strerror(exec_errno)));
-  }
-
-  ChildOutcome outcome;
-  std::optional<std::chrono::steady_clock::time_point> term_sent;
-  while (!group.Exited()) {
-    const double elapsed = SecondsSince(start);
-    if (!term_sent.has_value()) {
-      const int stop = StopSignal();
-      if (stop != 0 || elapsed >= spec.time_limit_s) {
-        outcome.kind = stop != 0 ? ChildOutcome::Kind::kInterrupted : ChildOutcome::Kind::kTimedOut;
-        outcome.signal = SIGTERM;
-        group.Signal(SIGTERM);
-        term_sent = std::chrono::steady_clock::now();
-      }
-    } else if (!outcome.sigkilled && SecondsSince(*term_sent) >= spec.kill_grace_s) {
-      outcome.signal = SIGKILL;
-      outcome.sigkilled = true;
-      group.Signal(SIGKILL);
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  const int status = group.Reap();
-  outcome.seconds = SecondsSince(start);
-  if (term_sent.has_value()) return outcome;
-  if (WIFEXITED(status)) {
-    outcome.kind = ChildOutcome::Kind::kExited;
-    outcome.exit_code = WEXITSTATUS(status);
-  } else if (WIFSIGNALED(status)) {
-    outcome.kind = ChildOutcome::Kind::kSignaled;
-    outcome.signal = WTERMSIG(status);
-  }
-  return outcome;
-}
-
 void EtaEstimator::Record(double time_limit_s, double seconds) {
   limits_s_ += time_limit_s;
   taken_s_ += seconds;
@@ -317,6 +139,60 @@ absl::StatusOr<std::string> FindBinary(const SweepEntry& entry, const RunnerOpti
 
 namespace {
 
+// The entry's status, exit code, signal, time and reason after its child
+// ran (or could not be started); `log_path` gives the reason of an
+// unexplained exit.
+void RecordOutcome(const SweepEntry& entry, const absl::StatusOr<ChildOutcome>& outcome,
+                   const std::string& log_path, double kill_grace_s, EntryRecord& record) {
+  record.exit_code = -1;
+  record.signal = 0;
+  if (!outcome.ok()) {
+    record.status = EntryStatus::kFailed;
+    record.seconds = 0;
+    record.reason = std::string(outcome.status().message());
+  } else {
+    record.seconds = outcome->seconds;
+    const std::string killed = outcome->sigkilled ? absl::StrCat("SIGTERM, then SIGKILL after ",
+                                                                 kill_grace_s, " s")
+                                                  : "SIGTERM";
+    switch (outcome->kind) {
+      case ChildOutcome::Kind::kExited:
+        record.exit_code = outcome->exit_code;
+        if (outcome->exit_code == 0) {
+          record.status = EntryStatus::kOk;
+          record.reason.clear();
+        } else {
+          record.status = EntryStatus::kFailed;
+          if (outcome->exit_code == 1) {
+            record.reason = "exit 1: a point failed (its rows are kept)";
+          } else {
+            const std::string last = LastLine(log_path);
+            record.reason =
+                absl::StrCat("exit ", outcome->exit_code, last.empty() ? "" : ": ", last);
+          }
+        }
+        break;
+      case ChildOutcome::Kind::kSignaled:
+        record.status = EntryStatus::kFailed;
+        record.signal = outcome->signal;
+        record.reason = absl::StrCat("killed by ", SignalName(outcome->signal));
+        break;
+      case ChildOutcome::Kind::kTimedOut:
+        record.status = EntryStatus::kTimeout;
+        record.signal = outcome->signal;
+        record.reason = absl::StrCat("time limit of ", entry.time_limit_s,
+                                     " s reached; process group stopped with ", killed);
+        break;
+      case ChildOutcome::Kind::kInterrupted:
+        record.status = EntryStatus::kPending;
+        record.signal = outcome->signal;
+        record.reason = absl::StrCat("runner stopped by ", SignalName(StopSignal()),
+                                     "; process group stopped with ", killed);
+        break;
+    }
+  }
+}
+
 // One run of the sweep: the manifest and how it is kept on disk.
 class SweepRun {
  public:
@@ -340,6 +216,13 @@ class SweepRun {
   void WritePlan(const std::vector<const SweepEntry*>& selected);
   // Runs one entry; returns false when the runner was stopped.
   absl::StatusOr<bool> RunEntry(const SweepEntry& entry, EntryRecord& record);
+  // The entries --only names (all without it), in sweep order.
+  absl::StatusOr<std::vector<const SweepEntry*>> SelectEntries() const;
+  // The progress line of an entry that ran; `more`: an ETA for the rest.
+  void ReportEntry(const std::string& tag, const EntryRecord& record, bool more,
+                   double remaining_limits);
+  // Marks the run finished and sums it up; the exit status.
+  absl::StatusOr<int> Finish(const std::vector<const SweepEntry*>& selected);
 
   const Sweep& sweep_;
   const RunnerOptions& options_;
@@ -483,60 +366,43 @@ absl::StatusOr<bool> SweepRun::RunEntry(const SweepEntry& entry, EntryRecord& re
   spec.time_limit_s = entry.time_limit_s;
   spec.kill_grace_s = options_.kill_grace_s;
   absl::StatusOr<ChildOutcome> outcome = RunChild(spec);
-  record.exit_code = -1;
-  record.signal = 0;
-  if (!outcome.ok()) {
-    record.status = EntryStatus::kFailed;
-    record.seconds = 0;
-    record.reason = std::string(outcome.status().message());
-  } else {
-    record.seconds = outcome->seconds;
-    const std::string killed = outcome->sigkilled ? absl::StrCat("SIGTERM, then SIGKILL after ",
-                                                                 options_.kill_grace_s, " s")
-                                                  : "SIGTERM";
-    switch (outcome->kind) {
-      case ChildOutcome::Kind::kExited:
-        record.exit_code = outcome->exit_code;
-        if (outcome->exit_code == 0) {
-          record.status = EntryStatus::kOk;
-          record.reason.clear();
-        } else {
-          record.status = EntryStatus::kFailed;
-          if (outcome->exit_code == 1) {
-            record.reason = "exit 1: a point failed (its rows are kept)";
-          } else {
-            const std::string last = LastLine(spec.log_path);
-            record.reason =
-                absl::StrCat("exit ", outcome->exit_code, last.empty() ? "" : ": ", last);
-          }
-        }
-        break;
-      case ChildOutcome::Kind::kSignaled:
-        record.status = EntryStatus::kFailed;
-        record.signal = outcome->signal;
-        record.reason = absl::StrCat("killed by ", SignalName(outcome->signal));
-        break;
-      case ChildOutcome::Kind::kTimedOut:
-        record.status = EntryStatus::kTimeout;
-        record.signal = outcome->signal;
-        record.reason = absl::StrCat("time limit of ", entry.time_limit_s,
-                                     " s reached; process group stopped with ", killed);
-        break;
-      case ChildOutcome::Kind::kInterrupted:
-        record.status = EntryStatus::kPending;
-        record.signal = outcome->signal;
-        record.reason = absl::StrCat("runner stopped by ", SignalName(StopSignal()),
-                                     "; process group stopped with ", killed);
-        break;
-    }
-  }
+  RecordOutcome(entry, outcome, spec.log_path, options_.kill_grace_s, record);
   if (absl::Status s = Save(); !s.ok()) return s;
   if (outcome.ok() && outcome->kind == ChildOutcome::Kind::kInterrupted) return false;
   eta_.Record(entry.time_limit_s, record.seconds);
   return true;
 }
 
-absl::StatusOr<int> SweepRun::Run() {
+void SweepRun::ReportEntry(const std::string& tag, const EntryRecord& record, bool more,
+                           double remaining_limits) {
+  progress() << tag << EntryStatusName(record.status);
+  if (record.status == EntryStatus::kSkipped) {
+    progress() << ": " << record.reason;
+  } else {
+    progress() << " in " << FormatSeconds(record.seconds);
+    if (!record.reason.empty()) progress() << " (" << record.reason << ")";
+  }
+  if (more) progress() << "; ETA " << FormatEta(eta_.Remaining(remaining_limits));
+  progress() << "\n";
+}
+
+absl::StatusOr<int> SweepRun::Finish(const std::vector<const SweepEntry*>& selected) {
+  const int n = static_cast<int>(selected.size());
+  manifest_.finished = Iso8601(absl::Now());
+  if (absl::Status s = Save(); !s.ok()) return s;
+  int counts[5] = {};
+  for (const SweepEntry* e : selected) {
+    counts[static_cast<int>(manifest_.Find(e->id)->status)] += 1;
+  }
+  progress() << "sweep " << sweep_.name << ": " << counts[static_cast<int>(EntryStatus::kOk)]
+             << " ok, " << counts[static_cast<int>(EntryStatus::kFailed)] << " failed, "
+             << counts[static_cast<int>(EntryStatus::kTimeout)] << " timeout, "
+             << counts[static_cast<int>(EntryStatus::kSkipped)] << " skipped; " << manifest_path_
+             << "\n";
+  return counts[static_cast<int>(EntryStatus::kOk)] == n ? 0 : 1;
+}
+
+absl::StatusOr<std::vector<const SweepEntry*>> SweepRun::SelectEntries() const {
   std::vector<const SweepEntry*> selected;
   for (const std::string& id : options_.only) {
     bool found = false;
@@ -555,6 +421,13 @@ absl::StatusOr<int> SweepRun::Run() {
       selected.push_back(&e);
     }
   }
+  return selected;
+}
+
+absl::StatusOr<int> SweepRun::Run() {
+  absl::StatusOr<std::vector<const SweepEntry*>> chosen = SelectEntries();
+  if (!chosen.ok()) return chosen.status();
+  const std::vector<const SweepEntry*>& selected = *chosen;
   if (absl::Status s = CheckEntryInputs(sweep_, selected); !s.ok()) return s;
   if (!options_.dry_run) {
     if (absl::Status s = CheckBudget(sweep_, selected); !s.ok()) return s;
@@ -598,15 +471,7 @@ absl::StatusOr<int> SweepRun::Run() {
     remaining_limits -= entry.time_limit_s;
     if (!*go_on) break;
     if (options_.dry_run) continue;
-    progress() << tag << EntryStatusName(record.status);
-    if (record.status == EntryStatus::kSkipped) {
-      progress() << ": " << record.reason;
-    } else {
-      progress() << " in " << FormatSeconds(record.seconds);
-      if (!record.reason.empty()) progress() << " (" << record.reason << ")";
-    }
-    if (i + 1 < n) progress() << "; ETA " << FormatEta(eta_.Remaining(remaining_limits));
-    progress() << "\n";
+    ReportEntry(tag, record, i + 1 < n, remaining_limits);
   }
   if (options_.dry_run) return 0;
   if (const int stop = StopSignal(); stop != 0) {
@@ -615,18 +480,7 @@ absl::StatusOr<int> SweepRun::Run() {
                << "; rerun with the same --out to resume\n";
     return 128 + stop;
   }
-  manifest_.finished = Iso8601(absl::Now());
-  if (absl::Status s = Save(); !s.ok()) return s;
-  int counts[5] = {};
-  for (const SweepEntry* e : selected) {
-    counts[static_cast<int>(manifest_.Find(e->id)->status)] += 1;
-  }
-  progress() << "sweep " << sweep_.name << ": " << counts[static_cast<int>(EntryStatus::kOk)]
-             << " ok, " << counts[static_cast<int>(EntryStatus::kFailed)] << " failed, "
-             << counts[static_cast<int>(EntryStatus::kTimeout)] << " timeout, "
-             << counts[static_cast<int>(EntryStatus::kSkipped)] << " skipped; " << manifest_path_
-             << "\n";
-  return counts[static_cast<int>(EntryStatus::kOk)] == n ? 0 : 1;
+  return Finish(selected);
 }
 
 }  // namespace
