@@ -36,6 +36,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -164,6 +165,143 @@ absl::Status Validate(const Point& p) {
   return absl::OkStatus();
 }
 
+// The cuDNN objects of one point: the handle (on the point's stream) and the
+// descriptors of its input, output, filter and convolution. Members are
+// destroyed in reverse order, descriptors before the handle.
+struct ConvSetup {
+  forward::CudnnObject<cudnnHandle_t> handle;
+  forward::CudnnObject<cudnnTensorDescriptor_t> x_desc;
+  forward::CudnnObject<cudnnTensorDescriptor_t> y_desc;
+  forward::CudnnObject<cudnnFilterDescriptor_t> w_desc;
+  forward::CudnnObject<cudnnConvolutionDescriptor_t> conv_desc;
+};
+
+// Creates and sets the handle and descriptors of layer `l` at `batch`, FP32
+// NCHW, with math type `math`.
+absl::StatusOr<ConvSetup> DescribeConvolution(const CudnnApi& api, const LayerSpec& l, int batch,
+                                              cudnnMathType_t math, cudaStream_t stream) {
+  ConvSetup c;
+  DISSECT_ASSIGN_OR_RETURN(c.handle,
+                           MakeCudnnObject(api, api.cudnnCreate, api.cudnnDestroy, "cudnnCreate"));
+  DISSECT_CUDNN_RETURN_IF_ERROR(api, api.cudnnSetStream(c.handle.get(), stream));
+  DISSECT_ASSIGN_OR_RETURN(c.x_desc, MakeCudnnObject(api, api.cudnnCreateTensorDescriptor,
+                                                     api.cudnnDestroyTensorDescriptor,
+                                                     "cudnnCreateTensorDescriptor"));
+  DISSECT_ASSIGN_OR_RETURN(c.y_desc, MakeCudnnObject(api, api.cudnnCreateTensorDescriptor,
+                                                     api.cudnnDestroyTensorDescriptor,
+                                                     "cudnnCreateTensorDescriptor"));
+  DISSECT_ASSIGN_OR_RETURN(c.w_desc, MakeCudnnObject(api, api.cudnnCreateFilterDescriptor,
+                                                     api.cudnnDestroyFilterDescriptor,
+                                                     "cudnnCreateFilterDescriptor"));
+  DISSECT_ASSIGN_OR_RETURN(
+      c.conv_desc,
+      MakeCudnnObject(api, api.cudnnCreateConvolutionDescriptor,
+                      api.cudnnDestroyConvolutionDescriptor, "cudnnCreateConvolutionDescriptor"));
+  DISSECT_CUDNN_RETURN_IF_ERROR(
+      api, api.cudnnSetTensor4dDescriptor(c.x_desc.get(), CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT,
+                                          batch, l.in.c, l.in.h, l.in.w));
+  DISSECT_CUDNN_RETURN_IF_ERROR(
+      api, api.cudnnSetTensor4dDescriptor(c.y_desc.get(), CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT,
+                                          batch, l.out.c, l.out.h, l.out.w));
+  DISSECT_CUDNN_RETURN_IF_ERROR(
+      api, api.cudnnSetFilter4dDescriptor(c.w_desc.get(), CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, l.k,
+                                          l.in.c, l.r, l.s));
+  DISSECT_CUDNN_RETURN_IF_ERROR(
+      api, api.cudnnSetConvolution2dDescriptor(c.conv_desc.get(), l.pad, l.pad, l.stride,
+                                               l.stride, 1, 1, CUDNN_CROSS_CORRELATION,
+                                               CUDNN_DATA_FLOAT));
+  DISSECT_CUDNN_RETURN_IF_ERROR(api, api.cudnnSetConvolutionMathType(c.conv_desc.get(), math));
+  return c;
+}
+
+// `algo`'s place among the algorithms cuDNN's heuristic ranks as supported
+// for this layer (any math), 1 the first; NaN when it is not among them.
+absl::StatusOr<double> HeuristicRank(const CudnnApi& api, const ConvSetup& c,
+                                     cudnnConvolutionFwdAlgo_t algo) {
+  cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+  int returned = 0;
+  DISSECT_CUDNN_RETURN_IF_ERROR(
+      api, api.cudnnGetConvolutionForwardAlgorithm_v7(
+               c.handle.get(), c.x_desc.get(), c.w_desc.get(), c.conv_desc.get(), c.y_desc.get(),
+               CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf));
+  double rank = NAN;
+  for (int i = 0, supported = 0; i < returned; ++i) {
+    if (perf[i].status != CUDNN_STATUS_SUCCESS) continue;
+    ++supported;
+    if (perf[i].algo == algo) {
+      rank = supported;
+      break;
+    }
+  }
+  return rank;
+}
+
+// The device memory of one point: input, output, filter and workspace.
+struct ConvBuffers {
+  DeviceBuffer<float> x;
+  DeviceBuffer<float> y;
+  DeviceBuffer<float> w;
+  DeviceBuffer<unsigned char> workspace;
+};
+
+// Allocates the point's buffers (Skipped when they do not fit) and fills
+// the input and filter with their patterns, the output with NaN.
+absl::StatusOr<ConvBuffers> AllocateBuffers(const LayerSpec& l, int batch, size_t workspace_bytes,
+                                            const std::vector<float>& x_pattern,
+                                            const std::vector<float>& w_pattern) {
+  const size_t x_elements = static_cast<size_t>(batch) * l.in.c * l.in.h * l.in.w;
+  const size_t y_elements = static_cast<size_t>(batch) * l.out.c * l.out.h * l.out.w;
+  const size_t w_elements = static_cast<size_t>(l.k) * l.in.c * l.r * l.s;
+  const size_t needed =
+      (x_elements + y_elements + w_elements) * sizeof(float) + workspace_bytes + kHeadroomBytes;
+  size_t free_bytes = 0;
+  size_t total_bytes = 0;
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (needed > free_bytes) {
+    return Skipped(absl::StrCat("needs ", (needed >> 20) + 1, " MiB (workspace ",
+                                workspace_bytes >> 20, " MiB), ", free_bytes >> 20, " MiB free"));
+  }
+  ConvBuffers b;
+  DISSECT_ASSIGN_OR_RETURN(b.x, DeviceBuffer<float>::Allocate(x_elements));
+  DISSECT_ASSIGN_OR_RETURN(b.y, DeviceBuffer<float>::Allocate(y_elements));
+  DISSECT_ASSIGN_OR_RETURN(b.w, DeviceBuffer<float>::Allocate(w_elements));
+  DISSECT_ASSIGN_OR_RETURN(b.workspace, DeviceBuffer<unsigned char>::Allocate(
+                                            std::max<size_t>(workspace_bytes, 1)));
+  DISSECT_RETURN_IF_ERROR(FillPeriodic(x_pattern, b.x));
+  DISSECT_RETURN_IF_ERROR(FillPeriodic(w_pattern, b.w));
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaMemset(b.y.get(), 0xff, b.y.bytes()));  // NaN until written
+  // The fills ran on the default stream; the point's stream may not wait for it.
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaDeviceSynchronize());
+  return b;
+}
+
+// Times `convolve` hot and reports the point's samples.
+absl::Status TimeConvolution(PointContext& ctx, const CudnnApi& api,
+                             const std::function<cudnnStatus_t()>& convolve,
+                             const ConvLayer& layer, int batch, size_t workspace_bytes,
+                             double rank) {
+  cudnnStatus_t launch_status = CUDNN_STATUS_SUCCESS;
+  const LaunchFn launch = [&](cudaStream_t) {
+    const cudnnStatus_t status = convolve();
+    if (status == CUDNN_STATUS_SUCCESS) return cudaSuccess;
+    launch_status = status;
+    return cudaErrorLaunchFailure;
+  };
+  DISSECT_ASSIGN_OR_RETURN(const std::vector<double> ms, ctx.TimeKernel(launch, CacheState::kHot));
+  if (launch_status != CUDNN_STATUS_SUCCESS) {
+    return forward::CudnnStatus(api, launch_status, "cudnnConvolutionForward");
+  }
+  const LayerSpec& l = layer.spec;
+  std::vector<double> gflops;
+  for (double t : ms) gflops.push_back(ConvFlops(l, batch) / (t * 1e-3) / 1e9);
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("gflops", std::move(gflops)));
+  DISSECT_RETURN_IF_ERROR(
+      ctx.AddSamples("workspace_bytes", {static_cast<double>(workspace_bytes)}));
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("heuristic_rank", {rank}));
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("shape_count", {static_cast<double>(layer.shape_count)}));
+  return ctx.AddSamples("network_conv_layers", {static_cast<double>(layer.network_conv_layers)});
+}
+
 absl::Status Run(PointContext& ctx) {
   const ConvLayer* layer = FindLayer(ctx.Str("layer"));
   if (layer == nullptr) return absl::InvalidArgumentError("unknown layer " + ctx.Str("layer"));
@@ -177,97 +315,33 @@ absl::Status Run(PointContext& ctx) {
     return loaded.status();
   }
   const CudnnApi& api = **loaded;
-
-  DISSECT_ASSIGN_OR_RETURN(auto handle,
-                           MakeCudnnObject(api, api.cudnnCreate, api.cudnnDestroy, "cudnnCreate"));
-  DISSECT_CUDNN_RETURN_IF_ERROR(api, api.cudnnSetStream(handle.get(), ctx.stream()));
-  DISSECT_ASSIGN_OR_RETURN(auto x_desc, MakeCudnnObject(api, api.cudnnCreateTensorDescriptor,
-                                                        api.cudnnDestroyTensorDescriptor,
-                                                        "cudnnCreateTensorDescriptor"));
-  DISSECT_ASSIGN_OR_RETURN(auto y_desc, MakeCudnnObject(api, api.cudnnCreateTensorDescriptor,
-                                                        api.cudnnDestroyTensorDescriptor,
-                                                        "cudnnCreateTensorDescriptor"));
-  DISSECT_ASSIGN_OR_RETURN(auto w_desc, MakeCudnnObject(api, api.cudnnCreateFilterDescriptor,
-                                                        api.cudnnDestroyFilterDescriptor,
-                                                        "cudnnCreateFilterDescriptor"));
-  DISSECT_ASSIGN_OR_RETURN(
-      auto conv_desc,
-      MakeCudnnObject(api, api.cudnnCreateConvolutionDescriptor,
-                      api.cudnnDestroyConvolutionDescriptor, "cudnnCreateConvolutionDescriptor"));
-  DISSECT_CUDNN_RETURN_IF_ERROR(
-      api, api.cudnnSetTensor4dDescriptor(x_desc.get(), CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, batch,
-                                          l.in.c, l.in.h, l.in.w));
-  DISSECT_CUDNN_RETURN_IF_ERROR(
-      api, api.cudnnSetTensor4dDescriptor(y_desc.get(), CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, batch,
-                                          l.out.c, l.out.h, l.out.w));
-  DISSECT_CUDNN_RETURN_IF_ERROR(
-      api, api.cudnnSetFilter4dDescriptor(w_desc.get(), CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, l.k,
-                                          l.in.c, l.r, l.s));
-  DISSECT_CUDNN_RETURN_IF_ERROR(
-      api, api.cudnnSetConvolution2dDescriptor(conv_desc.get(), l.pad, l.pad, l.stride, l.stride, 1,
-                                               1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
-  DISSECT_CUDNN_RETURN_IF_ERROR(api, api.cudnnSetConvolutionMathType(conv_desc.get(), math));
+  DISSECT_ASSIGN_OR_RETURN(const ConvSetup c,
+                           DescribeConvolution(api, l, batch, math, ctx.stream()));
   // A row whose math is not the one asked for would report tensor-core TF32
   // as FP32 FMA (or the reverse): refused, with the reason, before any work.
-  DISSECT_ASSIGN_OR_RETURN(const std::string refusal, MathRefusal(api, conv_desc.get(), math));
+  DISSECT_ASSIGN_OR_RETURN(const std::string refusal, MathRefusal(api, c.conv_desc.get(), math));
   if (!refusal.empty()) return Skipped(refusal);
-
-  // cuDNN's heuristic ranking of the algorithms for this layer (any math).
-  cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-  int returned = 0;
-  DISSECT_CUDNN_RETURN_IF_ERROR(
-      api, api.cudnnGetConvolutionForwardAlgorithm_v7(
-               handle.get(), x_desc.get(), w_desc.get(), conv_desc.get(), y_desc.get(),
-               CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf));
-  double rank = NAN;
-  for (int i = 0, supported = 0; i < returned; ++i) {
-    if (perf[i].status != CUDNN_STATUS_SUCCESS) continue;
-    ++supported;
-    if (perf[i].algo == algo) {
-      rank = supported;
-      break;
-    }
-  }
+  DISSECT_ASSIGN_OR_RETURN(const double rank, HeuristicRank(api, c, algo));
 
   size_t workspace_bytes = 0;
   if (const cudnnStatus_t status = api.cudnnGetConvolutionForwardWorkspaceSize(
-          handle.get(), x_desc.get(), w_desc.get(), conv_desc.get(), y_desc.get(), algo,
+          c.handle.get(), c.x_desc.get(), c.w_desc.get(), c.conv_desc.get(), c.y_desc.get(), algo,
           &workspace_bytes);
       status != CUDNN_STATUS_SUCCESS) {
     return Skipped(absl::StrCat("cuDNN does not support ", ctx.Str("algo"),
                                 " here: ", api.cudnnGetErrorString(status)));
   }
-  const size_t x_elements = static_cast<size_t>(batch) * l.in.c * l.in.h * l.in.w;
-  const size_t y_elements = static_cast<size_t>(batch) * l.out.c * l.out.h * l.out.w;
-  const size_t w_elements = static_cast<size_t>(l.k) * l.in.c * l.r * l.s;
-  const size_t needed =
-      (x_elements + y_elements + w_elements) * sizeof(float) + workspace_bytes + kHeadroomBytes;
-  size_t free_bytes = 0;
-  size_t total_bytes = 0;
-  DISSECT_CUDA_RETURN_IF_ERROR(cudaMemGetInfo(&free_bytes, &total_bytes));
-  if (needed > free_bytes) {
-    return Skipped(absl::StrCat("needs ", (needed >> 20) + 1, " MiB (workspace ",
-                                workspace_bytes >> 20, " MiB), ", free_bytes >> 20, " MiB free"));
-  }
-  DISSECT_ASSIGN_OR_RETURN(auto x, DeviceBuffer<float>::Allocate(x_elements));
-  DISSECT_ASSIGN_OR_RETURN(auto y, DeviceBuffer<float>::Allocate(y_elements));
-  DISSECT_ASSIGN_OR_RETURN(auto w, DeviceBuffer<float>::Allocate(w_elements));
-  DISSECT_ASSIGN_OR_RETURN(
-      auto workspace, DeviceBuffer<unsigned char>::Allocate(std::max<size_t>(workspace_bytes, 1)));
   const std::vector<float> x_pattern = InputPattern();
   const std::vector<float> w_pattern = WeightPattern(l);
-  DISSECT_RETURN_IF_ERROR(FillPeriodic(x_pattern, x));
-  DISSECT_RETURN_IF_ERROR(FillPeriodic(w_pattern, w));
-  DISSECT_CUDA_RETURN_IF_ERROR(cudaMemset(y.get(), 0xff, y.bytes()));  // NaN until written
-  // The fills ran on the default stream; the point's stream may not wait for it.
-  DISSECT_CUDA_RETURN_IF_ERROR(cudaDeviceSynchronize());
-
+  DISSECT_ASSIGN_OR_RETURN(ConvBuffers b,
+                           AllocateBuffers(l, batch, workspace_bytes, x_pattern, w_pattern));
   const float alpha = 1.0f;
   const float beta = 0.0f;
-  auto convolve = [&]() {
-    return api.cudnnConvolutionForward(handle.get(), &alpha, x_desc.get(), x.get(), w_desc.get(),
-                                       w.get(), conv_desc.get(), algo, workspace.get(),
-                                       workspace_bytes, &beta, y_desc.get(), y.get());
+  const std::function<cudnnStatus_t()> convolve = [&]() {
+    return api.cudnnConvolutionForward(c.handle.get(), &alpha, c.x_desc.get(), b.x.get(),
+                                       c.w_desc.get(), b.w.get(), c.conv_desc.get(), algo,
+                                       b.workspace.get(), workspace_bytes, &beta, c.y_desc.get(),
+                                       b.y.get());
   };
   if (const cudnnStatus_t status = convolve(); status != CUDNN_STATUS_SUCCESS) {
     if (status == CUDNN_STATUS_NOT_SUPPORTED) {
@@ -277,30 +351,11 @@ absl::Status Run(PointContext& ctx) {
     return forward::CudnnStatus(api, status, "cudnnConvolutionForward");
   }
   DISSECT_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(ctx.stream()));
-  if (absl::Status check = CheckOutput(l, batch, x_pattern, w_pattern, y, math); !check.ok()) {
+  if (absl::Status check = CheckOutput(l, batch, x_pattern, w_pattern, b.y, math); !check.ok()) {
     return absl::InternalError(
         absl::StrCat(ctx.Str("algo"), " on ", layer->name, ": ", check.message()));
   }
-
-  cudnnStatus_t launch_status = CUDNN_STATUS_SUCCESS;
-  const LaunchFn launch = [&](cudaStream_t) {
-    const cudnnStatus_t status = convolve();
-    if (status == CUDNN_STATUS_SUCCESS) return cudaSuccess;
-    launch_status = status;
-    return cudaErrorLaunchFailure;
-  };
-  DISSECT_ASSIGN_OR_RETURN(const std::vector<double> ms, ctx.TimeKernel(launch, CacheState::kHot));
-  if (launch_status != CUDNN_STATUS_SUCCESS) {
-    return forward::CudnnStatus(api, launch_status, "cudnnConvolutionForward");
-  }
-  std::vector<double> gflops;
-  for (double t : ms) gflops.push_back(ConvFlops(l, batch) / (t * 1e-3) / 1e9);
-  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("gflops", std::move(gflops)));
-  DISSECT_RETURN_IF_ERROR(
-      ctx.AddSamples("workspace_bytes", {static_cast<double>(workspace_bytes)}));
-  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("heuristic_rank", {rank}));
-  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("shape_count", {static_cast<double>(layer->shape_count)}));
-  return ctx.AddSamples("network_conv_layers", {static_cast<double>(layer->network_conv_layers)});
+  return TimeConvolution(ctx, api, convolve, *layer, batch, workspace_bytes, rank);
 }
 
 DISSECT_EXPERIMENT(conv_algorithms)
