@@ -315,7 +315,9 @@ std::string GpcRunJson(const GpcProbePlan& plan, const GpcProbeRun& run) {
   nlohmann::json launches = nlohmann::json::array();
   for (size_t i = 0; i < run.records.size(); ++i) {
     nlohmann::json blocks = nlohmann::json::array();
-    for (const BlockPlacement& b : run.records[i].blocks) blocks.push_back({b.sm, b.cluster, b.rank});
+    for (const BlockPlacement& b : run.records[i].blocks) {
+      blocks.push_back({b.sm, b.cluster, b.rank});
+    }
     const bool scheduled = i < run.steps.size();
     launches.push_back({{"shape", scheduled ? run.steps[i].shape_index : -1},
                         {"clusters", scheduled ? run.steps[i].clusters : -1},
@@ -323,8 +325,9 @@ std::string GpcRunJson(const GpcProbePlan& plan, const GpcProbeRun& run) {
                         {"blocker_failed", i < run.blocker_failed.size() && run.blocker_failed[i]},
                         {"blocks", std::move(blocks)}});
   }
-  const nlohmann::json out = {
-      {"sm_count", plan.sm_count}, {"shapes", std::move(shapes)}, {"launches", std::move(launches)}};
+  const nlohmann::json out = {{"sm_count", plan.sm_count},
+                               {"shapes", std::move(shapes)},
+                               {"launches", std::move(launches)}};
   return out.dump() + "\n";
 }
 
