@@ -137,41 +137,9 @@ absl::StatusOr<PublishedSource> ParseSource(const Json& j,
   return source;
 }
 
-absl::StatusOr<PublishedValue> ParseEntry(const Json& j,
-                                          const std::string& where) {
-  if (!j.is_object()) {
-    return absl::InvalidArgumentError(absl::StrCat(where, " is not an object"));
-  }
-  static constexpr absl::string_view kKeys[] = {
-      "device", "measured_on", "level",  "quantity",
-      "value",  "range",       "unit",   "source", "note"};
-  for (const auto& [key, unused] : j.items()) {
-    if (std::find(std::begin(kKeys), std::end(kKeys), key) == std::end(kKeys)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(where, " has unknown key \"", key, "\""));
-    }
-  }
-  PublishedValue v;
-  const auto device = j.find("device");
-  if (device == j.end()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(where, " has no \"device\""));
-  }
-  absl::StatusOr<DeviceMatch> match = ParseDevice(*device, where);
-  if (!match.ok()) return match.status();
-  v.device = *std::move(match);
-  for (auto [key, out] :
-       {std::pair<const char*, std::string*>{"measured_on", &v.measured_on},
-        {"level", &v.level},
-        {"quantity", &v.quantity},
-        {"unit", &v.unit}}) {
-    if (absl::Status s = GetString(j, key, true, where, *out); !s.ok()) {
-      return s;
-    }
-  }
-  if (absl::Status s = GetString(j, "note", false, where, v.note); !s.ok()) {
-    return s;
-  }
+// An error unless `v`'s level is one of the table's and its unit the one of
+// its quantity.
+absl::Status CheckLevelAndUnit(const PublishedValue& v, const std::string& where) {
   const std::vector<std::string>& levels = HierarchyLevels();
   if (std::find(levels.begin(), levels.end(), v.level) == levels.end()) {
     return absl::InvalidArgumentError(
@@ -190,6 +158,11 @@ absl::StatusOr<PublishedValue> ParseEntry(const Json& j,
         absl::StrCat(where, " unit of ", v.quantity, " must be \"", unit,
                      "\", not \"", v.unit, "\""));
   }
+  return absl::OkStatus();
+}
+
+// The entry's "value", or its "range" (either bound may be null), into `v`.
+absl::Status ParseValueOrRange(const Json& j, const std::string& where, PublishedValue& v) {
   const auto value = j.find("value");
   const auto range = j.find("range");
   if ((value == j.end()) == (range == j.end())) {
@@ -225,6 +198,46 @@ absl::StatusOr<PublishedValue> ParseEntry(const Json& j,
       return bad_range;
     }
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<PublishedValue> ParseEntry(const Json& j,
+                                          const std::string& where) {
+  if (!j.is_object()) {
+    return absl::InvalidArgumentError(absl::StrCat(where, " is not an object"));
+  }
+  static constexpr absl::string_view kKeys[] = {
+      "device", "measured_on", "level",  "quantity",
+      "value",  "range",       "unit",   "source", "note"};
+  for (const auto& [key, unused] : j.items()) {
+    if (std::find(std::begin(kKeys), std::end(kKeys), key) == std::end(kKeys)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, " has unknown key \"", key, "\""));
+    }
+  }
+  PublishedValue v;
+  const auto device = j.find("device");
+  if (device == j.end()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, " has no \"device\""));
+  }
+  absl::StatusOr<DeviceMatch> match = ParseDevice(*device, where);
+  if (!match.ok()) return match.status();
+  v.device = *std::move(match);
+  for (auto [key, out] :
+       {std::pair<const char*, std::string*>{"measured_on", &v.measured_on},
+        {"level", &v.level},
+        {"quantity", &v.quantity},
+        {"unit", &v.unit}}) {
+    if (absl::Status s = GetString(j, key, true, where, *out); !s.ok()) {
+      return s;
+    }
+  }
+  if (absl::Status s = GetString(j, "note", false, where, v.note); !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = CheckLevelAndUnit(v, where); !s.ok()) return s;
+  if (absl::Status s = ParseValueOrRange(j, where, v); !s.ok()) return s;
   const auto source = j.find("source");
   if (source == j.end()) {
     return absl::InvalidArgumentError(
