@@ -160,6 +160,50 @@ double GroupMedian(const std::vector<double>& z, const Group& g) {
   return Median(values);
 }
 
+// Rule 4: the segments long enough to be plateaus (all of them when there
+// is only one).
+std::vector<Group> PlateauGroups(const std::vector<Segment>& segments,
+                                 size_t min_plateau_points) {
+  std::vector<Group> plateaus;
+  for (const Segment& s : segments) {
+    if (s.end - s.begin < min_plateau_points && segments.size() > 1) {
+      continue;
+    }
+    Group g;
+    for (size_t j = s.begin; j < s.end; ++j) g.kept.push_back(j);
+    plateaus.push_back(std::move(g));
+  }
+  return plateaus;
+}
+
+// Merges neighbouring plateaus whose levels differ by less than `t`, closest
+// first; the kept points between them go to `outliers` (input indices).
+void MergeNearPlateaus(const std::vector<double>& z, double t, const std::vector<size_t>& kept,
+                       std::vector<Group>& plateaus, std::vector<size_t>& outliers) {
+  while (plateaus.size() > 1) {
+    size_t best = plateaus.size();
+    double best_diff = 0;
+    for (size_t k = 0; k + 1 < plateaus.size(); ++k) {
+      const double diff = std::fabs(GroupMedian(z, plateaus[k]) -
+                                    GroupMedian(z, plateaus[k + 1]));
+      if (diff < t && (best == plateaus.size() || diff < best_diff)) {
+        best = k;
+        best_diff = diff;
+      }
+    }
+    if (best == plateaus.size()) break;
+    // Points between the two (transitions) become outliers of the merged
+    // plateau: they lie inside its x range but do not set its level.
+    const size_t gap_begin = plateaus[best].kept.back() + 1;
+    const size_t gap_end = plateaus[best + 1].kept.front();
+    for (size_t j = gap_begin; j < gap_end; ++j) {
+      outliers.push_back(kept[j]);
+    }
+    for (size_t j : plateaus[best + 1].kept) plateaus[best].kept.push_back(j);
+    plateaus.erase(plateaus.begin() + static_cast<long>(best) + 1);
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<Segmentation> SegmentCurve(const std::vector<CurvePoint>& points,
@@ -186,38 +230,9 @@ absl::StatusOr<Segmentation> SegmentCurve(const std::vector<CurvePoint>& points,
   MergeClose(z, t, segments);
 
   // Rule 4: plateaus and transitions.
-  std::vector<Group> plateaus;
+  std::vector<Group> plateaus = PlateauGroups(segments, options.min_plateau_points);
   std::vector<bool> in_plateau(z.size(), false);
-  for (const Segment& s : segments) {
-    if (s.end - s.begin < options.min_plateau_points && segments.size() > 1) {
-      continue;
-    }
-    Group g;
-    for (size_t j = s.begin; j < s.end; ++j) g.kept.push_back(j);
-    plateaus.push_back(std::move(g));
-  }
-  while (plateaus.size() > 1) {
-    size_t best = plateaus.size();
-    double best_diff = 0;
-    for (size_t k = 0; k + 1 < plateaus.size(); ++k) {
-      const double diff = std::fabs(GroupMedian(z, plateaus[k]) -
-                                    GroupMedian(z, plateaus[k + 1]));
-      if (diff < t && (best == plateaus.size() || diff < best_diff)) {
-        best = k;
-        best_diff = diff;
-      }
-    }
-    if (best == plateaus.size()) break;
-    // Points between the two (transitions) become outliers of the merged
-    // plateau: they lie inside its x range but do not set its level.
-    const size_t gap_begin = plateaus[best].kept.back() + 1;
-    const size_t gap_end = plateaus[best + 1].kept.front();
-    for (size_t j = gap_begin; j < gap_end; ++j) {
-      result.outliers.push_back(kept[j]);
-    }
-    for (size_t j : plateaus[best + 1].kept) plateaus[best].kept.push_back(j);
-    plateaus.erase(plateaus.begin() + static_cast<long>(best) + 1);
-  }
+  MergeNearPlateaus(z, t, kept, plateaus, result.outliers);
   std::sort(result.outliers.begin(), result.outliers.end());
 
   for (const Group& g : plateaus) {
