@@ -99,6 +99,49 @@ nlohmann::ordered_json CatalogEntry::SweepDocument() const {
   return doc;
 }
 
+namespace {
+
+// The entry's "paper" object (key, title, authors, venue, year) into `e`;
+// the file name must start with the paper's key.
+absl::Status ParsePaper(const Json& doc, std::string_view path, CatalogEntry& e) {
+  const auto paper = doc.find("paper");
+  if (paper == doc.end() || !paper->is_object()) return Bad(path, "paper: missing or not an object");
+  for (auto [field, out] : {std::pair{"key", &e.paper_key}, std::pair{"title", &e.title},
+                            std::pair{"authors", &e.authors}, std::pair{"venue", &e.venue}}) {
+    auto value = Text(*paper, field, path, "paper.");
+    if (!value.ok()) return value.status();
+    *out = *value;
+  }
+  if (!paper->contains("year") || !(*paper)["year"].is_number_integer() ||
+      (*paper)["year"].get<int>() < 1990 || (*paper)["year"].get<int>() > 2100) {
+    return Bad(path, "paper.year: missing or not a year");
+  }
+  e.year = (*paper)["year"].get<int>();
+  if (e.id != e.paper_key && e.id.rfind(e.paper_key + "_", 0) != 0) {
+    return Bad(path, absl::StrCat("the file name must start with paper.key '", e.paper_key, "'"));
+  }
+  return absl::OkStatus();
+}
+
+// The entry's "published" list into `e`, each key once.
+absl::Status ParsePublishedList(const Json& doc, std::string_view path, CatalogEntry& e) {
+  const auto published = doc.find("published");
+  if (published == doc.end() || !published->is_array()) {
+    return Bad(path, "published: missing (a list; [] if the paper states no number)");
+  }
+  for (size_t i = 0; i < published->size(); ++i) {
+    auto p = ParsePublished((*published)[i], path, i);
+    if (!p.ok()) return p.status();
+    if (e.FindPublished(p->key) != nullptr) {
+      return Bad(path, absl::StrCat("published[", i, "].key: '", p->key, "' appears twice"));
+    }
+    e.published.push_back(*std::move(p));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<CatalogEntry> ParseCatalogEntry(std::string_view text, std::string_view path) {
   Json doc = Json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) return Bad(path, "not valid JSON");
@@ -119,22 +162,7 @@ absl::StatusOr<CatalogEntry> ParseCatalogEntry(std::string_view text, std::strin
   if (!doc.contains("format") || doc["format"] != kPaperFormat) {
     return Bad(path, absl::StrCat("format: must be \"", kPaperFormat, "\""));
   }
-  const auto paper = doc.find("paper");
-  if (paper == doc.end() || !paper->is_object()) return Bad(path, "paper: missing or not an object");
-  for (auto [field, out] : {std::pair{"key", &e.paper_key}, std::pair{"title", &e.title},
-                            std::pair{"authors", &e.authors}, std::pair{"venue", &e.venue}}) {
-    auto value = Text(*paper, field, path, "paper.");
-    if (!value.ok()) return value.status();
-    *out = *value;
-  }
-  if (!paper->contains("year") || !(*paper)["year"].is_number_integer() ||
-      (*paper)["year"].get<int>() < 1990 || (*paper)["year"].get<int>() > 2100) {
-    return Bad(path, "paper.year: missing or not a year");
-  }
-  e.year = (*paper)["year"].get<int>();
-  if (e.id != e.paper_key && e.id.rfind(e.paper_key + "_", 0) != 0) {
-    return Bad(path, absl::StrCat("the file name must start with paper.key '", e.paper_key, "'"));
-  }
+  if (absl::Status s = ParsePaper(doc, path, e); !s.ok()) return s;
   for (auto [field, out] :
        {std::pair{"figure", &e.figure}, std::pair{"claim", &e.claim},
         std::pair{"expected_signature", &e.expected_signature},
@@ -172,18 +200,7 @@ absl::StatusOr<CatalogEntry> ParseCatalogEntry(std::string_view text, std::strin
   e.generator = *generator;
   e.params = analysis->contains("params") ? (*analysis)["params"] : Json::object();
   if (!e.params.is_object()) return Bad(path, "analysis.params: not an object");
-  const auto published = doc.find("published");
-  if (published == doc.end() || !published->is_array()) {
-    return Bad(path, "published: missing (a list; [] if the paper states no number)");
-  }
-  for (size_t i = 0; i < published->size(); ++i) {
-    auto p = ParsePublished((*published)[i], path, i);
-    if (!p.ok()) return p.status();
-    if (e.FindPublished(p->key) != nullptr) {
-      return Bad(path, absl::StrCat("published[", i, "].key: '", p->key, "' appears twice"));
-    }
-    e.published.push_back(*std::move(p));
-  }
+  if (absl::Status s = ParsePublishedList(doc, path, e); !s.ok()) return s;
   return e;
 }
 
