@@ -275,26 +275,16 @@ absl::StatusOr<double> WithPower(PointContext& ctx, const std::function<absl::St
   return span->median_w;
 }
 
-absl::Status Run(PointContext& ctx) {
-  const std::string& shape = ctx.Str("shape");
-  const std::string& method = ctx.Str("method");
-  const std::string& structure_name = ctx.Str("structure");
-  const int batch = static_cast<int>(ctx.Int("batch"));
-  const int64_t pct = ctx.Int("sparsity_pct");
-  DISSECT_ASSIGN_OR_RETURN(const l1_bypass::LayerShape* layer, l1_bypass::FindEmbeddedLayer(shape));
-  DISSECT_ASSIGN_OR_RETURN(const sparsity::MaskStructure structure,
-                           sparsity::ParseMaskStructure(structure_name));
-  DISSECT_ASSIGN_OR_RETURN(const GemmForm form, FormOf(*layer, batch));
-  DISSECT_RETURN_IF_ERROR(PrepareWeights(shape, form));
-  const float* w = GlobalState().w.get();
-  cudaStream_t stream = ctx.stream();
-
-  // The dense baseline first: the row's own TimeKernel comes last, so the
-  // row's time and clock are its method's.
+// The median time of dense cuBLAS on the zeros of (shape, structure,
+// batch) at 0 % sparsity, measured once per run and kept.
+absl::StatusOr<double> DenseBaselineMs(PointContext& ctx, const l1_bypass::LayerShape& layer,
+                                       const std::string& shape, const std::string& structure_name,
+                                       sparsity::MaskStructure structure, int batch) {
   const auto baseline_key = std::make_tuple(shape, structure_name, int64_t{batch});
   auto& baselines = GlobalState().baseline_ms;
   if (baselines.find(baseline_key) == baselines.end()) {
-    DISSECT_ASSIGN_OR_RETURN(PointData dense, MakeData(*layer, batch, structure, 0, stream));
+    const float* w = GlobalState().w.get();
+    DISSECT_ASSIGN_OR_RETURN(PointData dense, MakeData(layer, batch, structure, 0, ctx.stream()));
     absl::Status dense_status;
     absl::StatusOr<std::vector<double>> ms =
         ctx.TimeKernel(Checked(
@@ -307,56 +297,81 @@ absl::Status Run(PointContext& ctx) {
     if (!ms.ok()) return ms.status();
     DISSECT_ASSIGN_OR_RETURN(baselines[baseline_key], Median(std::move(*ms)));
   }
-  const double baseline_ms = baselines[baseline_key];
+  return baselines[baseline_key];
+}
 
-  DISSECT_ASSIGN_OR_RETURN(PointData d, MakeData(*layer, batch, structure, pct, stream));
-  DISSECT_ASSIGN_OR_RETURN(auto y, DeviceBuffer<float>::Allocate(d.form.m * d.form.n));
-  DISSECT_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(y.get(), 0xff, y.bytes(), stream));
-  std::vector<double> convert_ms;
+// A point's method, ready to launch, and what it holds while it runs. The
+// launch refers to the members: the MethodRun stays where it was set up.
+struct MethodRun {
   LaunchFn launch;
   absl::Status launch_status;
   std::optional<CsrSpmm> spmm;
   DeviceBuffer<uint8_t> bitmap;
-  sparsity_gemm::SkipGemmArgs args{w,
-                                   d.x.get(),
-                                   y.get(),
-                                   nullptr,
-                                   static_cast<int>(d.form.m),
-                                   static_cast<int>(d.form.n),
-                                   static_cast<int>(d.form.k)};
+  sparsity_gemm::SkipGemmArgs args{};
+  std::vector<double> convert_ms;  // cusparse_csr: the conversion's samples
+};
+
+// Sets `run` up to compute Y = W X into `y` with `method`; the CSR method
+// converts W first (timed, in run->convert_ms).
+absl::Status SetUpMethod(PointContext& ctx, const std::string& method, const PointData& d,
+                         const float* w, float* y, MethodRun* run) {
+  cudaStream_t stream = ctx.stream();
+  run->args = sparsity_gemm::SkipGemmArgs{w,
+                                          d.x.get(),
+                                          y,
+                                          nullptr,
+                                          static_cast<int>(d.form.m),
+                                          static_cast<int>(d.form.n),
+                                          static_cast<int>(d.form.k)};
   if (method == "dense_cublas") {
-    launch = Checked([&](cudaStream_t s) { return RunCublas(d.form, w, d.x.get(), y.get(), s); },
-                     launch_status);
-  } else if (method == "skip_warp" || method == "skip_tile") {
+    const GemmForm form = d.form;
+    const float* x = d.x.get();
+    run->launch = Checked([form, w, x, y](cudaStream_t s) { return RunCublas(form, w, x, y, s); },
+                          run->launch_status);
+    return absl::OkStatus();
+  }
+  if (method == "skip_warp" || method == "skip_tile") {
     const SkipMode mode = method == "skip_warp" ? SkipMode::kWarp : SkipMode::kTile;
     if (mode == SkipMode::kTile) {
-      DISSECT_ASSIGN_OR_RETURN(bitmap, DeviceBuffer<uint8_t>::Allocate(
-                                           sparsity_gemm::TileBitmapSize(d.form.k, d.form.n)));
-      args.tile_bitmap = bitmap.get();
+      DISSECT_ASSIGN_OR_RETURN(run->bitmap, DeviceBuffer<uint8_t>::Allocate(
+                                                sparsity_gemm::TileBitmapSize(d.form.k, d.form.n)));
+      run->args.tile_bitmap = run->bitmap.get();
     }
-    launch = [&, mode](cudaStream_t s) { return sparsity_gemm::LaunchSkipGemm(mode, args, s); };
-  } else {
-    absl::StatusOr<CsrSpmm> made =
-        CsrSpmm::Create(w, d.x.get(), y.get(), d.form.m, d.form.n, d.form.k, stream);
-    if (!made.ok()) return made.status();
-    spmm.emplace(std::move(*made));
-    TimingOptions convert_timing = ctx.timing();
-    convert_timing.guard_ns = 0;
-    convert_timing.launches_per_sample = 1;
-    convert_timing.cache = CacheState::kHot;
-    absl::StatusOr<std::vector<double>> converted =
-        TimeWithEvents(Checked([&](cudaStream_t s) { return spmm->Convert(s); }, launch_status),
-                       convert_timing, nullptr, stream);
-    DISSECT_RETURN_IF_ERROR(launch_status);
-    if (!converted.ok()) return converted.status();
-    convert_ms = std::move(*converted);
-    ctx.AddNote(absl::StrCat("nnz=", spmm->nnz()));
-    launch = Checked([&](cudaStream_t s) { return spmm->Multiply(s); }, launch_status);
+    const sparsity_gemm::SkipGemmArgs* args = &run->args;
+    run->launch = [mode, args](cudaStream_t s) {
+      return sparsity_gemm::LaunchSkipGemm(mode, *args, s);
+    };
+    return absl::OkStatus();
   }
+  absl::StatusOr<CsrSpmm> made =
+      CsrSpmm::Create(w, d.x.get(), y, d.form.m, d.form.n, d.form.k, stream);
+  if (!made.ok()) return made.status();
+  run->spmm.emplace(std::move(*made));
+  CsrSpmm* spmm = &*run->spmm;
+  TimingOptions convert_timing = ctx.timing();
+  convert_timing.guard_ns = 0;
+  convert_timing.launches_per_sample = 1;
+  convert_timing.cache = CacheState::kHot;
+  absl::StatusOr<std::vector<double>> converted =
+      TimeWithEvents(Checked([spmm](cudaStream_t s) { return spmm->Convert(s); },
+                             run->launch_status),
+                     convert_timing, nullptr, stream);
+  DISSECT_RETURN_IF_ERROR(run->launch_status);
+  if (!converted.ok()) return converted.status();
+  run->convert_ms = std::move(*converted);
+  ctx.AddNote(absl::StrCat("nnz=", spmm->nnz()));
+  run->launch = Checked([spmm](cudaStream_t s) { return spmm->Multiply(s); }, run->launch_status);
+  return absl::OkStatus();
+}
 
-  // Correctness before timing.
-  DISSECT_CUDA_RETURN_IF_ERROR(launch(stream));
-  DISSECT_RETURN_IF_ERROR(launch_status);
+// Runs the method once and checks its Y: against cuBLAS's within
+// kMaxRelError, and for the zero-skipping kernels bit for bit against the
+// CPU on the first columns. Returns the relative error.
+absl::StatusOr<double> CheckMethod(const std::string& method, const PointData& d,
+                                   const DeviceBuffer<float>& y, MethodRun& run,
+                                   cudaStream_t stream) {
+  DISSECT_CUDA_RETURN_IF_ERROR(run.launch(stream));
+  DISSECT_RETURN_IF_ERROR(run.launch_status);
   DISSECT_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
   std::vector<float> got(d.form.m * d.form.n);
   DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpy(got.data(), y.get(), y.bytes(), cudaMemcpyDeviceToHost));
@@ -378,17 +393,23 @@ absl::Status Run(PointContext& ctx) {
       }
     }
   }
+  return error;
+}
 
+// Times the method (with board power) and reports the point's samples.
+absl::Status TimeMethod(PointContext& ctx, MethodRun& run, const PointData& d, double baseline_ms,
+                        double error) {
   std::vector<double> ms;
   DISSECT_ASSIGN_OR_RETURN(const double power_w, WithPower(ctx, [&]() -> absl::Status {
                              absl::StatusOr<std::vector<double>> t =
-                                 ctx.TimeKernel(launch, CacheState::kHot);
-                             DISSECT_RETURN_IF_ERROR(launch_status);
+                                 ctx.TimeKernel(run.launch, CacheState::kHot);
+                             DISSECT_RETURN_IF_ERROR(run.launch_status);
                              if (!t.ok()) return t.status();
                              ms = std::move(*t);
                              return absl::OkStatus();
                            }));
   DISSECT_ASSIGN_OR_RETURN(const double median_ms, Median(ms));
+  std::vector<double> convert_ms = std::move(run.convert_ms);
   if (convert_ms.empty()) convert_ms.assign(ms.size(), 0.0);
   std::vector<double> end_to_end;
   for (size_t i = 0; i < ms.size(); ++i)
@@ -401,6 +422,36 @@ absl::Status Run(PointContext& ctx) {
   DISSECT_RETURN_IF_ERROR(ctx.AddSamples("max_rel_error", {error}));
   ctx.AddNote("activation_source=controlled_mask");
   return absl::OkStatus();
+}
+
+absl::Status Run(PointContext& ctx) {
+  const std::string& shape = ctx.Str("shape");
+  const std::string& method = ctx.Str("method");
+  const std::string& structure_name = ctx.Str("structure");
+  const int batch = static_cast<int>(ctx.Int("batch"));
+  const int64_t pct = ctx.Int("sparsity_pct");
+  DISSECT_ASSIGN_OR_RETURN(const l1_bypass::LayerShape* layer, l1_bypass::FindEmbeddedLayer(shape));
+  DISSECT_ASSIGN_OR_RETURN(const sparsity::MaskStructure structure,
+                           sparsity::ParseMaskStructure(structure_name));
+  DISSECT_ASSIGN_OR_RETURN(const GemmForm form, FormOf(*layer, batch));
+  DISSECT_RETURN_IF_ERROR(PrepareWeights(shape, form));
+  const float* w = GlobalState().w.get();
+  cudaStream_t stream = ctx.stream();
+
+  // The dense baseline first: the row's own TimeKernel comes last, so the
+  // row's time and clock are its method's.
+  DISSECT_ASSIGN_OR_RETURN(
+      const double baseline_ms,
+      DenseBaselineMs(ctx, *layer, shape, structure_name, structure, batch));
+
+  DISSECT_ASSIGN_OR_RETURN(PointData d, MakeData(*layer, batch, structure, pct, stream));
+  DISSECT_ASSIGN_OR_RETURN(auto y, DeviceBuffer<float>::Allocate(d.form.m * d.form.n));
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(y.get(), 0xff, y.bytes(), stream));
+  MethodRun run;
+  DISSECT_RETURN_IF_ERROR(SetUpMethod(ctx, method, d, w, y.get(), &run));
+  // Correctness before timing.
+  DISSECT_ASSIGN_OR_RETURN(const double error, CheckMethod(method, d, y, run, stream));
+  return TimeMethod(ctx, run, d, baseline_ms, error);
 }
 
 DISSECT_EXPERIMENT(sparsity_speed)
