@@ -213,7 +213,8 @@ absl::StatusOr<ImportedFile> Render(OutFile file, absl::string_view suite, absl:
   const int merged = MergeDuplicateRows(file.experiment, &file.rows);
 
   Json context = Json::object();
-  context["dissect_schema_version"] = "1";
+  // The current version: imported metrics already have version 2's names.
+  context["dissect_schema_version"] = std::string(kSupportedSchemaVersion);
   context["dissect_experiment"] = file.experiment;
   std::vector<std::string> axis_names, metric_names;
   for (const AxisDecl& axis : file.axes) axis_names.push_back(axis.name);

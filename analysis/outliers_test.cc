@@ -62,7 +62,7 @@ RunData Card(std::mt19937& rng, int index, const std::string& model, const CardS
   // L2 bandwidth scales with the clock; DRAM bandwidth does not.
   add("memory_bandwidth", "op:read/width_bits:128/footprint_bytes:16777216", "bandwidth_gbps",
       9000 * spec.clock_factor, "GB/s");
-  add("shared_bandwidth", "width_bits:128", "aggregate_gbps", 33000 * spec.clock_factor, "GB/s");
+  add("shared_bandwidth", "width_bits:128", "bandwidth_gbps", 33000 * spec.clock_factor, "GB/s");
   add("mma_sync", "form:f16_f32/mode:throughput/data:random", "tflops", 480 * spec.clock_factor,
       "TFLOP/s");
   add("memory_latency", "path:global_cg/footprint_bytes:2147483648/stride_bytes:128/order:random",
@@ -106,7 +106,7 @@ TEST(OutliersTest, SixtyFourCardFleetFlagsExactlyTheTwoBadCards) {
         EXPECT_NEAR(finding.deviation, -0.08, 0.02);
         EXPECT_FALSE(finding.throttled);
       } else {
-        throttle_metrics.insert(finding.metric);
+        throttle_metrics.insert(absl::StrCat(finding.experiment, "/", finding.metric));
         EXPECT_TRUE(finding.throttled);
       }
     }
@@ -115,7 +115,8 @@ TEST(OutliersTest, SixtyFourCardFleetFlagsExactlyTheTwoBadCards) {
     EXPECT_EQ(hbm_metrics.size(), 3u) << "seed " << seed;
     // The throttling card: L2 and shared bandwidth, tensor throughput, ns per load.
     EXPECT_THAT(throttle_metrics,
-                ElementsAre("aggregate_gbps", "bandwidth_gbps", "ns_per_load", "tflops"))
+                ElementsAre("memory_bandwidth/bandwidth_gbps", "memory_latency/ns_per_load",
+                            "mma_sync/tflops", "shared_bandwidth/bandwidth_gbps"))
         << "seed " << seed;
     ASSERT_EQ(report.models.size(), 1u);
     EXPECT_EQ(report.models[0].cards.size(), 64u);

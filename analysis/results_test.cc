@@ -223,9 +223,9 @@ INSTANTIATE_TEST_SUITE_P(
                   "dissect_schema_version)"},
         ErrorCase{"UnsupportedVersion",
                   WithContextLine(R"("dissect_schema_version": "1")",
-                                  R"("dissect_schema_version": "2")"),
-                  R"(unsupported dissect_schema_version "2" (this reader )"
-                  R"(supports "1"))"},
+                                  R"("dissect_schema_version": "3")"),
+                  R"(unsupported dissect_schema_version "3" (this reader )"
+                  R"(supports "1" and "2"))"},
         ErrorCase{"NoExperiment",
                   WithContextLine(R"("dissect_experiment": "exp",)", ""),
                   "context has no dissect_experiment"},

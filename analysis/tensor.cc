@@ -170,7 +170,7 @@ std::optional<Measurement> Measure(const ResultFile& file, const Row& row) {
   m.emulated = row.Counter("emulated").value_or(0) == 1;
   m.per_clk_sm = row.Counter("flops_per_clk_per_sm");
   m.tflops = row.Counter("tflops");
-  m.gbps = row.Counter("gbps");
+  m.gbps = row.Counter("bandwidth_gbps");
   // measured_sm_clock_mhz is a lower bound (its event time also holds the
   // launch overhead): the larger of it and NVML's reading is the better
   // estimate.

@@ -15,14 +15,14 @@
 // Expected: close to the 128 B/clk/SM ceiling (32 banks × 4 B) on sm_70 and
 //           later for 64- and 128-bit loads; 32-bit loads need 4x the
 //           instructions per byte of 128-bit ones and may fall below it.
-//           aggregate_gbps approaches 128 B × SMs × SM clock.
+//           bandwidth_gbps approaches 128 B × SMs × SM clock.
 // Could be confused with: the compiler's work for the hardware's (loads
 //           hoisted out of the timed loop, as ptxas did with ld.shared):
 //           //experiments:bandwidth_sass_test (SharedStreamTimedLoopLoads-
 //           EveryRowOnce; SharedStreamSassCheckTest shows the check failing
 //           on the hoisted machine code) and //experiments:bandwidth_ptx_test.
 //           A throttled clock cannot move bytes_per_clk_per_sm (SM cycles);
-//           aggregate_gbps does move with it. Not yet ruled out by a test:
+//           bandwidth_gbps does move with it. Not yet ruled out by a test:
 //           bank conflicts, which would read as a lower ceiling (the kernel
 //           is conflict-free by construction, thread t loading element t of
 //           each row; the SASS test checks the rows' offsets, not the
@@ -136,7 +136,7 @@ absl::Status Run(PointContext& ctx) {
     aggregate.push_back(bytes_per_launch / (ms[i] * 1e-3) / 1e9);
   }
   DISSECT_RETURN_IF_ERROR(ctx.AddSamples("bytes_per_clk_per_sm", std::move(per_sm)));
-  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("aggregate_gbps", std::move(aggregate)));
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("bandwidth_gbps", std::move(aggregate)));
   return ctx.AddSamples("shared_peak_pct", std::move(pct));
 }
 
@@ -148,7 +148,7 @@ DISSECT_EXPERIMENT(shared_bandwidth)
                      "bits per ld.volatile.shared (u32, v2.u32, v4.u32)"))
     .AddMetric("bytes_per_clk_per_sm", "B/clk/SM",
                "bytes loaded per %clock64 cycle on one SM (median over SMs)")
-    .AddMetric("aggregate_gbps", "GB/s",
+    .AddMetric("bandwidth_gbps", "GB/s",
                "bytes loaded by all SMs / event time; ceiling 128 B x SMs x SM clock")
     .AddMetric("shared_peak_pct", "%",
                "bytes_per_clk_per_sm / 128 (32 banks x 4 B per clock, sm_70+)")

@@ -27,7 +27,7 @@
 //           //experiments/attention:attention_reference_test checks by hand.
 //           Host time inside the event pair: //probes:event_timer_test.
 //           L2 for DRAM: a (hot decode) point whose Q, K, V and O fit twice
-//           in L2 is served from it, so its gbps can exceed what DRAM gives.
+//           in L2 is served from it, so its bandwidth_gbps can exceed what DRAM gives.
 //           Such a row follows the 2 x L2 rule (experiments/harness/
 //           l2_residency.h): working_set_bytes (= bytes), beyond_2x_l2 0 and
 //           an "L2-resident" label note (//experiments/harness:
@@ -192,7 +192,7 @@ absl::Status Run(PointContext& ctx) {
   DISSECT_RETURN_IF_ERROR(ctx.AddSamples("bytes", {bytes}));
   DISSECT_RETURN_IF_ERROR(ctx.AddSamples("arithmetic_intensity", {flops / bytes}));
   DISSECT_RETURN_IF_ERROR(ctx.AddSamples("tflops", std::move(tflops)));
-  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("gbps", std::move(gbps)));
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("bandwidth_gbps", std::move(gbps)));
   DISSECT_RETURN_IF_ERROR(ctx.AddSamples("max_rel_error", {error}));
   DISSECT_RETURN_IF_ERROR(AddL2Residency(ctx, bytes).status());
   ctx.AddNote("kernel=ours_fp32_ffma_no_tensor_cores");
@@ -219,12 +219,13 @@ DISSECT_EXPERIMENT(attention)
     .AddMetric("bytes", "B", "compulsory traffic: Q, K, V read and O written once, fp16")
     .AddMetric("arithmetic_intensity", "FLOP/B", "flops / bytes")
     .AddMetric("tflops", "TFLOP/s", "flops / event time per launch")
-    .AddMetric("gbps", "GB/s", "bytes / event time per launch")
+    .AddMetric("bandwidth_gbps", "GB/s", "bytes / event time per launch")
     .AddMetric("max_rel_error", "fraction",
                "largest error of the sampled output rows against the CPU reference, relative "
                "to the row's largest value (bound 1e-2)")
     .AddMetrics(L2ResidencyMetrics(
-        "Q, K, V and O once each (= bytes); under 2 x device_l2_bytes gbps is L2's, not DRAM's"))
+        "Q, K, V and O once each (= bytes); under 2 x device_l2_bytes bandwidth_gbps is L2's, "
+        "not DRAM's"))
     .Validate(Validate)
     .Run(Run);
 

@@ -12,7 +12,7 @@ expect 2 "heads must be in 1..128 (got 0)" attention --axis=heads=0
 
 help=$(./attention --help)
 # working_set_bytes and beyond_2x_l2: rows under 2x L2 are L2-resident
-# (their gbps is L2's), and the counters that say so are declared.
+# (their bandwidth_gbps is L2's), and the counters that say so are declared.
 for word in prefill decode arithmetic_intensity FFMA working_set_bytes beyond_2x_l2 L2-resident; do
   [[ "${help}" == *"${word}"* ]] || { echo "FAIL: --help does not mention ${word}"; failures=$((failures + 1)); }
 done

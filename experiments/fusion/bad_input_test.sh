@@ -12,7 +12,7 @@ expect 2 "batch 0 outside 1..256" layer_fusion --axis=batch=0
 expect 2 "no CUDA device visible" layer_fusion --axis=layer=densenet121.block3_3x3
 
 help=$(./layer_fusion --help)
-for word in conv_relu bn_relu_conv unfused kernel_us compulsory_bytes achieved_gbps \
+for word in conv_relu bn_relu_conv unfused kernel_us compulsory_bytes bandwidth_gbps \
   densenet121.transition1 working_set_bytes beyond_2x_l2 L2-resident; do
   [[ "${help}" == *"${word}"* ]] || { echo "FAIL: --help does not mention ${word}"; failures=$((failures + 1)); }
 done

@@ -206,7 +206,7 @@ absl::Status AddMetrics(PointContext& ctx, Pattern pattern, Mode mode, const Con
       "intermediate_bytes",
       {mode == Mode::kUnfused ? 2.0 * SizesOf(pattern, dims).intermediate * sizeof(float) : 0.0}));
   DISSECT_RETURN_IF_ERROR(AddDramPeakPct(ctx, gbps, WorkingSetBytes(pattern, dims)));
-  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("achieved_gbps", std::move(gbps)));
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("bandwidth_gbps", std::move(gbps)));
   return ctx.AddSamples("kernels", {mode == Mode::kFused ? 1.0 : 2.0});
 }
 
@@ -267,9 +267,9 @@ DISSECT_EXPERIMENT(layer_fusion)
                "bytes the pattern must move: input, parameters, output, plus the unfused "
                "intermediate written and read back (through DRAM only when beyond_2x_l2)")
     .AddMetric("intermediate_bytes", "B", "the intermediate's write + read (0 when fused)")
-    .AddMetric("achieved_gbps", "GB/s", "compulsory_bytes / kernel time (1e9 B/s)")
+    .AddMetric("bandwidth_gbps", "GB/s", "compulsory_bytes / kernel time (1e9 B/s)")
     .AddMetric("dram_peak_pct", "%",
-               "achieved_gbps / the device's theoretical DRAM peak; NaN when the data is "
+               "bandwidth_gbps / the device's theoretical DRAM peak; NaN when the data is "
                "L2-resident (beyond_2x_l2 0)")
     .AddMetric("kernels", "-", "kernels launched per pattern")
     .AddMetrics(L2ResidencyMetrics(

@@ -67,7 +67,7 @@ TEST(ResultWriterGoldenTest, SyntheticExperimentMatchesGolden) {
   const std::string out = std::string(std::getenv("TEST_TMPDIR")) + "/result.json";
   int mid_sweep_rows = -1;
   Experiment exp("synthetic");
-  exp.Question("Does the writer produce schema v1?")
+  exp.Question("Does the writer produce the result schema?")
       .AddAxis(IntAxis("footprint_bytes", "B", {1024, 2048, 4096}))
       .AddAxis(StringAxis("timing", {"hot", "cold"}, {"hot"}))
       .AddMetric("cycles_per_load", "cycles/load", "latency")
@@ -162,6 +162,8 @@ TEST(ResultContextTest, ExperimentContextFollowsTheHarnessKeys) {
       ResultContext(exp, exp.axes(), env);
   ASSERT_FALSE(ctx.empty());
   EXPECT_EQ(ctx.front().first, "dissect_schema_version");
+  // The harness writes the newest version the reader takes.
+  EXPECT_EQ(ctx.front().second, result_format::kSupportedSchemaVersion);
   EXPECT_EQ(ctx.back(), std::make_pair(std::string("l1_carveout"), std::string("max_l1")));
   EXPECT_NE(HelpText(exp, "synthetic_context").find("l1_carveout        max_l1"),
             std::string::npos);

@@ -163,6 +163,19 @@ TEST(ResumeTest, RefusesWhatIsNotAResultOfTheExperiment) {
 
   kept = result_format::ReadResumedRows(TempPath("missing.json"), "carry");
   EXPECT_EQ(kept.status().code(), absl::StatusCode::kInvalidArgument);
+
+  // Rows of an older schema version would pass for this one's under the
+  // context this build writes.
+  const std::string old = TempPath("version1.json");
+  WriteText(old, R"({"context": {"dissect_schema_version": "1", "dissect_experiment": "carry", )"
+                 R"("dissect_axes": "point", "dissect_metrics": "value_ms"}, "benchmarks": []})");
+  kept = result_format::ReadResumedRows(old, "carry");
+  EXPECT_EQ(kept.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(kept.status().message().find(
+                "--resume: " + old + " holds rows of dissect_schema_version \"1\" and this build "
+                "writes \"2\"; move it away"),
+            std::string::npos)
+      << kept.status();
 }
 
 TEST(ResumeTest, KeepsNonFiniteCountersAndCountsFailedRows) {
@@ -176,7 +189,7 @@ TEST(ResumeTest, KeepsNonFiniteCountersAndCountsFailedRows) {
   const std::string skipped_row =
       R"({"name": "carry/point:3/iterations:1/manual_time", "error_occurred": true, )"
       R"("error_message": "skipped: not here"})";
-  WriteText(path, R"({"context": {"dissect_schema_version": "1", "dissect_experiment": "carry", )"
+  WriteText(path, R"({"context": {"dissect_schema_version": "2", "dissect_experiment": "carry", )"
                   R"("dissect_axes": "point", "dissect_metrics": "value_ms"}, "benchmarks": [)" +
                       nan_row + ",\n" + failed_row + ", " + skipped_row + "]}\n");
   absl::StatusOr<result_format::ResumedRows> kept = result_format::ReadResumedRows(path, "carry");

@@ -22,7 +22,9 @@
 
 namespace dissect {
 
-inline constexpr char kSchemaVersion[] = "1";
+// The dissect_schema_version written (analysis/SCHEMA.md): the newest one the
+// reader takes, result_format::kSupportedSchemaVersion (result_writer_golden_test).
+inline constexpr char kSchemaVersion[] = "2";
 
 // The result context's timing_method: how the row times were taken.
 inline constexpr char kTimingMethod[] =

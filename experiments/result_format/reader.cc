@@ -26,6 +26,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "experiments/result_format/renamed_metrics.h"
 #include "experiments/result_format/row_encoding.h"
 #include "nlohmann/json.hpp"
 
@@ -147,10 +148,12 @@ absl::Status CheckContext(absl::string_view path, ResultFile& file) {
     return absl::InvalidArgumentError(
         absl::StrCat(path, ": not a dissect result (context has no dissect_schema_version)"));
   }
-  if (version->second != kSupportedSchemaVersion) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": unsupported dissect_schema_version ", Quote(version->second),
-                     " (this reader supports ", Quote(Sv(kSupportedSchemaVersion)), ")"));
+  if (version->second != kSupportedSchemaVersion &&
+      version->second != kOldestSupportedSchemaVersion) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": unsupported dissect_schema_version ", Quote(version->second),
+        " (this reader supports ", Quote(Sv(kOldestSupportedSchemaVersion)), " and ",
+        Quote(Sv(kSupportedSchemaVersion)), ")"));
   }
   file.experiment = file.ContextOr("dissect_experiment", "");
   if (file.experiment.empty()) {
@@ -216,10 +219,10 @@ std::string ResultFile::ContextOr(std::string_view key,
   return it == context.end() ? std::string(fallback) : it->second;
 }
 
-absl::StatusOr<ResultFile> ParseResultJson(std::string_view text_in,
-                                           std::string_view path_in) {
-  const absl::string_view text = Sv(text_in);
-  const absl::string_view path = Sv(path_in);
+namespace {
+
+// The file as written, whatever its version's names.
+absl::StatusOr<ResultFile> ParseAsWritten(absl::string_view text, absl::string_view path) {
   // Most files have no non-finite value: they are parsed as they are.
   const bool as_is = internal::NeedsNoSanitizing(text);
   if (as_is) {
@@ -248,6 +251,14 @@ absl::StatusOr<ResultFile> ParseResultJson(std::string_view text_in,
     return absl::InternalError(
         absl::StrCat(path, ": unexpected JSON error: ", e.what()));
   }
+}
+
+}  // namespace
+
+absl::StatusOr<ResultFile> ParseResultJson(std::string_view text, std::string_view path) {
+  absl::StatusOr<ResultFile> file = ParseAsWritten(Sv(text), Sv(path));
+  if (file.ok()) RenameVersion1Metrics(*file);
+  return file;
 }
 
 absl::StatusOr<ResultFile> ReadResultFile(const std::string& path) {

@@ -1,5 +1,6 @@
 // Reader for dissect result files: Google Benchmark JSON with the dissect
-// context keys and row naming described in analysis/SCHEMA.md (version 1).
+// context keys and row naming described in analysis/SCHEMA.md (versions 1
+// and 2).
 
 #ifndef DISSECT_EXPERIMENTS_RESULT_FORMAT_READER_H_
 #define DISSECT_EXPERIMENTS_RESULT_FORMAT_READER_H_
@@ -15,8 +16,13 @@
 
 namespace dissect::result_format {
 
-// The schema version this reader understands.
-inline constexpr std::string_view kSupportedSchemaVersion = "1";
+// The newest schema version this reader understands: the one the harness
+// writes.
+inline constexpr std::string_view kSupportedSchemaVersion = "2";
+// The oldest one it reads. Version 1 named some metrics differently; the
+// reader gives them their version-2 names (renamed_metrics.h), so that a
+// ResultFile always holds version 2's names.
+inline constexpr std::string_view kOldestSupportedSchemaVersion = "1";
 
 // One benchmark row: one axis point of an experiment.
 struct Row {

@@ -95,6 +95,14 @@ absl::StatusOr<ResumedRows> ReadResumedRows(const std::string& path,
   if (file->experiment != experiment) {
     return bad(absl::StrCat("it holds experiment '", file->experiment, "'"));
   }
+  // Its rows are kept byte for byte under this build's context: rows of an
+  // older version (other metric names) would pass for the current one's.
+  if (const std::string version = file->ContextOr("dissect_schema_version", "");
+      version != kSupportedSchemaVersion) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--resume: ", path, " holds rows of dissect_schema_version \"", version,
+        "\" and this build writes \"", std::string(kSupportedSchemaVersion), "\"", kWhatToDo));
+  }
   ResumedRows kept;
   kept.rows = RawBenchmarkRows(text.str());
   if (kept.rows.size() != file->rows.size()) return bad("unexpected layout of its rows");

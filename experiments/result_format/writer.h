@@ -30,8 +30,9 @@ struct ResumedRows {
 };
 
 // Reads the result file at `path` for --resume: it must be a JSON object
-// that ParseResultJson accepts (analysis/SCHEMA.md) and whose
-// dissect_experiment is `experiment`. Anything else is an InvalidArgument
+// that ParseResultJson accepts (analysis/SCHEMA.md), whose
+// dissect_experiment is `experiment` and whose dissect_schema_version is the
+// one this build writes (kSupportedSchemaVersion). Anything else is an InvalidArgument
 // error of one line naming the file.
 absl::StatusOr<ResumedRows> ReadResumedRows(const std::string& path,
                                             absl::string_view experiment);

@@ -32,7 +32,7 @@
 //           a wrong result: lt_gemm_test (fill formats give positive values
 //           with mantissa bits; the spot check rejects wrong elements, INT8
 //           exactly). L2 for DRAM: hot rows that fit in L2 read from it, so
-//           gbps is not a DRAM figure there; no row prints a % of DRAM peak.
+//           bandwidth_gbps is not a DRAM figure there; no row prints a % of DRAM peak.
 //           Not yet ruled out by a test: tensor cores for the FP32 rows (or
 //           CUDA cores for the tensor types): the algorithm is cuBLASLt's,
 //           and only the tensor-pipe counter flag shows which pipe ran.
@@ -180,7 +180,7 @@ absl::Status Run(PointContext& ctx) {
     gbps.push_back(bytes / (t * 1e-3) / 1e9);
   }
   DISSECT_RETURN_IF_ERROR(ctx.AddSamples("tflops", std::move(tflops)));
-  return ctx.AddSamples("gbps", std::move(gbps));
+  return ctx.AddSamples("bandwidth_gbps", std::move(gbps));
 }
 
 DISSECT_EXPERIMENT(cublaslt_gemm)
@@ -200,7 +200,7 @@ DISSECT_EXPERIMENT(cublaslt_gemm)
     .AddAxis(StringAxis("data", {"random", "zeros"}, {"random"},
                         "operands: positive random values of the type, or zeros"))
     .AddMetric("tflops", "TFLOP/s", "2·M·N·K / event time per launch (int8: TOP/s)")
-    .AddMetric("gbps", "GB/s",
+    .AddMetric("bandwidth_gbps", "GB/s",
                "bytes of A, B and D once each / event time (cold: the least DRAM traffic; "
                "hot: operands that fit in L2 are read from it, so this can exceed the DRAM "
                "peak)")

@@ -108,7 +108,7 @@ std::optional<Form> FormOf(const Row& row) {
   f.us = *us;
   f.us_spread = row.Counter("kernel_us.spread").value_or(0);
   f.bytes = *bytes;
-  f.gbps = row.Counter("achieved_gbps").value_or(*bytes / (*us * 1e3));
+  f.gbps = row.Counter("bandwidth_gbps").value_or(*bytes / (*us * 1e3));
   f.working_set = row.Counter("working_set_bytes");
   const std::optional<double> beyond = row.Counter("beyond_2x_l2");
   if (beyond && !std::isnan(*beyond)) f.where = *beyond >= 1 ? Where::kDram : Where::kL2;
