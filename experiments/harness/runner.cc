@@ -133,7 +133,8 @@ std::optional<int> Resume(const Experiment& experiment, const std::string& out_p
                           std::vector<Point>& to_measure, result_format::ResumedRows& resumed) {
   struct stat st{};
   if (stat(out_path.c_str(), &st) == 0) {
-    absl::StatusOr<result_format::ResumedRows> kept = result_format::ReadResumedRows(out_path, experiment.name());
+    absl::StatusOr<result_format::ResumedRows> kept =
+        result_format::ReadResumedRows(out_path, experiment.name());
     if (!kept.ok()) {
       std::cerr << prefix << kept.status().message() << "\n";
       return kExitBadInput;

@@ -218,6 +218,87 @@ absl::Status AddOne(PointContext& ctx, absl::string_view metric, double value) {
   return ctx.AddSamples(metric, {value});
 }
 
+// The tensors a trace covers: their bases in `t`, or without device
+// tensors yet (t null) disjoint made-up bases of the same alignment
+// (cudaMalloc aligns to 256 B), which give the same line counts.
+std::vector<TracedTensor> TracedTensors(const Workload& wl, const DeviceTensors* t) {
+  const auto base = [t](const void* p) {
+    return t == nullptr ? uint64_t{0} : reinterpret_cast<uint64_t>(p);
+  };
+  const uint64_t gap = uint64_t{1} << 40;
+  return std::vector<TracedTensor>{
+      {"x", t ? base(t->x.get()) : 1 * gap, wl.x_elements * sizeof(float)},
+      {"weights", t ? base(t->weights.get()) : 2 * gap, wl.weight_elements * sizeof(float)},
+      {"index", t ? base(t->index.get()) : 3 * gap, wl.index_elements * sizeof(int32_t)},
+  };
+}
+
+// The traced launch of `args` over `plan`, output poisoned first. %smid may
+// exceed the SM count (PTX does not promise contiguous ids): loads of such
+// SMs were not recorded, so it traces again with room for them (`plan`
+// widened, and a note).
+absl::StatusOr<TraceRun> TraceAllSms(PointContext& ctx, const layers::VariantKernels& kernels,
+                                     const layers::LayerArgs& args, const Workload& wl,
+                                     DeviceTensors& device, TracePlan& plan) {
+  const int sm_count = ctx.device().sm_count;
+  DISSECT_CUDA_RETURN_IF_ERROR(
+      cudaMemsetAsync(device.y.get(), 0xff, device.y.bytes(), ctx.stream()));
+  DISSECT_ASSIGN_OR_RETURN(TraceRun run, RunTraced(kernels, args, plan, ctx.stream()));
+  DISSECT_ASSIGN_OR_RETURN(const int slots_needed, SmSlotsNeeded(run.block_sm));
+  if (slots_needed <= plan.trace.sm_slots) return run;
+  if (slots_needed > kMaxSmSlots) {
+    return absl::InternalError(absl::StrCat("a block ran on SM id ", slots_needed - 1));
+  }
+  ctx.AddNote(absl::StrCat("SM ids up to ", slots_needed - 1, " (", sm_count, " SMs)"));
+  absl::StatusOr<TracePlan> wider =
+      PlanTrace(TracedTensors(wl, &device), slots_needed, kMaxBitmapBytes);
+  if (absl::IsResourceExhausted(wider.status())) return Skipped(wider.status().message());
+  DISSECT_RETURN_IF_ERROR(wider.status());
+  plan = *std::move(wider);
+  DISSECT_CUDA_RETURN_IF_ERROR(
+      cudaMemsetAsync(device.y.get(), 0xff, device.y.bytes(), ctx.stream()));
+  DISSECT_ASSIGN_OR_RETURN(run, RunTraced(kernels, args, plan, ctx.stream()));
+  DISSECT_ASSIGN_OR_RETURN(const int again, SmSlotsNeeded(run.block_sm));
+  if (again > plan.trace.sm_slots) {
+    return absl::InternalError("SM ids of the traced launch changed between two runs");
+  }
+  return run;
+}
+
+// The point's notes and samples from the traced lines (`s`), the plan, the
+// timed launch and its times `ms`.
+absl::Status ReportDuplication(PointContext& ctx, const DuplicationStats& s, const TracePlan& plan,
+                               const PreparedLaunch& launch, const TraceRun& run,
+                               const std::vector<double>& ms) {
+  if (!s.unmapped_sms.empty()) {
+    ctx.AddNote(absl::StrCat(s.unmapped_sms.size(), " SMs with lines have no GPC (SM ",
+                             absl::StrJoin(s.unmapped_sms, " "), ")"));
+  }
+  if (!s.defined()) ctx.AddNote("no line touched: ratios undefined");
+  ctx.AddNote(absl::StrCat("traced: ", absl::StrJoin(plan.region_names, " "), " (",
+                           plan.traced_bytes, " B)"));
+
+  DISSECT_RETURN_IF_ERROR(AddOne(ctx, "lines_touched", static_cast<double>(s.lines_touched)));
+  DISSECT_RETURN_IF_ERROR(AddOne(ctx, "sm_lines_sum", static_cast<double>(s.sm_lines_sum)));
+  DISSECT_RETURN_IF_ERROR(AddOne(ctx, "replication", s.replication));
+  DISSECT_RETURN_IF_ERROR(AddOne(ctx, "duplicated_fraction", s.duplicated_fraction));
+  DISSECT_RETURN_IF_ERROR(AddOne(ctx, "gpc_replication", s.gpc_replication));
+  DISSECT_RETURN_IF_ERROR(AddOne(ctx, "gpc_duplicated_fraction", s.gpc_duplicated_fraction));
+  DISSECT_RETURN_IF_ERROR(AddOne(ctx, "cross_gpc_replication", s.cross_gpc_replication));
+  DISSECT_RETURN_IF_ERROR(
+      AddOne(ctx, "cross_gpc_duplicated_fraction", s.cross_gpc_duplicated_fraction));
+  DISSECT_RETURN_IF_ERROR(AddOne(ctx, "sms_used", s.sms_used));
+  DISSECT_RETURN_IF_ERROR(AddOne(ctx, "gpcs_used", s.gpcs_used));
+  DISSECT_RETURN_IF_ERROR(AddOne(ctx, "traced_bytes", static_cast<double>(plan.traced_bytes)));
+  DISSECT_RETURN_IF_ERROR(AddOne(ctx, "blocks_per_sm", launch.blocks_per_sm()));
+  DISSECT_RETURN_IF_ERROR(AddOne(ctx, "trace_ms", run.ms));
+  std::vector<double> us;
+  for (double t : ms) us.push_back(t * 1e3);
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("kernel_us", std::move(us)));
+  return ctx.SetVector("sm_lines", std::vector<double>(s.sm_lines.begin(), s.sm_lines.end()));
+}
+
+
 absl::Status Run(PointContext& ctx) {
   DISSECT_ASSIGN_OR_RETURN(const LayerKernel kernel, l1_bypass::ParseKernel(ctx.Str("kernel")));
   DISSECT_ASSIGN_OR_RETURN(const LayerShape* layer, l1_bypass::FindEmbeddedLayer(ctx.Str("layer")));
@@ -237,20 +318,8 @@ absl::Status Run(PointContext& ctx) {
 
   // The size guard, before anything is allocated: bitmaps for sm_count SMs
   // (more if SM ids exceed it, see below).
-  const auto tensors_of = [&wl](const DeviceTensors* t) {
-    const auto base = [t](const void* p) {
-      return t == nullptr ? uint64_t{0} : reinterpret_cast<uint64_t>(p);
-    };
-    // Without device tensors yet, disjoint made-up bases of the same
-    // alignment (cudaMalloc aligns to 256 B) give the same line counts.
-    const uint64_t gap = uint64_t{1} << 40;
-    return std::vector<TracedTensor>{
-        {"x", t ? base(t->x.get()) : 1 * gap, wl.x_elements * sizeof(float)},
-        {"weights", t ? base(t->weights.get()) : 2 * gap, wl.weight_elements * sizeof(float)},
-        {"index", t ? base(t->index.get()) : 3 * gap, wl.index_elements * sizeof(int32_t)},
-    };
-  };
-  absl::StatusOr<TracePlan> sized = PlanTrace(tensors_of(nullptr), sm_count, kMaxBitmapBytes);
+  absl::StatusOr<TracePlan> sized =
+      PlanTrace(TracedTensors(wl, nullptr), sm_count, kMaxBitmapBytes);
   if (absl::IsResourceExhausted(sized.status())) return Skipped(sized.status().message());
   DISSECT_RETURN_IF_ERROR(sized.status());
   DISSECT_RETURN_IF_ERROR(l1_bypass::CheckDeviceMemory(
@@ -285,31 +354,9 @@ absl::Status Run(PointContext& ctx) {
                              ": the traced grid runs in more than one wave"));
   }
   DISSECT_ASSIGN_OR_RETURN(TracePlan plan,
-                           PlanTrace(tensors_of(&device), sm_count, kMaxBitmapBytes));
-  DISSECT_CUDA_RETURN_IF_ERROR(
-      cudaMemsetAsync(device.y.get(), 0xff, device.y.bytes(), ctx.stream()));
-  DISSECT_ASSIGN_OR_RETURN(TraceRun run,
-                           RunTraced(*traced->kernels, launch.args(), plan, ctx.stream()));
-  DISSECT_ASSIGN_OR_RETURN(const int slots_needed, SmSlotsNeeded(run.block_sm));
-  if (slots_needed > plan.trace.sm_slots) {
-    // %smid may exceed the SM count (PTX does not promise contiguous ids):
-    // loads of such SMs were not recorded, so trace again with room for them.
-    if (slots_needed > kMaxSmSlots) {
-      return absl::InternalError(absl::StrCat("a block ran on SM id ", slots_needed - 1));
-    }
-    ctx.AddNote(absl::StrCat("SM ids up to ", slots_needed - 1, " (", sm_count, " SMs)"));
-    absl::StatusOr<TracePlan> wider = PlanTrace(tensors_of(&device), slots_needed, kMaxBitmapBytes);
-    if (absl::IsResourceExhausted(wider.status())) return Skipped(wider.status().message());
-    DISSECT_RETURN_IF_ERROR(wider.status());
-    plan = *std::move(wider);
-    DISSECT_CUDA_RETURN_IF_ERROR(
-        cudaMemsetAsync(device.y.get(), 0xff, device.y.bytes(), ctx.stream()));
-    DISSECT_ASSIGN_OR_RETURN(run, RunTraced(*traced->kernels, launch.args(), plan, ctx.stream()));
-    DISSECT_ASSIGN_OR_RETURN(const int again, SmSlotsNeeded(run.block_sm));
-    if (again > plan.trace.sm_slots) {
-      return absl::InternalError("SM ids of the traced launch changed between two runs");
-    }
-  }
+                           PlanTrace(TracedTensors(wl, &device), sm_count, kMaxBitmapBytes));
+  DISSECT_ASSIGN_OR_RETURN(
+      const TraceRun run, TraceAllSms(ctx, *traced->kernels, launch.args(), wl, device, plan));
   DISSECT_ASSIGN_OR_RETURN(const std::vector<float> y_traced, l1_bypass::DownloadOutput(device));
   DISSECT_RETURN_IF_ERROR(l1_bypass::CheckIdentical(y_traced, y_timed, "the default build"));
 
@@ -317,32 +364,7 @@ absl::Status Run(PointContext& ctx) {
                            LineBitmaps::Create(plan.trace.sm_slots, plan.trace.words_per_sm));
   std::copy(run.words.begin(), run.words.end(), bitmaps.data());
   const DuplicationStats s = ComputeDuplication(bitmaps, gpc.gpc_of_sm);
-  if (!s.unmapped_sms.empty()) {
-    ctx.AddNote(absl::StrCat(s.unmapped_sms.size(), " SMs with lines have no GPC (SM ",
-                             absl::StrJoin(s.unmapped_sms, " "), ")"));
-  }
-  if (!s.defined()) ctx.AddNote("no line touched: ratios undefined");
-  ctx.AddNote(absl::StrCat("traced: ", absl::StrJoin(plan.region_names, " "), " (",
-                           plan.traced_bytes, " B)"));
-
-  DISSECT_RETURN_IF_ERROR(AddOne(ctx, "lines_touched", static_cast<double>(s.lines_touched)));
-  DISSECT_RETURN_IF_ERROR(AddOne(ctx, "sm_lines_sum", static_cast<double>(s.sm_lines_sum)));
-  DISSECT_RETURN_IF_ERROR(AddOne(ctx, "replication", s.replication));
-  DISSECT_RETURN_IF_ERROR(AddOne(ctx, "duplicated_fraction", s.duplicated_fraction));
-  DISSECT_RETURN_IF_ERROR(AddOne(ctx, "gpc_replication", s.gpc_replication));
-  DISSECT_RETURN_IF_ERROR(AddOne(ctx, "gpc_duplicated_fraction", s.gpc_duplicated_fraction));
-  DISSECT_RETURN_IF_ERROR(AddOne(ctx, "cross_gpc_replication", s.cross_gpc_replication));
-  DISSECT_RETURN_IF_ERROR(
-      AddOne(ctx, "cross_gpc_duplicated_fraction", s.cross_gpc_duplicated_fraction));
-  DISSECT_RETURN_IF_ERROR(AddOne(ctx, "sms_used", s.sms_used));
-  DISSECT_RETURN_IF_ERROR(AddOne(ctx, "gpcs_used", s.gpcs_used));
-  DISSECT_RETURN_IF_ERROR(AddOne(ctx, "traced_bytes", static_cast<double>(plan.traced_bytes)));
-  DISSECT_RETURN_IF_ERROR(AddOne(ctx, "blocks_per_sm", launch.blocks_per_sm()));
-  DISSECT_RETURN_IF_ERROR(AddOne(ctx, "trace_ms", run.ms));
-  std::vector<double> us;
-  for (double t : ms) us.push_back(t * 1e3);
-  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("kernel_us", std::move(us)));
-  return ctx.SetVector("sm_lines", std::vector<double>(s.sm_lines.begin(), s.sm_lines.end()));
+  return ReportDuplication(ctx, s, plan, launch, run, ms);
 }
 
 DISSECT_EXPERIMENT(l1_duplication)
