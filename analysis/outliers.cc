@@ -50,14 +50,19 @@ std::string Describe(const OutlierFinding& finding) {
       finding.throttled ? ", throttled" : "", ")");
 }
 
-}  // namespace
+// The cards of each model (device name -> card key -> the run used; the
+// later run where a card was measured twice, said in `notes`), and the
+// card keys in input order.
+struct Fleets {
+  std::map<std::string, std::map<std::string, const RunData*>> runs;
+  std::map<std::string, std::vector<std::string>> order;
+};
 
-OutlierReport FindFleetOutliers(const std::vector<RunData>& runs, const Thresholds& thresholds) {
-  OutlierReport report;
-  // device name -> card key -> the run used.
-  std::map<std::string, std::map<std::string, const RunData*>> fleets;
-  std::map<std::string, std::vector<std::string>> order;  // card keys in input order
-  for (const RunData& run : runs) {
+Fleets ChooseCards(const std::vector<RunData>& all_runs, std::vector<std::string>& notes) {
+  Fleets f;
+  auto& fleets = f.runs;
+  auto& order = f.order;
+  for (const RunData& run : all_runs) {
     const std::string model =
         run.info.device_name.empty() ? "unknown device" : run.info.device_name;
     const std::string key = CardKey(run.info);
@@ -69,89 +74,70 @@ OutlierReport FindFleetOutliers(const std::vector<RunData>& runs, const Threshol
     }
     const RunData* later = run.info.started >= slot->info.started ? &run : slot;
     const RunData* earlier = later == &run ? slot : &run;
-    report.notes.push_back(absl::StrCat("card ", CardName(run.info), " (", model,
-                                        ") was measured twice: run ", later->info.run_id,
-                                        " used, run ", earlier->info.run_id, " left out"));
+    notes.push_back(absl::StrCat("card ", CardName(run.info), " (", model,
+                                 ") was measured twice: run ", later->info.run_id, " used, run ",
+                                 earlier->info.run_id, " left out"));
     slot = later;
   }
-  for (const auto& [model, cards] : fleets) {
-    FleetModel fleet;
-    fleet.device_name = model;
-    std::vector<std::pair<const RunData*, std::map<std::string, const RunPoint*>>> points;
-    for (const std::string& key : order[model]) {
-      const RunData* run = cards.at(key);
-      fleet.cards.push_back(run->info);
-      points.emplace_back(run, LatestAttempts(*run));
-    }
-    fleet.enough_cards = static_cast<int>(fleet.cards.size()) >= kMinFleetCards;
-    if (!fleet.enough_cards) {
-      report.models.push_back(std::move(fleet));
-      continue;
-    }
-    // (point, metric) -> each card's value.
-    struct CardValue {
-      const RunData* run;
-      const RunPoint* point;
-      const MetricValue* metric;
-    };
-    std::map<std::pair<std::string, std::string>, std::vector<CardValue>> values;
-    for (const auto& [run, by_point] : points) {
-      for (const auto& [key, point] : by_point) {
-        for (const auto& [name, metric] : point->metrics) {
-          if (std::isfinite(metric.value)) values[{key, name}].push_back({run, point, &metric});
-        }
-      }
-    }
-    for (const auto& [key, card_values] : values) {
-      const std::string& experiment = card_values.front().point->experiment;
-      const MetricThreshold& threshold = thresholds.For(experiment, key.second);
-      if (threshold.ignore) continue;
-      if (static_cast<int>(card_values.size()) < kMinFleetCards) {
-        ++fleet.skipped_few_cards;
-        continue;
-      }
-      ++fleet.checked;
-      std::vector<double> numbers;
-      for (const CardValue& value : card_values) numbers.push_back(value.metric->value);
-      const double median = Median(numbers);
-      std::vector<double> deviations;
-      for (double number : numbers) deviations.push_back(std::fabs(number - median));
-      const double scaled_mad = kMadScale * Median(deviations);
-      const double band = std::max(threshold.fleet_k * scaled_mad,
-                                   threshold.relative_tolerance * std::fabs(median));
-      for (const CardValue& value : card_values) {
-        const double difference = value.metric->value - median;
-        if (std::fabs(difference) <= band) continue;
-        OutlierFinding finding;
-        finding.device_name = model;
-        finding.card = CardName(value.run->info);
-        finding.host = value.run->info.host;
-        finding.run_id = value.run->info.run_id;
-        finding.experiment = experiment;
-        finding.point = key.first;
-        finding.metric = key.second;
-        finding.unit = value.metric->unit;
-        finding.value = value.metric->value;
-        finding.fleet_median = median;
-        finding.scaled_mad = scaled_mad;
-        finding.deviation = median != 0 ? difference / std::fabs(median) : std::nan("");
-        finding.threshold = median != 0 ? band / std::fabs(median) : std::nan("");
-        finding.fleet_cards = static_cast<int>(card_values.size());
-        finding.worse = threshold.direction == Direction::kEither ||
-                        (threshold.direction == Direction::kHigherIsBetter && difference < 0) ||
-                        (threshold.direction == Direction::kLowerIsBetter && difference > 0);
-        finding.throttled = value.point->throttled;
-        report.outliers.push_back(std::move(finding));
-      }
-    }
-    report.models.push_back(std::move(fleet));
-  }
-  return report;
+  return f;
 }
 
-std::string RenderOutliersMarkdown(const OutlierReport& report) {
-  std::ostringstream out;
-  out << "# Fleet outliers\n\n";
+// One card's value of a (point, metric).
+struct CardValue {
+  const RunData* run;
+  const RunPoint* point;
+  const MetricValue* metric;
+};
+
+// Checks one (point, metric) `key` of `model`'s fleet against its band;
+// counts it in `fleet`, adds the cards outside it to `outliers`.
+void CheckFleetValue(const std::string& model, const std::pair<std::string, std::string>& key,
+                     const std::vector<CardValue>& card_values, const Thresholds& thresholds,
+                     FleetModel& fleet, std::vector<OutlierFinding>& outliers) {
+  const std::string& experiment = card_values.front().point->experiment;
+  const MetricThreshold& threshold = thresholds.For(experiment, key.second);
+  if (threshold.ignore) return;
+  if (static_cast<int>(card_values.size()) < kMinFleetCards) {
+    ++fleet.skipped_few_cards;
+    return;
+  }
+  ++fleet.checked;
+  std::vector<double> numbers;
+  for (const CardValue& value : card_values) numbers.push_back(value.metric->value);
+  const double median = Median(numbers);
+  std::vector<double> deviations;
+  for (double number : numbers) deviations.push_back(std::fabs(number - median));
+  const double scaled_mad = kMadScale * Median(deviations);
+  const double band =
+      std::max(threshold.fleet_k * scaled_mad, threshold.relative_tolerance * std::fabs(median));
+  for (const CardValue& value : card_values) {
+    const double difference = value.metric->value - median;
+    if (std::fabs(difference) <= band) continue;
+    OutlierFinding finding;
+    finding.device_name = model;
+    finding.card = CardName(value.run->info);
+    finding.host = value.run->info.host;
+    finding.run_id = value.run->info.run_id;
+    finding.experiment = experiment;
+    finding.point = key.first;
+    finding.metric = key.second;
+    finding.unit = value.metric->unit;
+    finding.value = value.metric->value;
+    finding.fleet_median = median;
+    finding.scaled_mad = scaled_mad;
+    finding.deviation = median != 0 ? difference / std::fabs(median) : std::nan("");
+    finding.threshold = median != 0 ? band / std::fabs(median) : std::nan("");
+    finding.fleet_cards = static_cast<int>(card_values.size());
+    finding.worse = threshold.direction == Direction::kEither ||
+                    (threshold.direction == Direction::kHigherIsBetter && difference < 0) ||
+                    (threshold.direction == Direction::kLowerIsBetter && difference > 0);
+    finding.throttled = value.point->throttled;
+    outliers.push_back(std::move(finding));
+  }
+}
+
+// One row per model: its cards, what was checked and how many were flagged.
+MarkdownTable ModelsTable(const OutlierReport& report) {
   MarkdownTable models;
   models.columns = {
       {"model"}, {"cards", true}, {"(point, metric) checked", true}, {"outliers", true}, {"notes"}};
@@ -172,17 +158,11 @@ std::string RenderOutliersMarkdown(const OutlierReport& report) {
                            std::to_string(model.checked), absl::StrCat(flagged.size(), " card(s)"),
                            notes.empty() ? std::string(kEmptyCell) : notes});
   }
-  out << RenderMarkdownTable(models);
-  out << "\nA card is flagged where its value lies outside the fleet's median ± max(fleet_k × "
-         "scaled MAD, relative_tolerance × median) (scaled MAD = 1.4826 × median absolute "
-         "deviation; configs/regression/thresholds.json).\n";
-  for (const std::string& note : report.notes) out << "\n- " << note;
-  if (!report.notes.empty()) out << "\n";
-  if (report.outliers.empty()) {
-    out << "\n**No outliers.**\n";
-    return out.str();
-  }
-  // Flagged cards: one row per (model, card).
+  return models;
+}
+
+// Flagged cards: one row per (model, card).
+MarkdownTable FlaggedCardsTable(const OutlierReport& report) {
   MarkdownTable cards;
   cards.columns = {{"model"},
                    {"card"},
@@ -207,7 +187,11 @@ std::string RenderOutliersMarkdown(const OutlierReport& report) {
                           absl::StrCat(SignedPercent(largest->deviation), " ", largest->metric),
                           throttled ? "throttled points" : std::string(kEmptyCell)});
   }
-  out << "\n## Flagged cards\n\n" << RenderMarkdownTable(cards);
+  return cards;
+}
+
+// One row per outlying value.
+MarkdownTable OutlyingValuesTable(const OutlierReport& report) {
   MarkdownTable rows;
   rows.columns = {{"model"},
                   {"card"},
@@ -233,6 +217,63 @@ std::string RenderOutliersMarkdown(const OutlierReport& report) {
          absl::StrCat("±", FormatPercent(finding.threshold)), std::to_string(finding.fleet_cards),
          notes.empty() ? std::string(kEmptyCell) : absl::StrJoin(notes, "; ")});
   }
+  return rows;
+}
+
+}  // namespace
+
+OutlierReport FindFleetOutliers(const std::vector<RunData>& runs, const Thresholds& thresholds) {
+  OutlierReport report;
+  const Fleets chosen = ChooseCards(runs, report.notes);
+  const auto& fleets = chosen.runs;
+  const auto& order = chosen.order;
+  for (const auto& [model, cards] : fleets) {
+    FleetModel fleet;
+    fleet.device_name = model;
+    std::vector<std::pair<const RunData*, std::map<std::string, const RunPoint*>>> points;
+    for (const std::string& key : order.at(model)) {
+      const RunData* run = cards.at(key);
+      fleet.cards.push_back(run->info);
+      points.emplace_back(run, LatestAttempts(*run));
+    }
+    fleet.enough_cards = static_cast<int>(fleet.cards.size()) >= kMinFleetCards;
+    if (!fleet.enough_cards) {
+      report.models.push_back(std::move(fleet));
+      continue;
+    }
+    std::map<std::pair<std::string, std::string>, std::vector<CardValue>> values;
+    for (const auto& [run, by_point] : points) {
+      for (const auto& [key, point] : by_point) {
+        for (const auto& [name, metric] : point->metrics) {
+          if (std::isfinite(metric.value)) values[{key, name}].push_back({run, point, &metric});
+        }
+      }
+    }
+    for (const auto& [key, card_values] : values) {
+      CheckFleetValue(model, key, card_values, thresholds, fleet, report.outliers);
+    }
+    report.models.push_back(std::move(fleet));
+  }
+  return report;
+}
+
+std::string RenderOutliersMarkdown(const OutlierReport& report) {
+  std::ostringstream out;
+  out << "# Fleet outliers\n\n";
+  const MarkdownTable models = ModelsTable(report);
+  out << RenderMarkdownTable(models);
+  out << "\nA card is flagged where its value lies outside the fleet's median ± max(fleet_k × "
+         "scaled MAD, relative_tolerance × median) (scaled MAD = 1.4826 × median absolute "
+         "deviation; configs/regression/thresholds.json).\n";
+  for (const std::string& note : report.notes) out << "\n- " << note;
+  if (!report.notes.empty()) out << "\n";
+  if (report.outliers.empty()) {
+    out << "\n**No outliers.**\n";
+    return out.str();
+  }
+  const MarkdownTable cards = FlaggedCardsTable(report);
+  out << "\n## Flagged cards\n\n" << RenderMarkdownTable(cards);
+  const MarkdownTable rows = OutlyingValuesTable(report);
   out << "\n## Outlying values\n\n" << RenderMarkdownTable(rows);
   return out.str();
 }
