@@ -129,11 +129,12 @@ struct Section {
   std::vector<double> speedups[kWheres];  // by Where
 };
 
-Section PatternSection(const std::string& pattern, const std::vector<const ResultFile*>& files,
-                       const std::vector<std::string>& inputs, PaperFigure& out) {
+// The fused and unfused rows of `pattern`, paired by layer, batch and
+// cache; rows that did not measure go to `not_measured`.
+std::vector<Pair> PairRows(const std::string& pattern, const std::vector<const ResultFile*>& files,
+                           std::vector<std::string>& not_measured) {
   std::vector<Pair> pairs;
   std::map<std::string, size_t> index;
-  std::vector<std::string> not_measured;
   for (const ResultFile* file : files) {
     const double peak = std::atof(file->ContextOr("device_dram_peak_gbps", "0").c_str());
     for (const Row& row : file->rows) {
@@ -157,6 +158,13 @@ Section PatternSection(const std::string& pattern, const std::vector<const Resul
       (mode == "fused" ? pair.fused : pair.unfused) = form;
     }
   }
+  return pairs;
+}
+
+Section PatternSection(const std::string& pattern, const std::vector<const ResultFile*>& files,
+                       const std::vector<std::string>& inputs, PaperFigure& out) {
+  std::vector<std::string> not_measured;
+  const std::vector<Pair> pairs = PairRows(pattern, files, not_measured);
 
   MarkdownTable table;
   table.columns = {{"layer", false},        {"batch", true},        {"cache", false},
