@@ -102,6 +102,52 @@ absl::Status CheckSums(const PointContext& ctx, const DsmStreamArgs& args, const
   return absl::OkStatus();
 }
 
+// The point's samples and notes from the launch times `ms` of `args`, and
+// the SM each block ran on.
+absl::Status ReportBandwidth(PointContext& ctx, const std::vector<double>& ms,
+                             const DsmStreamArgs& args, const ClusterFit& fit,
+                             const std::vector<int>& block_sm, bool peer) {
+  const int blocks = args.blocks;
+  const int cluster_size = args.cluster_size;
+  const uint64_t block_bytes = args.block_bytes;
+  const uint64_t iterations = args.iterations;
+  const int sms = DistinctSms(block_sm);
+
+  double clock_mhz = 0;
+  if (const std::optional<double> measured = ctx.SmClockMhz(); measured && *measured > 0) {
+    clock_mhz = *measured;
+  } else {
+    clock_mhz = static_cast<double>(ctx.device().sm_clock_max_khz) / 1e3;
+    ctx.AddNote("no NVML SM clock: bytes_per_clk_per_sm uses the rated maximum clock");
+  }
+  const double bytes = static_cast<double>(blocks) * static_cast<double>(block_bytes) *
+                       static_cast<double>(iterations);
+  std::vector<double> gbps;
+  std::vector<double> per_clk;
+  for (double sample_ms : ms) {
+    DISSECT_ASSIGN_OR_RETURN(const StreamRates r,
+                             StreamRatesFrom(bytes, sample_ms, clock_mhz, sms));
+    gbps.push_back(r.gbps);
+    per_clk.push_back(r.bytes_per_clk_per_sm);
+  }
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("bandwidth_gbps", std::move(gbps)));
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("bytes_per_clk_per_sm", std::move(per_clk)));
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples(
+      "max_active_clusters", std::vector<double>(1, static_cast<double>(fit.max_active_clusters))));
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("sms_used", std::vector<double>(1, sms)));
+  const double same_sm = peer ? PeerSameSmFraction(block_sm, cluster_size) : 0.0;
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("peer_same_sm_fraction", std::vector<double>(1, same_sm)));
+  if (cluster_size > 1 && same_sm > 0) {
+    ctx.AddNote(absl::StrCat("a fraction ", same_sm,
+                             " of the blocks read a peer on their own SM: not DSM between SMs"));
+  }
+  if (fit.non_portable) ctx.AddNote("non-portable cluster size (opt-in)");
+  if (peer && cluster_size == 1) {
+    ctx.AddNote("cluster of 1: each block reads its own buffer through the shared::cluster window");
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Run(PointContext& ctx) {
   DISSECT_ASSIGN_OR_RETURN(const int path_value,
                            ParseDsmPathValue(ctx.Str("path"), DsmBandwidthPathNames()));
@@ -148,41 +194,7 @@ absl::Status Run(PointContext& ctx) {
   std::vector<int> block_sm(blocks);
   DISSECT_CUDA_RETURN_IF_ERROR(
       cudaMemcpy(block_sm.data(), d_sm.get(), d_sm.bytes(), cudaMemcpyDeviceToHost));
-  const int sms = DistinctSms(block_sm);
-
-  double clock_mhz = 0;
-  if (const std::optional<double> measured = ctx.SmClockMhz(); measured && *measured > 0) {
-    clock_mhz = *measured;
-  } else {
-    clock_mhz = static_cast<double>(ctx.device().sm_clock_max_khz) / 1e3;
-    ctx.AddNote("no NVML SM clock: bytes_per_clk_per_sm uses the rated maximum clock");
-  }
-  const double bytes = static_cast<double>(blocks) * static_cast<double>(block_bytes) *
-                       static_cast<double>(iterations);
-  std::vector<double> gbps;
-  std::vector<double> per_clk;
-  for (double sample_ms : ms) {
-    DISSECT_ASSIGN_OR_RETURN(const StreamRates r,
-                             StreamRatesFrom(bytes, sample_ms, clock_mhz, sms));
-    gbps.push_back(r.gbps);
-    per_clk.push_back(r.bytes_per_clk_per_sm);
-  }
-  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("bandwidth_gbps", std::move(gbps)));
-  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("bytes_per_clk_per_sm", std::move(per_clk)));
-  DISSECT_RETURN_IF_ERROR(ctx.AddSamples(
-      "max_active_clusters", std::vector<double>(1, static_cast<double>(fit.max_active_clusters))));
-  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("sms_used", std::vector<double>(1, sms)));
-  const double same_sm = peer ? PeerSameSmFraction(block_sm, cluster_size) : 0.0;
-  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("peer_same_sm_fraction", std::vector<double>(1, same_sm)));
-  if (cluster_size > 1 && same_sm > 0) {
-    ctx.AddNote(absl::StrCat("a fraction ", same_sm,
-                             " of the blocks read a peer on their own SM: not DSM between SMs"));
-  }
-  if (fit.non_portable) ctx.AddNote("non-portable cluster size (opt-in)");
-  if (peer && cluster_size == 1) {
-    ctx.AddNote("cluster of 1: each block reads its own buffer through the shared::cluster window");
-  }
-  return absl::OkStatus();
+  return ReportBandwidth(ctx, ms, args, fit, block_sm, peer);
 }
 
 DISSECT_EXPERIMENT(dsm_bandwidth)

@@ -80,15 +80,10 @@ constexpr uint64_t kChainSeed = 0x5eed;
 // Warm-up loads are one lap of the chain, at most this many.
 constexpr uint64_t kMaxWarmupLoads = uint64_t{1} << 20;
 
-absl::Status Run(PointContext& ctx) {
-  DISSECT_ASSIGN_OR_RETURN(const int path_value,
-                           ParseDsmPathValue(ctx.Str("path"), DsmLatencyPathNames()));
-  const DsmPath path = static_cast<DsmPath>(path_value);
-  DISSECT_ASSIGN_OR_RETURN(const ChainOrder order, ParseChainOrder(ctx.Str("order")));
-  const int cluster_size = static_cast<int>(ctx.Int("cluster_size"));
-  const int64_t footprint = ctx.Int("footprint_bytes");
-  const int64_t stride = ctx.Int("stride_bytes");
-  const uint64_t timed_loads = static_cast<uint64_t>(ctx.Int("loads"));
+// The shared memory each chasing block asks for: the chain's footprint,
+// raised so that no two blocks of the cluster fit on one SM; Skipped when
+// the footprint does not fit a block.
+absl::StatusOr<size_t> ChaseSharedBytes(const PointContext& ctx, DsmPath path, int64_t footprint) {
   if (footprint + static_cast<int64_t>(kDsmChaseStaticSharedBytes) >
       ctx.device().shared_per_block_optin_bytes) {
     return Skipped(absl::StrCat("footprint ", footprint, " B (+", kDsmChaseStaticSharedBytes,
@@ -103,66 +98,48 @@ absl::Status Run(PointContext& ctx) {
                            QuerySmSharedMemory(ctx.device().index, DsmChaseKernel(path)));
   const absl::StatusOr<int64_t> one_per_sm = OneBlockPerSmSharedBytes(sm, footprint);
   if (!one_per_sm.ok()) return Skipped(one_per_sm.status().message());
-  const size_t shared_bytes = static_cast<size_t>(*one_per_sm);
-  DISSECT_ASSIGN_OR_RETURN(const ClusterFit fit,
-                           CheckClusterLaunch(ctx.device(), DsmChaseKernel(path), cluster_size,
-                                              kDsmChaseThreads, shared_bytes));
+  return static_cast<size_t>(*one_per_sm);
+}
 
-  DISSECT_ASSIGN_OR_RETURN(const std::vector<uint32_t> words,
-                           BuildChain(footprint, stride, order, kChainSeed));
+// The chain to chase: its words, their byte offsets on the device and, for
+// the L2 path, the chain as device pointers.
+struct ChainBuffers {
+  std::vector<uint32_t> words;
+  DeviceBuffer<uint32_t> offsets;
+  DeviceBuffer<unsigned long long> pointers;
+};
+
+absl::StatusOr<ChainBuffers> UploadChain(DsmPath path, int64_t footprint, int64_t stride,
+                                         ChainOrder order) {
+  ChainBuffers chain;
+  DISSECT_ASSIGN_OR_RETURN(chain.words, BuildChain(footprint, stride, order, kChainSeed));
+  const std::vector<uint32_t>& words = chain.words;
   std::vector<uint32_t> offsets = words;
   for (uint32_t& w : offsets) w *= static_cast<uint32_t>(sizeof(uint32_t));
-  DISSECT_ASSIGN_OR_RETURN(auto d_offsets, DeviceBuffer<uint32_t>::Allocate(offsets.size()));
-  DISSECT_CUDA_RETURN_IF_ERROR(
-      cudaMemcpy(d_offsets.get(), offsets.data(), d_offsets.bytes(), cudaMemcpyHostToDevice));
-  DeviceBuffer<unsigned long long> d_pointers;
+  DISSECT_ASSIGN_OR_RETURN(chain.offsets, DeviceBuffer<uint32_t>::Allocate(offsets.size()));
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpy(chain.offsets.get(), offsets.data(),
+                                          chain.offsets.bytes(), cudaMemcpyHostToDevice));
   if (path == DsmPath::kL2) {
-    DISSECT_ASSIGN_OR_RETURN(d_pointers,
+    DISSECT_ASSIGN_OR_RETURN(chain.pointers,
                              DeviceBuffer<unsigned long long>::Allocate(offsets.size() / 2));
     DISSECT_ASSIGN_OR_RETURN(
         const std::vector<uint64_t> pointers,
-        ChainAsPointers(words, stride, reinterpret_cast<uint64_t>(d_pointers.get())));
-    DISSECT_CUDA_RETURN_IF_ERROR(
-        cudaMemcpy(d_pointers.get(), pointers.data(), d_pointers.bytes(), cudaMemcpyHostToDevice));
+        ChainAsPointers(words, stride, reinterpret_cast<uint64_t>(chain.pointers.get())));
+    DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpy(chain.pointers.get(), pointers.data(),
+                                            chain.pointers.bytes(), cudaMemcpyHostToDevice));
   }
+  return chain;
+}
 
-  const int peers = path == DsmPath::kDsmPeer ? cluster_size : 1;
-  const uint64_t slots = static_cast<uint64_t>(footprint / stride);
-  DISSECT_ASSIGN_OR_RETURN(auto d_out,
-                           DeviceBuffer<ChaseTiming>::Allocate(ctx.LaunchSlots() * peers));
-  DISSECT_ASSIGN_OR_RETURN(auto d_sm, DeviceBuffer<int>::Allocate(cluster_size));
-  DsmChaseArgs args;
-  args.path = path;
-  args.offsets = d_offsets.get();
-  args.chain_bytes = static_cast<uint64_t>(footprint);
-  args.shared_bytes = shared_bytes;
-  args.pointers = d_pointers.get();
-  args.cluster_size = cluster_size;
-  args.warmup_loads = std::min(slots, kMaxWarmupLoads);
-  args.timed_loads = timed_loads;
-  args.block_sm = d_sm.get();
-  int launch = 0;
-  DISSECT_RETURN_IF_ERROR(ctx.TimeKernel(
-                                 [&](cudaStream_t stream) {
-                                   args.out = d_out.get() + ctx.LaunchSlot(launch++) * peers;
-                                   return LaunchDsmChase(args, stream);
-                                 },
-                                 CacheState::kHot)
-                              .status());
-
-  const int launches = ctx.timing().warmup + ctx.timing().samples;
-  std::vector<ChaseTiming> results(static_cast<size_t>(launches) * peers);
-  DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpy(
-      results.data(), d_out.get(), results.size() * sizeof(ChaseTiming), cudaMemcpyDeviceToHost));
-  std::vector<int> sm_of_rank(cluster_size);
-  DISSECT_CUDA_RETURN_IF_ERROR(
-      cudaMemcpy(sm_of_rank.data(), d_sm.get(), d_sm.bytes(), cudaMemcpyDeviceToHost));
-  // Every chase must have happened: its end point (a byte offset from the
-  // chain's start) is known.
-  const uint64_t expected =
-      uint64_t{WalkChain(words, (args.warmup_loads + 3 * timed_loads) % slots)} * sizeof(uint32_t);
+// The cycles per load of every timed launch's chase of every peer, in
+// launch-major order. Every chase must have happened: its end point
+// (`expected`, a byte offset from the chain's start) is known.
+absl::StatusOr<std::vector<double>> ChaseSlopes(const std::vector<ChaseTiming>& results,
+                                                int warmup, int peers, uint64_t expected,
+                                                uint64_t timed_loads) {
+  const int launches = static_cast<int>(results.size() / peers);
   std::vector<double> slopes;
-  for (int l = ctx.timing().warmup; l < launches; ++l) {
+  for (int l = warmup; l < launches; ++l) {
     for (int d = 0; d < peers; ++d) {
       const ChaseTiming& t = results[static_cast<size_t>(l) * peers + d];
       if (t.sink != expected) {
@@ -174,6 +151,14 @@ absl::Status Run(PointContext& ctx) {
       slopes.push_back(slope);
     }
   }
+  return slopes;
+}
+
+// The point's samples, vector and notes from the chases' slopes.
+absl::Status ReportLatency(PointContext& ctx, const std::vector<double>& slopes, int peers,
+                           DsmPath path, const ClusterFit& fit,
+                           const std::vector<int>& sm_of_rank) {
+  const int cluster_size = static_cast<int>(sm_of_rank.size());
   std::vector<double> per_launch;
   for (size_t l = 0; l * peers < slopes.size(); ++l) {
     const std::vector<double> launch_by_peer(slopes.begin() + l * peers,
@@ -198,6 +183,64 @@ absl::Status Run(PointContext& ctx) {
   }
   if (fit.non_portable) ctx.AddNote("non-portable cluster size (opt-in)");
   return absl::OkStatus();
+}
+
+absl::Status Run(PointContext& ctx) {
+  DISSECT_ASSIGN_OR_RETURN(const int path_value,
+                           ParseDsmPathValue(ctx.Str("path"), DsmLatencyPathNames()));
+  const DsmPath path = static_cast<DsmPath>(path_value);
+  DISSECT_ASSIGN_OR_RETURN(const ChainOrder order, ParseChainOrder(ctx.Str("order")));
+  const int cluster_size = static_cast<int>(ctx.Int("cluster_size"));
+  const int64_t footprint = ctx.Int("footprint_bytes");
+  const int64_t stride = ctx.Int("stride_bytes");
+  const uint64_t timed_loads = static_cast<uint64_t>(ctx.Int("loads"));
+  DISSECT_ASSIGN_OR_RETURN(const size_t shared_bytes, ChaseSharedBytes(ctx, path, footprint));
+  DISSECT_ASSIGN_OR_RETURN(const ClusterFit fit,
+                           CheckClusterLaunch(ctx.device(), DsmChaseKernel(path), cluster_size,
+                                              kDsmChaseThreads, shared_bytes));
+
+  DISSECT_ASSIGN_OR_RETURN(const ChainBuffers chain,
+                           UploadChain(path, footprint, stride, order));
+  const std::vector<uint32_t>& words = chain.words;
+
+  const int peers = path == DsmPath::kDsmPeer ? cluster_size : 1;
+  const uint64_t slots = static_cast<uint64_t>(footprint / stride);
+  DISSECT_ASSIGN_OR_RETURN(auto d_out,
+                           DeviceBuffer<ChaseTiming>::Allocate(ctx.LaunchSlots() * peers));
+  DISSECT_ASSIGN_OR_RETURN(auto d_sm, DeviceBuffer<int>::Allocate(cluster_size));
+  DsmChaseArgs args;
+  args.path = path;
+  args.offsets = chain.offsets.get();
+  args.chain_bytes = static_cast<uint64_t>(footprint);
+  args.shared_bytes = shared_bytes;
+  args.pointers = chain.pointers.get();
+  args.cluster_size = cluster_size;
+  args.warmup_loads = std::min(slots, kMaxWarmupLoads);
+  args.timed_loads = timed_loads;
+  args.block_sm = d_sm.get();
+  int launch = 0;
+  DISSECT_RETURN_IF_ERROR(ctx.TimeKernel(
+                                 [&](cudaStream_t stream) {
+                                   args.out = d_out.get() + ctx.LaunchSlot(launch++) * peers;
+                                   return LaunchDsmChase(args, stream);
+                                 },
+                                 CacheState::kHot)
+                              .status());
+
+  const int launches = ctx.timing().warmup + ctx.timing().samples;
+  std::vector<ChaseTiming> results(static_cast<size_t>(launches) * peers);
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpy(
+      results.data(), d_out.get(), results.size() * sizeof(ChaseTiming), cudaMemcpyDeviceToHost));
+  std::vector<int> sm_of_rank(cluster_size);
+  DISSECT_CUDA_RETURN_IF_ERROR(
+      cudaMemcpy(sm_of_rank.data(), d_sm.get(), d_sm.bytes(), cudaMemcpyDeviceToHost));
+  // Every chase must have happened: its end point (a byte offset from the
+  // chain's start) is known.
+  const uint64_t expected =
+      uint64_t{WalkChain(words, (args.warmup_loads + 3 * timed_loads) % slots)} * sizeof(uint32_t);
+  DISSECT_ASSIGN_OR_RETURN(const std::vector<double> slopes,
+                           ChaseSlopes(results, ctx.timing().warmup, peers, expected, timed_loads));
+  return ReportLatency(ctx, slopes, peers, path, fit, sm_of_rank);
 }
 
 DISSECT_EXPERIMENT(dsm_latency)
