@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <set>
 #include <string>
 #include <system_error>
@@ -136,6 +137,99 @@ std::string FigurePage(const CatalogEntry& entry, const PaperFigure& figure,
   return page;
 }
 
+// What running (or skipping) the entry's sweep left: an exit status to
+// return at once (dry run, stopped by a signal, no usable device), or the
+// status so far, the page's sweep section and the folder to analyse.
+struct SweepPart {
+  std::optional<int> exit_now;
+  int status = 0;
+  std::string sweep_status;
+  std::string results_dir;
+};
+
+// Runs the entry's sweep into `dir`, or with options.results_dir takes the
+// results found there.
+absl::StatusOr<SweepPart> RunOrReuseSweep(const CatalogEntry& entry,
+                                          const ReproduceOptions& options, const std::string& dir,
+                                          std::ostream& progress) {
+  SweepPart part;
+  part.results_dir = options.results_dir;
+  if (!part.results_dir.empty()) {
+    if (options.dry_run) {
+      progress << "reproduce: " << entry.id << ": would analyse the results in "
+               << part.results_dir << "\n";
+      part.exit_now = 0;
+      return part;
+    }
+    part.sweep_status =
+        absl::StrCat("Not run: the results were read from `", part.results_dir, "`.\n");
+    return part;
+  }
+  absl::StatusOr<sweep::Sweep> sweep = EntrySweep(entry);
+  if (!sweep.ok()) return sweep.status();
+  sweep::RunnerOptions runner = options.runner;
+  runner.out_dir = dir;
+  runner.dry_run = options.dry_run;
+  if (options.dry_run) {
+    absl::StatusOr<int> ran = sweep::RunSweep(*sweep, runner);
+    if (!ran.ok()) return ran.status();
+    part.exit_now = *ran;
+    return part;
+  }
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return absl::PermissionDeniedError(absl::StrCat(dir, ": cannot create: ", ec.message()));
+  sweep::FolderLock lock;
+  if (std::string why = lock.Acquire(dir); !why.empty()) {
+    return absl::FailedPreconditionError(why);
+  }
+  progress << "reproduce: " << entry.id << ": running " << sweep->entries.size() << " sweep entr"
+           << (sweep->entries.size() == 1 ? "y" : "ies") << " into " << dir << "\n";
+  absl::StatusOr<int> ran = sweep::RunSweep(*sweep, runner);
+  if (!ran.ok()) return ran.status();
+  // Stopped by a signal (the run folder resumes), or no usable device (the
+  // runner said why in one line): nothing to analyse.
+  if (*ran >= 128 || *ran == sweep::kExitNoDevice) {
+    part.exit_now = *ran;
+    return part;
+  }
+  part.status = *ran == 0 ? 0 : 1;
+  part.sweep_status = SweepStatus(dir);
+  part.results_dir = dir;
+  return part;
+}
+
+// Writes the figure's files into `figures_dir` and, with `draw`, runs
+// gnuplot on its scripts; the SVGs drawn. A script gnuplot fails on is a
+// line on `progress` and sets `status` to 1.
+absl::StatusOr<std::vector<std::string>> WriteFigures(const CatalogEntry& entry,
+                                                      const PaperFigure& figure,
+                                                      const fs::path& figures_dir, bool draw,
+                                                      std::ostream& progress, int& status) {
+  std::vector<std::string> svgs;
+  for (const analysis::FigureFile& f : figure.files) {
+    if (absl::Status s =
+            result_format::WriteFileAtomically((figures_dir / f.name).string(), f.contents);
+        !s.ok()) {
+      return s;
+    }
+  }
+  for (const std::string& script : figure.scripts) {
+    const std::string svg = fs::path(script).replace_extension(".svg").string();
+    if (!draw) continue;
+    const int drawn = analysis::RunGnuplot(figures_dir.string(), script);
+    if (drawn == 0) {
+      svgs.push_back(svg);
+    } else {
+      progress << "reproduce: " << entry.id << ": gnuplot " << script << " exited " << drawn
+               << (drawn == 127 ? " (gnuplot not found: apt install gnuplot-nox)" : "")
+               << "; the script and its data are in " << figures_dir.string() << "\n";
+      status = 1;
+    }
+  }
+  return svgs;
+}
+
 absl::StatusOr<int> Reproduce(const CatalogEntry& entry, const ReproduceOptions& options) {
   if (!entry.ready()) {
     return absl::FailedPreconditionError(absl::StrCat(entry.id, " is pending: ", entry.pending));
@@ -147,48 +241,12 @@ absl::StatusOr<int> Reproduce(const CatalogEntry& entry, const ReproduceOptions&
   }
   std::ostream& progress = options.progress != nullptr ? *options.progress : std::cerr;
   const std::string dir = (fs::path(options.out_dir) / entry.id).string();
-  int status = 0;
-  std::string sweep_status;
-  std::string results_dir = options.results_dir;
-  if (results_dir.empty()) {
-    absl::StatusOr<sweep::Sweep> sweep = EntrySweep(entry);
-    if (!sweep.ok()) return sweep.status();
-    sweep::RunnerOptions runner = options.runner;
-    runner.out_dir = dir;
-    runner.dry_run = options.dry_run;
-    if (options.dry_run) {
-      absl::StatusOr<int> ran = sweep::RunSweep(*sweep, runner);
-      if (!ran.ok()) return ran.status();
-      return *ran;
-    }
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    if (ec)
-      return absl::PermissionDeniedError(absl::StrCat(dir, ": cannot create: ", ec.message()));
-    sweep::FolderLock lock;
-    if (std::string why = lock.Acquire(dir); !why.empty()) {
-      return absl::FailedPreconditionError(why);
-    }
-    progress << "reproduce: " << entry.id << ": running " << sweep->entries.size() << " sweep entr"
-             << (sweep->entries.size() == 1 ? "y" : "ies") << " into " << dir << "\n";
-    absl::StatusOr<int> ran = sweep::RunSweep(*sweep, runner);
-    if (!ran.ok()) return ran.status();
-    if (*ran >= 128) return *ran;  // stopped by a signal: the run folder resumes
-    // No usable device: the runner said why in one line; nothing to analyse.
-    if (*ran == sweep::kExitNoDevice) return *ran;
-    status = std::max(status, *ran == 0 ? 0 : 1);
-    sweep_status = SweepStatus(dir);
-    results_dir = dir;
-  } else {
-    if (options.dry_run) {
-      progress << "reproduce: " << entry.id << ": would analyse the results in " << results_dir
-               << "\n";
-      return 0;
-    }
-    sweep_status = absl::StrCat("Not run: the results were read from `", results_dir, "`.\n");
-  }
+  absl::StatusOr<SweepPart> part = RunOrReuseSweep(entry, options, dir, progress);
+  if (!part.ok()) return part.status();
+  if (part->exit_now.has_value()) return *part->exit_now;
+  int status = part->status;
 
-  absl::StatusOr<result_format::ReadResults> read = ReadResultsUnder(results_dir);
+  absl::StatusOr<result_format::ReadResults> read = ReadResultsUnder(part->results_dir);
   if (!read.ok()) return read.status();
   for (const std::string& bad : read->bad) {
     progress << "reproduce: " << entry.id << ": left out: " << bad << "\n";
@@ -210,33 +268,16 @@ absl::StatusOr<int> Reproduce(const CatalogEntry& entry, const ReproduceOptions&
     figure = failed;
     status = 1;
   }
-  std::vector<std::string> svgs;
-  for (const analysis::FigureFile& f : figure->files) {
-    if (absl::Status s = result_format::WriteFileAtomically((figures_dir / f.name).string(), f.contents);
-        !s.ok()) {
-      return s;
-    }
-  }
-  for (const std::string& script : figure->scripts) {
-    const std::string svg = fs::path(script).replace_extension(".svg").string();
-    if (!options.draw) continue;
-    const int drawn = analysis::RunGnuplot(figures_dir.string(), script);
-    if (drawn == 0) {
-      svgs.push_back(svg);
-    } else {
-      progress << "reproduce: " << entry.id << ": gnuplot " << script << " exited " << drawn
-               << (drawn == 127 ? " (gnuplot not found: apt install gnuplot-nox)" : "")
-               << "; the script and its data are in " << figures_dir.string() << "\n";
-      status = 1;
-    }
-  }
+  absl::StatusOr<std::vector<std::string>> svgs =
+      WriteFigures(entry, *figure, figures_dir, options.draw, progress, status);
+  if (!svgs.ok()) return svgs.status();
   const std::string page_path = (fs::path(dir) / (entry.id + ".md")).string();
   if (absl::Status s = result_format::WriteFileAtomically(
-          page_path, FigurePage(entry, *figure, read->files, svgs, sweep_status));
+          page_path, FigurePage(entry, *figure, read->files, *svgs, part->sweep_status));
       !s.ok()) {
     return s;
   }
-  progress << "reproduce: " << entry.id << ": wrote " << page_path << " and " << svgs.size()
+  progress << "reproduce: " << entry.id << ": wrote " << page_path << " and " << svgs->size()
            << " figure(s)" << (status == 0 ? "" : " (with problems, see above)") << "\n";
   return status;
 }

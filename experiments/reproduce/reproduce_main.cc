@@ -69,6 +69,31 @@ Examples:
 
 int Fail(const std::string& message) { return dissect::cli::Fail(Cli(), message, 2); }
 
+// --results and --bin_dir, where given, must be folders: the error, or "".
+std::string FolderProblem(const dissect::reproduce::ReproduceOptions& options) {
+  std::error_code ec;
+  if (!options.results_dir.empty() && !fs::is_directory(options.results_dir, ec)) {
+    return "--results=" + options.results_dir + " is not a folder";
+  }
+  if (!options.runner.bin_dir.empty() && !fs::is_directory(options.runner.bin_dir, ec)) {
+    return "--bin_dir=" + options.runner.bin_dir + " is not a folder";
+  }
+  return "";
+}
+
+// The sweep runner's view of this machine and where it writes.
+void SetUpRunner(dissect::sweep::RunnerOptions& runner) {
+  runner.search_roots = dissect::sweep::SearchRoots();
+  runner.host = dissect::sweep::HostName();
+  runner.git_commit = dissect::GetBuildInfo().git_commit;
+  runner.query_device = dissect::sweep::QueryDeviceIdentity;
+  // The sweep runner's check before any entry: a machine without a usable
+  // device ends the reproduction in the runner's one line.
+  runner.check_device = [](int index) { return dissect::sweep::CheckDevice(index, ""); };
+  runner.progress = &std::cerr;
+  runner.out = &std::cout;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -108,33 +133,14 @@ int main(int argc, char** argv) {
   absl::StatusOr<std::vector<const dissect::analysis::papers::CatalogEntry*>> selected =
       dissect::analysis::papers::SelectEntries(*catalog, paper);
   if (!selected.ok()) return Fail(std::string(selected.status().message()));
-  if (!options.results_dir.empty()) {
-    std::error_code ec;
-    if (!fs::is_directory(options.results_dir, ec)) {
-      return Fail("--results=" + options.results_dir + " is not a folder");
-    }
-  }
-  if (!options.runner.bin_dir.empty()) {
-    std::error_code ec;
-    if (!fs::is_directory(options.runner.bin_dir, ec)) {
-      return Fail("--bin_dir=" + options.runner.bin_dir + " is not a folder");
-    }
-  }
+  if (const std::string problem = FolderProblem(options); !problem.empty()) return Fail(problem);
   // An explicitly named pending entry is refused; a paper key runs its
   // ready figures and lists the pending ones.
   if (selected->size() == 1 && !selected->front()->ready()) {
     return Fail(selected->front()->id + " is pending: " + selected->front()->pending);
   }
   options.out_dir = UserPath(out_dir);
-  options.runner.search_roots = dissect::sweep::SearchRoots();
-  options.runner.host = dissect::sweep::HostName();
-  options.runner.git_commit = dissect::GetBuildInfo().git_commit;
-  options.runner.query_device = dissect::sweep::QueryDeviceIdentity;
-  // The sweep runner's check before any entry: a machine without a usable
-  // device ends the reproduction in the runner's one line.
-  options.runner.check_device = [](int index) { return dissect::sweep::CheckDevice(index, ""); };
-  options.runner.progress = &std::cerr;
-  options.runner.out = &std::cout;
+  SetUpRunner(options.runner);
   options.progress = &std::cerr;
   setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", /*overwrite=*/0);
   dissect::sweep::InstallStopHandlers();
