@@ -158,6 +158,84 @@ absl::StatusOr<uint32_t> SumWords(const uint32_t* d_words, size_t count) {
   return sum;
 }
 
+// The point's device buffers: the source (holding the write kernel's
+// first-pass pattern), the poisoned destination and the read kernel's sink,
+// as `op` needs them.
+struct StreamBuffers {
+  DeviceBuffer<uint32_t> src;
+  DeviceBuffer<uint32_t> dst;
+  DeviceBuffer<uint32_t> sink;
+};
+
+// Allocates and fills the buffers of `args` (its grid already set) and
+// points `args` at them.
+absl::StatusOr<StreamBuffers> PrepareBuffers(PointContext& ctx, size_t words, StreamArgs& args) {
+  StreamBuffers b;
+  const StreamOp op = args.op;
+  const int width_bits = args.width_bits;
+  const int bytes_in_flight = args.bytes_in_flight;
+  const size_t buffer_bytes = args.bytes;
+  if (op != StreamOp::kWrite) {
+    DISSECT_ASSIGN_OR_RETURN(b.src, DeviceBuffer<uint32_t>::Allocate(words));
+    // The source holds the write kernel's first-pass pattern.
+    StreamArgs fill = args;
+    fill.op = StreamOp::kWrite;
+    fill.dst = b.src.get();
+    fill.passes = 1;
+    fill.roaming = false;
+    DISSECT_CUDA_RETURN_IF_ERROR(StreamGridBlocks(StreamOp::kWrite, width_bits, bytes_in_flight,
+                                                  buffer_bytes, &fill.blocks));
+    DISSECT_CUDA_RETURN_IF_ERROR(LaunchStream(fill, ctx.stream()));
+    args.src = b.src.get();
+  }
+  if (op != StreamOp::kRead) {
+    DISSECT_ASSIGN_OR_RETURN(b.dst, DeviceBuffer<uint32_t>::Allocate(words));
+    // Poison the destination so that unwritten words show.
+    DISSECT_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(b.dst.get(), 0xff, buffer_bytes, ctx.stream()));
+    args.dst = b.dst.get();
+  }
+  if (op == StreamOp::kRead) {
+    const size_t sink_words = static_cast<size_t>(args.blocks) * kStreamWarpsPerBlock;
+    DISSECT_ASSIGN_OR_RETURN(b.sink, DeviceBuffer<uint32_t>::Allocate(sink_words));
+    DISSECT_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(b.sink.get(), 0, b.sink.bytes(), ctx.stream()));
+    args.sink = b.sink.get();
+  }
+  return b;
+}
+
+// Whether the timed kernel did its work: the read kernel's sums, the write
+// kernel's last pattern, the copy of the first.
+absl::Status CheckStreamed(const StreamArgs& args, const StreamBuffers& b, size_t words,
+                           int64_t passes) {
+  const bool roaming = args.roaming;
+  switch (args.op) {
+    case StreamOp::kRead: {
+      // Every word was read in every pass (roaming: by every block): the
+      // warps' sums add up to passes × the sum of the source (× blocks).
+      DISSECT_ASSIGN_OR_RETURN(const uint32_t source_sum, SumWords(b.src.get(), words));
+      DISSECT_ASSIGN_OR_RETURN(const uint32_t read_sum, SumWords(b.sink.get(), b.sink.size()));
+      const uint32_t want = source_sum * static_cast<uint32_t>(passes) *
+                            static_cast<uint32_t>(roaming ? args.blocks : 1);
+      if (read_sum != want) {
+        return absl::InternalError(
+            absl::StrCat("read kernel summed ", read_sum, ", expected ", want));
+      }
+      break;
+    }
+    case StreamOp::kWrite: {
+      const int last = static_cast<int>(passes) - 1;
+      DISSECT_RETURN_IF_ERROR(CheckWords("write", b.dst.get(), words,
+                                         [last](size_t w) { return StreamPatternWord(w, last); }));
+      break;
+    }
+    case StreamOp::kCopy:
+      DISSECT_RETURN_IF_ERROR(
+          CheckWords("copy", b.dst.get(), words, [](size_t w) { return StreamPatternWord(w, 0); }));
+      break;
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Run(PointContext& ctx) {
   DISSECT_ASSIGN_OR_RETURN(const StreamOp op, ParseOp(ctx.Str("op")));
   const int width_bits = static_cast<int>(ctx.Int("width_bits"));
@@ -193,62 +271,12 @@ absl::Status Run(PointContext& ctx) {
   const int64_t passes = Passes(bytes_per_pass);
   args.passes = static_cast<int>(passes);
 
-  DeviceBuffer<uint32_t> src, dst, sink;
-  if (op != StreamOp::kWrite) {
-    DISSECT_ASSIGN_OR_RETURN(src, DeviceBuffer<uint32_t>::Allocate(words));
-    // The source holds the write kernel's first-pass pattern.
-    StreamArgs fill = args;
-    fill.op = StreamOp::kWrite;
-    fill.dst = src.get();
-    fill.passes = 1;
-    fill.roaming = false;
-    DISSECT_CUDA_RETURN_IF_ERROR(StreamGridBlocks(StreamOp::kWrite, width_bits, bytes_in_flight,
-                                                  buffer_bytes, &fill.blocks));
-    DISSECT_CUDA_RETURN_IF_ERROR(LaunchStream(fill, ctx.stream()));
-    args.src = src.get();
-  }
-  if (op != StreamOp::kRead) {
-    DISSECT_ASSIGN_OR_RETURN(dst, DeviceBuffer<uint32_t>::Allocate(words));
-    // Poison the destination so that unwritten words show.
-    DISSECT_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(dst.get(), 0xff, buffer_bytes, ctx.stream()));
-    args.dst = dst.get();
-  }
-  if (op == StreamOp::kRead) {
-    const size_t sink_words = static_cast<size_t>(args.blocks) * kStreamWarpsPerBlock;
-    DISSECT_ASSIGN_OR_RETURN(sink, DeviceBuffer<uint32_t>::Allocate(sink_words));
-    DISSECT_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(sink.get(), 0, sink.bytes(), ctx.stream()));
-    args.sink = sink.get();
-  }
-
+  DISSECT_ASSIGN_OR_RETURN(const StreamBuffers buffers, PrepareBuffers(ctx, words, args));
   DISSECT_ASSIGN_OR_RETURN(
       std::vector<double> ms,
       ctx.TimeKernel([&](cudaStream_t s) { return LaunchStream(args, s); }, CacheState::kHot));
 
-  switch (op) {
-    case StreamOp::kRead: {
-      // Every word was read in every pass (roaming: by every block): the
-      // warps' sums add up to passes × the sum of the source (× blocks).
-      DISSECT_ASSIGN_OR_RETURN(const uint32_t source_sum, SumWords(src.get(), words));
-      DISSECT_ASSIGN_OR_RETURN(const uint32_t read_sum, SumWords(sink.get(), sink.size()));
-      const uint32_t want = source_sum * static_cast<uint32_t>(passes) *
-                            static_cast<uint32_t>(roaming ? args.blocks : 1);
-      if (read_sum != want) {
-        return absl::InternalError(
-            absl::StrCat("read kernel summed ", read_sum, ", expected ", want));
-      }
-      break;
-    }
-    case StreamOp::kWrite: {
-      const int last = static_cast<int>(passes) - 1;
-      DISSECT_RETURN_IF_ERROR(CheckWords("write", dst.get(), words,
-                                         [last](size_t w) { return StreamPatternWord(w, last); }));
-      break;
-    }
-    case StreamOp::kCopy:
-      DISSECT_RETURN_IF_ERROR(
-          CheckWords("copy", dst.get(), words, [](size_t w) { return StreamPatternWord(w, 0); }));
-      break;
-  }
+  DISSECT_RETURN_IF_ERROR(CheckStreamed(args, buffers, words, passes));
 
   const double bytes_moved = static_cast<double>(bytes_per_pass) * static_cast<double>(passes);
   std::vector<double> gbps;
@@ -299,6 +327,7 @@ DISSECT_EXPERIMENT(memory_bandwidth)
     // the analysis sets it only beside a chase at the same carveout.
     .AddContext(kL1CarveoutKey, L1CarveoutName(cudaSharedmemCarveoutMaxL1))
     .Validate(Validate)
+    .Headline("bandwidth_gbps")
     .Run(Run);
 
 }  // namespace
