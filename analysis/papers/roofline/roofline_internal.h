@@ -1,0 +1,76 @@
+// What the roofline generator (roofline.cc) and its report
+// (roofline_render.cc) share: the roofs, the operator points and their
+// tally per set. Internal to the roofline generators.
+
+#ifndef DISSECT_ANALYSIS_PAPERS_ROOFLINE_ROOFLINE_INTERNAL_H_
+#define DISSECT_ANALYSIS_PAPERS_ROOFLINE_ROOFLINE_INTERNAL_H_
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/format.h"
+#include "analysis/papers/catalog.h"
+#include "analysis/papers/paper_figure.h"
+
+namespace dissect::analysis::papers::roofline_internal {
+
+struct Ceiling {
+  std::string name;
+  double value = 0;
+  std::string unit;
+  bool measured = true;
+  std::string source;
+  std::string datasheet;  // the side column
+};
+
+struct OpPoint {
+  // 0 prefill GEMM, 1 decode GEMV, 2 attention, 3 attention whose working
+  // set is under 2 x L2 (beyond_2x_l2 0): its bytes came (partly) from L2.
+  int set = 0;
+  std::string shape, dtype, note;
+  double intensity = 0;
+  double tflops = 0;
+  const Ceiling* roof = nullptr;
+};
+
+inline constexpr int kSets = 4;
+inline constexpr int kL2ResidentAttention = 3;
+inline const char* const kSetNames[kSets] = {"prefill GEMM", "decode GEMV", "attention",
+                                             "attention, L2-resident"};
+
+// The ceilings: the memory roof, one tensor roof per dtype with rows
+// (tensor_roof: dtype -> index), the FMA pipe (fma_roof) where known.
+struct Roofs {
+  std::vector<Ceiling> ceilings;
+  std::map<std::string, size_t> tensor_roof;
+  std::optional<size_t> fma_roof;
+};
+
+// How many points of each set, and how many of them are memory-bound.
+struct SetTally {
+  int counts[kSets] = {};
+  int memory_bound[kSets] = {};
+};
+
+// The ceilings table and the text below it.
+std::string CeilingsMarkdown(const std::vector<Ceiling>& ceilings, double bandwidth);
+
+// The operators table; counts the points of each set in `tally`.
+std::string OperatorsMarkdown(const std::vector<OpPoint>& points, double bandwidth,
+                              SetTally& tally);
+
+// The paper's published values (unknown offline) against this GPU's.
+MarkdownTable PaperComparison(const CatalogEntry& entry, const std::vector<OpPoint>& points,
+                              const Roofs& roofs, double bandwidth);
+
+// The log-log roofline: the points of each set present and the compute
+// roofs, with the axes' ranges around them.
+void AddRooflineFigure(const std::vector<OpPoint>& points, const std::vector<Ceiling>& ceilings,
+                       const SetTally& tally, double bandwidth,
+                       const std::vector<std::string>& inputs, PaperFigure& out);
+
+}  // namespace dissect::analysis::papers::roofline_internal
+
+#endif  // DISSECT_ANALYSIS_PAPERS_ROOFLINE_ROOFLINE_INTERNAL_H_
