@@ -1,4 +1,4 @@
-// Benchmarks of the history database (issue 13 targets, on the 2-core CI
+// Benchmarks of the history database against its targets (on the 2-core CI
 // machine): ingesting 100,000 result rows in under 2 s, and a trend query
 // over 365 nights in under 100 ms. Run with
 //   ./bazelw run -c opt //analysis:history_benchmark

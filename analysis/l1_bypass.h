@@ -1,4 +1,4 @@
-// Analysis of the l1_bypass experiment (issue 5): per device and kernel, the
+// Analysis of the l1_bypass experiment: per device and kernel, the
 // speedup of every cache variant over the default build for each measured
 // point, with the noise it has to beat and the winner; and the paper-style
 // figure of -dlcm=cg's speedup per layer. Variants that run the same machine

@@ -1,5 +1,5 @@
 // Infers a memory-hierarchy table (latency, capacity, line and sector size,
-// bandwidth per level) from the curves of the issue-3 memory experiments
+// bandwidth per level) from the curves of the memory experiments
 // (memory_latency, latency_trace, memory_bandwidth, shared_bandwidth; see
 // SCHEMA.md). Nothing is hard-coded per device: every value comes from a
 // plateau, step or counter in the result files, and the rules are listed in

@@ -1,4 +1,4 @@
-// Fleet outliers (issue 13): across the cards of one model (device_name)
+// Fleet outliers: across the cards of one model (device_name)
 // measured in one night, the cards whose metric sits outside the fleet's
 // median +- fleet_k x scaled MAD (and beyond the metric's relative tolerance
 // of the median), with fleet_k and the tolerance per metric from

@@ -1,4 +1,4 @@
-// Noise-aware regression detection between nightly runs (issue 13): a
+// Noise-aware regression detection between nightly runs: a
 // candidate run against a baseline run, or against the median of the last N
 // nights of the same device. A (point, metric) counts as changed only when
 // the change exceeds both the metric's relative tolerance and k x the

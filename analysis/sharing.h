@@ -1,4 +1,4 @@
-// The intergroup-sharing section of the report (issue 14), after "GPU
+// The intergroup-sharing section of the report, after "GPU
 // Performance Optimization via Intergroup Cache Cooperation" (2024): per
 // device, the L1 duplication of the layer kernels (l1_duplication), the
 // distributed-shared-memory latency and bandwidth by cluster size

@@ -1,4 +1,4 @@
-// The activation-sparsity section of the report (issue 15), after "Inducing
+// The activation-sparsity section of the report, after "Inducing
 // and Exploiting Activation Sparsity for Fast Neural Network Inference"
 // (Kurtz et al., 2020): per device, the sparsity of each layer's activations
 // and of its channels (activation_sparsity), the sparsity each FATReLU
