@@ -2,7 +2,7 @@
 // SQLite file (Debian's libsqlite3, embedded, no server), for trends,
 // regression checks (//analysis:compare) and the dashboard.
 //
-// Schema version 3 (see analysis/README.md "History"):
+// Schema version 4 (see analysis/README.md "History"):
 //   schema_version(version)                    one row
 //   devices(id, key, uuid, name, serial, vbios) key = uuid, else serial, else name@host
 //   runs(id, run_id, device_id, sweep, started, host, git_commit, driver_version,
@@ -20,11 +20,13 @@
 //   metric_names(id, name)
 //   measurements(id, run_id, point_id, attempt, throttled)  unique (run, point, attempt)
 //   metrics(measurement_id, metric_id, value, spread, unit)
-// Version 2 had none of runs' source columns and entries, run_problems or
+// Version 3 held measurements of result-schema-1 files under their metrics'
+// old names (experiments/result_format/renamed_metrics.h). Version 2 had none
+// of runs' source columns and entries, run_problems or
 // result_files (its runs keep only their values); version 1 had
 // point_axes(point_id, name, value) instead of points.axes and metrics keyed
 // by name; version 0 was the prototype's flat results table. Opening an
-// older database migrates it (0 -> 1 -> 2 -> 3) to the current version in
+// older database migrates it (0 -> 1 -> 2 -> 3 -> 4) to the current version in
 // one transaction; a newer or foreign one is an error.
 
 #ifndef DISSECT_ANALYSIS_HISTORY_DB_H_
@@ -50,7 +52,7 @@ struct SqliteCloser {
 namespace dissect::analysis {
 
 // The schema version this build writes and reads.
-inline constexpr int kHistorySchemaVersion = 3;
+inline constexpr int kHistorySchemaVersion = 4;
 
 // What one Ingest call did.
 struct IngestStats {

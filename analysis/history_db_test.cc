@@ -45,7 +45,7 @@ TEST(HistoryDbTest, NewDatabaseHasTheCurrentSchemaVersion) {
   absl::StatusOr<int> version = db->SchemaVersion();
   ASSERT_TRUE(version.ok()) << version.status();
   EXPECT_EQ(*version, kHistorySchemaVersion);
-  EXPECT_EQ(*version, 3);
+  EXPECT_EQ(*version, 4);
 }
 
 TEST(HistoryDbTest, IngestTwiceAddsNothingAndCountsTheSame) {

@@ -59,7 +59,7 @@ TEST(HistoryDbMigrationTest, VersionZeroIsMigrated) {
   ASSERT_NE(db, nullptr);
   absl::StatusOr<int> version = db->SchemaVersion();
   ASSERT_TRUE(version.ok()) << version.status();
-  EXPECT_EQ(*version, 3);  // 0 -> 1 -> 2 -> 3
+  EXPECT_EQ(*version, 4);  // 0 -> 1 -> 2 -> 3 -> 4
   absl::StatusOr<std::vector<TrendPoint>> trend =
       db->Trend("NVIDIA A100", kPoint, "cycles_per_load");
   ASSERT_TRUE(trend.ok()) << trend.status();
@@ -77,7 +77,7 @@ TEST(HistoryDbMigrationTest, VersionZeroIsMigrated) {
   EXPECT_FALSE(run->points[0].metrics.at("ns_per_load").spread.has_value());
   db.reset();
 
-  // Migrated once: opening again finds version 3, and new runs go in beside.
+  // Migrated once: opening again finds version 4, and new runs go in beside.
   db = OpenOrDie(path);
   ASSERT_NE(db, nullptr);
   absl::StatusOr<IngestStats> stats = db->Ingest({History("run_h100_night1")});
@@ -153,7 +153,7 @@ TEST(HistoryDbMigrationTest, VersionOneIsMigrated) {
   ASSERT_NE(db, nullptr);
   absl::StatusOr<int> version = db->SchemaVersion();
   ASSERT_TRUE(version.ok()) << version.status();
-  EXPECT_EQ(*version, 3);
+  EXPECT_EQ(*version, 4);
   absl::StatusOr<RunData> run = db->LoadRun("r1");
   ASSERT_TRUE(run.ok()) << run.status();
   ASSERT_THAT(run->points, SizeIs(3));
@@ -232,7 +232,7 @@ TEST(HistoryDbMigrationTest, VersionTwoIsMigrated) {
   ASSERT_NE(db, nullptr);
   absl::StatusOr<int> version = db->SchemaVersion();
   ASSERT_TRUE(version.ok()) << version.status();
-  EXPECT_EQ(*version, 3);
+  EXPECT_EQ(*version, 4);
   // The old run reads as before: ours, its values, no files, no problems.
   absl::StatusOr<std::vector<RunInfo>> runs = db->Runs("");
   ASSERT_TRUE(runs.ok()) << runs.status();
@@ -268,6 +268,43 @@ TEST(HistoryDbMigrationTest, VersionTwoIsMigrated) {
   runs = db->Runs("", /*with_imported=*/true);
   ASSERT_TRUE(runs.ok()) << runs.status();
   EXPECT_THAT(*runs, SizeIs(3));
+}
+
+TEST(HistoryDbMigrationTest, VersionThreeGivesVersionOneMetricsTheirNewNames) {
+  const std::string path = TempDir("v3") + "/history.db";
+  ASSERT_NE(OpenOrDie(path), nullptr);  // the current tables, empty
+  // As version 3 held a run ingested from result-schema-1 files: cublaslt_gemm's
+  // gbps and shared_bandwidth's aggregate_gbps under their old names, beside
+  // another experiment's gbps, which no version renamed.
+  Sql(path,
+      "DELETE FROM schema_version; INSERT INTO schema_version VALUES (3);"
+      "INSERT INTO devices (id, key, uuid, name) VALUES (1, 'GPU-v3', 'GPU-v3', 'NVIDIA H100');"
+      "INSERT INTO runs (id, run_id, device_id, started) VALUES (1, 'r1', 1, '2026-11-01');"
+      "INSERT INTO points VALUES (1, 'cublaslt_gemm', 'cublaslt_gemm/dtype:bf16', 'dtype:bf16'),"
+      " (2, 'shared_bandwidth', 'shared_bandwidth/width_bits:128', 'width_bits:128'),"
+      " (3, 'other', 'other/x:1', 'x:1');"
+      "INSERT INTO metric_names VALUES (1, 'gbps'), (2, 'aggregate_gbps'), (3, 'tflops');"
+      "INSERT INTO measurements VALUES (1, 1, 1, 1, 0), (2, 1, 2, 1, 0), (3, 1, 3, 1, 0);"
+      "INSERT INTO metrics VALUES (1, 1, 283, 0.02, 'GB/s'), (1, 3, 772, 0.01, 'TFLOP/s'),"
+      " (2, 2, 33000, 0.01, 'GB/s'), (3, 1, 5, NULL, 'GB/s');");
+  auto db = OpenOrDie(path);
+  ASSERT_NE(db, nullptr);
+  EXPECT_EQ(db->SchemaVersion().value_or(-1), 4);
+  absl::StatusOr<RunData> run = db->LoadRun("r1");
+  ASSERT_TRUE(run.ok()) << run.status();
+  std::map<std::string, std::map<std::string, double>> values;  // experiment -> metric -> value
+  for (const RunPoint& point : run->points) {
+    for (const auto& [name, metric] : point.metrics) values[point.experiment][name] = metric.value;
+  }
+  EXPECT_EQ(values, (std::map<std::string, std::map<std::string, double>>{
+                        {"cublaslt_gemm", {{"bandwidth_gbps", 283}, {"tflops", 772}}},
+                        {"other", {{"gbps", 5}}},
+                        {"shared_bandwidth", {{"bandwidth_gbps", 33000}}}}));
+  db.reset();
+  // aggregate_gbps is gone; gbps stays, for the experiment that still uses it.
+  EXPECT_EQ(SqlText(path, "SELECT group_concat(name, ',') FROM "
+                          "(SELECT name FROM metric_names ORDER BY name)"),
+            "bandwidth_gbps,gbps,tflops");
 }
 
 TEST(HistoryDbMigrationTest, FailedMigrationFromVersionTwoLeavesTheDatabaseAsItWas) {

@@ -21,6 +21,7 @@
 #include "analysis/history_db.h"
 #include "analysis/history_sql.h"
 #include "analysis/run_data.h"
+#include "experiments/result_format/renamed_metrics.h"
 
 namespace dissect::analysis::history_internal {
 namespace {
@@ -366,6 +367,44 @@ CREATE TABLE result_files (
 )sql");
 }
 
+// Version 3 to 4: result schema version 2 gave some metrics their one name
+// (experiments/result_format/renamed_metrics.h). Measurements ingested from
+// version-1 files move to the new name, so that a metric's history goes on
+// across the rename; the old name goes once nothing uses it.
+absl::Status MigrateV3ToV4(sqlite3* db) {
+  // ?1: the old name, ?2: the new one, ?3: the experiment.
+  constexpr char kMeasurementsOfExperiment[] =
+      "(SELECT m.id FROM measurements m JOIN points p ON p.id = m.point_id "
+      "WHERE p.experiment = ?3)";
+  constexpr char kOldId[] = "(SELECT id FROM metric_names WHERE name = ?1)";
+  absl::StatusOr<Statement> add = Statement::Prepare(
+      db, absl::StrCat("INSERT OR IGNORE INTO metric_names (name) SELECT ?2 WHERE EXISTS "
+                       "(SELECT 1 FROM metrics WHERE metric_id = ",
+                       kOldId, " AND measurement_id IN ", kMeasurementsOfExperiment, ")"));
+  absl::StatusOr<Statement> move = Statement::Prepare(
+      db, absl::StrCat("UPDATE metrics SET metric_id = "
+                       "(SELECT id FROM metric_names WHERE name = ?2) WHERE metric_id = ",
+                       kOldId, " AND measurement_id IN ", kMeasurementsOfExperiment));
+  absl::StatusOr<Statement> drop = Statement::Prepare(
+      db, "DELETE FROM metric_names WHERE name = ?1 AND id NOT IN (SELECT metric_id FROM metrics)");
+  if (!add.ok()) return add.status();
+  if (!move.ok()) return move.status();
+  if (!drop.ok()) return drop.status();
+  for (const result_format::RenamedMetric& renamed : result_format::kRenamedInVersion2) {
+    const std::string old_name(renamed.old_name), new_name(renamed.new_name);
+    const std::string experiment(renamed.experiment);
+    for (Statement* statement : {&*add, &*move}) {
+      if (absl::Status status =
+              statement->Bind(1, old_name).Bind(2, new_name).Bind(3, experiment).Run();
+          !status.ok()) {
+        return status;
+      }
+    }
+    if (absl::Status status = drop->Bind(1, old_name).Run(); !status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
 struct Migration {
   int from;  // migrates version `from` to `from` + 1
   absl::Status (*apply)(sqlite3* db);
@@ -375,6 +414,7 @@ constexpr Migration kMigrations[] = {
     {0, MigrateV0ToV1},
     {1, MigrateV1ToV2},
     {2, MigrateV2ToV3},
+    {3, MigrateV3ToV4},
 };
 
 }  // namespace
