@@ -66,7 +66,7 @@ case ${verb} in
     shift
     [[ ${1:-} == -- ]] && shift
     path=$(binary_of "${label}")
-    [[ -n ${path} ]] || { echo "readme test shim: ${label} is not carried by the test (add it to README_BINARIES)" >&2; exit 97; }
+    [[ -n ${path} ]] || { echo "readme test shim: ${label} is not carried by the test (a tool goes into README_TOOLS in tools/BUILD; an experiment is carried once tools/registry.sh --write lists it)" >&2; exit 97; }
     export BUILD_WORKING_DIRECTORY=${PWD} DISSECT_CALLER_DIR=${PWD}
     exec "${path}" "$@"
     ;;
