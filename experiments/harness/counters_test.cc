@@ -83,7 +83,7 @@ Outcome RunSynthetic(RunEnv env, bool collect, const std::string& name) {
   Experiment exp("synthetic_counters");
   exp.Question("Do counters land beside the timings?")
       .AddAxis(IntAxis("bytes", "B", {1024}))
-      .AddMetric("gbps", "GB/s")
+      .AddMetric("bandwidth_gbps", "GB/s")
       .Run([&](PointContext& ctx) -> absl::Status {
         ctx.RecordTimeSamples({1.0, 2.0, 3.0});
         if (collect) {
@@ -102,7 +102,7 @@ Outcome RunSynthetic(RunEnv env, bool collect, const std::string& name) {
                  CacheState::kHot)
               .IgnoreError();
         }
-        return ctx.AddSamples("gbps", {10, 11, 12});
+        return ctx.AddSamples("bandwidth_gbps", {10, 11, 12});
       });
   env.device.name = "Synthetic GPU (test fixture)";
   env.clocks_source = "unavailable: synthetic";
@@ -147,14 +147,14 @@ TEST(CountersInRowsTest, ValuesUnitsAndPassesBesideTheTimings) {
   EXPECT_EQ(ctx.at("counters_passes"), "2");
   EXPECT_EQ(ctx.at("counters_source"), "cupti range profiler, user replay");
   // Counters are not declared metrics: the analysis tables stay as they were.
-  EXPECT_EQ(o.file.metric_names, std::vector<std::string>{"gbps"});
+  EXPECT_EQ(o.file.metric_names, std::vector<std::string>{"bandwidth_gbps"});
   ASSERT_EQ(o.file.rows.size(), 1u);
   const result_format::Row& row = o.file.rows[0];
   EXPECT_FALSE(row.error);
   EXPECT_EQ(row.Counter("cupti/dram_bytes_read"), 4096.0);
   EXPECT_EQ(row.Counter("cupti/l2_hit_rate"), 87.5);
   EXPECT_EQ(row.Counter("cupti/passes"), 2.0);
-  EXPECT_EQ(row.Counter("gbps"), 11.0);
+  EXPECT_EQ(row.Counter("bandwidth_gbps"), 11.0);
   EXPECT_DOUBLE_EQ(row.real_time, 2000.0);  // median 2 ms, in us
   EXPECT_EQ(row.label, "");
 }
@@ -172,7 +172,7 @@ TEST(CountersInRowsTest, UnavailableCountersKeepTimingsAndSayWhy) {
   ASSERT_EQ(o.file.rows.size(), 1u);
   const result_format::Row& row = o.file.rows[0];
   EXPECT_FALSE(row.error);
-  EXPECT_EQ(row.Counter("gbps"), 11.0);
+  EXPECT_EQ(row.Counter("bandwidth_gbps"), 11.0);
   EXPECT_FALSE(row.Counter("cupti/dram_bytes_read").has_value());
   EXPECT_FALSE(row.Counter("cupti/passes").has_value());
 }
@@ -186,7 +186,7 @@ TEST(CountersInRowsTest, AFailedCounterPassLabelsTheRowAndKeepsTimings) {
   ASSERT_EQ(o.file.rows.size(), 1u);
   const result_format::Row& row = o.file.rows[0];
   EXPECT_FALSE(row.error);
-  EXPECT_EQ(row.Counter("gbps"), 11.0);
+  EXPECT_EQ(row.Counter("bandwidth_gbps"), 11.0);
   EXPECT_FALSE(row.Counter("cupti/dram_bytes_read").has_value());
   EXPECT_EQ(row.label,
             "counters: CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED");
@@ -281,7 +281,7 @@ TEST(ActivityInRowsTest, DurationsAndAgreementBesideTheTimings) {
   EXPECT_EQ(o.file.MetricUnit("activity/vs_events_pct"), "%");
   EXPECT_EQ(o.file.context.at("dissect_activity"),
             "activity/kernel_ms,activity/vs_events_pct");
-  EXPECT_EQ(o.file.metric_names, std::vector<std::string>{"gbps"});
+  EXPECT_EQ(o.file.metric_names, std::vector<std::string>{"bandwidth_gbps"});
   ASSERT_EQ(o.file.rows.size(), 1u);
   const result_format::Row& row = o.file.rows[0];
   EXPECT_FALSE(row.error);
@@ -326,7 +326,7 @@ TEST(ActivityInRowsTest, UnavailableActivityKeepsTimingsAndSaysWhy) {
   const result_format::Row& row = o.file.rows[0];
   EXPECT_FALSE(row.error);
   EXPECT_EQ(row.label, "");
-  EXPECT_EQ(row.Counter("gbps"), 11.0);
+  EXPECT_EQ(row.Counter("bandwidth_gbps"), 11.0);
   EXPECT_FALSE(row.Counter("activity/kernel_ms").has_value());
   EXPECT_FALSE(row.Counter("activity/vs_events_pct").has_value());
 }

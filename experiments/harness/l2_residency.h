@@ -55,11 +55,11 @@ std::vector<MetricSpec> L2ResidencyMetrics(absl::string_view working_set_help);
 // (1 or 0) and below 2 x L2 the label note "L2-resident: ..."; returns
 // whether the working set is beyond 2 x L2. For an experiment that prints
 // no dram_peak_pct but whose bandwidth would be read as DRAM's (attention's
-// gbps on the roofline's DRAM roof); AddDramPeakPct records it too.
+// bandwidth_gbps on the roofline's DRAM roof); AddDramPeakPct records it too.
 absl::StatusOr<bool> AddL2Residency(PointContext& ctx, double working_set_bytes,
                                     absl::string_view working_set_metric = kWorkingSetBytesMetric);
 
-// Records one row's DRAM framing: dram_peak_pct, 100 x each of `gbps` over
+// Records one row's DRAM framing: dram_peak_pct, 100 x each of `gbps` (GB/s) over
 // the device's DRAM peak where the working set is beyond 2 x L2 (and the
 // peak is known), else NaN; the working set under `working_set_metric`;
 // beyond_2x_l2 (1 or 0); and below 2 x L2 the label note "L2-resident: ...".
