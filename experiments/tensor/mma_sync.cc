@@ -115,12 +115,8 @@ struct Launch {
   int warps = 0;
 };
 
-absl::Status Run(PointContext& ctx) {
-  const MmaFormInfo& form = *FindForm(ctx.Str("form"));
-  const TensorMode mode =
-      ctx.Str("mode") == "latency" ? TensorMode::kLatency : TensorMode::kThroughput;
-  const ProbeData& data = FindProbeData(ctx.Str("data"));
-  const int arch = ctx.device().cc_major * 10 + ctx.device().cc_minor;
+// Skipped where `form` has no native tensor-core instruction on sm_`arch`.
+absl::Status RunsNatively(const MmaFormInfo& form, int arch) {
   if (arch < form.min_arch) {
     return Skipped(absl::StrCat(form.instruction, " needs sm_", form.min_arch,
                                 " or later; this GPU is sm_", arch));
@@ -131,20 +127,72 @@ absl::Status Run(PointContext& ctx) {
         ": ptxas emulates it with f16 HMMA and folds the loop's repeated products, so the "
         "row would not measure the tensor core (on Hopper the wgmma experiment measures fp8)"));
   }
+  return absl::OkStatus();
+}
+
+// The A, B (and sparse metadata) fragments on the device.
+struct OperandBuffers {
+  DeviceBuffer<uint32_t> a;
+  DeviceBuffer<uint32_t> b;
+  DeviceBuffer<uint32_t> metadata;
+};
+
+absl::StatusOr<OperandBuffers> UploadOperands(const MmaOperands& operands) {
+  OperandBuffers b;
+  DISSECT_ASSIGN_OR_RETURN(b.a, DeviceBuffer<uint32_t>::Allocate(operands.a.size()));
+  DISSECT_ASSIGN_OR_RETURN(b.b, DeviceBuffer<uint32_t>::Allocate(operands.b.size()));
+  DISSECT_CUDA_RETURN_IF_ERROR(
+      cudaMemcpy(b.a.get(), operands.a.data(), b.a.bytes(), cudaMemcpyHostToDevice));
+  DISSECT_CUDA_RETURN_IF_ERROR(
+      cudaMemcpy(b.b.get(), operands.b.data(), b.b.bytes(), cudaMemcpyHostToDevice));
+  DISSECT_ASSIGN_OR_RETURN(b.metadata, DeviceBuffer<uint32_t>::Allocate(operands.metadata.size()));
+  if (!operands.metadata.empty()) {
+    DISSECT_CUDA_RETURN_IF_ERROR(
+        cudaMemcpy(b.metadata.get(), operands.metadata.data(), b.metadata.bytes(), cudaMemcpyHostToDevice));
+  }
+  return b;
+}
+
+// The checked launch (timing slot 0) of `args`: Skipped when the binary has
+// no code for the form, an error when an output differs from the host's.
+absl::Status CheckedLaunch(PointContext& ctx, const MmaFormInfo& form, const MmaOperands& operands,
+                           const ProbeData& data, int arch, int chains,
+                           const DeviceBuffer<uint32_t>& d_out,
+                           const DeviceBuffer<TensorTiming>& d_timing, MmaSyncArgs args) {
+  const int warps = args.blocks * args.threads / 32;
+  // The checked launch (timing slot 0).
+  args.iterations = kVerifyIterations;
+  args.timing = d_timing.get();
+  DISSECT_CUDA_RETURN_IF_ERROR(LaunchMmaSync(args, ctx.stream()));
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(ctx.stream()));
+  std::vector<TensorTiming> check_timing(warps);
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpy(check_timing.data(), d_timing.get(),
+                                          check_timing.size() * sizeof(TensorTiming),
+                                          cudaMemcpyDeviceToHost));
+  if (!AllBuilt(check_timing)) {
+    return Skipped(absl::StrCat("this binary has no code for ", form.instruction, " on sm_", arch,
+                                "; rebuild with --cuda_archs=sm_", arch, arch == 90 ? "a" : ""));
+  }
+  std::vector<uint32_t> out(d_out.size());
+  DISSECT_CUDA_RETURN_IF_ERROR(
+      cudaMemcpy(out.data(), d_out.get(), d_out.bytes(), cudaMemcpyDeviceToHost));
+  DISSECT_RETURN_IF_ERROR(CheckMmaOutput(
+      form, operands,
+      static_cast<int64_t>(kVerifyIterations + UntimedSteps(data.operands)) * chains, out));
+  return absl::OkStatus();
+}
+
+absl::Status Run(PointContext& ctx) {
+  const MmaFormInfo& form = *FindForm(ctx.Str("form"));
+  const TensorMode mode =
+      ctx.Str("mode") == "latency" ? TensorMode::kLatency : TensorMode::kThroughput;
+  const ProbeData& data = FindProbeData(ctx.Str("data"));
+  const int arch = ctx.device().cc_major * 10 + ctx.device().cc_minor;
+  DISSECT_RETURN_IF_ERROR(RunsNatively(form, arch));
   const MmaOperands operands =
       MakeMmaOperands(form, data.data, 0x5eed0000u + static_cast<uint64_t>(form.form),
                       OperandFragments(data.operands));
-  DISSECT_ASSIGN_OR_RETURN(auto d_a, DeviceBuffer<uint32_t>::Allocate(operands.a.size()));
-  DISSECT_ASSIGN_OR_RETURN(auto d_b, DeviceBuffer<uint32_t>::Allocate(operands.b.size()));
-  DISSECT_CUDA_RETURN_IF_ERROR(
-      cudaMemcpy(d_a.get(), operands.a.data(), d_a.bytes(), cudaMemcpyHostToDevice));
-  DISSECT_CUDA_RETURN_IF_ERROR(
-      cudaMemcpy(d_b.get(), operands.b.data(), d_b.bytes(), cudaMemcpyHostToDevice));
-  DISSECT_ASSIGN_OR_RETURN(auto d_meta, DeviceBuffer<uint32_t>::Allocate(operands.metadata.size()));
-  if (!operands.metadata.empty()) {
-    DISSECT_CUDA_RETURN_IF_ERROR(
-        cudaMemcpy(d_meta.get(), operands.metadata.data(), d_meta.bytes(), cudaMemcpyHostToDevice));
-  }
+  DISSECT_ASSIGN_OR_RETURN(const OperandBuffers operand_buffers, UploadOperands(operands));
 
   Launch launch;
   launch.args.form = form.form;
@@ -162,30 +210,13 @@ absl::Status Run(PointContext& ctx) {
       DeviceBuffer<uint32_t>::Allocate(static_cast<size_t>(launch.warps) * 32 * kMmaAccElements));
   DISSECT_ASSIGN_OR_RETURN(auto d_timing, DeviceBuffer<TensorTiming>::Allocate(
                                               static_cast<size_t>(slots) * launch.warps));
-  launch.args.a = d_a.get();
-  launch.args.b = d_b.get();
-  launch.args.metadata = d_meta.get();
+  launch.args.a = operand_buffers.a.get();
+  launch.args.b = operand_buffers.b.get();
+  launch.args.metadata = operand_buffers.metadata.get();
   launch.args.out = d_out.get();
 
-  // The checked launch (timing slot 0).
-  launch.args.iterations = kVerifyIterations;
-  launch.args.timing = d_timing.get();
-  DISSECT_CUDA_RETURN_IF_ERROR(LaunchMmaSync(launch.args, ctx.stream()));
-  DISSECT_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(ctx.stream()));
-  std::vector<TensorTiming> check_timing(launch.warps);
-  DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpy(check_timing.data(), d_timing.get(),
-                                          check_timing.size() * sizeof(TensorTiming),
-                                          cudaMemcpyDeviceToHost));
-  if (!AllBuilt(check_timing)) {
-    return Skipped(absl::StrCat("this binary has no code for ", form.instruction, " on sm_", arch,
-                                "; rebuild with --cuda_archs=sm_", arch, arch == 90 ? "a" : ""));
-  }
-  std::vector<uint32_t> out(d_out.size());
-  DISSECT_CUDA_RETURN_IF_ERROR(
-      cudaMemcpy(out.data(), d_out.get(), d_out.bytes(), cudaMemcpyDeviceToHost));
-  DISSECT_RETURN_IF_ERROR(CheckMmaOutput(
-      form, operands,
-      static_cast<int64_t>(kVerifyIterations + UntimedSteps(data.operands)) * chains, out));
+  DISSECT_RETURN_IF_ERROR(
+      CheckedLaunch(ctx, form, operands, data, arch, chains, d_out, d_timing, launch.args));
 
   const int iterations = mode == TensorMode::kLatency ? kLatencyIterations : kThroughputIterations;
   launch.args.iterations = iterations;

@@ -115,6 +115,32 @@ absl::StatusOr<DeviceBuffer<T>> Upload(const std::vector<T>& host) {
   return buffer;
 }
 
+// The checked launch (timing slot 0) of `args`: Skipped when the binary
+// has no sm_90a code, an error when an output differs from the host's.
+absl::Status CheckedLaunch(PointContext& ctx, const WgmmaFormInfo& form, int n,
+                           const WgmmaOperands& operands, const ProbeData& data, int chains,
+                           const DeviceBuffer<uint32_t>& d_out,
+                           const DeviceBuffer<TensorTiming>& d_timing, WgmmaArgs args) {
+  args.iterations = kVerifyIterations;
+  args.timing = d_timing.get();
+  DISSECT_CUDA_RETURN_IF_ERROR(LaunchWgmma(args, ctx.stream()));
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(ctx.stream()));
+  std::vector<TensorTiming> check_timing(args.blocks);
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpy(check_timing.data(), d_timing.get(),
+                                          check_timing.size() * sizeof(TensorTiming),
+                                          cudaMemcpyDeviceToHost));
+  if (!AllBuilt(check_timing)) {
+    return Skipped("this binary has no sm_90a code; rebuild with --cuda_archs=sm_90a");
+  }
+  std::vector<uint32_t> out(d_out.size());
+  DISSECT_CUDA_RETURN_IF_ERROR(
+      cudaMemcpy(out.data(), d_out.get(), d_out.bytes(), cudaMemcpyDeviceToHost));
+  DISSECT_RETURN_IF_ERROR(CheckWgmmaOutput(
+      form, n, operands,
+      static_cast<int64_t>(kVerifyIterations + UntimedSteps(data.operands)) * chains, out));
+  return absl::OkStatus();
+}
+
 absl::Status Run(PointContext& ctx) {
   const WgmmaFormInfo& form = *FindForm(ctx.Str("form"));
   const int n = static_cast<int>(ctx.Int("n"));
@@ -151,23 +177,8 @@ absl::Status Run(PointContext& ctx) {
   args.metadata = d_metadata.get();
   args.out = d_out.get();
 
-  args.iterations = kVerifyIterations;
-  args.timing = d_timing.get();
-  DISSECT_CUDA_RETURN_IF_ERROR(LaunchWgmma(args, ctx.stream()));
-  DISSECT_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(ctx.stream()));
-  std::vector<TensorTiming> check_timing(args.blocks);
-  DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpy(check_timing.data(), d_timing.get(),
-                                          check_timing.size() * sizeof(TensorTiming),
-                                          cudaMemcpyDeviceToHost));
-  if (!AllBuilt(check_timing)) {
-    return Skipped("this binary has no sm_90a code; rebuild with --cuda_archs=sm_90a");
-  }
-  std::vector<uint32_t> out(d_out.size());
-  DISSECT_CUDA_RETURN_IF_ERROR(
-      cudaMemcpy(out.data(), d_out.get(), d_out.bytes(), cudaMemcpyDeviceToHost));
-  DISSECT_RETURN_IF_ERROR(CheckWgmmaOutput(
-      form, n, operands,
-      static_cast<int64_t>(kVerifyIterations + UntimedSteps(data.operands)) * chains, out));
+  DISSECT_RETURN_IF_ERROR(
+      CheckedLaunch(ctx, form, n, operands, data, chains, d_out, d_timing, args));
 
   const int iterations = mode == TensorMode::kLatency ? kLatencyIterations : kThroughputIterations;
   args.iterations = iterations;
