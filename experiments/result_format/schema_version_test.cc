@@ -111,7 +111,8 @@ TEST(SchemaVersionTest, VersionThreeIsRefusedInOneLine) {
   ASSERT_FALSE(file.ok());
   EXPECT_EQ(file.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(file.status().message(),
-            R"(file.json: unsupported dissect_schema_version "3" (this reader supports "1" and "2"))");
+            R"(file.json: unsupported dissect_schema_version "3" )"
+            R"((this reader supports "1" and "2"))");
 }
 
 }  // namespace
