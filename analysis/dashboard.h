@@ -100,11 +100,13 @@ TrendLayout LayoutTrend(const TrendSeries& series);
 // <title>, the y range and the first and last night as labels.
 std::string TrendSvg(const TrendSeries& series);
 
-// The metric plotted for an experiment's points: memory_latency and
-// shared_latency cycles_per_load, memory_bandwidth and relu bandwidth_gbps,
-// ...; "" for an unknown experiment (the caller then takes the point's
-// first metric by name).
-std::string HeadlineMetric(absl::string_view experiment);
+// The metric plotted for `experiment`'s points in `run`: the headline its
+// result files name (RunData::headline_metrics, context
+// dissect_headline_metric), else, for values kept without their files, the
+// one files of that time stand for (result_format::HeadlineBeforeDeclared);
+// "" when neither says (the caller then takes the point's first metric by
+// name).
+std::string HeadlineMetric(const RunData& run, const std::string& experiment);
 
 // ---------------------------------------------------------------------------
 // One night.

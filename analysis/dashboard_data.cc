@@ -24,6 +24,7 @@
 #include "analysis/format.h"
 #include "analysis/history_db.h"
 #include "analysis/outliers.h"
+#include "experiments/result_format/headline_metrics.h"
 
 namespace dissect::analysis {
 namespace {
@@ -56,23 +57,11 @@ std::vector<fs::path> RunFolders(const fs::path& root) {
 
 }  // namespace
 
-std::string HeadlineMetric(absl::string_view experiment) {
-  static const std::map<absl::string_view, absl::string_view> kHeadline = {
-      {"memory_latency", "cycles_per_load"},
-      {"shared_latency", "cycles_per_load"},
-      {"latency_trace", "level1_cycles"},
-      {"memory_bandwidth", "bandwidth_gbps"},
-      {"relu", "bandwidth_gbps"},
-      {"relu_bandwidth", "bandwidth_gbps"},
-      {"shared_bandwidth", "bytes_per_clk_per_sm"},
-      {"l1_bypass", "kernel_us"},
-      {"mma_sync", "cycles_per_mma"},
-      {"wgmma", "cycles_per_wgmma"},
-      {"cublaslt_gemm", "tflops"},
-      {"hierarchy_summary", "latency_cycles"},
-  };
-  auto it = kHeadline.find(experiment);
-  return it == kHeadline.end() ? "" : std::string(it->second);
+std::string HeadlineMetric(const RunData& run, const std::string& experiment) {
+  auto it = run.headline_metrics.find(experiment);
+  if (it != run.headline_metrics.end()) return it->second;
+  // Values kept without their files: what files of that time would say.
+  return std::string(result_format::HeadlineBeforeDeclared(experiment));
 }
 
 DashboardFindings CheckNight(const std::vector<RunData>& night_runs,
@@ -234,9 +223,12 @@ std::vector<ResultFile> ResultFilesFromRun(const RunData& run) {
   }
   for (size_t f = 0; f < files.size(); ++f) {
     std::vector<std::string> metrics(metrics_of[f].begin(), metrics_of[f].end());
-    const std::string headline = HeadlineMetric(files[f].experiment);
+    const std::string headline = HeadlineMetric(run, files[f].experiment);
     auto head = std::find(metrics.begin(), metrics.end(), headline);
-    if (head != metrics.end()) std::rotate(metrics.begin(), head, head + 1);
+    if (head != metrics.end()) {
+      std::rotate(metrics.begin(), head, head + 1);
+      files[f].context[std::string(kHeadlineMetricKey)] = headline;
+    }
     files[f].metric_names = metrics;
     files[f].context["dissect_metrics"] = absl::StrJoin(metrics, ",");
     files[f].context["dissect_axes"] = absl::StrJoin(files[f].axis_names, ",");
@@ -267,7 +259,7 @@ std::vector<TrendSeries> SelectTrends(const std::vector<RunData>& device_history
     if (night_run_ids.count(device_history[r].info.run_id) == 0) continue;
     for (const auto& [name, point] : points[r]) {
       if (point->metrics.empty()) continue;
-      const std::string headline = HeadlineMetric(point->experiment);
+      const std::string headline = HeadlineMetric(device_history[r], point->experiment);
       add(name, point->metrics.count(headline) > 0 ? headline : point->metrics.begin()->first);
     }
   }

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "analysis/history_db.h"
+#include "analysis/result_points.h"
 #include "analysis/results.h"
 #include "experiments/result_format/atomic_file.h"
 
@@ -79,6 +80,7 @@ absl::StatusOr<DashboardInput> ReadHistoryDatabase(const std::string& path) {
     for (const StoredResultFile& stored : *kept) {
       absl::StatusOr<ResultFile> file = ParseResultJson(stored.text, stored.name);
       if (file.ok()) {
+        RecordHeadlineMetric(*file, *run);
         files.push_back(*std::move(file));
       } else {
         input.bad.push_back(

@@ -398,6 +398,29 @@ TEST(SelectTrendsTest, FindingsFirstThenHeadlinesCappedAndTrimmed) {
   EXPECT_EQ(earlier[0].samples.back().run_id, "a-2");
 }
 
+// The headline a run's result files name (RunData::headline_metrics) is
+// what the trends plot and the rebuilt files list first, whatever an older
+// file of that experiment stood for.
+TEST(SelectTrendsTest, TheHeadlineOfTheRunsFilesIsPlotted) {
+  std::vector<RunData> history;
+  for (RunData& run : History()) {
+    if (run.info.device_uuid != "GPU-1aaa") continue;
+    run.headline_metrics["memory_latency"] = "ns_per_load";
+    history.push_back(std::move(run));
+  }
+  const std::vector<TrendSeries> trends = SelectTrends(history, "2026-11-22", {}, 30, 100, nullptr);
+  ASSERT_EQ(trends.size(), 3u);
+  EXPECT_EQ(trends[0].metric, "ns_per_load");
+  EXPECT_EQ(trends[1].metric, "ns_per_load");
+  // relu's files named none: the default of files that did not say.
+  EXPECT_EQ(trends[2].metric, "bandwidth_gbps");
+
+  const std::vector<ResultFile> files = ResultFilesFromRun(history.back());
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_THAT(files[0].metric_names, ElementsAre("ns_per_load", "cycles_per_load"));
+  EXPECT_EQ(files[0].ContextOr("dissect_headline_metric", ""), "ns_per_load");
+}
+
 TEST(NightPageTest, UnavailableFindingsAndFigureProblemsAreSaid) {
   NightPage page;
   page.night = "2026-11-22";

@@ -71,6 +71,7 @@ absl::StatusOr<ImportedFile> MapGpuLatency(const GpuLatencyLog& log, std::string
                {"loads", "loads", "int64"}};
   file.metrics = {
       {"cycles_per_load", "cycles/load"}, {"ns_per_load", "ns/load"}, {"clock_mhz", "MHz"}};
+  file.headline_metric = "cycles_per_load";
   for (const GpuLatencyRow& r : log.rows) {
     OutRow row;
     row.axes = {{"path", "global_ca"},
@@ -117,6 +118,7 @@ absl::StatusOr<ImportedFile> MapGpuCache(const GpuCacheLog& log, std::string_vie
   file.axes = {
       {"op", "-", "string"}, {"width_bits", "bits", "int64"}, {"footprint_bytes", "B", "int64"}};
   file.metrics = {{"bandwidth_gbps", "GB/s"}};
+  file.headline_metric = "bandwidth_gbps";
   file.extra_context = {{"bandwidth_footprint", "per_sm_shared"}};
   for (const GpuCacheRow& r : log.rows) {
     OutRow row;
@@ -151,6 +153,7 @@ absl::StatusOr<ImportedFile> MapGpuL2Cache(const GpuL2CacheLog& log, std::string
   file.axes = {
       {"op", "-", "string"}, {"width_bits", "bits", "int64"}, {"footprint_bytes", "B", "int64"}};
   file.metrics = {{"bandwidth_gbps", "GB/s"}};
+  file.headline_metric = "bandwidth_gbps";
   file.extra_context = {{"bandwidth_footprint", "total_roaming"}};
   for (const GpuL2CacheRow& r : log.rows) {
     OutRow row;
@@ -216,6 +219,7 @@ absl::StatusOr<ImportedFile> MapGpuStream(const GpuStreamLog& log, std::string_v
                {"threads_per_block", "threads", "int64"},
                {"footprint_bytes", "B", "int64"}};
   file.metrics = {{"bandwidth_gbps", "GB/s"}};
+  file.headline_metric = "bandwidth_gbps";
   file.extra_context = {{"bandwidth_footprint", "total_split"}};
   std::optional<int64_t> sm_count;
   for (const GpuStreamRow& r : log.rows) {

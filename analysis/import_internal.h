@@ -53,6 +53,7 @@ struct OutFile {
   std::string format, experiment, source_method, row_method;
   std::vector<AxisDecl> axes;
   std::vector<std::pair<std::string, std::string>> metrics;  // name, unit
+  std::string headline_metric;  // one of `metrics`, written as dissect_headline_metric
   std::vector<std::pair<std::string, std::string>> extra_context;
   std::map<std::string, std::string> file_facts;  // device facts from the file
   std::vector<OutRow> rows;

@@ -309,6 +309,7 @@ absl::StatusOr<ImportedFile> MapMt4g(const Mt4gResult& result, std::string_view 
                   {"line_bytes", "B"},
                   {"read_bandwidth_gbps", "GB/s"},
                   {"write_bandwidth_gbps", "GB/s"}};
+  file.headline_metric = "latency_cycles";
   for (const auto& [key, value] : result.facts) {
     if (key == "source_date") {
       file.extra_context.emplace_back(key, value);

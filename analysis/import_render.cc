@@ -221,6 +221,9 @@ absl::StatusOr<ImportedFile> Render(OutFile file, absl::string_view suite, absl:
   for (const auto& metric : file.metrics) metric_names.push_back(metric.first);
   context["dissect_axes"] = absl::StrJoin(axis_names, ",");
   context["dissect_metrics"] = absl::StrJoin(metric_names, ",");
+  if (!file.headline_metric.empty()) {
+    context[std::string(kHeadlineMetricKey)] = file.headline_metric;
+  }
   for (const AxisDecl& axis : file.axes) {
     context[absl::StrCat("axis.", axis.name, ".unit")] = axis.unit;
     context[absl::StrCat("axis.", axis.name, ".type")] = axis.type;

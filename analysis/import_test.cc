@@ -182,6 +182,8 @@ TEST(GpuLatency, Mapping) {
   const ResultFile file = ImportAndRead("gpu-latency_excerpt.txt", options, &imported);
   EXPECT_EQ(imported.format, "gpu-latency");
   EXPECT_EQ(file.experiment, "memory_latency");
+  // Written by the import itself, not given by the reader's default.
+  EXPECT_THAT(imported.json, HasSubstr(R"("dissect_headline_metric": "cycles_per_load")"));
   EXPECT_EQ(file.axis_names, (std::vector<std::string>{"path", "footprint_bytes", "stride_bytes",
                                                        "order", "loads"}));
   EXPECT_EQ(file.metric_names,
@@ -415,6 +417,7 @@ TEST(Mt4g, ParserAndMapping) {
   const ResultFile file = ImportAndRead("mt4g_excerpt.json", Mt4g(), &imported);
   EXPECT_EQ(imported.format, "mt4g");
   EXPECT_EQ(file.experiment, "hierarchy_summary");
+  EXPECT_THAT(imported.json, HasSubstr(R"("dissect_headline_metric": "latency_cycles")"));
   EXPECT_EQ(file.axis_names, std::vector<std::string>{"level"});
   EXPECT_EQ(file.AxisUnit("level"), "-");
   EXPECT_EQ(file.metric_names,

@@ -27,6 +27,10 @@ std::string PointKey(const ResultFile& file, const Row& row);
 // attempt = counter attempt, else 1.
 std::vector<RunPoint> PointsOfResultFile(const ResultFile& file);
 
+// Records `file`'s headline metric (context dissect_headline_metric) as
+// its experiment's in `run`; a file without one changes nothing.
+void RecordHeadlineMetric(const ResultFile& file, RunData& run);
+
 // A UTC ISO 8601 time ("2026-11-20T14:03:11Z") from an RFC 3339 one with any
 // offset ("2026-11-20T15:03:11+01:00"); the text unchanged if it does not
 // parse.

@@ -22,6 +22,7 @@ using result_format::RowSmClockMhz;
 using result_format::Median;
 using result_format::BestOfMedians;
 using result_format::kSupportedSchemaVersion;
+using result_format::kHeadlineMetricKey;
 
 }  // namespace dissect::analysis
 

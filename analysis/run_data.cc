@@ -138,6 +138,7 @@ void ReadEntry(const std::string& dir, const Json& entry, bool& context_used, Ru
   }
   std::vector<RunPoint> points = PointsOfResultFile(*file);
   std::move(points.begin(), points.end(), std::back_inserter(run.points));
+  RecordHeadlineMetric(*file, run);
 }
 
 // The runner's device check failed (manifest preflight_failure): no entry
@@ -227,6 +228,7 @@ absl::StatusOr<RunData> ReadWithoutManifest(const std::string& dir, std::vector<
     }
     std::vector<RunPoint> points = PointsOfResultFile(*file);
     std::move(points.begin(), points.end(), std::back_inserter(run.points));
+    RecordHeadlineMetric(*file, run);
   }
   if (run.info.run_id.empty()) {
     return absl::NotFoundError(absl::StrCat(dir, ": no manifest.json and no readable result file"));
@@ -249,6 +251,11 @@ std::string PointKey(const ResultFile& file, const Row& row) {
     key += value;
   }
   return key;
+}
+
+void RecordHeadlineMetric(const ResultFile& file, RunData& run) {
+  const std::string headline = file.ContextOr(kHeadlineMetricKey, "");
+  if (!headline.empty()) run.headline_metrics[file.experiment] = headline;
 }
 
 std::vector<RunPoint> PointsOfResultFile(const ResultFile& file) {

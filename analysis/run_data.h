@@ -92,6 +92,10 @@ struct RunData {
   // The run's entries (manifest entries, else result files); 0 when not
   // known (a run from the history database).
   int entries = 0;
+  // Per experiment, the headline metric its result files name (context
+  // dissect_headline_metric); empty where the files are not at hand (a
+  // history database's run that kept only its values).
+  std::map<std::string, std::string> headline_metrics;
 };
 
 // True when the run measured no point at all (whatever its entries say).

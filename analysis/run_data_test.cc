@@ -39,6 +39,13 @@ TEST(ReadRunFolderTest, IdentityComesFromTheManifest) {
   EXPECT_EQ(info.device_uuid, "GPU-1111aaaa");
   EXPECT_EQ(info.device_serial, "1650000000001");
   EXPECT_EQ(info.vbios, "96.00.99.00.01");
+  // Files written before experiments named their headline: the reader's
+  // default for them.
+  EXPECT_THAT(run->headline_metrics,
+              ElementsAre(std::pair<const std::string, std::string>("memory_latency",
+                                                                    "cycles_per_load"),
+                          std::pair<const std::string, std::string>("shared_latency",
+                                                                    "cycles_per_load")));
 }
 
 TEST(ReadRunFolderTest, PointsSkipFailedAndSkippedRowsAndKeepAttempts) {
@@ -102,6 +109,7 @@ TEST(ReadRunFolderTest, WithoutManifestIdentityComesFromTheContext) {
   EXPECT_EQ(run->info.driver_version, "12.4");
   EXPECT_EQ(run->info.git_commit, "bbbb000011112222333344445555666677778888");
   EXPECT_THAT(run->points, SizeIs(1));
+  EXPECT_EQ(run->headline_metrics.at("shared_latency"), "cycles_per_load");
 }
 
 TEST(ReadRunFolderTest, ForeignManifestIsAnError) {

@@ -238,6 +238,7 @@ DISSECT_EXPERIMENT(latency_trace)
                "per-access timing overhead in every level's cycles: the trace of a warm 16 KiB "
                "chain on this path minus its slope latency (memory_latency's method)")
     .Validate(ValidateChasePoint)
+    .Headline("level1_cycles")
     .Run(Run);
 
 }  // namespace

@@ -327,6 +327,7 @@ DISSECT_EXPERIMENT(memory_bandwidth)
     // the analysis sets it only beside a chase at the same carveout.
     .AddContext(kL1CarveoutKey, L1CarveoutName(cudaSharedmemCarveoutMaxL1))
     .Validate(Validate)
+    .Headline("bandwidth_gbps")
     .Run(Run);
 
 }  // namespace

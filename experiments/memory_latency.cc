@@ -123,6 +123,7 @@ DISSECT_EXPERIMENT(memory_latency)
     // asks for max_shared instead, which only its shared-memory chain sees.
     .AddContext(kL1CarveoutKey, L1CarveoutName(ChaseCarveout(ChasePath::kGlobalCa)))
     .Validate(ValidateChasePoint)
+    .Headline("cycles_per_load")
     .Run(Run);
 
 }  // namespace

@@ -161,6 +161,7 @@ DISSECT_EXPERIMENT(relu_bandwidth)
                "beyond one L2 (the rest may still be dirty in L2 at the end event)")
     .AddMetrics(L2ResidencyMetrics("input + output bytes (2 x bytes)"))
     .Validate(Validate)
+    .Headline("bandwidth_gbps")
     .Run(Run);
 
 }  // namespace

@@ -153,6 +153,7 @@ DISSECT_EXPERIMENT(shared_bandwidth)
     .AddMetric("shared_peak_pct", "%",
                "bytes_per_clk_per_sm / 128 (32 banks x 4 B per clock, sm_70+)")
     .Validate(Validate)
+    .Headline("bytes_per_clk_per_sm")
     .Run(Run);
 
 }  // namespace

@@ -51,6 +51,7 @@ DISSECT_EXPERIMENT(shared_latency)
                      "multiple of 16"))
     .AddMetrics(ChaseLatencyMetrics())
     .Validate(ValidateChasePoint)
+    .Headline("cycles_per_load")
     .Run(Run);
 
 }  // namespace

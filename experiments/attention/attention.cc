@@ -227,6 +227,7 @@ DISSECT_EXPERIMENT(attention)
         "Q, K, V and O once each (= bytes); under 2 x device_l2_bytes bandwidth_gbps is L2's, "
         "not DRAM's"))
     .Validate(Validate)
+    .Headline("tflops")
     .Run(Run);
 
 }  // namespace

@@ -382,6 +382,7 @@ DISSECT_EXPERIMENT(conv_algorithms)
                "them, 0 for a repeat (sum time x shape_count for a network's total)")
     .AddMetric("network_conv_layers", "layers", "conv layers of the layer's network")
     .Validate(Validate)
+    .Headline("gflops")
     .Run(Run);
 
 }  // namespace

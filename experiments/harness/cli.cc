@@ -225,6 +225,10 @@ std::string DeclarationHelp(const Experiment& experiment) {
   for (const MetricSpec& m : experiment.metrics()) {
     absl::StrAppendFormat(&text, "  %-18s [%s] %s\n", m.name, m.unit, m.help);
   }
+  if (!experiment.headline_metric().empty()) {
+    absl::StrAppend(&text, "  headline: ", experiment.headline_metric(),
+                    " (the metric dashboards plot; context dissect_headline_metric)\n");
+  }
   if (!experiment.compute_capability_needs().empty()) {
     absl::StrAppend(&text, "\nNeeds (every point is skipped on another GPU):\n");
     for (const ComputeCapabilityNeed& need : experiment.compute_capability_needs()) {

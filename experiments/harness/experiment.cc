@@ -8,6 +8,7 @@
 #include "absl/strings/cord.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 
 namespace dissect {
@@ -196,6 +197,20 @@ Experiment& Experiment::AddMetrics(const std::vector<MetricSpec>& metrics) {
 Experiment& Experiment::AddVector(std::string name, std::string unit, std::string index,
                                   std::string help) {
   vectors_.push_back({std::move(name), std::move(unit), std::move(index), std::move(help)});
+  return *this;
+}
+
+Experiment& Experiment::Headline(std::string metric) {
+  if (FindMetric(metric) == nullptr) {
+    std::vector<std::string> declared;
+    for (const MetricSpec& m : metrics_) declared.push_back(m.name);
+    const std::string message =
+        absl::StrCat("experiment ", name_, ": Headline(\"", metric,
+                     "\") is not one of its metrics (declared before Headline: ",
+                     declared.empty() ? "none" : absl::StrJoin(declared, ", "), ")");
+    ABSL_RAW_LOG(FATAL, "%s", message.c_str());
+  }
+  headline_metric_ = std::move(metric);
   return *this;
 }
 

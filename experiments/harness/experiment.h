@@ -248,6 +248,12 @@ class Experiment {
   // PointContext::SetVector. Listed in --help and the result context.
   Experiment& AddVector(std::string name, std::string unit, std::string index,
                         std::string help = "");
+  // Names the metric that stands for the experiment's result, the one a
+  // dashboard plots for each point: the result file's context says it
+  // (dissect_headline_metric, analysis/SCHEMA.md), so analysis needs no list
+  // of experiments. `metric` must already be declared (AddMetric or
+  // AddMetrics before Headline); registration fails otherwise.
+  Experiment& Headline(std::string metric);
   // Rejects bad axis combinations before anything runs (exit status 2).
   Experiment& Validate(ValidateFn fn);
   Experiment& Run(RunFn fn);
@@ -279,6 +285,8 @@ class Experiment {
   const std::vector<AxisSpec>& axes() const { return axes_; }
   const std::vector<MetricSpec>& metrics() const { return metrics_; }
   const std::vector<VectorSpec>& vectors() const { return vectors_; }
+  // The Headline metric; "" when none is declared.
+  const std::string& headline_metric() const { return headline_metric_; }
   const VectorSpec* FindVector(absl::string_view name) const;
   const ValidateFn& validate() const { return validate_; }
   const RunFn& run() const { return run_; }
@@ -296,6 +304,7 @@ class Experiment {
   std::vector<AxisSpec> axes_;
   std::vector<MetricSpec> metrics_;
   std::vector<VectorSpec> vectors_;
+  std::string headline_metric_;
   ValidateFn validate_;
   RunFn run_;
   bool requires_gpu_ = true;

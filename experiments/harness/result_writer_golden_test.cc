@@ -73,6 +73,7 @@ TEST(ResultWriterGoldenTest, SyntheticExperimentMatchesGolden) {
       .AddMetric("cycles_per_load", "cycles/load", "latency")
       .AddMetric("ns_per_load", "ns/load")
       .AddVector("per_sm", "cycles", "sm", "one value per SM")
+      .Headline("cycles_per_load")
       .Run([&](PointContext& ctx) -> absl::Status {
         const int64_t footprint = ctx.Int("footprint_bytes");
         if (footprint == 2048) {
@@ -113,6 +114,7 @@ TEST(ResultWriterGoldenTest, SyntheticExperimentMatchesGolden) {
   EXPECT_EQ(parsed->experiment, "synthetic");
   EXPECT_EQ(parsed->axis_names, (std::vector<std::string>{"footprint_bytes", "timing"}));
   EXPECT_EQ(parsed->MetricUnit("cycles_per_load"), "cycles/load");
+  EXPECT_EQ(parsed->ContextOr(result_format::kHeadlineMetricKey, ""), "cycles_per_load");
   ASSERT_EQ(parsed->rows.size(), 4u);
   EXPECT_EQ(parsed->rows[0].Axis("footprint_bytes"), "1024");
   EXPECT_EQ(parsed->rows[0].Counter("cycles_per_load"), 30.0);

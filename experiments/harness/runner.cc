@@ -17,6 +17,7 @@
 #include "absl/strings/str_join.h"
 #include "experiments/harness/build_info.h"
 #include "experiments/harness/runner_internal.h"
+#include "experiments/result_format/reader.h"
 #include "experiments/result_format/writer.h"
 
 namespace dissect {
@@ -254,6 +255,9 @@ std::vector<std::pair<std::string, std::string>> ResultContext(
   }
   ctx.emplace_back("dissect_axes", absl::StrJoin(axis_names, ","));
   ctx.emplace_back("dissect_metrics", absl::StrJoin(metric_names, ","));
+  if (!experiment.headline_metric().empty()) {
+    ctx.emplace_back(result_format::kHeadlineMetricKey, experiment.headline_metric());
+  }
   if (!experiment.vectors().empty()) {
     std::vector<std::string> vector_names;
     for (const VectorSpec& v : experiment.vectors()) {

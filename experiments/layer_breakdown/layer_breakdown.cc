@@ -216,6 +216,7 @@ DISSECT_EXPERIMENT(layer_breakdown)
                "compulsory DRAM bytes of op i, float32: inputs + output + weights/parameters")
     .AddVector("op_flops", "flop", "op", "floating-point operations of op i (2 per multiply-add)")
     .Validate(Validate)
+    .Headline("total_us")
     .Run(Run);
 
 }  // namespace

@@ -26,6 +26,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "experiments/result_format/headline_metrics.h"
 #include "experiments/result_format/renamed_metrics.h"
 #include "experiments/result_format/row_encoding.h"
 #include "nlohmann/json.hpp"
@@ -257,7 +258,10 @@ absl::StatusOr<ResultFile> ParseAsWritten(absl::string_view text, absl::string_v
 
 absl::StatusOr<ResultFile> ParseResultJson(std::string_view text, std::string_view path) {
   absl::StatusOr<ResultFile> file = ParseAsWritten(Sv(text), Sv(path));
-  if (file.ok()) RenameVersion1Metrics(*file);
+  if (file.ok()) {
+    RenameVersion1Metrics(*file);
+    AddHeadlineOfOlderFile(*file);
+  }
   return file;
 }
 

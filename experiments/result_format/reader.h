@@ -24,6 +24,12 @@ inline constexpr std::string_view kSupportedSchemaVersion = "2";
 // ResultFile always holds version 2's names.
 inline constexpr std::string_view kOldestSupportedSchemaVersion = "1";
 
+// The context key of the metric that stands for the experiment's result
+// (Experiment::Headline): one of dissect_metrics; absent when the
+// experiment names none. The reader gives files written before experiments
+// declared it their experiment's headline of that time (headline_metrics.h).
+inline constexpr std::string_view kHeadlineMetricKey = "dissect_headline_metric";
+
 // One benchmark row: one axis point of an experiment.
 struct Row {
   std::string name;  // Full row name as written by Google Benchmark.

@@ -204,6 +204,7 @@ DISSECT_EXPERIMENT(cublaslt_gemm)
                "bytes of A, B and D once each / event time (cold: the least DRAM traffic; "
                "hot: operands that fit in L2 are read from it, so this can exceed the DRAM "
                "peak)")
+    .Headline("tflops")
     .Run(Run);
 
 }  // namespace

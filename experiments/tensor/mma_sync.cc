@@ -276,6 +276,7 @@ DISSECT_EXPERIMENT(mma_sync)
     .AddMetric("warps_per_sm", "warps",
                "resident warps per SM of the launch (latency: the one warp); "
                "random_cycling holds 4 fragments in registers and may fit fewer")
+    .Headline("cycles_per_mma")
     .Run(Run);
 
 }  // namespace

@@ -244,6 +244,7 @@ DISSECT_EXPERIMENT(wgmma)
                "warpgroup); random_cycling with A from registers holds 4 A fragments and "
                "may fit fewer")
     .Validate(Validate)
+    .Headline("cycles_per_wgmma")
     .Run(Run);
 
 }  // namespace

@@ -488,6 +488,7 @@ DISSECT_EXPERIMENT(sparsity_speed)
     .AddMetric("max_rel_error", "fraction",
                "max |Y - Y_cublas| / max |Y_cublas| on the same data (bound 1e-3)")
     .Validate(Validate)
+    .Headline("speedup_vs_dense")
     .Run(Run);
 
 }  // namespace

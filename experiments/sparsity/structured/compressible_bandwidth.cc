@@ -172,6 +172,7 @@ DISSECT_EXPERIMENT(compressible_bandwidth)
     .AddMetric("compression_granted", "-",
                "1 if cuMemGetAllocationPropertiesFromHandle reports COMP_GENERIC, else 0")
     .Validate(Validate)
+    .Headline("bandwidth_gbps")
     .Run(Run);
 
 }  // namespace

@@ -318,6 +318,7 @@ DISSECT_EXPERIMENT(sparse24_gemm)
                "the most speedup_vs_dense this kernel can show: operands come from global "
                "memory and the loads bound it, dense over sparse operand bytes per block")
     .Validate(Validate)
+    .Headline("speedup_vs_dense")
     .Run(Run);
 
 }  // namespace
