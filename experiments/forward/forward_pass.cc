@@ -80,8 +80,33 @@ class ForwardPass::Impl {
   };
 
   absl::Status Init(const NetworkSpec& net, int batch, uint64_t seed, cudaStream_t stream);
+
+  // Init's steps.
+  struct Sizes {
+    size_t max_elements = 0;     // of the largest activation
+    size_t max_channels = 0;     // the most channels of any activation
+    size_t weight_elements = 0;  // of all conv and fc weights
+  };
+  // The cuDNN handle on the stream and the ReLU descriptor.
+  absl::Status CreateHandles();
+  // Sizes layers_, gives each its buffer, and notes the ReLU names.
+  Sizes SizeLayers(const BufferPlan& plan);
+  // A layer's descriptors (and the conv's algorithm, the fc's cuBLAS handle).
+  absl::Status DescribeLayer(const LayerSpec& l, Layer& layer);
+  absl::Status DescribeConv(const LayerSpec& l, Layer& layer);
+  // The fastest float32 (FMA) algorithm within the workspace limit; where
+  // cuDNN offers none, its fastest algorithm of any math type.
+  absl::Status ChooseConvAlgorithm(const LayerSpec& l, Layer& layer);
+  // Checks the pass fits the device, then allocates it all once and uploads
+  // the input, weights and BN constants.
+  absl::Status AllocateAndFill(const BufferPlan& plan, const Sizes& sizes, size_t workspace_bytes,
+                               uint64_t seed);
   absl::Status Forward(float threshold, bool calibrate, const ActivationObserver& observer,
                        Observe observe);
+  // Forward's concat (per image: the first input's channels, then the
+  // second's) and fc layers.
+  absl::Status Concat(const LayerSpec& l, const float* x, float* y);
+  absl::Status FullyConnected(const LayerSpec& l, const Layer& layer, const float* x, float* y);
 
   const float* Output(int layer) const {
     return layer == kNetworkInput ? input_.get() : buffers_[layers_[layer].out_buffer].get();
@@ -104,132 +129,149 @@ class ForwardPass::Impl {
   size_t device_bytes_ = 0;
 };
 
-absl::Status ForwardPass::Impl::Init(const NetworkSpec& net, int batch, uint64_t seed,
-                                     cudaStream_t stream) {
-  net_ = net;
-  batch_ = batch;
-  stream_ = stream;
+absl::Status ForwardPass::Impl::CreateHandles() {
   const CudnnApi& api = *api_;
   DISSECT_ASSIGN_OR_RETURN(handle_,
                            MakeCudnnObject(api, api.cudnnCreate, api.cudnnDestroy, "cudnnCreate"));
-  DISSECT_CUDNN_RETURN_IF_ERROR(api, api.cudnnSetStream(handle_.get(), stream));
+  DISSECT_CUDNN_RETURN_IF_ERROR(api, api.cudnnSetStream(handle_.get(), stream_));
   DISSECT_ASSIGN_OR_RETURN(relu_, MakeCudnnObject(api, api.cudnnCreateActivationDescriptor,
                                                   api.cudnnDestroyActivationDescriptor,
                                                   "cudnnCreateActivationDescriptor"));
   DISSECT_CUDNN_RETURN_IF_ERROR(api,
                                 api.cudnnSetActivationDescriptor(relu_.get(), CUDNN_ACTIVATION_RELU,
                                                                  CUDNN_NOT_PROPAGATE_NAN, 0.0));
+  return absl::OkStatus();
+}
 
-  const int count = static_cast<int>(net.layers.size());
-  const BufferPlan plan = PlanBuffers(net);
+ForwardPass::Impl::Sizes ForwardPass::Impl::SizeLayers(const BufferPlan& plan) {
+  const int count = static_cast<int>(net_.layers.size());
   layers_.resize(count);
-  size_t max_elements = 0;
-  size_t max_channels = static_cast<size_t>(net.input.c);
-  size_t weight_elements = 0;
+  Sizes sizes;
+  sizes.max_channels = static_cast<size_t>(net_.input.c);
   for (int i = 0; i < count; ++i) {
-    const LayerSpec& l = net.layers[i];
+    const LayerSpec& l = net_.layers[i];
     layers_[i].out_buffer = plan.buffer[i];
-    max_elements = std::max(max_elements, Batched(batch, l.out).elements());
-    max_channels = std::max(max_channels, static_cast<size_t>(l.out.c));
+    sizes.max_elements = std::max(sizes.max_elements, Batched(batch_, l.out).elements());
+    sizes.max_channels = std::max(sizes.max_channels, static_cast<size_t>(l.out.c));
     if (l.op == LayerOp::kConv) {
-      weight_elements += static_cast<size_t>(l.k) * l.in.c * l.r * l.s;
+      sizes.weight_elements += static_cast<size_t>(l.k) * l.in.c * l.r * l.s;
     } else if (l.op == LayerOp::kFc) {
-      weight_elements += static_cast<size_t>(l.k) * ShapeElements(l.in);
+      sizes.weight_elements += static_cast<size_t>(l.k) * ShapeElements(l.in);
     }
     if (l.op == LayerOp::kRelu) activation_names_.push_back(l.name);
   }
+  return sizes;
+}
 
-  // Descriptors and conv algorithms (no device memory yet).
-  size_t workspace_bytes = 0;
-  for (int i = 0; i < count; ++i) {
-    const LayerSpec& l = net.layers[i];
-    Layer& layer = layers_[i];
-    DISSECT_ASSIGN_OR_RETURN(layer.in_desc, MakeTensorDesc(api, Batched(batch, l.in)));
-    DISSECT_ASSIGN_OR_RETURN(layer.out_desc, MakeTensorDesc(api, Batched(batch, l.out)));
-    if (l.op == LayerOp::kConv) {
-      DISSECT_ASSIGN_OR_RETURN(layer.filter, MakeCudnnObject(api, api.cudnnCreateFilterDescriptor,
-                                                             api.cudnnDestroyFilterDescriptor,
-                                                             "cudnnCreateFilterDescriptor"));
-      DISSECT_CUDNN_RETURN_IF_ERROR(
-          api, api.cudnnSetFilter4dDescriptor(layer.filter.get(), CUDNN_DATA_FLOAT,
-                                              CUDNN_TENSOR_NCHW, l.k, l.in.c, l.r, l.s));
-      DISSECT_ASSIGN_OR_RETURN(layer.conv,
-                               MakeCudnnObject(api, api.cudnnCreateConvolutionDescriptor,
-                                               api.cudnnDestroyConvolutionDescriptor,
-                                               "cudnnCreateConvolutionDescriptor"));
-      DISSECT_CUDNN_RETURN_IF_ERROR(api, api.cudnnSetConvolution2dDescriptor(
-                                             layer.conv.get(), l.pad, l.pad, l.stride, l.stride, 1,
-                                             1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
-      DISSECT_CUDNN_RETURN_IF_ERROR(
-          api, api.cudnnSetConvolutionMathType(layer.conv.get(), CUDNN_FMA_MATH));
-      TensorDims out;
-      DISSECT_CUDNN_RETURN_IF_ERROR(api, api.cudnnGetConvolution2dForwardOutputDim(
-                                             layer.conv.get(), layer.in_desc.get(),
-                                             layer.filter.get(), &out.n, &out.c, &out.h, &out.w));
-      if (out.c != l.out.c || out.h != l.out.h || out.w != l.out.w) {
-        return absl::InternalError(absl::StrCat("layer ", l.name, ": cuDNN's output ", out.c, "x",
-                                                out.h, "x", out.w, " differs from the network's ",
-                                                l.out.c, "x", l.out.h, "x", l.out.w));
-      }
-      cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-      int returned = 0;
-      DISSECT_CUDNN_RETURN_IF_ERROR(
-          api, api.cudnnGetConvolutionForwardAlgorithm_v7(
-                   handle_.get(), layer.in_desc.get(), layer.filter.get(), layer.conv.get(),
-                   layer.out_desc.get(), CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf));
-      // The fastest float32 (FMA) algorithm within the workspace limit; where
-      // cuDNN offers none, its fastest algorithm of any math type.
-      int chosen = -1;
-      for (int p = returned - 1; p >= 0; --p) {
-        if (perf[p].status != CUDNN_STATUS_SUCCESS || perf[p].memory > kMaxConvWorkspaceBytes) {
-          continue;
-        }
-        if (chosen < 0 || perf[p].mathType == CUDNN_FMA_MATH ||
-            perf[chosen].mathType != CUDNN_FMA_MATH) {
-          chosen = p;
-        }
-      }
-      if (chosen < 0) {
-        return absl::InternalError(absl::StrCat("layer ", l.name,
-                                                ": cuDNN offers no convolution algorithm within ",
-                                                kMaxConvWorkspaceBytes >> 20, " MiB of workspace"));
-      }
-      layer.algo = perf[chosen].algo;
-      DISSECT_CUDNN_RETURN_IF_ERROR(
-          api, api.cudnnSetConvolutionMathType(layer.conv.get(), perf[chosen].mathType));
-      DISSECT_CUDNN_RETURN_IF_ERROR(
-          api, api.cudnnGetConvolutionForwardWorkspaceSize(
-                   handle_.get(), layer.in_desc.get(), layer.filter.get(), layer.conv.get(),
-                   layer.out_desc.get(), layer.algo, &layer.workspace_bytes));
-      workspace_bytes = std::max(workspace_bytes, layer.workspace_bytes);
-    } else if (l.op == LayerOp::kBatchNorm) {
-      DISSECT_ASSIGN_OR_RETURN(layer.bn_desc, MakeCudnnObject(api, api.cudnnCreateTensorDescriptor,
-                                                              api.cudnnDestroyTensorDescriptor,
-                                                              "cudnnCreateTensorDescriptor"));
-      DISSECT_CUDNN_RETURN_IF_ERROR(
-          api, api.cudnnDeriveBNTensorDescriptor(layer.bn_desc.get(), layer.in_desc.get(),
-                                                 CUDNN_BATCHNORM_SPATIAL));
-    } else if (l.op == LayerOp::kMaxPool || l.op == LayerOp::kAvgPool) {
-      DISSECT_ASSIGN_OR_RETURN(layer.pool, MakeCudnnObject(api, api.cudnnCreatePoolingDescriptor,
-                                                           api.cudnnDestroyPoolingDescriptor,
-                                                           "cudnnCreatePoolingDescriptor"));
-      DISSECT_CUDNN_RETURN_IF_ERROR(
-          api, api.cudnnSetPooling2dDescriptor(
-                   layer.pool.get(),
-                   l.op == LayerOp::kMaxPool ? CUDNN_POOLING_MAX
-                                             : CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING,
-                   CUDNN_NOT_PROPAGATE_NAN, l.r, l.s, l.pad, l.pad, l.stride, l.stride));
-    } else if (l.op == LayerOp::kFc && blas_ == nullptr) {
-      cublasHandle_t blas = nullptr;
-      DISSECT_RETURN_IF_ERROR(BlasStatus(cublasCreate(&blas), "cublasCreate"));
-      blas_.reset(blas);
-      DISSECT_RETURN_IF_ERROR(BlasStatus(cublasSetStream(blas, stream), "cublasSetStream"));
-      // Plain float32 (no TF32), as the CPU reference.
-      DISSECT_RETURN_IF_ERROR(
-          BlasStatus(cublasSetMathMode(blas, CUBLAS_PEDANTIC_MATH), "cublasSetMathMode"));
+absl::Status ForwardPass::Impl::DescribeConv(const LayerSpec& l, Layer& layer) {
+  const CudnnApi& api = *api_;
+  DISSECT_ASSIGN_OR_RETURN(layer.filter, MakeCudnnObject(api, api.cudnnCreateFilterDescriptor,
+                                                         api.cudnnDestroyFilterDescriptor,
+                                                         "cudnnCreateFilterDescriptor"));
+  DISSECT_CUDNN_RETURN_IF_ERROR(
+      api, api.cudnnSetFilter4dDescriptor(layer.filter.get(), CUDNN_DATA_FLOAT,
+                                          CUDNN_TENSOR_NCHW, l.k, l.in.c, l.r, l.s));
+  DISSECT_ASSIGN_OR_RETURN(layer.conv,
+                           MakeCudnnObject(api, api.cudnnCreateConvolutionDescriptor,
+                                           api.cudnnDestroyConvolutionDescriptor,
+                                           "cudnnCreateConvolutionDescriptor"));
+  DISSECT_CUDNN_RETURN_IF_ERROR(api, api.cudnnSetConvolution2dDescriptor(
+                                         layer.conv.get(), l.pad, l.pad, l.stride, l.stride, 1,
+                                         1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+  DISSECT_CUDNN_RETURN_IF_ERROR(
+      api, api.cudnnSetConvolutionMathType(layer.conv.get(), CUDNN_FMA_MATH));
+  TensorDims out;
+  DISSECT_CUDNN_RETURN_IF_ERROR(api, api.cudnnGetConvolution2dForwardOutputDim(
+                                         layer.conv.get(), layer.in_desc.get(),
+                                         layer.filter.get(), &out.n, &out.c, &out.h, &out.w));
+  if (out.c != l.out.c || out.h != l.out.h || out.w != l.out.w) {
+    return absl::InternalError(absl::StrCat("layer ", l.name, ": cuDNN's output ", out.c, "x",
+                                            out.h, "x", out.w, " differs from the network's ",
+                                            l.out.c, "x", l.out.h, "x", l.out.w));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ForwardPass::Impl::ChooseConvAlgorithm(const LayerSpec& l, Layer& layer) {
+  const CudnnApi& api = *api_;
+  cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+  int returned = 0;
+  DISSECT_CUDNN_RETURN_IF_ERROR(
+      api, api.cudnnGetConvolutionForwardAlgorithm_v7(
+               handle_.get(), layer.in_desc.get(), layer.filter.get(), layer.conv.get(),
+               layer.out_desc.get(), CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf));
+  // The fastest float32 (FMA) algorithm within the workspace limit; where
+  // cuDNN offers none, its fastest algorithm of any math type.
+  int chosen = -1;
+  for (int p = returned - 1; p >= 0; --p) {
+    if (perf[p].status != CUDNN_STATUS_SUCCESS || perf[p].memory > kMaxConvWorkspaceBytes) {
+      continue;
+    }
+    if (chosen < 0 || perf[p].mathType == CUDNN_FMA_MATH ||
+        perf[chosen].mathType != CUDNN_FMA_MATH) {
+      chosen = p;
     }
   }
+  if (chosen < 0) {
+    return absl::InternalError(absl::StrCat("layer ", l.name,
+                                            ": cuDNN offers no convolution algorithm within ",
+                                            kMaxConvWorkspaceBytes >> 20, " MiB of workspace"));
+  }
+  layer.algo = perf[chosen].algo;
+  DISSECT_CUDNN_RETURN_IF_ERROR(
+      api, api.cudnnSetConvolutionMathType(layer.conv.get(), perf[chosen].mathType));
+  DISSECT_CUDNN_RETURN_IF_ERROR(
+      api, api.cudnnGetConvolutionForwardWorkspaceSize(
+               handle_.get(), layer.in_desc.get(), layer.filter.get(), layer.conv.get(),
+               layer.out_desc.get(), layer.algo, &layer.workspace_bytes));
+  return absl::OkStatus();
+}
 
+absl::Status ForwardPass::Impl::DescribeLayer(const LayerSpec& l, Layer& layer) {
+  const CudnnApi& api = *api_;
+  const cudaStream_t stream = stream_;
+  DISSECT_ASSIGN_OR_RETURN(layer.in_desc, MakeTensorDesc(api, Batched(batch_, l.in)));
+  DISSECT_ASSIGN_OR_RETURN(layer.out_desc, MakeTensorDesc(api, Batched(batch_, l.out)));
+  if (l.op == LayerOp::kConv) {
+    DISSECT_RETURN_IF_ERROR(DescribeConv(l, layer));
+    DISSECT_RETURN_IF_ERROR(ChooseConvAlgorithm(l, layer));
+  } else if (l.op == LayerOp::kBatchNorm) {
+    DISSECT_ASSIGN_OR_RETURN(layer.bn_desc, MakeCudnnObject(api, api.cudnnCreateTensorDescriptor,
+                                                            api.cudnnDestroyTensorDescriptor,
+                                                            "cudnnCreateTensorDescriptor"));
+    DISSECT_CUDNN_RETURN_IF_ERROR(
+        api, api.cudnnDeriveBNTensorDescriptor(layer.bn_desc.get(), layer.in_desc.get(),
+                                               CUDNN_BATCHNORM_SPATIAL));
+  } else if (l.op == LayerOp::kMaxPool || l.op == LayerOp::kAvgPool) {
+    DISSECT_ASSIGN_OR_RETURN(layer.pool, MakeCudnnObject(api, api.cudnnCreatePoolingDescriptor,
+                                                         api.cudnnDestroyPoolingDescriptor,
+                                                         "cudnnCreatePoolingDescriptor"));
+    DISSECT_CUDNN_RETURN_IF_ERROR(
+        api, api.cudnnSetPooling2dDescriptor(
+                 layer.pool.get(),
+                 l.op == LayerOp::kMaxPool ? CUDNN_POOLING_MAX
+                                           : CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING,
+                 CUDNN_NOT_PROPAGATE_NAN, l.r, l.s, l.pad, l.pad, l.stride, l.stride));
+  } else if (l.op == LayerOp::kFc && blas_ == nullptr) {
+    cublasHandle_t blas = nullptr;
+    DISSECT_RETURN_IF_ERROR(BlasStatus(cublasCreate(&blas), "cublasCreate"));
+    blas_.reset(blas);
+    DISSECT_RETURN_IF_ERROR(BlasStatus(cublasSetStream(blas, stream), "cublasSetStream"));
+    // Plain float32 (no TF32), as the CPU reference.
+    DISSECT_RETURN_IF_ERROR(
+        BlasStatus(cublasSetMathMode(blas, CUBLAS_PEDANTIC_MATH), "cublasSetMathMode"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ForwardPass::Impl::AllocateAndFill(const BufferPlan& plan, const Sizes& sizes,
+                                                size_t workspace_bytes, uint64_t seed) {
+  const NetworkSpec& net = net_;
+  const int batch = batch_;
+  const int count = static_cast<int>(net.layers.size());
+  const size_t max_elements = sizes.max_elements;
+  const size_t max_channels = sizes.max_channels;
+  const size_t weight_elements = sizes.weight_elements;
   // Device memory: check it fits, then allocate it all once.
   const size_t bn_elements =
       2 * static_cast<size_t>(CountLayers(net, LayerOp::kBatchNorm)) * max_channels;
@@ -270,11 +312,56 @@ absl::Status ForwardPass::Impl::Init(const NetworkSpec& net, int batch, uint64_t
       DISSECT_ASSIGN_OR_RETURN(layers_[i].bn_var, DeviceBuffer<float>::Allocate(l.in.c));
     }
   }
+  return absl::OkStatus();
+}
+
+absl::Status ForwardPass::Impl::Init(const NetworkSpec& net, int batch, uint64_t seed,
+                                     cudaStream_t stream) {
+  net_ = net;
+  batch_ = batch;
+  stream_ = stream;
+  DISSECT_RETURN_IF_ERROR(CreateHandles());
+  const BufferPlan plan = PlanBuffers(net);
+  const Sizes sizes = SizeLayers(plan);
+  // Descriptors and conv algorithms (no device memory yet).
+  size_t workspace_bytes = 0;
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    DISSECT_RETURN_IF_ERROR(DescribeLayer(net.layers[i], layers_[i]));
+    workspace_bytes = std::max(workspace_bytes, layers_[i].workspace_bytes);
+  }
+  DISSECT_RETURN_IF_ERROR(AllocateAndFill(plan, sizes, workspace_bytes, seed));
   // BN calibration: one pass with ReLU, each BN taking its input's batch
   // statistics, synchronized.
   DISSECT_RETURN_IF_ERROR(Forward(0.0f, /*calibrate=*/true, nullptr, Observe::kActivations));
   DISSECT_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream_));
   return absl::OkStatus();
+}
+
+absl::Status ForwardPass::Impl::Concat(const LayerSpec& l, const float* x, float* y) {
+  const int second = l.inputs[1];
+  const size_t a_bytes = ShapeElements(l.in) * sizeof(float);
+  const size_t b_bytes =
+      ShapeElements(second == kNetworkInput ? net_.input : net_.layers[second].out) *
+      sizeof(float);
+  const size_t y_bytes = a_bytes + b_bytes;
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpy2DAsync(y, y_bytes, x, a_bytes, a_bytes, batch_,
+                                                 cudaMemcpyDeviceToDevice, stream_));
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpy2DAsync(
+      reinterpret_cast<unsigned char*>(y) + a_bytes, y_bytes, Output(second), b_bytes,
+      b_bytes, batch_, cudaMemcpyDeviceToDevice, stream_));
+  return absl::OkStatus();
+}
+
+absl::Status ForwardPass::Impl::FullyConnected(const LayerSpec& l, const Layer& layer,
+                                               const float* x, float* y) {
+  const float one = 1.0f;
+  const float zero = 0.0f;
+  // Row-major Y[n][k] = sum_f X[n][f] W[k][f]: column-major, with W
+  // read as an f x k matrix, Y^T (k x n) = W^T X^T.
+  const int features = static_cast<int>(ShapeElements(l.in));
+  return BlasStatus(cublasSgemm(blas_.get(), CUBLAS_OP_T, CUBLAS_OP_N, l.k, batch_, features, &one,
+                                layer.weights.get(), features, x, features, &zero, y, l.k),
+                    "cublasSgemm");
 }
 
 absl::Status ForwardPass::Impl::Forward(float threshold, bool calibrate,
@@ -330,31 +417,12 @@ absl::Status ForwardPass::Impl::Forward(float threshold, bool calibrate,
         DISSECT_CUDA_RETURN_IF_ERROR(
             LaunchAdd(x, Output(l.inputs[1]), y, out_dims.elements(), stream_));
         break;
-      case LayerOp::kConcat: {
-        // Per image: the first input's channels, then the second's.
-        const int second = l.inputs[1];
-        const size_t a_bytes = ShapeElements(l.in) * sizeof(float);
-        const size_t b_bytes =
-            ShapeElements(second == kNetworkInput ? net_.input : net_.layers[second].out) *
-            sizeof(float);
-        const size_t y_bytes = a_bytes + b_bytes;
-        DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpy2DAsync(y, y_bytes, x, a_bytes, a_bytes, batch_,
-                                                       cudaMemcpyDeviceToDevice, stream_));
-        DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpy2DAsync(
-            reinterpret_cast<unsigned char*>(y) + a_bytes, y_bytes, Output(second), b_bytes,
-            b_bytes, batch_, cudaMemcpyDeviceToDevice, stream_));
+      case LayerOp::kConcat:
+        DISSECT_RETURN_IF_ERROR(Concat(l, x, y));
         break;
-      }
-      case LayerOp::kFc: {
-        // Row-major Y[n][k] = sum_f X[n][f] W[k][f]: column-major, with W
-        // read as an f x k matrix, Y^T (k x n) = W^T X^T.
-        const int features = static_cast<int>(ShapeElements(l.in));
-        DISSECT_RETURN_IF_ERROR(
-            BlasStatus(cublasSgemm(blas_.get(), CUBLAS_OP_T, CUBLAS_OP_N, l.k, batch_, features,
-                                   &one, layer.weights.get(), features, x, features, &zero, y, l.k),
-                       "cublasSgemm"));
+      case LayerOp::kFc:
+        DISSECT_RETURN_IF_ERROR(FullyConnected(l, layer, x, y));
         break;
-      }
       case LayerOp::kSoftmax:
         DISSECT_CUDNN_RETURN_IF_ERROR(
             api, api.cudnnSoftmaxForward(handle_.get(), CUDNN_SOFTMAX_ACCURATE,
