@@ -99,26 +99,10 @@ int WindowOut(int in, int window, int stride, int pad) {
   return span < 0 ? 0 : span / stride + 1;
 }
 
-absl::Status ParseLayer(const Json& j, int position, const NetworkSpec& net,
-                        const std::map<std::string, int>& index, absl::string_view origin,
-                        LayerSpec& layer) {
-  std::string where = absl::StrCat("layer ", position);
-  if (!j.is_object()) return Error(origin, where, "must be an object");
-  const auto name = j.find("name");
-  if (name == j.end() || !name->is_string() || name->get<std::string>().empty() ||
-      name->get<std::string>() == "input") {
-    return Error(origin, where, "\"name\" must be a non-empty string other than \"input\"");
-  }
-  layer.name = name->get<std::string>();
-  where = absl::StrCat("layer ", position, " (", layer.name, ")");
-  if (index.count(layer.name) != 0) return Error(origin, where, "duplicate name");
-  DISSECT_ASSIGN_OR_RETURN(layer.op, ParseOp(j, origin, where));
-  for (const auto& [key, value] : j.items()) {
-    if (key != "name" && key != "op" && AllowedKeys(layer.op).count(key) == 0) {
-      return Error(origin, where,
-                   absl::StrCat("unknown key \"", key, "\" for op ", LayerOpName(layer.op)));
-    }
-  }
+// The layer's inputs: "inputs" (two layer names) of add and concat, else
+// "input" (a layer name), else the layer before it.
+absl::Status ParseInputs(const Json& j, int position, const std::map<std::string, int>& index,
+                         absl::string_view origin, const std::string& where, LayerSpec& layer) {
   const int previous = position == 0 ? kNetworkInput : position - 1;
   if (layer.op == LayerOp::kAdd || layer.op == LayerOp::kConcat) {
     const auto inputs = j.find("inputs");
@@ -138,29 +122,13 @@ absl::Status ParseLayer(const Json& j, int position, const NetworkSpec& net,
   } else {
     layer.inputs.push_back(previous);
   }
-  auto shape_of = [&](int i) { return i == kNetworkInput ? net.input : net.layers[i].out; };
-  layer.in = shape_of(layer.inputs[0]);
-  layer.out = layer.in;
-  if (layer.op == LayerOp::kAdd && shape_of(layer.inputs[1]) != layer.in) {
-    const Shape a = layer.in;
-    const Shape b = shape_of(layer.inputs[1]);
-    return Error(origin, where,
-                 absl::StrCat("add of unequal shapes ", a.c, "x", a.h, "x", a.w, " and ", b.c, "x",
-                              b.h, "x", b.w));
-  }
-  if (layer.op == LayerOp::kConcat) {
-    const Shape b = shape_of(layer.inputs[1]);
-    if (b.h != layer.in.h || b.w != layer.in.w) {
-      return Error(origin, where,
-                   absl::StrCat("concat of unequal sizes ", layer.in.h, "x", layer.in.w, " and ",
-                                b.h, "x", b.w));
-    }
-    layer.out.c = layer.in.c + b.c;
-  }
-  if (layer.op == LayerOp::kFc) {
-    DISSECT_RETURN_IF_ERROR(GetInt(j, "k", true, 1, origin, where, layer.k));
-    layer.out = {layer.k, 1, 1};
-  }
+  return absl::OkStatus();
+}
+
+// The window of a conv or pool layer (r, s, stride, pad; a global avgpool
+// spans its input) and the output extent it gives.
+absl::Status ParseWindow(const Json& j, absl::string_view origin, const std::string& where,
+                         LayerSpec& layer) {
   bool global = false;
   if (const auto it = j.find("global"); it != j.end()) {
     if (!it->is_boolean()) return Error(origin, where, "\"global\" must be true or false");
@@ -194,6 +162,53 @@ absl::Status ParseLayer(const Json& j, int position, const NetworkSpec& net,
     }
   }
   return absl::OkStatus();
+}
+
+absl::Status ParseLayer(const Json& j, int position, const NetworkSpec& net,
+                        const std::map<std::string, int>& index, absl::string_view origin,
+                        LayerSpec& layer) {
+  std::string where = absl::StrCat("layer ", position);
+  if (!j.is_object()) return Error(origin, where, "must be an object");
+  const auto name = j.find("name");
+  if (name == j.end() || !name->is_string() || name->get<std::string>().empty() ||
+      name->get<std::string>() == "input") {
+    return Error(origin, where, "\"name\" must be a non-empty string other than \"input\"");
+  }
+  layer.name = name->get<std::string>();
+  where = absl::StrCat("layer ", position, " (", layer.name, ")");
+  if (index.count(layer.name) != 0) return Error(origin, where, "duplicate name");
+  DISSECT_ASSIGN_OR_RETURN(layer.op, ParseOp(j, origin, where));
+  for (const auto& [key, value] : j.items()) {
+    if (key != "name" && key != "op" && AllowedKeys(layer.op).count(key) == 0) {
+      return Error(origin, where,
+                   absl::StrCat("unknown key \"", key, "\" for op ", LayerOpName(layer.op)));
+    }
+  }
+  DISSECT_RETURN_IF_ERROR(ParseInputs(j, position, index, origin, where, layer));
+  auto shape_of = [&](int i) { return i == kNetworkInput ? net.input : net.layers[i].out; };
+  layer.in = shape_of(layer.inputs[0]);
+  layer.out = layer.in;
+  if (layer.op == LayerOp::kAdd && shape_of(layer.inputs[1]) != layer.in) {
+    const Shape a = layer.in;
+    const Shape b = shape_of(layer.inputs[1]);
+    return Error(origin, where,
+                 absl::StrCat("add of unequal shapes ", a.c, "x", a.h, "x", a.w, " and ", b.c, "x",
+                              b.h, "x", b.w));
+  }
+  if (layer.op == LayerOp::kConcat) {
+    const Shape b = shape_of(layer.inputs[1]);
+    if (b.h != layer.in.h || b.w != layer.in.w) {
+      return Error(origin, where,
+                   absl::StrCat("concat of unequal sizes ", layer.in.h, "x", layer.in.w, " and ",
+                                b.h, "x", b.w));
+    }
+    layer.out.c = layer.in.c + b.c;
+  }
+  if (layer.op == LayerOp::kFc) {
+    DISSECT_RETURN_IF_ERROR(GetInt(j, "k", true, 1, origin, where, layer.k));
+    layer.out = {layer.k, 1, 1};
+  }
+  return ParseWindow(j, origin, where, layer);
 }
 
 }  // namespace
