@@ -60,6 +60,9 @@ const char* CounterCauseName(CounterCause cause) {
   return "other";
 }
 
+// One case per CUPTI result code, named as in cupti_result.h: a table,
+// longer than a function should be but read one line at a time; as a switch
+// the compiler rejects a code listed twice.
 std::string CuptiResultName(CUptiResult result) {
   switch (result) {
     case CUPTI_SUCCESS:
