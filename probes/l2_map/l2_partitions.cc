@@ -153,10 +153,9 @@ std::vector<int> FindOutliers(const std::vector<Vec>& points, int min_size,
   return outliers;
 }
 
-}  // namespace
-
-absl::StatusOr<L2PartitionMap> InferL2Partitions(const std::vector<std::vector<double>>& cycles,
-                                                 const L2PartitionOptions& options) {
+// The SM rows without a NaN, after checking the matrix and options.
+absl::StatusOr<std::vector<int>> MeasuredSms(const std::vector<std::vector<double>>& cycles,
+                                             const L2PartitionOptions& options) {
   if (cycles.empty() || cycles[0].empty()) {
     return absl::InvalidArgumentError("InferL2Partitions: empty latency matrix");
   }
@@ -177,6 +176,75 @@ absl::StatusOr<L2PartitionMap> InferL2Partitions(const std::vector<std::vector<d
   if (measured.empty()) {
     return absl::InvalidArgumentError("InferL2Partitions: no SM row without NaN");
   }
+  return measured;
+}
+
+// The partition number of each of `best`'s clusters: partitions numbered
+// by their lowest line index.
+std::vector<int> NumberByFirstPoint(const Clustering& best, size_t points) {
+  const int k = static_cast<int>(best.centres.size());
+  std::vector<int> first_point(k, std::numeric_limits<int>::max());
+  for (size_t i = 0; i < points; ++i) {
+    first_point[best.label[i]] = std::min(first_point[best.label[i]], static_cast<int>(i));
+  }
+  std::vector<int> order(k);
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(),
+            [&](int a, int b) { return first_point[a] < first_point[b]; });
+  std::vector<int> renumber(k);
+  for (int p = 0; p < k; ++p) renumber[order[p]] = p;
+  return renumber;
+}
+
+// Each measured SM's mean latency to each partition (over the lines that
+// are no outliers, `point_line`), its near and far partitions, and their
+// summary over the SMs.
+void SummarizeSms(const std::vector<std::vector<double>>& cycles,
+                  const std::vector<int>& measured, const std::vector<int>& point_line,
+                  L2PartitionMap& map) {
+  const int k = map.partitions;
+  const size_t sms = cycles.size();
+  map.sm_partition_cycles.assign(sms, Vec(k, kNaN));
+  map.near_partition_of_sm.assign(sms, -1);
+  map.near_cycles_of_sm.assign(sms, kNaN);
+  map.far_cycles_of_sm.assign(sms, kNaN);
+  Vec near_values;
+  double far_sum = 0;
+  for (int s : measured) {
+    Vec sum(k, 0.0);
+    for (int line : point_line) sum[map.partition_of_line[line]] += cycles[s][line];
+    int near = 0;
+    int far = 0;
+    for (int p = 0; p < k; ++p) {
+      map.sm_partition_cycles[s][p] = sum[p] / map.partition_sizes[p];
+      if (map.sm_partition_cycles[s][p] < map.sm_partition_cycles[s][near]) near = p;
+      if (map.sm_partition_cycles[s][p] > map.sm_partition_cycles[s][far]) far = p;
+    }
+    map.near_partition_of_sm[s] = near;
+    map.near_cycles_of_sm[s] = map.sm_partition_cycles[s][near];
+    map.far_cycles_of_sm[s] = map.sm_partition_cycles[s][far];
+    near_values.push_back(map.near_cycles_of_sm[s]);
+    far_sum += map.far_cycles_of_sm[s];
+  }
+  const double n = static_cast<double>(near_values.size());
+  map.near_cycles = std::accumulate(near_values.begin(), near_values.end(), 0.0) / n;
+  map.far_cycles = far_sum / n;
+  map.far_minus_near_cycles = map.far_cycles - map.near_cycles;
+  map.near_min_cycles = *std::min_element(near_values.begin(), near_values.end());
+  map.near_max_cycles = *std::max_element(near_values.begin(), near_values.end());
+  double var = 0;
+  for (double v : near_values) var += (v - map.near_cycles) * (v - map.near_cycles);
+  map.near_stdev_cycles = std::sqrt(var / n);
+}
+
+}  // namespace
+
+absl::StatusOr<L2PartitionMap> InferL2Partitions(const std::vector<std::vector<double>>& cycles,
+                                                 const L2PartitionOptions& options) {
+  absl::StatusOr<std::vector<int>> measured_or = MeasuredSms(cycles, options);
+  if (!measured_or.ok()) return measured_or.status();
+  const std::vector<int>& measured = *measured_or;
+  const size_t lines = cycles[0].size();
 
   // points[line][j]: latency of the line from measured SM j.
   std::vector<Vec> all(lines, Vec(measured.size()));
@@ -206,22 +274,9 @@ absl::StatusOr<L2PartitionMap> InferL2Partitions(const std::vector<std::vector<d
     if (Separated(c, min_size, options)) best = std::move(c);
   }
   const int k = static_cast<int>(best.centres.size());
-
-  // Number partitions by their lowest line index.
-  std::vector<int> first_point(k, std::numeric_limits<int>::max());
-  for (size_t i = 0; i < points.size(); ++i) {
-    first_point[best.label[i]] = std::min(first_point[best.label[i]], static_cast<int>(i));
-  }
-  std::vector<int> order(k);
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(),
-            [&](int a, int b) { return first_point[a] < first_point[b]; });
-  std::vector<int> renumber(k);
+  const std::vector<int> renumber = NumberByFirstPoint(best, points.size());
   std::vector<Vec> centres(k);
-  for (int p = 0; p < k; ++p) {
-    renumber[order[p]] = p;
-    centres[p] = best.centres[order[p]];
-  }
+  for (int c = 0; c < k; ++c) centres[renumber[c]] = best.centres[c];
 
   map.partitions = k;
   map.noise_cycles = best.noise;
@@ -234,41 +289,7 @@ absl::StatusOr<L2PartitionMap> InferL2Partitions(const std::vector<std::vector<d
     ++map.partition_sizes[p];
   }
   for (int l : map.outlier_lines) map.partition_of_line[l] = Nearest(centres, all[l]);
-
-  const size_t sms = cycles.size();
-  map.sm_partition_cycles.assign(sms, Vec(k, kNaN));
-  map.near_partition_of_sm.assign(sms, -1);
-  map.near_cycles_of_sm.assign(sms, kNaN);
-  map.far_cycles_of_sm.assign(sms, kNaN);
-  Vec near_values;
-  double far_sum = 0;
-  for (int s : measured) {
-    Vec sum(k, 0.0);
-    for (size_t i = 0; i < points.size(); ++i) {
-      sum[renumber[best.label[i]]] += cycles[s][point_line[i]];
-    }
-    int near = 0;
-    int far = 0;
-    for (int p = 0; p < k; ++p) {
-      map.sm_partition_cycles[s][p] = sum[p] / map.partition_sizes[p];
-      if (map.sm_partition_cycles[s][p] < map.sm_partition_cycles[s][near]) near = p;
-      if (map.sm_partition_cycles[s][p] > map.sm_partition_cycles[s][far]) far = p;
-    }
-    map.near_partition_of_sm[s] = near;
-    map.near_cycles_of_sm[s] = map.sm_partition_cycles[s][near];
-    map.far_cycles_of_sm[s] = map.sm_partition_cycles[s][far];
-    near_values.push_back(map.near_cycles_of_sm[s]);
-    far_sum += map.far_cycles_of_sm[s];
-  }
-  const double n = static_cast<double>(near_values.size());
-  map.near_cycles = std::accumulate(near_values.begin(), near_values.end(), 0.0) / n;
-  map.far_cycles = far_sum / n;
-  map.far_minus_near_cycles = map.far_cycles - map.near_cycles;
-  map.near_min_cycles = *std::min_element(near_values.begin(), near_values.end());
-  map.near_max_cycles = *std::max_element(near_values.begin(), near_values.end());
-  double var = 0;
-  for (double v : near_values) var += (v - map.near_cycles) * (v - map.near_cycles);
-  map.near_stdev_cycles = std::sqrt(var / n);
+  SummarizeSms(cycles, measured, point_line, map);
   return map;
 }
 
