@@ -204,21 +204,21 @@ absl::StatusOr<std::unique_ptr<CuptiCounters>> CuptiCounters::Create(
                         std::move(config), std::move(plan)));
 }
 
-absl::StatusOr<CounterReading> CuptiCounters::Collect(
-    const LaunchFn& launch, cudaStream_t stream,
-    const BeforePassFn& before_pass) {
-  const bool user = replay_ == CounterReplay::kUser;
-  const size_t max_ranges = user ? kUserRanges : kKernelRanges;
-  DISSECT_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
-  DISSECT_ASSIGN_OR_RETURN(
-      EnabledRangeProfiler profiler,
-      EnabledRangeProfiler::Enable(api_, static_cast<CUcontext>(context_)));
+// Collect's steps. Their `api_` keeps the member's name: a failed CUPTI
+// call's error quotes the call as written.
+namespace {
 
+// A counter data image for `metrics` over up to `max_ranges` ranges,
+// initialized for `profiler`.
+absl::StatusOr<std::vector<uint8_t>> InitCounterData(const CuptiApi* api_,
+                                                     CUpti_RangeProfiler_Object* profiler,
+                                                     const std::vector<std::string>& metrics,
+                                                     size_t max_ranges) {
   std::vector<const char*> names;
-  for (const std::string& m : config_.metrics) names.push_back(m.c_str());
+  for (const std::string& m : metrics) names.push_back(m.c_str());
   CUpti_RangeProfiler_GetCounterDataSize_Params size{
       CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
-  size.pRangeProfilerObject = profiler.get();
+  size.pRangeProfilerObject = profiler;
   size.pMetricNames = names.data();
   size.numMetrics = names.size();
   size.maxNumOfRanges = max_ranges;
@@ -228,17 +228,24 @@ absl::StatusOr<CounterReading> CuptiCounters::Collect(
   std::vector<uint8_t> counter_data(size.counterDataSize);
   CUpti_RangeProfiler_CounterDataImage_Initialize_Params init{
       CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
-  init.pRangeProfilerObject = profiler.get();
+  init.pRangeProfilerObject = profiler;
   init.counterDataSize = counter_data.size();
   init.pCounterData = counter_data.data();
   DISSECT_CUPTI_RETURN_IF_ERROR(
       api_->cuptiRangeProfilerCounterDataImageInitialize(&init));
+  return counter_data;
+}
 
+// Hands `profiler` the config image and the counter data image: user or
+// kernel replay, one nesting level.
+absl::Status SetRangeConfig(const CuptiApi* api_, CUpti_RangeProfiler_Object* profiler,
+                            const std::vector<uint8_t>& image, std::vector<uint8_t>& counter_data,
+                            bool user, size_t max_ranges) {
   CUpti_RangeProfiler_SetConfig_Params config{
       CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
-  config.pRangeProfilerObject = profiler.get();
-  config.configSize = config_.image.size();
-  config.pConfig = config_.image.data();
+  config.pRangeProfilerObject = profiler;
+  config.configSize = image.size();
+  config.pConfig = image.data();
   config.counterDataImageSize = counter_data.size();
   config.pCounterDataImage = counter_data.data();
   config.range = user ? CUPTI_UserRange : CUPTI_AutoRange;
@@ -250,50 +257,46 @@ absl::StatusOr<CounterReading> CuptiCounters::Collect(
   config.targetNestingLevel = 1;
   DISSECT_CUPTI_RETURN_IF_ERROR(api_->cuptiRangeProfilerSetConfig(&config));
 
-  // User replay: one pass per iteration until CUPTI has them all. Kernel
-  // replay: CUPTI runs every pass inside the one launch.
-  const int max_iterations = user ? config_.passes + 1 : 1;
-  CounterReading reading;
-  bool all_submitted = false;
-  for (int i = 0; i < max_iterations && !all_submitted; ++i) {
-    if (before_pass) DISSECT_RETURN_IF_ERROR(before_pass(stream));
-    DISSECT_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
-    CUpti_RangeProfiler_Start_Params start{
-        CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
-    start.pRangeProfilerObject = profiler.get();
-    DISSECT_CUPTI_RETURN_IF_ERROR(api_->cuptiRangeProfilerStart(&start));
-    if (user) {
-      CUpti_RangeProfiler_PushRange_Params push{
-          CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
-      push.pRangeProfilerObject = profiler.get();
-      push.pRangeName = kRangeName;
-      DISSECT_CUPTI_RETURN_IF_ERROR(api_->cuptiRangeProfilerPushRange(&push));
-    }
-    DISSECT_RETURN_IF_ERROR(CudaStatus(launch(stream), "launch (counter pass)",
-                                       __FILE__, __LINE__));
-    DISSECT_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
-    if (user) {
-      CUpti_RangeProfiler_PopRange_Params pop{
-          CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
-      pop.pRangeProfilerObject = profiler.get();
-      DISSECT_CUPTI_RETURN_IF_ERROR(api_->cuptiRangeProfilerPopRange(&pop));
-    }
-    CUpti_RangeProfiler_Stop_Params stop{
-        CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
-    stop.pRangeProfilerObject = profiler.get();
-    DISSECT_CUPTI_RETURN_IF_ERROR(api_->cuptiRangeProfilerStop(&stop));
-    all_submitted = stop.isAllPassSubmitted != 0;
-    reading.passes = user ? i + 1 : config_.passes;
-  }
-  if (!all_submitted) {
-    return absl::InternalError(
-        absl::StrCat("CUPTI wanted more than ", max_iterations,
-                     " pass(es) for a config of ", config_.passes));
-  }
+  return absl::OkStatus();
+}
 
+// One counter pass: `launch` inside a range (user replay) or as the range
+// (kernel replay). Whether CUPTI has all its passes.
+absl::StatusOr<bool> RunCounterPass(const CuptiApi* api_, CUpti_RangeProfiler_Object* profiler,
+                                    const LaunchFn& launch, cudaStream_t stream, bool user) {
+  CUpti_RangeProfiler_Start_Params start{
+      CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+  start.pRangeProfilerObject = profiler;
+  DISSECT_CUPTI_RETURN_IF_ERROR(api_->cuptiRangeProfilerStart(&start));
+  if (user) {
+    CUpti_RangeProfiler_PushRange_Params push{
+        CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
+    push.pRangeProfilerObject = profiler;
+    push.pRangeName = kRangeName;
+    DISSECT_CUPTI_RETURN_IF_ERROR(api_->cuptiRangeProfilerPushRange(&push));
+  }
+  DISSECT_RETURN_IF_ERROR(CudaStatus(launch(stream), "launch (counter pass)",
+                                     __FILE__, __LINE__));
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
+  if (user) {
+    CUpti_RangeProfiler_PopRange_Params pop{
+        CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
+    pop.pRangeProfilerObject = profiler;
+    DISSECT_CUPTI_RETURN_IF_ERROR(api_->cuptiRangeProfilerPopRange(&pop));
+  }
+  CUpti_RangeProfiler_Stop_Params stop{
+      CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+  stop.pRangeProfilerObject = profiler;
+  DISSECT_CUPTI_RETURN_IF_ERROR(api_->cuptiRangeProfilerStop(&stop));
+  return stop.isAllPassSubmitted != 0;
+}
+
+// Decodes the passes' data; an error unless it holds exactly one range.
+absl::Status DecodeOneRange(const CuptiApi* api_, CUpti_RangeProfiler_Object* profiler,
+                            std::vector<uint8_t>& counter_data, bool user) {
   CUpti_RangeProfiler_DecodeData_Params decode{
       CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
-  decode.pRangeProfilerObject = profiler.get();
+  decode.pRangeProfilerObject = profiler;
   DISSECT_CUPTI_RETURN_IF_ERROR(api_->cuptiRangeProfilerDecodeData(&decode));
   CUpti_RangeProfiler_GetCounterDataInfo_Params info{
       CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
@@ -309,6 +312,43 @@ absl::StatusOr<CounterReading> CuptiCounters::Collect(
                           : "kernel replay collects a launch of exactly one "
                             "kernel (use user replay)"));
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<CounterReading> CuptiCounters::Collect(
+    const LaunchFn& launch, cudaStream_t stream,
+    const BeforePassFn& before_pass) {
+  const bool user = replay_ == CounterReplay::kUser;
+  const size_t max_ranges = user ? kUserRanges : kKernelRanges;
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
+  DISSECT_ASSIGN_OR_RETURN(
+      EnabledRangeProfiler profiler,
+      EnabledRangeProfiler::Enable(api_, static_cast<CUcontext>(context_)));
+  DISSECT_ASSIGN_OR_RETURN(std::vector<uint8_t> counter_data,
+                           InitCounterData(api_, profiler.get(), config_.metrics, max_ranges));
+  DISSECT_RETURN_IF_ERROR(
+      SetRangeConfig(api_, profiler.get(), config_.image, counter_data, user, max_ranges));
+
+  // User replay: one pass per iteration until CUPTI has them all. Kernel
+  // replay: CUPTI runs every pass inside the one launch.
+  const int max_iterations = user ? config_.passes + 1 : 1;
+  CounterReading reading;
+  bool all_submitted = false;
+  for (int i = 0; i < max_iterations && !all_submitted; ++i) {
+    if (before_pass) DISSECT_RETURN_IF_ERROR(before_pass(stream));
+    DISSECT_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
+    DISSECT_ASSIGN_OR_RETURN(all_submitted,
+                             RunCounterPass(api_, profiler.get(), launch, stream, user));
+    reading.passes = user ? i + 1 : config_.passes;
+  }
+  if (!all_submitted) {
+    return absl::InternalError(
+        absl::StrCat("CUPTI wanted more than ", max_iterations,
+                     " pass(es) for a config of ", config_.passes));
+  }
+  DISSECT_RETURN_IF_ERROR(DecodeOneRange(api_, profiler.get(), counter_data, user));
   DISSECT_ASSIGN_OR_RETURN(std::vector<double> values,
                            host_->Evaluate(counter_data, 0, config_.metrics));
   for (size_t i = 0; i < metrics_.size(); ++i) {
