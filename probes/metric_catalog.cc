@@ -151,6 +151,86 @@ std::map<std::string, std::string> ChipsByValue(
   return out;
 }
 
+// metrics[i] of the catalog; `names` holds the names taken so far (it
+// gains this one). Errors are the message after "<origin>: ".
+absl::StatusOr<CatalogMetric> ParseMetric(const Json& m, size_t i,
+                                          const std::map<std::string, std::string>& chips,
+                                          const std::vector<CatalogMetric>& earlier,
+                                          std::set<std::string>& names) {
+  const auto fail = [](absl::string_view message) {
+    return absl::InvalidArgumentError(message);
+  };
+  std::string where = absl::StrCat("metrics[", i, "]");
+  if (absl::Status s = CheckKeys(
+          m, {"name", "unit", "help", "perfworks", "unavailable"}, where);
+      !s.ok()) {
+    return fail(s.message());
+  }
+  CatalogMetric metric;
+  absl::StatusOr<std::string> name = RequiredString(m, "name", where);
+  if (!name.ok()) return fail(name.status().message());
+  metric.name = *name;
+  where = absl::StrCat("metric ", metric.name);
+  if (!IsShortName(metric.name)) {
+    return fail(absl::StrCat(where, ": names are [a-z][a-z0-9_]*"));
+  }
+  if (!names.insert(metric.name).second) {
+    return fail(absl::StrCat(where, ": defined twice"));
+  }
+  absl::StatusOr<std::string> unit = RequiredString(m, "unit", where);
+  if (!unit.ok()) return fail(unit.status().message());
+  metric.unit = *unit;
+  absl::StatusOr<std::string> help = RequiredString(m, "help", where);
+  if (!help.ok()) return fail(help.status().message());
+  metric.help = *help;
+  if (absl::Status s = ReadChipNames(m, where, chips, earlier, metric); !s.ok()) {
+    return fail(s.message());
+  }
+  return metric;
+}
+
+// groups[i] of the catalog, whose members must be metrics of `catalog`;
+// `names` as for ParseMetric.
+absl::StatusOr<CatalogGroup> ParseGroup(const Json& g, size_t i, const MetricCatalog& catalog,
+                                        std::set<std::string>& names) {
+  const auto fail = [](absl::string_view message) {
+    return absl::InvalidArgumentError(message);
+  };
+  std::string where = absl::StrCat("groups[", i, "]");
+  if (absl::Status s = CheckKeys(g, {"name", "help", "metrics"}, where);
+      !s.ok()) {
+    return fail(s.message());
+  }
+  CatalogGroup group;
+  absl::StatusOr<std::string> name = RequiredString(g, "name", where);
+  if (!name.ok()) return fail(name.status().message());
+  group.name = *name;
+  where = absl::StrCat("group ", group.name);
+  if (!IsShortName(group.name)) {
+    return fail(absl::StrCat(where, ": names are [a-z][a-z0-9_]*"));
+  }
+  if (!names.insert(group.name).second) {
+    return fail(absl::StrCat(where, ": the name is taken"));
+  }
+  absl::StatusOr<std::string> help = RequiredString(g, "help", where);
+  if (!help.ok()) return fail(help.status().message());
+  group.help = *help;
+  const Json& members = g.value("metrics", Json::array());
+  if (!members.is_array() || members.empty()) {
+    return fail(
+        absl::StrCat(where, ": \"metrics\" must be a non-empty array"));
+  }
+  for (const Json& member : members) {
+    if (!member.is_string() ||
+        catalog.FindMetric(member.get<std::string>()) == nullptr) {
+      return fail(absl::StrCat(where, ": member ", member.dump(),
+                               " is not a metric"));
+    }
+    group.metrics.push_back(member.get<std::string>());
+  }
+  return group;
+}
+
 }  // namespace
 
 absl::StatusOr<MetricCatalog> MetricCatalog::Parse(absl::string_view json,
@@ -188,74 +268,17 @@ absl::StatusOr<MetricCatalog> MetricCatalog::Parse(absl::string_view json,
     return fail("\"metrics\" must be a non-empty array");
   }
   for (size_t i = 0; i < metrics.size(); ++i) {
-    const Json& m = metrics[i];
-    std::string where = absl::StrCat("metrics[", i, "]");
-    if (absl::Status s = CheckKeys(
-            m, {"name", "unit", "help", "perfworks", "unavailable"}, where);
-        !s.ok()) {
-      return fail(s.message());
-    }
-    CatalogMetric metric;
-    absl::StatusOr<std::string> name = RequiredString(m, "name", where);
-    if (!name.ok()) return fail(name.status().message());
-    metric.name = *name;
-    where = absl::StrCat("metric ", metric.name);
-    if (!IsShortName(metric.name)) {
-      return fail(absl::StrCat(where, ": names are [a-z][a-z0-9_]*"));
-    }
-    if (!names.insert(metric.name).second) {
-      return fail(absl::StrCat(where, ": defined twice"));
-    }
-    absl::StatusOr<std::string> unit = RequiredString(m, "unit", where);
-    if (!unit.ok()) return fail(unit.status().message());
-    metric.unit = *unit;
-    absl::StatusOr<std::string> help = RequiredString(m, "help", where);
-    if (!help.ok()) return fail(help.status().message());
-    metric.help = *help;
-    if (absl::Status s = ReadChipNames(m, where, catalog.chips_,
-                                       catalog.metrics_, metric);
-        !s.ok()) {
-      return fail(s.message());
-    }
-    catalog.metrics_.push_back(std::move(metric));
+    absl::StatusOr<CatalogMetric> metric =
+        ParseMetric(metrics[i], i, catalog.chips_, catalog.metrics_, names);
+    if (!metric.ok()) return fail(metric.status().message());
+    catalog.metrics_.push_back(*std::move(metric));
   }
   const Json& groups = doc.value("groups", Json::array());
   if (!groups.is_array()) return fail("\"groups\" must be an array");
   for (size_t i = 0; i < groups.size(); ++i) {
-    const Json& g = groups[i];
-    std::string where = absl::StrCat("groups[", i, "]");
-    if (absl::Status s = CheckKeys(g, {"name", "help", "metrics"}, where);
-        !s.ok()) {
-      return fail(s.message());
-    }
-    CatalogGroup group;
-    absl::StatusOr<std::string> name = RequiredString(g, "name", where);
-    if (!name.ok()) return fail(name.status().message());
-    group.name = *name;
-    where = absl::StrCat("group ", group.name);
-    if (!IsShortName(group.name)) {
-      return fail(absl::StrCat(where, ": names are [a-z][a-z0-9_]*"));
-    }
-    if (!names.insert(group.name).second) {
-      return fail(absl::StrCat(where, ": the name is taken"));
-    }
-    absl::StatusOr<std::string> help = RequiredString(g, "help", where);
-    if (!help.ok()) return fail(help.status().message());
-    group.help = *help;
-    const Json& members = g.value("metrics", Json::array());
-    if (!members.is_array() || members.empty()) {
-      return fail(
-          absl::StrCat(where, ": \"metrics\" must be a non-empty array"));
-    }
-    for (const Json& member : members) {
-      if (!member.is_string() ||
-          catalog.FindMetric(member.get<std::string>()) == nullptr) {
-        return fail(absl::StrCat(where, ": member ", member.dump(),
-                                 " is not a metric"));
-      }
-      group.metrics.push_back(member.get<std::string>());
-    }
-    catalog.groups_.push_back(std::move(group));
+    absl::StatusOr<CatalogGroup> group = ParseGroup(groups[i], i, catalog, names);
+    if (!group.ok()) return fail(group.status().message());
+    catalog.groups_.push_back(*std::move(group));
   }
   return catalog;
 }
