@@ -178,12 +178,11 @@ int64_t NextGuardNs(int64_t first_ns, int64_t guard_ns, int64_t host_ns, bool ex
   return std::min(next, kMaxGuardNs);
 }
 
-absl::StatusOr<std::vector<double>> TimeOnQueue(TimingQueue& queue, const LaunchFn& launch,
-                                                const TimingOptions& options,
-                                                const std::function<absl::Status()>& flush,
-                                                const std::function<void()>& after_warmup,
-                                                const std::function<void()>& after_samples,
-                                                TimingStats* stats) {
+namespace {
+
+// Whether TimeOnQueue can time with `options` (`can_flush`: it was given
+// an L2 flush, which cold timing needs).
+absl::Status CheckTimingOptions(const TimingOptions& options, bool can_flush) {
   if (options.samples < 1) return absl::InvalidArgumentError("samples must be at least 1");
   if (options.warmup < 0) return absl::InvalidArgumentError("warmup must not be negative");
   if (options.launches_per_sample < 1) {
@@ -194,7 +193,20 @@ absl::StatusOr<std::vector<double>> TimeOnQueue(TimingQueue& queue, const Launch
         absl::StrCat("guard_ns must be in 0..", kMaxGuardNs, " (0: no guard)"));
   }
   const bool cold = options.cache == CacheState::kCold;
-  if (cold && !flush) return absl::InvalidArgumentError("cold timing needs an L2 flush");
+  if (cold && !can_flush) return absl::InvalidArgumentError("cold timing needs an L2 flush");
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<double>> TimeOnQueue(TimingQueue& queue, const LaunchFn& launch,
+                                                const TimingOptions& options,
+                                                const std::function<absl::Status()>& flush,
+                                                const std::function<void()>& after_warmup,
+                                                const std::function<void()>& after_samples,
+                                                TimingStats* stats) {
+  DISSECT_RETURN_IF_ERROR(CheckTimingOptions(options, flush != nullptr));
+  const bool cold = options.cache == CacheState::kCold;
   const bool guarded = options.guard_ns > 0;
   const int per_sample = cold ? 1 : options.launches_per_sample;
   TimingStats local_stats;
