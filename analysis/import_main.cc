@@ -19,7 +19,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "analysis/import.h"
+#include "analysis/importers/import.h"
 #include "analysis/results.h"
 #include "experiments/result_format/atomic_file.h"
 #include "gflags/gflags.h"

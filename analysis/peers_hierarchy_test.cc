@@ -14,9 +14,9 @@
 
 #include "absl/strings/str_split.h"
 #include "analysis/format.h"
-#include "analysis/import.h"
+#include "analysis/importers/import.h"
 #include "analysis/memory_hierarchy.h"
-#include "analysis/peers_test_util.h"
+#include "analysis/importers/peers_test_util.h"
 #include "analysis/report.h"
 #include "analysis/results.h"
 #include "gmock/gmock.h"

@@ -14,7 +14,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "analysis/import.h"
+#include "analysis/importers/import.h"
 #include "analysis/published.h"
 #include "analysis/published_embedded.h"
 #include "analysis/report.h"

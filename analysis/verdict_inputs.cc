@@ -17,7 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
-#include "analysis/import.h"
+#include "analysis/importers/import.h"
 #include "analysis/verdict.h"
 
 namespace dissect::analysis {

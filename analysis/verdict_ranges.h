@@ -73,7 +73,7 @@ struct VerdictHeadline {
 };
 
 // A peer suite's published file (../shared/data/peers/<file>), imported
-// with analysis/import.h and shown beside headlines of the same kind.
+// with analysis/importers/import.h and shown beside headlines of the same kind.
 struct VerdictPeer {
   std::string file, from, source_version, kind, note;
   std::optional<std::string> device_name, compute_capability;

@@ -17,7 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
-#include "analysis/peers_test_util.h"
+#include "analysis/importers/peers_test_util.h"
 #include "analysis/results.h"
 #include "tools/testing/test_util.h"
 #include "analysis/verdict.h"

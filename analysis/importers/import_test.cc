@@ -1,8 +1,8 @@
-// Tests of //analysis:import_lib: each peer format's parser and mapping on
+// Tests of //analysis/importers:import_lib: each peer format's parser and mapping on
 // the hand-made excerpts of analysis/testdata/peers, and the real files of
 // the peer data folder (skipped when it is absent).
 
-#include "analysis/import.h"
+#include "analysis/importers/import.h"
 
 #include <cmath>
 #include <filesystem>
@@ -11,7 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
-#include "analysis/peers_test_util.h"
+#include "analysis/importers/peers_test_util.h"
 #include "analysis/results.h"
 #include "tools/testing/test_util.h"
 #include "gmock/gmock.h"

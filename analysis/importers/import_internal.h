@@ -16,7 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "analysis/import.h"
+#include "analysis/importers/import.h"
 
 namespace dissect::analysis::import_internal {
 

@@ -22,7 +22,7 @@
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "analysis/import_internal.h"
+#include "analysis/importers/import_internal.h"
 #include "analysis/results.h"
 #include "nlohmann/json.hpp"
 
