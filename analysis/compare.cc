@@ -15,7 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "analysis/format.h"
+#include "analysis/format/format.h"
 
 namespace dissect::analysis {
 namespace {

@@ -22,7 +22,7 @@
 #include "absl/strings/strip.h"
 #include "analysis/dashboard_history.h"
 #include "analysis/figures.h"
-#include "analysis/format.h"
+#include "analysis/format/format.h"
 #include "analysis/history_db.h"
 #include "analysis/outliers.h"
 #include "experiments/result_format/atomic_file.h"

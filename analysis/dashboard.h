@@ -20,7 +20,7 @@
 #include "analysis/night_status.h"
 #include "analysis/regression.h"
 #include "analysis/report.h"
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 #include "analysis/run_data.h"
 
 namespace dissect::analysis {

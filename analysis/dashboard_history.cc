@@ -14,7 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "analysis/history_db.h"
 #include "analysis/result_points.h"
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 #include "experiments/result_format/atomic_file.h"
 
 namespace dissect::analysis {

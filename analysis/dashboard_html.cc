@@ -21,7 +21,7 @@
 #include "analysis/dashboard.h"
 #include "analysis/dashboard_history.h"
 #include "analysis/figures.h"
-#include "analysis/format.h"
+#include "analysis/format/format.h"
 #include "analysis/history_db.h"
 #include "analysis/outliers.h"
 

@@ -15,7 +15,7 @@
 #include "analysis/published.h"
 #include "analysis/published_embedded.h"
 #include "analysis/regression.h"
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 #include "analysis/run_data.h"
 #include "analysis/tensor.h"
 #include "analysis/tensor_peaks_embedded.h"

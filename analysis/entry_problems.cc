@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "analysis/format.h"
+#include "analysis/format/format.h"
 #include "analysis/regression.h"
 
 namespace dissect::analysis {

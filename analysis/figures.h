@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 
 namespace dissect::analysis {
 

@@ -16,7 +16,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "analysis/figures.h"
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 #include "tools/testing/test_util.h"
 #include "gtest/gtest.h"
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "analysis/figures.h"
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 
 namespace dissect::analysis::figures_internal {
 

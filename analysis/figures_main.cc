@@ -18,7 +18,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_split.h"
 #include "analysis/figures.h"
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 #include "gflags/gflags.h"
 #include "tools/cli/flags.h"
 #include "tools/cli/user_path.h"

@@ -20,7 +20,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "analysis/figures_internal.h"
-#include "analysis/format.h"
+#include "analysis/format/format.h"
 #include "analysis/l1_bypass.h"
 #include "analysis/memory_hierarchy.h"
 #include "analysis/provenance.h"

@@ -13,7 +13,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "analysis/format.h"
+#include "analysis/format/format.h"
 #include "analysis/hierarchy_builder.h"
 #include "analysis/latency_levels.h"
 #include "analysis/provenance.h"

@@ -19,7 +19,7 @@
 #include "analysis/changepoint.h"
 #include "analysis/latency_levels.h"
 #include "analysis/memory_hierarchy.h"
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 #include "analysis/tlb.h"
 
 namespace dissect::analysis::hierarchy_internal {

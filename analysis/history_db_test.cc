@@ -14,7 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "analysis/history_test_util.h"
 #include "analysis/result_points.h"
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 #include "analysis/run_data.h"
 #include "tools/testing/test_util.h"
 #include "gmock/gmock.h"

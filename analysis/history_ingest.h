@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "analysis/history_db.h"
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 #include "analysis/run_data.h"
 
 namespace dissect::analysis::history_internal {

@@ -10,9 +10,9 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_join.h"
-#include "analysis/format.h"
+#include "analysis/format/format.h"
 #include "analysis/history_db.h"
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 #include "gflags/gflags.h"
 #include "tools/cli/flags.h"
 #include "tools/cli/user_path.h"

@@ -20,7 +20,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "analysis/importers/import.h"
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 #include "experiments/result_format/atomic_file.h"
 #include "gflags/gflags.h"
 #include "tools/cli/flags.h"

@@ -8,7 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "analysis/history_db.h"
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 #include "tools/cli/flags.h"
 #include "tools/cli/user_path.h"
 

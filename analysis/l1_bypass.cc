@@ -14,7 +14,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
-#include "analysis/format.h"
+#include "analysis/format/format.h"
 #include "analysis/section_util.h"
 
 namespace dissect::analysis {

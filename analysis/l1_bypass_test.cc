@@ -15,7 +15,7 @@
 #include "absl/strings/str_split.h"
 #include "analysis/figures.h"
 #include "analysis/report.h"
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 #include "tools/testing/test_util.h"
 #include "gtest/gtest.h"
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "analysis/format.h"
+#include "analysis/format/format.h"
 #include "analysis/memory_hierarchy.h"
 
 namespace dissect::analysis {

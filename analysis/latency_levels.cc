@@ -10,7 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "analysis/format.h"
+#include "analysis/format/format.h"
 
 namespace dissect::analysis {
 

@@ -9,8 +9,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "analysis/format.h"
-#include "analysis/results.h"
+#include "analysis/format/format.h"
+#include "analysis/results/results.h"
 
 namespace dissect::analysis {
 namespace {

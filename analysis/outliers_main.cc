@@ -16,7 +16,7 @@
 #include "analysis/history_db.h"
 #include "analysis/outliers.h"
 #include "analysis/regression.h"
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 #include "analysis/run_data.h"
 #include "gflags/gflags.h"
 #include "tools/cli/flags.h"

@@ -13,12 +13,12 @@
 #include <vector>
 
 #include "absl/strings/str_split.h"
-#include "analysis/format.h"
+#include "analysis/format/format.h"
 #include "analysis/importers/import.h"
 #include "analysis/memory_hierarchy.h"
 #include "analysis/importers/peers_test_util.h"
 #include "analysis/report.h"
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 
 namespace dissect::analysis {
 

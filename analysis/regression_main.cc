@@ -15,7 +15,7 @@
 #include "absl/strings/numbers.h"
 #include "analysis/history_db.h"
 #include "analysis/regression.h"
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 #include "analysis/run_data.h"
 #include "gflags/gflags.h"
 #include "tools/cli/flags.h"

@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "analysis/format.h"  // FormatNumber, FormatPercent (used by tests)
+#include "analysis/format/format.h"  // FormatNumber, FormatPercent (used by tests)
 #include "analysis/memory_hierarchy.h"
 #include "analysis/published.h"
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 #include "analysis/tensor.h"
 
 namespace dissect::analysis {

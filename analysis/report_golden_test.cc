@@ -18,7 +18,7 @@
 #include "absl/status/statusor.h"
 #include "analysis/published.h"
 #include "analysis/report.h"
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 #include "tools/testing/test_util.h"
 #include "gtest/gtest.h"
 

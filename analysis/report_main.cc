@@ -18,7 +18,7 @@
 #include "analysis/published.h"
 #include "analysis/published_embedded.h"
 #include "analysis/report.h"
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 #include "analysis/stalls.h"
 #include "analysis/tensor.h"
 #include "analysis/tensor_peaks_embedded.h"

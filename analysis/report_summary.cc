@@ -14,7 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "analysis/compare.h"
-#include "analysis/format.h"
+#include "analysis/format/format.h"
 #include "analysis/provenance.h"
 
 namespace dissect::analysis {

@@ -12,7 +12,7 @@
 
 #include "analysis/memory_hierarchy.h"
 #include "analysis/published.h"
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 
 namespace dissect::analysis {
 

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 #include "analysis/run_data.h"
 
 namespace dissect::analysis {

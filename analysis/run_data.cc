@@ -21,7 +21,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "analysis/result_points.h"
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 #include "nlohmann/json.hpp"
 
 namespace dissect::analysis {

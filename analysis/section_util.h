@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "analysis/format.h"
-#include "analysis/results.h"
+#include "analysis/format/format.h"
+#include "analysis/results/results.h"
 
 namespace dissect::analysis {
 

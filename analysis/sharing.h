@@ -19,8 +19,8 @@
 #include <string_view>
 #include <vector>
 
-#include "analysis/format.h"
-#include "analysis/results.h"
+#include "analysis/format/format.h"
+#include "analysis/results/results.h"
 
 namespace dissect::analysis {
 

@@ -26,7 +26,7 @@
 #include "analysis/importers/import.h"
 #include "analysis/importers/peers_test_util.h"
 #include "analysis/report.h"
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 #include "tools/testing/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

@@ -22,7 +22,7 @@
 #include "analysis/figures.h"
 #include "analysis/fixture_test_util.h"
 #include "analysis/report.h"
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 #include "tools/testing/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

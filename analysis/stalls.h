@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 
 namespace dissect::analysis {
 

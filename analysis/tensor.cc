@@ -16,7 +16,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "analysis/format.h"
+#include "analysis/format/format.h"
 #include "analysis/tensor_internal.h"
 
 namespace dissect::analysis {

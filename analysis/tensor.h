@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 #include "analysis/tensor_peaks.h"
 
 namespace dissect::analysis {

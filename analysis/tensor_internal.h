@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 #include "analysis/tensor.h"
 
 namespace dissect::analysis::tensor_internal {

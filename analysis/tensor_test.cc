@@ -15,7 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "analysis/report.h"
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 #include "analysis/tensor_peaks_embedded.h"
 #include "tools/testing/test_util.h"
 #include "gmock/gmock.h"

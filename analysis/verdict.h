@@ -17,7 +17,7 @@
 
 #include "absl/status/statusor.h"
 #include "analysis/memory_hierarchy.h"
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 #include "analysis/verdict_ranges.h"
 
 namespace dissect::analysis {

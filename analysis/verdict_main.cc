@@ -14,7 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 #include "analysis/verdict.h"
 #include "analysis/verdict_ranges.h"
 #include "analysis/verdict_ranges_embedded.h"

@@ -11,8 +11,8 @@
 // imported_by, import_date), never git_commit: these are not our
 // measurements.
 
-#ifndef DISSECT_ANALYSIS_IMPORT_H_
-#define DISSECT_ANALYSIS_IMPORT_H_
+#ifndef DISSECT_ANALYSIS_IMPORTERS_IMPORT_H_
+#define DISSECT_ANALYSIS_IMPORTERS_IMPORT_H_
 
 #include <map>
 #include <optional>
@@ -157,4 +157,4 @@ absl::StatusOr<ImportedFile> MapMt4g(const Mt4gResult& result, std::string_view 
 
 }  // namespace dissect::analysis
 
-#endif  // DISSECT_ANALYSIS_IMPORT_H_
+#endif  // DISSECT_ANALYSIS_IMPORTERS_IMPORT_H_

@@ -24,7 +24,7 @@
 #include "absl/time/time.h"
 #include "analysis/importers/import.h"
 #include "analysis/importers/import_internal.h"
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 #include "nlohmann/json.hpp"
 
 namespace dissect::analysis {

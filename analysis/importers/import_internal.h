@@ -3,8 +3,8 @@
 // file they fill (OutFile) with its rendering as a dissect result file
 // (import_render.cc). Internal to the import library.
 
-#ifndef DISSECT_ANALYSIS_IMPORT_INTERNAL_H_
-#define DISSECT_ANALYSIS_IMPORT_INTERNAL_H_
+#ifndef DISSECT_ANALYSIS_IMPORTERS_IMPORT_INTERNAL_H_
+#define DISSECT_ANALYSIS_IMPORTERS_IMPORT_INTERNAL_H_
 
 #include <map>
 #include <optional>
@@ -68,4 +68,4 @@ absl::Status RequireDeviceName(absl::string_view path, const ImportOptions& opti
 
 }  // namespace dissect::analysis::import_internal
 
-#endif  // DISSECT_ANALYSIS_IMPORT_INTERNAL_H_
+#endif  // DISSECT_ANALYSIS_IMPORTERS_IMPORT_INTERNAL_H_

@@ -12,7 +12,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "analysis/importers/peers_test_util.h"
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 #include "tools/testing/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

@@ -5,8 +5,8 @@
 //   const std::string peers = testing::FindPeersDir();
 //   if (!testing::IsDirectory(peers)) GTEST_SKIP() << testing::PeersMissing(peers);
 
-#ifndef DISSECT_ANALYSIS_PEERS_TEST_UTIL_H_
-#define DISSECT_ANALYSIS_PEERS_TEST_UTIL_H_
+#ifndef DISSECT_ANALYSIS_IMPORTERS_PEERS_TEST_UTIL_H_
+#define DISSECT_ANALYSIS_IMPORTERS_PEERS_TEST_UTIL_H_
 
 #include <cstdlib>
 #include <filesystem>
@@ -50,4 +50,4 @@ inline std::string PeersMissing(const std::string& path) {
 
 }  // namespace dissect::analysis::testing
 
-#endif  // DISSECT_ANALYSIS_PEERS_TEST_UTIL_H_
+#endif  // DISSECT_ANALYSIS_IMPORTERS_PEERS_TEST_UTIL_H_

@@ -15,9 +15,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "analysis/figures.h"
-#include "analysis/format.h"
+#include "analysis/format/format.h"
 #include "analysis/papers/catalog.h"
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 
 namespace dissect::analysis::papers {
 

@@ -12,7 +12,7 @@
 #include "absl/status/statusor.h"
 #include "analysis/papers/catalog.h"
 #include "analysis/papers/paper_figure.h"
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 
 namespace dissect::analysis::papers {
 

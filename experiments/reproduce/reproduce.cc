@@ -14,7 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "analysis/figures.h"
-#include "analysis/format.h"
+#include "analysis/format/format.h"
 #include "analysis/papers/registry.h"
 #include "experiments/result_format/atomic_file.h"
 #include "experiments/sweep/cli_util.h"

@@ -27,7 +27,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "analysis/format.h"
+#include "analysis/format/format.h"
 #include "analysis/papers/conv_algos/micro_batch.h"
 #include "analysis/papers/registry.h"
 #include "analysis/section_util.h"

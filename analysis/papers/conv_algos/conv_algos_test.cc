@@ -12,7 +12,7 @@
 #include "analysis/papers/catalog.h"
 #include "analysis/papers/paper_test_util.h"
 #include "analysis/papers/registry.h"
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

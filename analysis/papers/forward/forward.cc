@@ -28,9 +28,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
-#include "analysis/format.h"
+#include "analysis/format/format.h"
 #include "analysis/papers/registry.h"
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 #include "analysis/section_util.h"
 
 namespace dissect::analysis::papers {

@@ -35,7 +35,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "analysis/format.h"
+#include "analysis/format/format.h"
 #include "analysis/papers/registry.h"
 
 namespace dissect::analysis::papers {

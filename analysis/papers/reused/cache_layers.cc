@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "analysis/format.h"
+#include "analysis/format/format.h"
 #include "analysis/l1_bypass.h"
 #include "analysis/memory_hierarchy.h"
 #include "analysis/papers/registry.h"

@@ -9,7 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "analysis/figures.h"
-#include "analysis/format.h"
+#include "analysis/format/format.h"
 
 namespace dissect::analysis::papers::reused {
 

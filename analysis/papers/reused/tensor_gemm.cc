@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "analysis/format.h"
+#include "analysis/format/format.h"
 #include "analysis/papers/registry.h"
 #include "analysis/papers/reused/common.h"
 #include "analysis/tensor.h"

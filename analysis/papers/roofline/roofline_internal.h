@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/format.h"
+#include "analysis/format/format.h"
 #include "analysis/papers/catalog.h"
 #include "analysis/papers/paper_figure.h"
 

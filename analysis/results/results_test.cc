@@ -1,7 +1,7 @@
 // Tests for the result reader: parsing the synthetic fixtures, Google
 // Benchmark quirks (NaN tokens, appended name segments) and every error case.
 
-#include "analysis/results.h"
+#include "analysis/results/results.h"
 
 #include <cmath>
 #include <cstdlib>

@@ -1,8 +1,8 @@
 // Number formatting and markdown tables shared by the report, the
 // memory-hierarchy table, the comparison and the figures.
 
-#ifndef DISSECT_ANALYSIS_FORMAT_H_
-#define DISSECT_ANALYSIS_FORMAT_H_
+#ifndef DISSECT_ANALYSIS_FORMAT_FORMAT_H_
+#define DISSECT_ANALYSIS_FORMAT_FORMAT_H_
 
 #include <string>
 #include <vector>
@@ -48,4 +48,4 @@ std::string RenderMarkdownTable(const MarkdownTable& table);
 
 }  // namespace dissect::analysis
 
-#endif  // DISSECT_ANALYSIS_FORMAT_H_
+#endif  // DISSECT_ANALYSIS_FORMAT_FORMAT_H_

@@ -1,8 +1,8 @@
 // The result format's reader (experiments/result_format/reader.h) under the
 // names the analysis layer uses: analysis reads result files and nothing else
 // of the experiments.
-#ifndef DISSECT_ANALYSIS_RESULTS_H_
-#define DISSECT_ANALYSIS_RESULTS_H_
+#ifndef DISSECT_ANALYSIS_RESULTS_RESULTS_H_
+#define DISSECT_ANALYSIS_RESULTS_RESULTS_H_
 
 #include "experiments/result_format/reader.h"
 
@@ -26,4 +26,4 @@ using result_format::kHeadlineMetricKey;
 
 }  // namespace dissect::analysis
 
-#endif  // DISSECT_ANALYSIS_RESULTS_H_
+#endif  // DISSECT_ANALYSIS_RESULTS_RESULTS_H_

@@ -1,6 +1,6 @@
 // Number formatting and markdown tables (see format.h).
 
-#include "analysis/format.h"
+#include "analysis/format/format.h"
 
 #include <algorithm>
 #include <cmath>
