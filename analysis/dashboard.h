@@ -18,10 +18,10 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "analysis/night_status.h"
-#include "analysis/regression.h"
+#include "analysis/nightly/regression.h"
 #include "analysis/report.h"
 #include "analysis/results/results.h"
-#include "analysis/run_data.h"
+#include "analysis/nightly/run_data.h"
 
 namespace dissect::analysis {
 
@@ -112,7 +112,7 @@ std::string HeadlineMetric(const RunData& run, const std::string& experiment);
 // One night.
 
 // A regression or fleet outlier, as the night page shows it (converted from
-// analysis/regression.h and analysis/outliers.h findings).
+// analysis/nightly/regression.h and analysis/nightly/outliers.h findings).
 struct DashboardFinding {
   std::string device;
   std::string run_id;
@@ -136,8 +136,8 @@ struct DashboardFindings {
   std::vector<std::string> notes;
 };
 
-// The regressions and fleet outliers of one night, from analysis/regression.h
-// and analysis/outliers.h: each of `night_runs` (CompareSides) against the
+// The regressions and fleet outliers of one night, from analysis/nightly/regression.h
+// and analysis/nightly/outliers.h: each of `night_runs` (CompareSides) against the
 // median of its device's last `nights` runs before it in `history` (keyed by
 // DeviceKey, oldest first), the verdict-kRegression rows, annotated with the
 // identity changes (driver, suite commit, ...); and FindFleetOutliers over
@@ -229,7 +229,7 @@ struct DashboardOptions {
                                   const std::map<std::string, std::vector<RunData>>& history)>
       find;
   std::string findings_unavailable_reason =
-      "no regression library in this build (analysis/regression.h, analysis/outliers.h)";
+      "no regression library in this build (analysis/nightly/regression.h, analysis/nightly/outliers.h)";
   // Runs gnuplot on a script in a folder; returns "" or why it failed.
   // When unset, figures are not drawn and the page says so.
   std::function<std::string(const std::string& dir, const std::string& script)> run_gnuplot;

@@ -12,8 +12,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "analysis/history_db.h"
-#include "analysis/result_points.h"
+#include "analysis/nightly/history_db.h"
+#include "analysis/nightly/result_points.h"
 #include "analysis/results/results.h"
 #include "experiments/result_format/atomic_file.h"
 

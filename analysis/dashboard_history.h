@@ -13,11 +13,11 @@
 #include "absl/status/statusor.h"
 #include "analysis/dashboard.h"
 #include "analysis/report.h"
-#include "analysis/run_data.h"
+#include "analysis/nightly/run_data.h"
 
 namespace dissect::analysis {
 
-// Every run of the history database at `path` (analysis/history_db.h),
+// Every run of the history database at `path` (analysis/nightly/history_db.h),
 // ours and imported, with the result files it kept (HistoryDb::ResultFiles,
 // named as ingested) as its raw files; a kept file that no longer parses is
 // named in `bad` and left out. Runs ingested before the database kept files

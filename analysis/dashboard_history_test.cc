@@ -13,8 +13,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "analysis/dashboard.h"
-#include "analysis/history_db.h"
-#include "analysis/regression.h"
+#include "analysis/nightly/history_db.h"
+#include "analysis/nightly/regression.h"
 #include "tools/testing/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

@@ -14,9 +14,9 @@
 #include "analysis/dashboard.h"
 #include "analysis/published.h"
 #include "analysis/published_embedded.h"
-#include "analysis/regression.h"
+#include "analysis/nightly/regression.h"
 #include "analysis/results/results.h"
-#include "analysis/run_data.h"
+#include "analysis/nightly/run_data.h"
 #include "analysis/tensor.h"
 #include "analysis/tensor_peaks_embedded.h"
 #include "gflags/gflags.h"
@@ -46,7 +46,7 @@ headline metric of every point measured that night, over the last 30 nights
 of its device, with the spread as a band and driver and suite-commit changes
 as dashed lines.
 
-HISTORY is the history database (//analysis:history_db, SQLite; it keeps
+HISTORY is the history database (//analysis/nightly:history_db, SQLite; it keeps
 each ingested result file whole, so the pages are those of the folders it
 was ingested from; runs ingested before it kept files get tables rebuilt
 from the stored medians, spreads and units, without clocks, labels or

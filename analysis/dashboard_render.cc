@@ -21,8 +21,8 @@
 #include "analysis/dashboard_history.h"
 #include "analysis/figures.h"
 #include "analysis/format/format.h"
-#include "analysis/history_db.h"
-#include "analysis/outliers.h"
+#include "analysis/nightly/history_db.h"
+#include "analysis/nightly/outliers.h"
 
 namespace dissect::analysis {
 namespace {

@@ -11,7 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
-#include "analysis/history_db.h"
+#include "analysis/nightly/history_db.h"
 #include "tools/testing/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

@@ -1,5 +1,5 @@
 // `history`: a metric's trend for one device from the history database
-// (analysis/history_db.h). See analysis/README.md "History".
+// (analysis/nightly/history_db.h). See analysis/README.md "History".
 
 #include <algorithm>
 #include <filesystem>
@@ -11,7 +11,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_join.h"
 #include "analysis/format/format.h"
-#include "analysis/history_db.h"
+#include "analysis/nightly/history_db.h"
 #include "analysis/results/results.h"
 #include "gflags/gflags.h"
 #include "tools/cli/flags.h"

@@ -1,5 +1,5 @@
 // `ingest`: loads run folders, manifests and result files into the history
-// database (analysis/history_db.h). See analysis/README.md "History".
+// database (analysis/nightly/history_db.h). See analysis/README.md "History".
 
 #include <iostream>
 #include <memory>
@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "analysis/history_db.h"
+#include "analysis/nightly/history_db.h"
 #include "analysis/results/results.h"
 #include "tools/cli/flags.h"
 #include "tools/cli/user_path.h"

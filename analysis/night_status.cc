@@ -2,7 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "analysis/dashboard.h"
-#include "analysis/entry_problems.h"
+#include "analysis/nightly/entry_problems.h"
 #include "analysis/format/format.h"
 
 namespace dissect::analysis {

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "analysis/run_data.h"
+#include "analysis/nightly/run_data.h"
 
 namespace dissect::analysis {
 

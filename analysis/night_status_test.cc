@@ -7,7 +7,7 @@
 
 #include "absl/status/statusor.h"
 #include "analysis/dashboard.h"
-#include "analysis/run_data.h"
+#include "analysis/nightly/run_data.h"
 #include "tools/testing/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

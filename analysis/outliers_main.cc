@@ -13,11 +13,11 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "analysis/history_db.h"
-#include "analysis/outliers.h"
-#include "analysis/regression.h"
+#include "analysis/nightly/history_db.h"
+#include "analysis/nightly/outliers.h"
+#include "analysis/nightly/regression.h"
 #include "analysis/results/results.h"
-#include "analysis/run_data.h"
+#include "analysis/nightly/run_data.h"
 #include "gflags/gflags.h"
 #include "tools/cli/flags.h"
 #include "tools/cli/user_path.h"

@@ -13,10 +13,10 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/numbers.h"
-#include "analysis/history_db.h"
-#include "analysis/regression.h"
+#include "analysis/nightly/history_db.h"
+#include "analysis/nightly/regression.h"
 #include "analysis/results/results.h"
-#include "analysis/run_data.h"
+#include "analysis/nightly/run_data.h"
 #include "gflags/gflags.h"
 #include "tools/cli/flags.h"
 #include "tools/cli/user_path.h"

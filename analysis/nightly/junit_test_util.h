@@ -1,10 +1,10 @@
-// Test helper for the JUnit XML written by //analysis:regression and
-// //analysis:outliers_lib: a strict XML 1.0 well-formedness check (enough
+// Test helper for the JUnit XML written by //analysis/nightly:regression and
+// //analysis/nightly:outliers_lib: a strict XML 1.0 well-formedness check (enough
 // for what CI servers parse: elements, attributes, character data, entity
 // references, one prolog), without an XML library.
 
-#ifndef DISSECT_ANALYSIS_JUNIT_TEST_UTIL_H_
-#define DISSECT_ANALYSIS_JUNIT_TEST_UTIL_H_
+#ifndef DISSECT_ANALYSIS_NIGHTLY_JUNIT_TEST_UTIL_H_
+#define DISSECT_ANALYSIS_NIGHTLY_JUNIT_TEST_UTIL_H_
 
 #include <cctype>
 #include <set>
@@ -137,4 +137,4 @@ inline int CountOf(std::string_view haystack, std::string_view needle) {
 
 }  // namespace dissect::analysis::testing
 
-#endif  // DISSECT_ANALYSIS_JUNIT_TEST_UTIL_H_
+#endif  // DISSECT_ANALYSIS_NIGHTLY_JUNIT_TEST_UTIL_H_

@@ -1,4 +1,4 @@
-#include "analysis/run_data.h"
+#include "analysis/nightly/run_data.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -20,7 +20,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
-#include "analysis/result_points.h"
+#include "analysis/nightly/result_points.h"
 #include "analysis/results/results.h"
 #include "nlohmann/json.hpp"
 

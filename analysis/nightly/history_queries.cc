@@ -1,4 +1,4 @@
-// HistoryDb's queries of one device's values (analysis/history_db.h): a
+// HistoryDb's queries of one device's values (analysis/nightly/history_db.h): a
 // point's trend, the devices, their points and metrics.
 
 #include <string>
@@ -7,8 +7,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "analysis/history_db.h"
-#include "analysis/history_sql.h"
+#include "analysis/nightly/history_db.h"
+#include "analysis/nightly/history_sql.h"
 
 namespace dissect::analysis {
 

@@ -1,7 +1,7 @@
 // Benchmarks of the history database against its targets (on the 2-core CI
 // machine): ingesting 100,000 result rows in under 2 s, and a trend query
 // over 365 nights in under 100 ms. Run with
-//   ./bazelw run -c opt //analysis:history_benchmark
+//   ./bazelw run -c opt //analysis/nightly:history_benchmark
 // Each benchmark reports its target beside the measured time (counter
 // target_s / target_ms and the label).
 
@@ -16,8 +16,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "analysis/history_db.h"
-#include "analysis/run_data.h"
+#include "analysis/nightly/history_db.h"
+#include "analysis/nightly/run_data.h"
 #include "benchmark/benchmark.h"
 
 namespace dissect::analysis {

@@ -1,9 +1,9 @@
-#include "analysis/run_data.h"
+#include "analysis/nightly/run_data.h"
 
 #include <string>
 #include <vector>
 
-#include "analysis/result_points.h"
+#include "analysis/nightly/result_points.h"
 #include "tools/testing/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

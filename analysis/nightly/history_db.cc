@@ -1,4 +1,4 @@
-#include "analysis/history_db.h"
+#include "analysis/nightly/history_db.h"
 
 #include <sqlite3.h>
 
@@ -14,10 +14,10 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "analysis/history_ingest.h"
-#include "analysis/history_schema.h"
-#include "analysis/history_sql.h"
-#include "analysis/run_data.h"
+#include "analysis/nightly/history_ingest.h"
+#include "analysis/nightly/history_schema.h"
+#include "analysis/nightly/history_sql.h"
+#include "analysis/nightly/run_data.h"
 
 namespace dissect::analysis {
 namespace history_internal {
@@ -320,7 +320,7 @@ absl::StatusOr<std::unique_ptr<HistoryDb>> HistoryDb::Open(const std::string& pa
   // A 64 MiB page cache: a night's ingest touches far more than the default
   // 2 MiB. The REFERENCES clauses document the schema; SQLite leaves them
   // unenforced by default, and enforcing them (PRAGMA foreign_keys) cost a
-  // quarter of the insert time in //analysis:history_benchmark. Inserter is
+  // quarter of the insert time in //analysis/nightly:history_benchmark. Inserter is
   // the only writer and inserts parents first.
   if (absl::Status status = Exec(db.get(), "PRAGMA cache_size = -65536"); !status.ok()) {
     return fail(status);

@@ -1,10 +1,10 @@
-// The SQLite helpers of the history database (analysis/history_db.h): an
+// The SQLite helpers of the history database (analysis/nightly/history_db.h): an
 // owned prepared statement, a write transaction, one-shot statements. Shared
 // by its schema and migrations (history_schema.cc) and its reads and writes
 // (history_db.cc, history_queries.cc).
 
-#ifndef DISSECT_ANALYSIS_HISTORY_SQL_H_
-#define DISSECT_ANALYSIS_HISTORY_SQL_H_
+#ifndef DISSECT_ANALYSIS_NIGHTLY_HISTORY_SQL_H_
+#define DISSECT_ANALYSIS_NIGHTLY_HISTORY_SQL_H_
 
 #include <sqlite3.h>
 
@@ -141,4 +141,4 @@ inline std::string InList(const std::vector<long long>& ids) {
 
 }  // namespace dissect::analysis::history_internal
 
-#endif  // DISSECT_ANALYSIS_HISTORY_SQL_H_
+#endif  // DISSECT_ANALYSIS_NIGHTLY_HISTORY_SQL_H_

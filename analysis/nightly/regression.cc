@@ -1,4 +1,4 @@
-#include "analysis/regression.h"
+#include "analysis/nightly/regression.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -13,10 +13,10 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "analysis/entry_problems.h"
+#include "analysis/nightly/entry_problems.h"
 #include "analysis/format/format.h"
 #include "analysis/results/results.h"
-#include "analysis/thresholds_embedded.h"
+#include "analysis/nightly/thresholds_embedded.h"
 #include "experiments/result_format/atomic_file.h"
 #include "nlohmann/json.hpp"
 

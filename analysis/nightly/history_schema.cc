@@ -1,8 +1,8 @@
 // The history database's schema: the tables of each version, the migrations
 // from every older version, and the encodings its columns use. See
-// analysis/history_db.h for the layout.
+// analysis/nightly/history_db.h for the layout.
 
-#include "analysis/history_schema.h"
+#include "analysis/nightly/history_schema.h"
 
 #include <sqlite3.h>
 
@@ -18,9 +18,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "analysis/history_db.h"
-#include "analysis/history_sql.h"
-#include "analysis/run_data.h"
+#include "analysis/nightly/history_db.h"
+#include "analysis/nightly/history_sql.h"
+#include "analysis/nightly/run_data.h"
 #include "experiments/result_format/renamed_metrics.h"
 
 namespace dissect::analysis::history_internal {

@@ -1,9 +1,9 @@
-// The history database's schema (analysis/history_db.h): creating it,
+// The history database's schema (analysis/nightly/history_db.h): creating it,
 // recognizing and migrating older versions, and the encoding of its axes
-// column. Internal to //analysis:history_db.
+// column. Internal to //analysis/nightly:history_db.
 
-#ifndef DISSECT_ANALYSIS_HISTORY_SCHEMA_H_
-#define DISSECT_ANALYSIS_HISTORY_SCHEMA_H_
+#ifndef DISSECT_ANALYSIS_NIGHTLY_HISTORY_SCHEMA_H_
+#define DISSECT_ANALYSIS_NIGHTLY_HISTORY_SCHEMA_H_
 
 #include <map>
 #include <string>
@@ -11,7 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "analysis/run_data.h"
+#include "analysis/nightly/run_data.h"
 
 struct sqlite3;
 
@@ -39,4 +39,4 @@ std::map<std::string, std::string> DecodeAxes(std::string_view text);
 
 }  // namespace dissect::analysis::history_internal
 
-#endif  // DISSECT_ANALYSIS_HISTORY_SCHEMA_H_
+#endif  // DISSECT_ANALYSIS_NIGHTLY_HISTORY_SCHEMA_H_

@@ -1,14 +1,14 @@
-// The entries of a run that measured nothing (analysis/run_data.h
+// The entries of a run that measured nothing (analysis/nightly/run_data.h
 // EntryProblem) as the text reports show them: compare's markdown and JUnit
 // XML. The dashboard's HTML is analysis/night_status.h.
 
-#ifndef DISSECT_ANALYSIS_ENTRY_PROBLEMS_H_
-#define DISSECT_ANALYSIS_ENTRY_PROBLEMS_H_
+#ifndef DISSECT_ANALYSIS_NIGHTLY_ENTRY_PROBLEMS_H_
+#define DISSECT_ANALYSIS_NIGHTLY_ENTRY_PROBLEMS_H_
 
 #include <string>
 #include <vector>
 
-#include "analysis/run_data.h"
+#include "analysis/nightly/run_data.h"
 
 namespace dissect::analysis {
 
@@ -35,4 +35,4 @@ std::string ProblemsJUnitCases(const std::vector<EntryProblem>& problems, int in
 
 }  // namespace dissect::analysis
 
-#endif  // DISSECT_ANALYSIS_ENTRY_PROBLEMS_H_
+#endif  // DISSECT_ANALYSIS_NIGHTLY_ENTRY_PROBLEMS_H_

@@ -1,11 +1,11 @@
 // One night's run of one device, as the history tools see it: the run's
 // identity (from the sweep runner's manifest.json) and every measured point
 // with its metrics. Read from a run folder (manifest.json + result files)
-// or from the history database (analysis/history_db.h); consumed by the
+// or from the history database (analysis/nightly/history_db.h); consumed by the
 // regression and fleet-outlier checks and the dashboard.
 
-#ifndef DISSECT_ANALYSIS_RUN_DATA_H_
-#define DISSECT_ANALYSIS_RUN_DATA_H_
+#ifndef DISSECT_ANALYSIS_NIGHTLY_RUN_DATA_H_
+#define DISSECT_ANALYSIS_NIGHTLY_RUN_DATA_H_
 
 #include <map>
 #include <optional>
@@ -112,4 +112,4 @@ absl::StatusOr<RunData> ReadRunFolder(const std::string& dir,
 
 }  // namespace dissect::analysis
 
-#endif  // DISSECT_ANALYSIS_RUN_DATA_H_
+#endif  // DISSECT_ANALYSIS_NIGHTLY_RUN_DATA_H_

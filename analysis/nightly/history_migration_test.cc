@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "analysis/history_db.h"
-#include "analysis/history_test_util.h"
-#include "analysis/run_data.h"
+#include "analysis/nightly/history_db.h"
+#include "analysis/nightly/history_test_util.h"
+#include "analysis/nightly/run_data.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

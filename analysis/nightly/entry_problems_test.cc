@@ -1,12 +1,12 @@
-#include "analysis/entry_problems.h"
+#include "analysis/nightly/entry_problems.h"
 
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "analysis/junit_test_util.h"
-#include "analysis/regression.h"
-#include "analysis/run_data.h"
+#include "analysis/nightly/junit_test_util.h"
+#include "analysis/nightly/regression.h"
+#include "analysis/nightly/run_data.h"
 #include "tools/testing/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

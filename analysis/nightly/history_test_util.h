@@ -1,8 +1,8 @@
 // Helpers of the history database's tests (history_db_test,
 // history_migration_test).
 
-#ifndef DISSECT_ANALYSIS_HISTORY_TEST_UTIL_H_
-#define DISSECT_ANALYSIS_HISTORY_TEST_UTIL_H_
+#ifndef DISSECT_ANALYSIS_NIGHTLY_HISTORY_TEST_UTIL_H_
+#define DISSECT_ANALYSIS_NIGHTLY_HISTORY_TEST_UTIL_H_
 
 #include <cstdlib>
 #include <filesystem>
@@ -12,7 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "analysis/history_db.h"
+#include "analysis/nightly/history_db.h"
 #include "tools/testing/test_util.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -127,4 +127,4 @@ inline std::string ImportedFile(const std::string& dir) {
 
 }  // namespace dissect::analysis::history_testing
 
-#endif  // DISSECT_ANALYSIS_HISTORY_TEST_UTIL_H_
+#endif  // DISSECT_ANALYSIS_NIGHTLY_HISTORY_TEST_UTIL_H_

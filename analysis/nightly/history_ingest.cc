@@ -1,4 +1,4 @@
-#include "analysis/history_ingest.h"
+#include "analysis/nightly/history_ingest.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -11,7 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "analysis/result_points.h"
+#include "analysis/nightly/result_points.h"
 
 namespace dissect::analysis::history_internal {
 namespace {

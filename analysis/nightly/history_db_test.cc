@@ -1,4 +1,4 @@
-#include "analysis/history_db.h"
+#include "analysis/nightly/history_db.h"
 
 #include <sqlite3.h>
 
@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "analysis/history_test_util.h"
-#include "analysis/result_points.h"
+#include "analysis/nightly/history_test_util.h"
+#include "analysis/nightly/result_points.h"
 #include "analysis/results/results.h"
-#include "analysis/run_data.h"
+#include "analysis/nightly/run_data.h"
 #include "tools/testing/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

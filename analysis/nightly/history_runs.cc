@@ -1,4 +1,4 @@
-// HistoryDb's reading of stored runs (analysis/history_db.h): a device's
+// HistoryDb's reading of stored runs (analysis/nightly/history_db.h): a device's
 // runs, one run with its values and problems, its result files, the last n
 // runs of a device.
 
@@ -9,10 +9,10 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "analysis/history_db.h"
-#include "analysis/history_schema.h"
-#include "analysis/history_sql.h"
-#include "analysis/run_data.h"
+#include "analysis/nightly/history_db.h"
+#include "analysis/nightly/history_schema.h"
+#include "analysis/nightly/history_sql.h"
+#include "analysis/nightly/run_data.h"
 
 namespace dissect::analysis {
 

@@ -1,4 +1,4 @@
-#include "analysis/regression.h"
+#include "analysis/nightly/regression.h"
 
 #include <algorithm>
 #include <random>
@@ -6,10 +6,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "analysis/junit_test_util.h"
-#include "analysis/run_data.h"
+#include "analysis/nightly/junit_test_util.h"
+#include "analysis/nightly/run_data.h"
 #include "tools/testing/test_util.h"
-#include "analysis/thresholds_embedded.h"
+#include "analysis/nightly/thresholds_embedded.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -476,7 +476,7 @@ TEST(RegressionTest, JUnitIsWellFormedAndMatchesGolden) {
   EXPECT_THAT(xml, HasSubstr("tests=\"7\" failures=\"2\" errors=\"0\" skipped=\"3\""));
   EXPECT_THAT(xml, HasSubstr("label:&lt;a&amp;b&quot;c&apos;&gt;"));
   const std::string path = "analysis/testdata/regression/compare_golden.xml";
-  const std::string target = "//analysis:regression_test";
+  const std::string target = "//analysis/nightly:regression_test";
   if (auto updated = test_util::UpdateGolden(xml, path, target)) {
     EXPECT_EQ(*updated, "");
     return;
@@ -487,7 +487,7 @@ TEST(RegressionTest, JUnitIsWellFormedAndMatchesGolden) {
 TEST(RegressionTest, MarkdownMatchesGolden) {
   const std::string markdown = RenderRegressionMarkdown(GoldenReport());
   const std::string path = "analysis/testdata/regression/compare_golden.md";
-  const std::string target = "//analysis:regression_test";
+  const std::string target = "//analysis/nightly:regression_test";
   if (auto updated = test_util::UpdateGolden(markdown, path, target)) {
     EXPECT_EQ(*updated, "");
     return;

@@ -1,4 +1,4 @@
-#include "analysis/entry_problems.h"
+#include "analysis/nightly/entry_problems.h"
 
 #include <map>
 #include <sstream>
@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "analysis/format/format.h"
-#include "analysis/regression.h"
+#include "analysis/nightly/regression.h"
 
 namespace dissect::analysis {
 namespace {

@@ -1,4 +1,4 @@
-#include "analysis/outliers.h"
+#include "analysis/nightly/outliers.h"
 
 #include <algorithm>
 #include <cmath>

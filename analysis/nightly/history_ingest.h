@@ -1,10 +1,10 @@
-// The reading side of HistoryDb::Ingest (analysis/history_db.h): walks the
+// The reading side of HistoryDb::Ingest (analysis/nightly/history_db.h): walks the
 // paths given, reads run folders and loose result files, and hands each run,
 // with the result files it keeps, to the writing side through a bounded
-// queue. Touches no database. Internal to //analysis:history_db.
+// queue. Touches no database. Internal to //analysis/nightly:history_db.
 
-#ifndef DISSECT_ANALYSIS_HISTORY_INGEST_H_
-#define DISSECT_ANALYSIS_HISTORY_INGEST_H_
+#ifndef DISSECT_ANALYSIS_NIGHTLY_HISTORY_INGEST_H_
+#define DISSECT_ANALYSIS_NIGHTLY_HISTORY_INGEST_H_
 
 #include <condition_variable>
 #include <deque>
@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "analysis/history_db.h"
+#include "analysis/nightly/history_db.h"
 #include "analysis/results/results.h"
-#include "analysis/run_data.h"
+#include "analysis/nightly/run_data.h"
 
 namespace dissect::analysis::history_internal {
 
@@ -80,4 +80,4 @@ class IngestWalk {
 
 }  // namespace dissect::analysis::history_internal
 
-#endif  // DISSECT_ANALYSIS_HISTORY_INGEST_H_
+#endif  // DISSECT_ANALYSIS_NIGHTLY_HISTORY_INGEST_H_

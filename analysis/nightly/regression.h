@@ -7,8 +7,8 @@
 // (RegressionReport) for the dashboard; markdown and JUnit XML renderings
 // are for people and CI servers.
 
-#ifndef DISSECT_ANALYSIS_REGRESSION_H_
-#define DISSECT_ANALYSIS_REGRESSION_H_
+#ifndef DISSECT_ANALYSIS_NIGHTLY_REGRESSION_H_
+#define DISSECT_ANALYSIS_NIGHTLY_REGRESSION_H_
 
 #include <map>
 #include <optional>
@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "analysis/run_data.h"
+#include "analysis/nightly/run_data.h"
 
 namespace dissect::analysis {
 
@@ -176,7 +176,7 @@ RegressionReport CompareSides(const ComparisonSide& baseline, const ComparisonSi
                               const Thresholds& thresholds);
 
 // Markdown: the two sides, the context changes, the candidate's entries
-// that measured nothing (analysis/entry_problems.h), a summary, then tables of
+// that measured nothing (analysis/nightly/entry_problems.h), a summary, then tables of
 // regressions, improvements and throttled changes (each row annotated), and
 // the points not compared.
 std::string RenderRegressionMarkdown(const RegressionReport& report);
@@ -206,4 +206,4 @@ std::string PointWithoutExperiment(const std::string& point, const std::string& 
 
 }  // namespace dissect::analysis
 
-#endif  // DISSECT_ANALYSIS_REGRESSION_H_
+#endif  // DISSECT_ANALYSIS_NIGHTLY_REGRESSION_H_

@@ -1,17 +1,17 @@
 // How a result file becomes history: the measured points of its rows and
 // the run identity its context gives. Shared by ReadRunFolder
-// (analysis/run_data.cc) and the history database's ingest of loose result
-// files (analysis/history_db.cc).
+// (analysis/nightly/run_data.cc) and the history database's ingest of loose result
+// files (analysis/nightly/history_db.cc).
 
-#ifndef DISSECT_ANALYSIS_RESULT_POINTS_H_
-#define DISSECT_ANALYSIS_RESULT_POINTS_H_
+#ifndef DISSECT_ANALYSIS_NIGHTLY_RESULT_POINTS_H_
+#define DISSECT_ANALYSIS_NIGHTLY_RESULT_POINTS_H_
 
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "analysis/results/results.h"
-#include "analysis/run_data.h"
+#include "analysis/nightly/run_data.h"
 
 namespace dissect::analysis {
 
@@ -44,7 +44,7 @@ std::string NormalizeUtc(std::string_view time);
 // date, "loose-<64-bit FNV-1a hash of `content`, 16 hex digits>".
 RunInfo LooseRunInfo(const ResultFile& file, std::string_view content);
 
-// ReadRunFolder (analysis/run_data.h) that also counts, in `files_read`,
+// ReadRunFolder (analysis/nightly/run_data.h) that also counts, in `files_read`,
 // the result files it read (corrupt ones not counted).
 absl::StatusOr<RunData> ReadRunFolderCounting(const std::string& dir, std::vector<std::string>* bad,
                                               int& files_read);
@@ -54,4 +54,4 @@ std::string ContentHash(std::string_view content);
 
 }  // namespace dissect::analysis
 
-#endif  // DISSECT_ANALYSIS_RESULT_POINTS_H_
+#endif  // DISSECT_ANALYSIS_NIGHTLY_RESULT_POINTS_H_

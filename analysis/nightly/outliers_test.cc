@@ -1,4 +1,4 @@
-#include "analysis/outliers.h"
+#include "analysis/nightly/outliers.h"
 
 #include <random>
 #include <set>
@@ -6,10 +6,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "analysis/junit_test_util.h"
-#include "analysis/regression.h"
-#include "analysis/run_data.h"
-#include "analysis/thresholds_embedded.h"
+#include "analysis/nightly/junit_test_util.h"
+#include "analysis/nightly/regression.h"
+#include "analysis/nightly/run_data.h"
+#include "analysis/nightly/thresholds_embedded.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

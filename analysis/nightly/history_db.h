@@ -29,8 +29,8 @@
 // older database migrates it (0 -> 1 -> 2 -> 3 -> 4) to the current version in
 // one transaction; a newer or foreign one is an error.
 
-#ifndef DISSECT_ANALYSIS_HISTORY_DB_H_
-#define DISSECT_ANALYSIS_HISTORY_DB_H_
+#ifndef DISSECT_ANALYSIS_NIGHTLY_HISTORY_DB_H_
+#define DISSECT_ANALYSIS_NIGHTLY_HISTORY_DB_H_
 
 #include <memory>
 #include <optional>
@@ -39,7 +39,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "analysis/run_data.h"
+#include "analysis/nightly/run_data.h"
 
 struct sqlite3;
 
@@ -104,7 +104,7 @@ class HistoryDb {
 
   // Loads run folders (manifest.json and the result files it names),
   // manifests (their folder is read) and loose result files (each a run of
-  // its own, LooseRunInfo in analysis/result_points.h). A folder without a
+  // its own, LooseRunInfo in analysis/nightly/result_points.h). A folder without a
   // manifest is searched recursively: each sub-folder with a manifest.json
   // is a run folder, every other *.json a loose result file. Idempotent: a
   // measurement is keyed by (run_id, point, attempt), so ingesting a file
@@ -176,4 +176,4 @@ class HistoryDb {
 
 }  // namespace dissect::analysis
 
-#endif  // DISSECT_ANALYSIS_HISTORY_DB_H_
+#endif  // DISSECT_ANALYSIS_NIGHTLY_HISTORY_DB_H_

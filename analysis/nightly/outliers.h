@@ -5,14 +5,14 @@
 // configs/regression/thresholds.json. Structured findings for the
 // dashboard; markdown and JUnit XML renderings for people and CI servers.
 
-#ifndef DISSECT_ANALYSIS_OUTLIERS_H_
-#define DISSECT_ANALYSIS_OUTLIERS_H_
+#ifndef DISSECT_ANALYSIS_NIGHTLY_OUTLIERS_H_
+#define DISSECT_ANALYSIS_NIGHTLY_OUTLIERS_H_
 
 #include <string>
 #include <vector>
 
-#include "analysis/regression.h"
-#include "analysis/run_data.h"
+#include "analysis/nightly/regression.h"
+#include "analysis/nightly/run_data.h"
 
 namespace dissect::analysis {
 
@@ -72,4 +72,4 @@ std::string RenderOutliersJUnit(const OutlierReport& report);
 
 }  // namespace dissect::analysis
 
-#endif  // DISSECT_ANALYSIS_OUTLIERS_H_
+#endif  // DISSECT_ANALYSIS_NIGHTLY_OUTLIERS_H_
