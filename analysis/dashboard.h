@@ -19,7 +19,7 @@
 #include "absl/strings/string_view.h"
 #include "analysis/night_status.h"
 #include "analysis/nightly/regression.h"
-#include "analysis/report.h"
+#include "analysis/sections/report.h"
 #include "analysis/results/results.h"
 #include "analysis/nightly/run_data.h"
 

@@ -12,7 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "analysis/dashboard.h"
-#include "analysis/report.h"
+#include "analysis/sections/report.h"
 #include "analysis/nightly/run_data.h"
 
 namespace dissect::analysis {

@@ -21,12 +21,12 @@
 #include "absl/strings/str_join.h"
 #include "analysis/figures_internal.h"
 #include "analysis/format/format.h"
-#include "analysis/l1_bypass.h"
-#include "analysis/memory_hierarchy.h"
-#include "analysis/provenance.h"
-#include "analysis/sharing.h"
-#include "analysis/sparsity.h"
-#include "analysis/stalls.h"
+#include "analysis/sections/l1_bypass.h"
+#include "analysis/sections/memory_hierarchy.h"
+#include "analysis/sections/provenance.h"
+#include "analysis/sections/sharing.h"
+#include "analysis/sections/sparsity.h"
+#include "analysis/sections/stalls.h"
 
 namespace dissect::analysis::figures_internal {
 namespace {

@@ -2,7 +2,7 @@
 // synthetic fixture analysis/testdata/synthetic_l1_bypass.json (made-up
 // times and spreads, see make_synthetic_l1_bypass.py).
 
-#include "analysis/l1_bypass.h"
+#include "analysis/sections/l1_bypass.h"
 
 #include <map>
 #include <string>
@@ -14,7 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "analysis/figures.h"
-#include "analysis/report.h"
+#include "analysis/sections/report.h"
 #include "analysis/results/results.h"
 #include "tools/testing/test_util.h"
 #include "gtest/gtest.h"

@@ -7,7 +7,7 @@
 // After an intended change, regenerate the goldens with
 //   DISSECT_UPDATE_GOLDEN=1 bazel run //analysis:sharing_test
 
-#include "analysis/sharing.h"
+#include "analysis/sections/sharing.h"
 
 #include <stdlib.h>
 
@@ -25,7 +25,7 @@
 #include "analysis/fixture_test_util.h"
 #include "analysis/importers/import.h"
 #include "analysis/importers/peers_test_util.h"
-#include "analysis/report.h"
+#include "analysis/sections/report.h"
 #include "analysis/results/results.h"
 #include "tools/testing/test_util.h"
 #include "gmock/gmock.h"

@@ -8,7 +8,7 @@
 // After an intended change, regenerate the goldens with
 //   DISSECT_UPDATE_GOLDEN=1 bazel run //analysis:sparsity_test
 
-#include "analysis/sparsity.h"
+#include "analysis/sections/sparsity.h"
 
 #include <stdlib.h>
 
@@ -21,7 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "analysis/figures.h"
 #include "analysis/fixture_test_util.h"
-#include "analysis/report.h"
+#include "analysis/sections/report.h"
 #include "analysis/results/results.h"
 #include "tools/testing/test_util.h"
 #include "gmock/gmock.h"

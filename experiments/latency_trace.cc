@@ -36,7 +36,7 @@
 //           GlobalPathsLoadWithTheirCacheOperator) that global_cg loads are
 //           L2-only, not L1 hits; the levels still include the clock and
 //           store overhead, which trace_overhead_cycles measures and the
-//           report subtracts (//analysis:memory_hierarchy_test,
+//           report subtracts (//analysis/sections:memory_hierarchy_test,
 //           TraceNearFarLessTheTimingOverhead). A sector for a line: the
 //           miss period reduction is //probes:latency_levels_test
 //           (DominantMissDistanceTest, NearAndFarL2 on invented latencies).
@@ -51,7 +51,7 @@
 //           (analysis/README.md, memory hierarchy rule 6) takes near and
 //           far only from warm random rows between half and all of the L2
 //           whose second level lies well below a DRAM latency measured
-//           elsewhere, and //analysis:memory_hierarchy_test
+//           elsewhere, and //analysis/sections:memory_hierarchy_test
 //           (TraceNearFar*) shows it leaving out a second level at DRAM
 //           latency, one without a DRAM latency to compare, and one from a
 //           walk that fits half the L2. Not yet ruled out by a test: what

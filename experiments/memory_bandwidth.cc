@@ -60,7 +60,7 @@
 //           dram_peak_pct is NaN, and the row says L2-resident, below
 //           2 x device_l2_bytes (experiments/harness/l2_residency.h,
 //           //experiments/harness:l2_residency_test; the report shows
-//           "L2-resident", //analysis:report_test);
+//           "L2-resident", //analysis/sections:report_test);
 //           memory_bandwidth_gpu_test (GPU) keeps a 256 MiB row within
 //           20-110 % of the DRAM peak. Not yet ruled out by a test: which
 //           level serves a given footprint; a counters variant

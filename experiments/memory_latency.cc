@@ -54,7 +54,7 @@
 //           stream kernels do), recorded as context l1_carveout
 //           (//experiments:bad_input_test checks --help declares it); the
 //           report uses this L1 capacity on bandwidth plateaus only at the
-//           same l1_carveout (//analysis:memory_hierarchy_test,
+//           same l1_carveout (//analysis/sections:memory_hierarchy_test,
 //           L1CapacityOfAnotherCarveoutDoesNotClassifyBandwidth). Prefetching and TLB misses for cache latency: random and
 //           page_local orders, whose cycles //probes:pointer_chain_test
 //           checks (one cycle over every slot, not strided; page_local
@@ -65,9 +65,9 @@
 //           L2 (gpu-benches' GH200 chase in ../shared/data/peers: ~280
 //           cycles to 26 MiB, ~460-530 from 33 MiB, ~620-680 past 65 MiB).
 //           The report calls a level DRAM only where it reaches beyond 2x
-//           device_l2_bytes: //analysis:peers_hierarchy_test reads that
+//           device_l2_bytes: //analysis/sections:peers_hierarchy_test reads that
 //           GH200 curve as near 270-290, far 480-520 and DRAM 600-700
-//           cycles, and //analysis:memory_hierarchy_test
+//           cycles, and //analysis/sections:memory_hierarchy_test
 //           (TwoL2LevelsAreNearAndFarWithTheirRanges) a curve of its shape.
 //           DRAM row-buffer hits for TLB hits in the TLB sweep: a small
 //           group keeps the loads within a few MiB, where more of them may

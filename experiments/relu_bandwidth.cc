@@ -56,7 +56,7 @@
 //           on a GPU: relu_bandwidth_gpu_test (256 MiB: beyond_2x_l2 1) and
 //           relu_bandwidth_l2_resident_gpu_test (1 MiB: beyond_2x_l2 0, the
 //           row written, not failed). That the report shows "L2-resident"
-//           instead of a %: //analysis:report_test
+//           instead of a %: //analysis/sections:report_test
 //           (DramPeakPctOfL2ResidentRowsReadsL2Resident, relu_bandwidth rows
 //           hot and cold). Beyond 2 x L2, at 1 GiB
 //           relu_bandwidth_counters_gpu_test (GPU) checks that DRAM reads

@@ -234,7 +234,7 @@ absl::StatusOr<ImportedFile> Render(OutFile file, absl::string_view suite, absl:
   for (const auto& [key, value] : facts) context[key] = value;
   if (!missing.empty()) context["device_facts_missing"] = absl::StrJoin(missing, ",");
   // Written even when empty: a reader can then tell the file's own facts
-  // from the flags' (analysis/provenance.h).
+  // from the flags' (analysis/sections/provenance.h).
   std::vector<std::string> from_flags;
   for (const auto& [key, value] : facts) {
     if (file.file_facts.count(key) == 0) from_flags.push_back(key);

@@ -11,7 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "analysis/section_util.h"
+#include "analysis/sections/section_util.h"
 
 namespace dissect::analysis::papers {
 

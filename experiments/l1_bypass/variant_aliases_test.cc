@@ -1,5 +1,5 @@
 // The same_code_as row note: the format analysis/SCHEMA.md documents and
-// analysis/l1_bypass.cc parses.
+// analysis/sections/l1_bypass.cc parses.
 
 #include "experiments/l1_bypass/variant_aliases.h"
 

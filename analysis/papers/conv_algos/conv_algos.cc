@@ -30,7 +30,7 @@
 #include "analysis/format/format.h"
 #include "analysis/papers/conv_algos/micro_batch.h"
 #include "analysis/papers/registry.h"
-#include "analysis/section_util.h"
+#include "analysis/sections/section_util.h"
 
 namespace dissect::analysis::papers {
 namespace {

@@ -31,7 +31,7 @@
 #include "analysis/format/format.h"
 #include "analysis/papers/registry.h"
 #include "analysis/results/results.h"
-#include "analysis/section_util.h"
+#include "analysis/sections/section_util.h"
 
 namespace dissect::analysis::papers {
 namespace {

@@ -7,11 +7,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "analysis/format/format.h"
-#include "analysis/l1_bypass.h"
-#include "analysis/memory_hierarchy.h"
+#include "analysis/sections/l1_bypass.h"
+#include "analysis/sections/memory_hierarchy.h"
 #include "analysis/papers/registry.h"
 #include "analysis/papers/reused/common.h"
-#include "analysis/section_util.h"
+#include "analysis/sections/section_util.h"
 
 namespace dissect::analysis::papers {
 namespace {

@@ -7,8 +7,8 @@
 #include "analysis/figures.h"
 #include "analysis/papers/registry.h"
 #include "analysis/papers/reused/common.h"
-#include "analysis/sharing.h"
-#include "analysis/sparsity.h"
+#include "analysis/sections/sharing.h"
+#include "analysis/sections/sparsity.h"
 
 namespace dissect::analysis::papers {
 namespace {

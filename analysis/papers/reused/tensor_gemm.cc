@@ -11,8 +11,8 @@
 #include "analysis/format/format.h"
 #include "analysis/papers/registry.h"
 #include "analysis/papers/reused/common.h"
-#include "analysis/tensor.h"
-#include "analysis/tensor_peaks_embedded.h"
+#include "analysis/sections/tensor.h"
+#include "analysis/sections/tensor_peaks_embedded.h"
 
 namespace dissect::analysis::papers {
 namespace {

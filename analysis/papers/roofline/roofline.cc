@@ -30,8 +30,8 @@
 #include "analysis/papers/roofline/roofline_internal.h"
 #include "analysis/papers/roofline/roofline_model.h"
 #include "analysis/results/results.h"
-#include "analysis/tensor.h"
-#include "analysis/tensor_peaks_embedded.h"
+#include "analysis/sections/tensor.h"
+#include "analysis/sections/tensor_peaks_embedded.h"
 
 namespace dissect::analysis::papers {
 namespace {
