@@ -21,7 +21,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
 #include "analysis/dashboard_history.h"
-#include "analysis/figures.h"
+#include "analysis/plots/figures.h"
 #include "analysis/format/format.h"
 #include "analysis/nightly/history_db.h"
 #include "analysis/nightly/outliers.h"

@@ -20,7 +20,7 @@
 #include "absl/strings/strip.h"
 #include "analysis/dashboard.h"
 #include "analysis/dashboard_history.h"
-#include "analysis/figures.h"
+#include "analysis/plots/figures.h"
 #include "analysis/format/format.h"
 #include "analysis/nightly/history_db.h"
 #include "analysis/nightly/outliers.h"

@@ -17,7 +17,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_split.h"
-#include "analysis/figures.h"
+#include "analysis/plots/figures.h"
 #include "analysis/results/results.h"
 #include "gflags/gflags.h"
 #include "tools/cli/flags.h"

@@ -14,7 +14,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "analysis/figures.h"
+#include "analysis/plots/figures.h"
 #include "analysis/format/format.h"
 #include "analysis/papers/catalog.h"
 #include "analysis/results/results.h"

@@ -10,8 +10,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "analysis/figures.h"
-#include "analysis/fixture_test_util.h"
+#include "analysis/plots/figures.h"
+#include "analysis/plots/fixture_test_util.h"
 #include "analysis/papers/catalog.h"
 #include "analysis/papers/paper_figure.h"
 #include "tools/testing/test_util.h"

@@ -66,7 +66,7 @@
 //           rule, the NaN, the counters and the label),
 //           //experiments/l1_bypass:bad_input_test (--help declares
 //           beyond_2x_l2), l1_bypass_gpu_test (GPU: every row carries it),
-//           //analysis:l1_bypass_test (L2ResidentRowsShowNoPercentOfTheDramPeak:
+//           //analysis/plots:l1_bypass_test (L2ResidentRowsShowNoPercentOfTheDramPeak:
 //           the report shows "L2-resident", not a %, in the generic table
 //           and in the speedup section's working-set cell). Cold rows
 //           beyond 2 x L2 crediting DRAM with output still dirty in L2

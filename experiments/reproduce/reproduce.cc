@@ -13,7 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "analysis/figures.h"
+#include "analysis/plots/figures.h"
 #include "analysis/format/format.h"
 #include "analysis/papers/registry.h"
 #include "experiments/result_format/atomic_file.h"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/fixture_test_util.h"
+#include "analysis/plots/fixture_test_util.h"
 #include "analysis/papers/catalog.h"
 #include "analysis/papers/paper_test_util.h"
 #include "analysis/papers/registry.h"

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "absl/strings/str_split.h"
-#include "analysis/figures.h"
-#include "analysis/fixture_test_util.h"
+#include "analysis/plots/figures.h"
+#include "analysis/plots/fixture_test_util.h"
 #include "analysis/papers/catalog.h"
 #include "analysis/papers/paper_test_util.h"
 #include "analysis/papers/registry.h"

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "analysis/figures.h"
+#include "analysis/plots/figures.h"
 #include "analysis/papers/paper_figure.h"
 #include "analysis/results/results.h"
 

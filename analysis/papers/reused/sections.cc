@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "analysis/figures.h"
+#include "analysis/plots/figures.h"
 #include "analysis/papers/registry.h"
 #include "analysis/papers/reused/common.h"
 #include "analysis/sections/sharing.h"

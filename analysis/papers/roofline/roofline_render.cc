@@ -13,7 +13,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "analysis/figures.h"
+#include "analysis/plots/figures.h"
 #include "analysis/format/format.h"
 #include "analysis/papers/paper_figure.h"
 #include "analysis/papers/registry.h"

@@ -2,8 +2,8 @@
 // result files checked in under analysis/testdata/, and comparing a
 // rendering with its golden file (rewritten under DISSECT_UPDATE_GOLDEN=1).
 
-#ifndef DISSECT_ANALYSIS_FIXTURE_TEST_UTIL_H_
-#define DISSECT_ANALYSIS_FIXTURE_TEST_UTIL_H_
+#ifndef DISSECT_ANALYSIS_PLOTS_FIXTURE_TEST_UTIL_H_
+#define DISSECT_ANALYSIS_PLOTS_FIXTURE_TEST_UTIL_H_
 
 #include <stdlib.h>
 
@@ -16,7 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "analysis/figures.h"
+#include "analysis/plots/figures.h"
 #include "analysis/results/results.h"
 #include "tools/testing/test_util.h"
 #include "gtest/gtest.h"
@@ -72,4 +72,4 @@ inline void DrawFigures(const DeviceFigures& device, const std::string& test_nam
 
 }  // namespace dissect::analysis::testing
 
-#endif  // DISSECT_ANALYSIS_FIXTURE_TEST_UTIL_H_
+#endif  // DISSECT_ANALYSIS_PLOTS_FIXTURE_TEST_UTIL_H_

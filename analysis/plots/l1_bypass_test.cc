@@ -13,7 +13,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "analysis/figures.h"
+#include "analysis/plots/figures.h"
 #include "analysis/sections/report.h"
 #include "analysis/results/results.h"
 #include "tools/testing/test_util.h"

@@ -1,7 +1,7 @@
 // Unit tests for the figure generator (the full text is covered by
 // figures_golden_test).
 
-#include "analysis/figures.h"
+#include "analysis/plots/figures.h"
 
 #include <string>
 #include <vector>

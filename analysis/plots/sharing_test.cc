@@ -5,7 +5,7 @@
 // gnuplot drawing the figures (skipped where gnuplot is not installed).
 //
 // After an intended change, regenerate the goldens with
-//   DISSECT_UPDATE_GOLDEN=1 bazel run //analysis:sharing_test
+//   DISSECT_UPDATE_GOLDEN=1 bazel run //analysis/plots:sharing_test
 
 #include "analysis/sections/sharing.h"
 
@@ -21,8 +21,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "analysis/figures.h"
-#include "analysis/fixture_test_util.h"
+#include "analysis/plots/figures.h"
+#include "analysis/plots/fixture_test_util.h"
 #include "analysis/importers/import.h"
 #include "analysis/importers/peers_test_util.h"
 #include "analysis/sections/report.h"
@@ -41,7 +41,7 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 constexpr char kTestdata[] = "analysis/testdata/sharing/";
-constexpr char kTarget[] = "//analysis:sharing_test";
+constexpr char kTarget[] = "//analysis/plots:sharing_test";
 
 std::vector<ResultFile> ReadFixtures() {
   return testing::ReadResultFixtures(kTestdata,

@@ -2,8 +2,8 @@
 // figures_sparsity.cc) share: gnuplot number and label text, a line
 // figure's data and script, a script's head. Internal to figures_lib.
 
-#ifndef DISSECT_ANALYSIS_FIGURES_INTERNAL_H_
-#define DISSECT_ANALYSIS_FIGURES_INTERNAL_H_
+#ifndef DISSECT_ANALYSIS_PLOTS_FIGURES_INTERNAL_H_
+#define DISSECT_ANALYSIS_PLOTS_FIGURES_INTERNAL_H_
 
 #include <functional>
 #include <optional>
@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "analysis/figures.h"
+#include "analysis/plots/figures.h"
 #include "analysis/results/results.h"
 
 namespace dissect::analysis::figures_internal {
@@ -65,4 +65,4 @@ void AddSparsityFigures(const std::vector<const ResultFile*>& group, DeviceFigur
 
 }  // namespace dissect::analysis::figures_internal
 
-#endif  // DISSECT_ANALYSIS_FIGURES_INTERNAL_H_
+#endif  // DISSECT_ANALYSIS_PLOTS_FIGURES_INTERNAL_H_

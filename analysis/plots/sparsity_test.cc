@@ -6,7 +6,7 @@
 // not installed).
 //
 // After an intended change, regenerate the goldens with
-//   DISSECT_UPDATE_GOLDEN=1 bazel run //analysis:sparsity_test
+//   DISSECT_UPDATE_GOLDEN=1 bazel run //analysis/plots:sparsity_test
 
 #include "analysis/sections/sparsity.h"
 
@@ -19,8 +19,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "analysis/figures.h"
-#include "analysis/fixture_test_util.h"
+#include "analysis/plots/figures.h"
+#include "analysis/plots/fixture_test_util.h"
 #include "analysis/sections/report.h"
 #include "analysis/results/results.h"
 #include "tools/testing/test_util.h"
@@ -37,7 +37,7 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 constexpr char kTestdata[] = "analysis/testdata/sparsity/";
-constexpr char kTarget[] = "//analysis:sparsity_test";
+constexpr char kTarget[] = "//analysis/plots:sparsity_test";
 
 std::vector<ResultFile> ReadFixtures() {
   return testing::ReadResultFixtures(

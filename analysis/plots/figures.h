@@ -7,8 +7,8 @@
 // is separate from running gnuplot (done by //analysis:figures) so that
 // tests can compare it with a golden.
 
-#ifndef DISSECT_ANALYSIS_FIGURES_H_
-#define DISSECT_ANALYSIS_FIGURES_H_
+#ifndef DISSECT_ANALYSIS_PLOTS_FIGURES_H_
+#define DISSECT_ANALYSIS_PLOTS_FIGURES_H_
 
 #include <string>
 #include <string_view>
@@ -66,4 +66,4 @@ int RunGnuplot(const std::string& dir, const std::string& script);
 
 }  // namespace dissect::analysis
 
-#endif  // DISSECT_ANALYSIS_FIGURES_H_
+#endif  // DISSECT_ANALYSIS_PLOTS_FIGURES_H_

@@ -1,6 +1,6 @@
 // Figures of the memory experiments (see figures.h).
 
-#include "analysis/figures.h"
+#include "analysis/plots/figures.h"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,7 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "analysis/figures_internal.h"
+#include "analysis/plots/figures_internal.h"
 #include "analysis/format/format.h"
 #include "analysis/sections/l1_bypass.h"
 #include "analysis/sections/memory_hierarchy.h"

@@ -4,7 +4,7 @@
 // analysis/testdata/synthetic_stalls_figures.golden.txt.
 //
 // After an intended change, regenerate with
-//   DISSECT_UPDATE_GOLDEN=1 bazel run //analysis:figures_golden_test
+//   DISSECT_UPDATE_GOLDEN=1 bazel run //analysis/plots:figures_golden_test
 // and review `git diff analysis/testdata`.
 
 #include <cstdlib>
@@ -15,7 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "analysis/figures.h"
+#include "analysis/plots/figures.h"
 #include "analysis/results/results.h"
 #include "tools/testing/test_util.h"
 #include "gtest/gtest.h"
@@ -59,12 +59,12 @@ std::vector<ResultFile> ReadFixtures(const std::vector<std::string>& inputs) {
 void CheckGolden(const std::string& actual, const std::string& golden) {
   const std::string golden_path = kTestdata + golden;
   if (const std::optional<std::string> updated =
-          test_util::UpdateGolden(actual, golden_path, "//analysis:figures_golden_test")) {
+          test_util::UpdateGolden(actual, golden_path, "//analysis/plots:figures_golden_test")) {
     EXPECT_EQ(*updated, "");
     return;
   }
   EXPECT_EQ(actual, test_util::ReadText(test_util::Runfile(golden_path)))
-      << test_util::StaleGolden(golden_path, "//analysis:figures_golden_test");
+      << test_util::StaleGolden(golden_path, "//analysis/plots:figures_golden_test");
 }
 
 TEST(FiguresGoldenTest, MatchesGolden) {
