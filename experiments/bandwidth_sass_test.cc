@@ -320,7 +320,7 @@ constexpr char kHoisted[] = R"(arch = sm_90a
 )";
 
 // Runs without cuobjdump: the shared check must fail on the hoisted loads.
-TEST(SharedStreamSassCheckTest, FailsOnTheHoistedLoadsOfIssue11) {
+TEST(SharedStreamSassCheckTest, FailsOnTheHoistedSharedLoads) {
   absl::StatusOr<std::vector<SassFunction>> fs = ParseCuobjdumpSass(kHoisted);
   ASSERT_TRUE(fs.ok()) << fs.status();
   ASSERT_EQ(fs->size(), 1u);

@@ -1,5 +1,6 @@
 // CPU tests of the pointer-chase host side: the fit of cycles against loop
-// length (issue 11, item 5c), the choice of SM clock, and point validation.
+// length (its slope is free of the fixed per-launch offset), the choice of
+// SM clock, and point validation.
 #include "experiments/chase_common.h"
 
 #include <optional>

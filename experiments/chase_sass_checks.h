@@ -1,7 +1,8 @@
 // Checks of the machine code (SASS) of the pointer-chase kernels
-// (kernels/pointer_chase.cu), issue 11 item 5. Each returns the problems it
-// found, one line each, so that a test can expect none on the kernels as
-// built and some on the SASS from before the fix.
+// (kernels/pointer_chase.cu): each hop one load addressed by the previous
+// load's result, and clocks that wait for the chase. Each returns the
+// problems it found, one line each, so that a test can expect none on the
+// kernels as built and some on the SASS from before the fix.
 #ifndef DISSECT_EXPERIMENTS_CHASE_SASS_CHECKS_H_
 #define DISSECT_EXPERIMENTS_CHASE_SASS_CHECKS_H_
 

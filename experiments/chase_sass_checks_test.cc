@@ -1,5 +1,5 @@
 // The SASS checks of chase_sass_checks.h on the pointer-chase kernels as they
-// were before issue 11 (testdata/chase_before_issue11.sass): the global hop
+// were before the fix (testdata/chase_before_fix.sass): the global hop
 // was IADD3 + IMAD.X + LDG and the end clock did not wait for the last load.
 // The checks must reject both, so chase_sass_test can fail.
 #include "experiments/chase_sass_checks.h"
@@ -34,12 +34,13 @@ absl::StatusOr<std::vector<SassFunction>> SavedSass(const std::string& name) {
 
 // The kernels before the fix.
 absl::StatusOr<std::vector<SassFunction>> BeforeFixSass() {
-  return SavedSass("chase_before_issue11.sass");
+  return SavedSass("chase_before_fix.sass");
 }
 
-// The kernels before issue 11: the global hop was IADD3 + IMAD.X + LDG and
-// the end clock did not wait for the last load. The checks above must
-// reject both (and find the loads and loops they expect).
+// The kernels before the fix: the chain held 32-bit byte offsets, so the
+// global hop was IADD3 + IMAD.X + LDG, and the end clock did not wait for the
+// last load. The checks above must reject both (and find the loads and loops
+// they expect).
 TEST(ChaseSassBeforeFixTest, ChecksFailOnTheOffsetChase) {
   const absl::StatusOr<std::vector<SassFunction>> fs = BeforeFixSass();
   ASSERT_TRUE(fs.ok()) << fs.status();

@@ -1,5 +1,6 @@
 // Machine-code tests of the pointer-chase kernels (kernels/pointer_chase.cu),
-// on the SASS that ptxas really emitted (issue 11, item 5):
+// on the SASS that ptxas really emitted (the PTX cannot show the extra
+// integer work of a hop or a clock read that does not wait):
 // - every timed loop of ChaseKernel holds exactly kChaseUnroll loads of its
 //   path's load instruction (LDS, LDG, TLD, LDC) and no other load, one loop
 //   per timed segment;

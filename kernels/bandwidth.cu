@@ -203,7 +203,7 @@ __device__ __forceinline__ uint32_t SharedAddress(const void* p) {
 // words. The buffer does not change inside the timed loop, so plain loads
 // would be hoisted out of it; so would `asm volatile` ld.shared (the asm
 // only stops the front end: ptxas moved 15 of every 16 such loads out of the
-// loop, all of them at 32 bits, issue 11). A volatile load must be performed
+// loop, all of them at 32 bits). A volatile load must be performed
 // every time, and on sm_90 it is a plain LDS.
 template <typename T>
 __device__ uint32_t LoadSharedSum(uint32_t addr);

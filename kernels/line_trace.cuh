@@ -1,4 +1,4 @@
-// Line tracing for the intergroup-sharing probe (issue 14): which 128-byte
+// Line tracing for the intergroup-sharing probe (L1 duplication): which 128-byte
 // lines each SM's global loads touch, as one bitmap of lines per SM. Device
 // code records into a LineTrace that the host prepared (experiments that
 // trace allocate the bitmaps and describe the traced tensors as regions);

@@ -1,6 +1,7 @@
 // Declaring an experiment: a name, the question it answers, typed axes with
 // units, metrics with units, a validator for axis points and a body that
-// measures one point. See experiments/README.md for a complete example.
+// measures one point. README.md's "Adding an experiment" walks through a
+// complete one; experiments/selftest.cc is a small real one.
 #ifndef DISSECT_EXPERIMENTS_HARNESS_EXPERIMENT_H_
 #define DISSECT_EXPERIMENTS_HARNESS_EXPERIMENT_H_
 

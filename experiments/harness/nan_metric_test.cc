@@ -1,5 +1,5 @@
-// Metrics a point cannot define (issue 14: per-GPC figures on a GPU
-// without clusters) through the runner and writer (no GPU). Its own binary:
+// Metrics a point cannot define (per-GPC figures on a GPU without
+// clusters) through the runner and writer (no GPU). Its own binary:
 // Google Benchmark's custom context is process-wide.
 #include <cmath>
 #include <cstdlib>

@@ -1,4 +1,4 @@
-// Thread-block clusters on this device (issue 14): whether a cluster size
+// Thread-block clusters on this device: whether a cluster size
 // can run, how many such clusters fit at once, and how to keep the blocks
 // of a cluster on different SMs. Experiments that launch clusters call
 // CheckClusterLaunch before timing; a refusal comes back as Skipped(reason)

@@ -1,4 +1,4 @@
-// Distributed-shared-memory kernels (issue 14, part C); see dsm.h.
+// Distributed-shared-memory kernels; see dsm.h.
 #include <algorithm>
 
 #include "kernels/cluster.cuh"

@@ -1,4 +1,4 @@
-// Host interface of the distributed-shared-memory kernels (issue 14, part C):
+// Host interface of the distributed-shared-memory kernels:
 // a pointer chase through a peer block's shared memory in a thread-block
 // cluster (mapa + a generic load of the shared window), the same chase
 // through the block's own shared memory and through L2, and a streaming

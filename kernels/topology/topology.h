@@ -1,6 +1,6 @@
 // Host interface of the topology probe (kernels/topology/topology.cu): a
 // kernel launched in 1-D thread-block clusters whose blocks record where
-// they ran, for inferring which SMs share a GPC (issue 14).
+// they ran, for inferring which SMs share a GPC.
 #ifndef DISSECT_KERNELS_TOPOLOGY_TOPOLOGY_H_
 #define DISSECT_KERNELS_TOPOLOGY_TOPOLOGY_H_
 

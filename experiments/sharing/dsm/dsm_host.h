@@ -1,5 +1,5 @@
 // Host logic of the distributed-shared-memory experiments (dsm_latency,
-// dsm_bandwidth; issue 14 part C) that needs no GPU: axis checks, the
+// dsm_bandwidth) that needs no GPU: axis checks, the
 // reduction of chase timings to cycles per load per peer, the expected
 // results of the stream kernel, and bandwidth arithmetic. Unit-tested by
 // dsm_host_test.

@@ -1,4 +1,4 @@
-// The host plan of one traced launch (issue 14, l1_duplication): which
+// The host plan of one traced launch (l1_duplication): which
 // tensors are traced as LineTrace regions, how many lines they span, and
 // what the per-SM bitmaps cost; and the check of the blocks' SM ids that
 // the traced launch wrote back. CPU only (no CUDA), so that it is tested

@@ -1,4 +1,4 @@
-// Measures the SM-to-GPC map of this device (issue 14): launches the
+// Measures the SM-to-GPC map of this device: launches the
 // topology probe (kernels/topology) in thread-block clusters, following the
 // varied schedule of probes/topology/gpc_schedule.h (grids, blocks per SM
 // and SMs held by the blocker kernel change between launches), and infers
