@@ -11,7 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "analysis/dashboard.h"
+#include "analysis/pages/dashboard.h"
 #include "analysis/sections/published.h"
 #include "analysis/sections/published_embedded.h"
 #include "analysis/nightly/regression.h"

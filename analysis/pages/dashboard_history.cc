@@ -1,4 +1,4 @@
-#include "analysis/dashboard_history.h"
+#include "analysis/pages/dashboard_history.h"
 
 #include <filesystem>
 #include <memory>

@@ -1,4 +1,4 @@
-#include "analysis/night_status.h"
+#include "analysis/pages/night_status.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "analysis/dashboard.h"
+#include "analysis/pages/dashboard.h"
 #include "analysis/nightly/run_data.h"
 #include "tools/testing/test_util.h"
 #include "gmock/gmock.h"

@@ -1,7 +1,7 @@
 // The dashboard from the history database against the dashboard from the
 // run folders it was ingested from, and the page of imported results.
 
-#include "analysis/dashboard_history.h"
+#include "analysis/pages/dashboard_history.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "analysis/dashboard.h"
+#include "analysis/pages/dashboard.h"
 #include "analysis/nightly/history_db.h"
 #include "analysis/nightly/regression.h"
 #include "tools/testing/test_util.h"

@@ -4,8 +4,8 @@
 // and the runs that measured nothing. The night page and the index show
 // them in red above the regressions; a broken night never reads as healthy.
 
-#ifndef DISSECT_ANALYSIS_NIGHT_STATUS_H_
-#define DISSECT_ANALYSIS_NIGHT_STATUS_H_
+#ifndef DISSECT_ANALYSIS_PAGES_NIGHT_STATUS_H_
+#define DISSECT_ANALYSIS_PAGES_NIGHT_STATUS_H_
 
 #include <string>
 #include <utility>
@@ -66,4 +66,4 @@ std::string NightStatusWarning(const std::string& night, const NightStatus& stat
 
 }  // namespace dissect::analysis
 
-#endif  // DISSECT_ANALYSIS_NIGHT_STATUS_H_
+#endif  // DISSECT_ANALYSIS_PAGES_NIGHT_STATUS_H_

@@ -3,15 +3,15 @@
 // pages are those a folder of run folders gives; and the page of results
 // imported from other suites (RunInfo::source), which are never a night.
 
-#ifndef DISSECT_ANALYSIS_DASHBOARD_HISTORY_H_
-#define DISSECT_ANALYSIS_DASHBOARD_HISTORY_H_
+#ifndef DISSECT_ANALYSIS_PAGES_DASHBOARD_HISTORY_H_
+#define DISSECT_ANALYSIS_PAGES_DASHBOARD_HISTORY_H_
 
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "analysis/dashboard.h"
+#include "analysis/pages/dashboard.h"
 #include "analysis/sections/report.h"
 #include "analysis/nightly/run_data.h"
 
@@ -42,4 +42,4 @@ std::string ImportedIndexHtml(const std::vector<const RunData*>& imported);
 
 }  // namespace dissect::analysis
 
-#endif  // DISSECT_ANALYSIS_DASHBOARD_HISTORY_H_
+#endif  // DISSECT_ANALYSIS_PAGES_DASHBOARD_HISTORY_H_

@@ -1,4 +1,4 @@
-#include "analysis/dashboard.h"
+#include "analysis/pages/dashboard.h"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,7 +20,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
-#include "analysis/dashboard_history.h"
+#include "analysis/pages/dashboard_history.h"
 #include "analysis/plots/figures.h"
 #include "analysis/format/format.h"
 #include "analysis/nightly/history_db.h"

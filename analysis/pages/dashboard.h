@@ -5,8 +5,8 @@
 // gnuplot) and trend plots per metric and device (inline SVG). The pages
 // need no server and contain no JavaScript.
 
-#ifndef DISSECT_ANALYSIS_DASHBOARD_H_
-#define DISSECT_ANALYSIS_DASHBOARD_H_
+#ifndef DISSECT_ANALYSIS_PAGES_DASHBOARD_H_
+#define DISSECT_ANALYSIS_PAGES_DASHBOARD_H_
 
 #include <functional>
 #include <map>
@@ -17,7 +17,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "analysis/night_status.h"
+#include "analysis/pages/night_status.h"
 #include "analysis/nightly/regression.h"
 #include "analysis/sections/report.h"
 #include "analysis/results/results.h"
@@ -287,4 +287,4 @@ std::string RunGnuplotScript(const std::string& dir, const std::string& script);
 
 }  // namespace dissect::analysis
 
-#endif  // DISSECT_ANALYSIS_DASHBOARD_H_
+#endif  // DISSECT_ANALYSIS_PAGES_DASHBOARD_H_

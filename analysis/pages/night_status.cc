@@ -1,7 +1,7 @@
-#include "analysis/night_status.h"
+#include "analysis/pages/night_status.h"
 
 #include "absl/strings/str_cat.h"
-#include "analysis/dashboard.h"
+#include "analysis/pages/dashboard.h"
 #include "analysis/nightly/entry_problems.h"
 #include "analysis/format/format.h"
 

@@ -1,4 +1,4 @@
-#include "analysis/dashboard.h"
+#include "analysis/pages/dashboard.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -494,12 +494,12 @@ TEST(WriteDashboardTest, GoldenPages) {
            {"index.html", "analysis/testdata/dashboard/index.golden.html"},
            {"2026-11-22/index.html", "analysis/testdata/dashboard/night.golden.html"}}) {
     const std::string actual = test_util::ReadText((out / file).string());
-    if (auto updated = test_util::UpdateGolden(actual, golden, "//analysis:dashboard_test")) {
+    if (auto updated = test_util::UpdateGolden(actual, golden, "//analysis/pages:dashboard_test")) {
       EXPECT_EQ(*updated, "");
       continue;
     }
     EXPECT_EQ(actual, test_util::ReadText(test_util::Runfile(golden)))
-        << test_util::StaleGolden(golden, "//analysis:dashboard_test");
+        << test_util::StaleGolden(golden, "//analysis/pages:dashboard_test");
   }
 }
 
