@@ -28,7 +28,7 @@ inline std::filesystem::path FreshTempDir(const std::string& name) {
 }
 
 // Absolute path of a runfile given its workspace-relative path (e.g.
-// "experiments/result_format/testdata/foreign.json"). Works under `bazel test` (TEST_SRCDIR)
+// "analysis/testdata/foreign.json"). Works under `bazel test` (TEST_SRCDIR)
 // and `bazel run` (RUNFILES_DIR, or the runfiles tree as working directory).
 inline std::string Runfile(const std::string& workspace_path) {
   const char* workspace = std::getenv("TEST_WORKSPACE");
