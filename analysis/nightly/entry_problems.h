@@ -1,6 +1,6 @@
 // The entries of a run that measured nothing (analysis/nightly/run_data.h
 // EntryProblem) as the text reports show them: compare's markdown and JUnit
-// XML. The dashboard's HTML is analysis/night_status.h.
+// XML. The dashboard's HTML is analysis/pages/night_status.h.
 
 #ifndef DISSECT_ANALYSIS_NIGHTLY_ENTRY_PROBLEMS_H_
 #define DISSECT_ANALYSIS_NIGHTLY_ENTRY_PROBLEMS_H_

@@ -1,6 +1,6 @@
 // Test helpers for the paper catalog's generator tests: reading a catalog
 // entry of configs/papers, comparing a PaperFigure with its goldens and
-// drawing its figures with gnuplot. Built on analysis/fixture_test_util.h.
+// drawing its figures with gnuplot. Built on analysis/plots/fixture_test_util.h.
 
 #ifndef DISSECT_ANALYSIS_PAPERS_PAPER_TEST_UTIL_H_
 #define DISSECT_ANALYSIS_PAPERS_PAPER_TEST_UTIL_H_

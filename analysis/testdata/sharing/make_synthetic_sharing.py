@@ -2,7 +2,7 @@
 """Writes the synthetic intergroup-sharing result files in this folder.
 
 SYNTHETIC TEST DATA, NOT MEASUREMENTS. Every number is made up for the tests
-of //analysis:sharing_test and //analysis:figures_golden_test; only the layout
+of //analysis/plots:sharing_test and //analysis/plots:figures_golden_test; only the layout
 is the harness's (../../SCHEMA.md, vectors as row counters `name[i]`). The
 device is a made-up H100 shrunk to 16 SMs so that the per-SM vectors stay
 short: "SYNTHETIC H100 (test data)".

@@ -2,7 +2,7 @@
 """Writes the synthetic activation-sparsity result files in this folder.
 
 SYNTHETIC TEST DATA, NOT MEASUREMENTS. Every number is made up for the tests
-of //analysis:sparsity_test; only the layout is the harness's (../../SCHEMA.md,
+of //analysis/plots:sparsity_test; only the layout is the harness's (../../SCHEMA.md,
 vectors as row counters `name[i]`). The device is the made-up
 "SYNTHETIC H100 (test data)" of ../sharing/make_synthetic_sharing.py, whose
 context, row and vector helpers this script reuses; networks are cut to a few

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the synthetic fixtures of //analysis:verdict_test in this folder.
+"""Writes the synthetic fixtures of //analysis/sections:verdict_test in this folder.
 
 SYNTHETIC TEST DATA, NOT MEASUREMENTS. Every number is invented for the
 tests; only the layout is the harness's (../../SCHEMA.md) and ncu's CSV
