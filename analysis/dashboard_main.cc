@@ -46,15 +46,15 @@ headline metric of every point measured that night, over the last 30 nights
 of its device, with the spread as a band and driver and suite-commit changes
 as dashed lines.
 
-HISTORY is the history database (//analysis/nightly:history_db, SQLite; it keeps
-each ingested result file whole, so the pages are those of the folders it
-was ingested from; runs ingested before it kept files get tables rebuilt
-from the stored medians, spreads and units, without clocks, labels or
-device facts), or a folder of run folders (each with manifest.json and the
-result files the sweep runner wrote; the folder itself may be one),
-searched recursively. Results imported from other suites (ingested files
-of //analysis:import) are no night: OUT_DIR/imported/index.html shows
-them, with their suite, program and method, linked from the index.
+HISTORY is the history database (//analysis/nightly:history_db, SQLite; it
+keeps each ingested result file whole, so the pages are those of the folders
+it was ingested from; runs ingested before it kept files get tables rebuilt
+from the stored medians, spreads and units, without clocks, labels or device
+facts), or a folder of run folders (each with manifest.json and the result
+files the sweep runner wrote; the folder itself may be one), searched
+recursively. Results imported from other suites (ingested files of
+//analysis:import) are no night: OUT_DIR/imported/index.html shows them,
+with their suite, program and method, linked from the index.
 )";
   program.flags = {{"nights", "N"}};
   program.more = R"(Every entry of a night's runs that failed, timed out, was skipped, never

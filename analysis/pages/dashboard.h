@@ -229,7 +229,8 @@ struct DashboardOptions {
                                   const std::map<std::string, std::vector<RunData>>& history)>
       find;
   std::string findings_unavailable_reason =
-      "no regression library in this build (analysis/nightly/regression.h, analysis/nightly/outliers.h)";
+      "no regression library in this build (analysis/nightly/regression.h, "
+      "analysis/nightly/outliers.h)";
   // Runs gnuplot on a script in a folder; returns "" or why it failed.
   // When unset, figures are not drawn and the page says so.
   std::function<std::string(const std::string& dir, const std::string& script)> run_gnuplot;
