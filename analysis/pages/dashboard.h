@@ -1,4 +1,4 @@
-// Static HTML dashboard of the nightly characterization history (issue 13):
+// Static HTML dashboard of the nightly characterization history:
 // OUT_DIR/index.html lists the nights, newest first; OUT_DIR/<night>/index.html
 // shows one night: the regressions and fleet outliers on top, the
 // characterization tables (RenderReport), the SVG figures (BuildFigures +

@@ -18,7 +18,7 @@ cd "${root}"
 
 list_sources() {
   if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-    git ls-files '*.cc' '*.h' '*.cu' '*.cuh'
+    git ls-files -co --exclude-standard '*.cc' '*.h' '*.cu' '*.cuh'
   else
     find -L . -type f \( -name '*.cc' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) | sed 's|^\./||'
   fi
