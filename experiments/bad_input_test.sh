@@ -3,7 +3,7 @@
 # machine; --help and --list must succeed without a GPU.
 set -u
 cd "${TEST_SRCDIR}/dissect/experiments" || exit 1
-source "${TEST_SRCDIR}/dissect/experiments/harness/bad_input_lib.sh" || exit 1
+source "${TEST_SRCDIR}/dissect/experiments/framework/bad_input_lib.sh" || exit 1
 
 expect 2 "unknown flag '--bogus'" shared_latency --bogus
 expect 2 "unexpected argument 'stray'" shared_latency stray

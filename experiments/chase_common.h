@@ -12,7 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "experiments/harness/experiment.h"
+#include "experiments/framework/experiment.h"
 #include "kernels/pointer_chase.h"
 #include "probes/device_buffer.h"
 #include "probes/device_info.h"

@@ -8,7 +8,7 @@ ALL_EXPERIMENTS: every binary made by dissect_experiment (tag
 dissect_experiment). NOT_NIGHTLY_EXPERIMENTS: those whose entry says
 `nightly = False` (tag dissect_not_nightly): the selftest and those only
 the paper catalog runs;
-//experiments/sweep:sweeps_schema_test requires configs/sweeps/nightly.json
+//experiments/drivers/sweep:sweeps_schema_test requires configs/sweeps/nightly.json
 to run every other one. EXPERIMENT_ALIASES: the aliases of experiment
 binaries (`bazel run //experiments:gpc_topology`), which the README may use.
 """

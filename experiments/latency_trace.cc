@@ -68,7 +68,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "experiments/chase_common.h"
-#include "experiments/harness/experiment.h"
+#include "experiments/framework/experiment.h"
 #include "probes/cuda_status.h"
 #include "probes/latency_levels.h"
 

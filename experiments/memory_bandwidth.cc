@@ -58,8 +58,8 @@
 //           RoamingBlocksNeverWalkInStep (tiled_stream_test). Host time
 //           inside the event pair: //probes:event_timer_test. L2 for DRAM:
 //           dram_peak_pct is NaN, and the row says L2-resident, below
-//           2 x device_l2_bytes (experiments/harness/l2_residency.h,
-//           //experiments/harness:l2_residency_test; the report shows
+//           2 x device_l2_bytes (experiments/framework/l2_residency.h,
+//           //experiments/framework:l2_residency_test; the report shows
 //           "L2-resident", //analysis/sections:report_test);
 //           memory_bandwidth_gpu_test (GPU) keeps a 256 MiB row within
 //           20-110 % of the DRAM peak. Not yet ruled out by a test: which
@@ -76,8 +76,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
-#include "experiments/harness/experiment.h"
-#include "experiments/harness/l2_residency.h"
+#include "experiments/framework/experiment.h"
+#include "experiments/framework/l2_residency.h"
 #include "kernels/bandwidth.h"
 #include "probes/cuda_status.h"
 #include "probes/device_buffer.h"

@@ -81,7 +81,7 @@
 //           from DRAM. A counters variant (cupti/dram_bytes_read about 32 B
 //           per timed load at 1 GiB) would.
 #include "experiments/chase_common.h"
-#include "experiments/harness/experiment.h"
+#include "experiments/framework/experiment.h"
 #include "probes/cuda_status.h"
 
 namespace dissect {

@@ -50,7 +50,7 @@
 //           its input from DRAM but its output stays dirty in the write-back
 //           L2, so half the bytes counted are L2 traffic). The 2 x L2 rule
 //           and what such a row records, through the runner and writer:
-//           //experiments/harness:l2_residency_test. That this experiment
+//           //experiments/framework:l2_residency_test. That this experiment
 //           declares working_set_bytes and beyond_2x_l2:
 //           //experiments:bad_input_test (--help); that its rows carry them,
 //           on a GPU: relu_bandwidth_gpu_test (256 MiB: beyond_2x_l2 1) and
@@ -65,8 +65,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "experiments/harness/experiment.h"
-#include "experiments/harness/l2_residency.h"
+#include "experiments/framework/experiment.h"
+#include "experiments/framework/l2_residency.h"
 #include "kernels/elementwise.h"
 #include "probes/cuda_status.h"
 #include "probes/device_buffer.h"

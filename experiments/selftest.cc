@@ -31,7 +31,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "experiments/harness/experiment.h"
+#include "experiments/framework/experiment.h"
 #include "gflags/gflags.h"
 
 DEFINE_int32(selftest_ms, 50, "host time each point takes (ms, 0..60000), split over --samples");

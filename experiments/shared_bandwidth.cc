@@ -37,7 +37,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "experiments/harness/experiment.h"
+#include "experiments/framework/experiment.h"
 #include "kernels/bandwidth.h"
 #include "probes/cuda_status.h"
 #include "probes/device_buffer.h"

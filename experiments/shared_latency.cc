@@ -26,7 +26,7 @@
 //           use the in-kernel clock, chase_common_test again. Bank
 //           conflicts cannot arise: one thread loads.
 #include "experiments/chase_common.h"
-#include "experiments/harness/experiment.h"
+#include "experiments/framework/experiment.h"
 #include "probes/cuda_status.h"
 
 namespace dissect {

@@ -124,7 +124,7 @@ bool FlushResetsPersistingLines(size_t persisting_l2_limit_bytes);
 //   Hot (back to back): what one launch leaves dirty in L2, the next writes
 //   back inside its own sample, so in the steady state every byte read and
 //   written is DRAM traffic (where the working set is beyond 2 x L2:
-//   experiments/harness/l2_residency.h). All bytes; no note.
+//   experiments/framework/l2_residency.h). All bytes; no note.
 //   Cold: the flush leaves L2 holding clean lines only, so the start event
 //   sees nothing dirty. L2 is write-back: the timed kernel's stores land in
 //   L2, and up to one L2 of its output can still be dirty there at the end

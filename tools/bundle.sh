@@ -42,11 +42,11 @@ mapfile -t experiments <<<"${experiment_labels}"
 tools=(
   # Paper reproductions: the catalog's runner (with --catalog=dist/papers
   # --bin_dir=dist/bin).
-  //experiments/reproduce:reproduce
+  //experiments/drivers/reproduce:reproduce
   # The nightly tools (tools/slurm with DISSECT_BINARIES=dist): the sweep
   # runner (it finds the experiments in dist/bin with --bin_dir), and the
   # report, history, regression, outlier and dashboard tools.
-  //experiments/sweep:sweep //analysis:report
+  //experiments/drivers/sweep:sweep //analysis:report
   //analysis:ingest //analysis:history //analysis:compare //analysis:outliers
   //analysis:dashboard
   # tools/first_contact.sh judges its headline numbers with it on arrival.
@@ -56,7 +56,7 @@ tools=(
 # tools/device_checks.sh. The tests dissect_experiment makes (tag
 # dissect_smoke_of=<experiment>) are not bundled as binaries: each becomes a
 # two-line script running `<experiment> --smoke ARGS`, the same check from
-# the experiment's own binary (experiments/harness/smoke.h), which keeps the
+# the experiment's own binary (experiments/framework/smoke.h), which keeps the
 # bundle under the device tool's 64 MiB.
 gpu_query='attr(tags, gpu, tests(//...))'
 smoke_query='attr(tags, "dissect_smoke_of=", tests(//...))'

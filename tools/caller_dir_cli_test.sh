@@ -10,7 +10,7 @@ bin="${TEST_SRCDIR}/dissect"
 report="${bin}/analysis/report"
 ingest="${bin}/analysis/ingest"
 selftest="${bin}/experiments/selftest"
-sweep="${bin}/experiments/sweep/sweep"
+sweep="${bin}/experiments/drivers/sweep/sweep"
 result="${bin}/analysis/testdata/synthetic_relu.json"
 
 tmp="${TEST_TMPDIR}/caller_dir"

@@ -48,7 +48,7 @@ def _gpu_test(name, experiment, args, expect):
         ],
         deps = [
             ":" + experiment + "_lib",
-            "//experiments/harness:gpu_smoke_main",
+            "//experiments/framework:gpu_smoke_main",
         ],
     )
 
@@ -63,13 +63,13 @@ def dissect_experiment(
     native.cc_library(
         name = name + "_lib",
         srcs = srcs,
-        deps = deps + ["//experiments/harness"],
+        deps = deps + ["//experiments/framework"],
         alwayslink = True,
     )
     native.cc_binary(
         name = name,
         # The sweep runner and the sweep files' schema check
-        # (//experiments/sweep) carry every experiment binary as data, and
+        # (//experiments/drivers/sweep) carry every experiment binary as data, and
         # so does //tools:readme_examples_test.
         visibility = [
             "//experiments:__subpackages__",
@@ -78,7 +78,7 @@ def dissect_experiment(
         tags = ["dissect_experiment"] + ([] if nightly else ["dissect_not_nightly"]),
         deps = [
             ":" + name + "_lib",
-            "//experiments/harness:main",
+            "//experiments/framework:main",
         ],
     )
     _gpu_test(name + "_gpu_test", name, gpu_test_args, gpu_test_expect)

@@ -57,7 +57,7 @@ struct CatalogEntry {
   bool ready() const { return status == "ready"; }
   const PublishedValue* FindPublished(std::string_view key) const;
   // The sweep as a dissect.sweep.v1 document named after the entry, for
-  // experiments/sweep's ParseSweepJson.
+  // experiments/drivers/sweep's ParseSweepJson.
   nlohmann::ordered_json SweepDocument() const;
 };
 

@@ -92,7 +92,7 @@ std::string SmClock(const Row& row) {
 }
 
 // A metric's median. dram_peak_pct of a row whose working set stayed under
-// 2 x L2 (beyond_2x_l2 0, experiments/harness/l2_residency.h) reads
+// 2 x L2 (beyond_2x_l2 0, experiments/framework/l2_residency.h) reads
 // "L2-resident", never a % of the DRAM peak, whatever number the row holds.
 std::string MetricCell(const Row& row, const std::string& metric) {
   if (metric == "dram_peak_pct" && row.Counter("beyond_2x_l2") == 0.0) return "L2-resident";

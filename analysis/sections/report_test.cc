@@ -188,7 +188,7 @@ TEST(RenderMarkdownTest, EscapesPipesInCells) {
 }
 
 // relu_bandwidth rows as the experiment writes them since the 2 x L2 rule
-// (experiments/harness/l2_residency.h): 16 MiB (32 MiB of input and output,
+// (experiments/framework/l2_residency.h): 16 MiB (32 MiB of input and output,
 // under 2 x a 50 MiB L2) hot and cold, 1 GiB beyond it, and a row of an older
 // file without beyond_2x_l2.
 TEST(RenderMarkdownTest, DramPeakPctOfL2ResidentRowsReadsL2Resident) {

@@ -28,7 +28,7 @@ CONTEXT = fixture.context(
     "Which layer kernels gain from bypassing L1 (fixture)?", AXES, METRICS,
     host_keys=("num_cpus", "library_build_type"), device_last=False)
 
-# The 2x L2 rule (experiments/harness/l2_residency.h): a row whose
+# The 2x L2 rule (experiments/framework/l2_residency.h): a row whose
 # bytes_moved is under 2 x device_l2_bytes is L2-resident, hot or cold:
 # dram_peak_pct NaN, beyond_2x_l2 0 and a label note, as the experiment
 # writes it.

@@ -4,7 +4,7 @@ synthetic_latency_trace.json, synthetic_*bandwidth*.json) in this folder.
 
 Every number below is made up for the tests: chosen levels with a little
 deterministic jitter, laid out exactly as the harness writes result files
-(experiments/harness/testdata/synthetic_result.golden.json). They are not
+(experiments/framework/testdata/synthetic_result.golden.json). They are not
 measurements. Run from anywhere: python3 analysis/testdata/make_synthetic_memory.py
 """
 

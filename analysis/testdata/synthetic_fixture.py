@@ -4,7 +4,7 @@ tensor/make_synthetic_tensor.py): the made-up devices, the result-file
 context, the Google Benchmark row keys, the row names and the JSON writer.
 
 Nothing here is a measurement. The layout is the harness's result file
-(../SCHEMA.md, experiments/harness/testdata/synthetic_result.golden.json).
+(../SCHEMA.md, experiments/framework/testdata/synthetic_result.golden.json).
 json.dump keeps insertion order, so the order in which keys are added below is
 part of the fixtures' bytes: change it only together with the fixtures.
 Standard library only.

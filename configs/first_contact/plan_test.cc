@@ -7,7 +7,7 @@
 // the one an `ncu` line profiles) is accepted by the Bazel-built binary:
 // `BIN --list` with the line's arguments exits 0 and lists points of that
 // experiment, which an unknown axis, a bad value or a bad metric fails.
-// The `--list` run is experiments/sweep/binary_check's, as for the sweeps.
+// The `--list` run is experiments/drivers/sweep/binary_check's, as for the sweeps.
 // `dist/bin/reproduce` lines (paper catalog entries) must pass `reproduce
 // --dry_run` against the catalog; any other dist/bin/ binary fails.
 //
@@ -29,8 +29,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
-#include "experiments/sweep/binary_check.h"
-#include "experiments/sweep/sweep_config.h"
+#include "experiments/drivers/sweep/binary_check.h"
+#include "experiments/drivers/sweep/sweep_config.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -44,10 +44,10 @@ using ::testing::IsEmpty;
 // tools/first_contact.sh gives stage 2 about 180 s on an H100.
 constexpr int kHeadlineBudgetS = 180;
 constexpr char kDistBin[] = "dist/bin/";
-// The paper-catalog runner and where //experiments/reproduce's runfiles hold
+// The paper-catalog runner and where //experiments/drivers/reproduce's runfiles hold
 // it and the catalog (configs/papers, dist/papers in the bundle).
 constexpr char kReproduce[] = "reproduce";
-constexpr char kReproduceBinary[] = "experiments/reproduce/reproduce";
+constexpr char kReproduceBinary[] = "experiments/drivers/reproduce/reproduce";
 constexpr char kCatalog[] = "configs/papers";
 
 std::vector<std::string>& PlanFiles() {
@@ -314,7 +314,7 @@ TEST(Plans, ABrokenPlanFailsTheCheck) {
   const std::string all = absl::StrJoin(problems, "\n");
   ASSERT_EQ(problems.size(), 6u) << all;
   EXPECT_THAT(problems[0], HasSubstr(":5: dist/bin/relu_bandwidthh is not an experiment"));
-  EXPECT_THAT(problems[1], HasSubstr(":6: `experiments/reproduce/reproduce --catalog=configs/papers"));
+  EXPECT_THAT(problems[1], HasSubstr(":6: `experiments/drivers/reproduce/reproduce --catalog=configs/papers"));
   EXPECT_THAT(problems[1], HasSubstr("unknown paper 'nope'"));
   EXPECT_THAT(problems[2], HasSubstr("entry \"unknown_axis (line 3)\""));
   EXPECT_THAT(problems[2], HasSubstr("unknown axis 'bytez'"));

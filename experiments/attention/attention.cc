@@ -28,9 +28,9 @@
 //           Host time inside the event pair: //probes:event_timer_test.
 //           L2 for DRAM: a (hot decode) point whose Q, K, V and O fit twice
 //           in L2 is served from it, so its bandwidth_gbps can exceed what DRAM gives.
-//           Such a row follows the 2 x L2 rule (experiments/harness/
+//           Such a row follows the 2 x L2 rule (experiments/framework/
 //           l2_residency.h): working_set_bytes (= bytes), beyond_2x_l2 0 and
-//           an "L2-resident" label note (//experiments/harness:
+//           an "L2-resident" label note (//experiments/framework:
 //           l2_residency_test), and the roofline places it apart, not against
 //           the DRAM roof (//analysis/papers/roofline:roofline_test,
 //           L2ResidentAttentionIsNotJudgedAgainstTheDramRoof). Cold rows
@@ -49,8 +49,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "experiments/attention/attention_reference.h"
-#include "experiments/harness/experiment.h"
-#include "experiments/harness/l2_residency.h"
+#include "experiments/framework/experiment.h"
+#include "experiments/framework/l2_residency.h"
 #include "kernels/attention/attention_shape.h"
 #include "probes/cuda_status.h"
 #include "probes/device_buffer.h"

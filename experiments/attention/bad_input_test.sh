@@ -3,7 +3,7 @@
 # stderr naming the problem; --help and --list work.
 set -u
 cd "${TEST_SRCDIR}/dissect/experiments/attention" || exit 1
-source "${TEST_SRCDIR}/dissect/experiments/harness/bad_input_lib.sh" || exit 1
+source "${TEST_SRCDIR}/dissect/experiments/framework/bad_input_lib.sh" || exit 1
 
 expect 2 "unknown value 'train'" attention --axis=phase=train
 expect 2 "context must be in 1..65536 tokens (got 0)" attention --axis=context=0

@@ -4,7 +4,7 @@
 # distinct shapes.
 set -u
 cd "${TEST_SRCDIR}/dissect/experiments/conv_algos" || exit 1
-source "${TEST_SRCDIR}/dissect/experiments/harness/bad_input_lib.sh" || exit 1
+source "${TEST_SRCDIR}/dissect/experiments/framework/bad_input_lib.sh" || exit 1
 
 expect 2 "unknown value 'vgg16.conv9_9'" conv_algorithms --axis=layer=vgg16.conv9_9
 expect 2 "unknown value 'winograd3'" conv_algorithms --axis=algo=winograd3

@@ -47,9 +47,9 @@
 #include "absl/strings/str_format.h"
 #include "experiments/conv_algos/conv_check.h"
 #include "experiments/conv_algos/conv_layers.h"
-#include "experiments/forward/cudnn_api.h"
-#include "experiments/forward/cudnn_object.h"
-#include "experiments/harness/experiment.h"
+#include "experiments/workloads/forward/cudnn_api.h"
+#include "experiments/workloads/forward/cudnn_object.h"
+#include "experiments/framework/experiment.h"
 #include "probes/cuda_status.h"
 #include "probes/device_buffer.h"
 

@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
-#include "experiments/forward/cpu_reference.h"
+#include "experiments/workloads/forward/cpu_reference.h"
 
 namespace dissect::conv_algos {
 

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "experiments/conv_algos/conv_layers.h"
-#include "experiments/forward/network.h"
+#include "experiments/workloads/forward/network.h"
 
 namespace dissect::conv_algos {
 

@@ -15,7 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "experiments/conv_algos/conv_layers.h"
-#include "experiments/forward/network.h"
+#include "experiments/workloads/forward/network.h"
 #include "gtest/gtest.h"
 
 namespace dissect::conv_algos {

@@ -1,5 +1,5 @@
 // The axes of conv_algorithms as host code: every conv layer of the built-in
-// networks (experiments/forward/network.h) named "<network>.<layer>", which
+// networks (experiments/workloads/forward/network.h) named "<network>.<layer>", which
 // of them are the first of their shape in their network, and the legacy
 // cuDNN forward algorithms by name. No CUDA, no cuDNN library.
 #ifndef DISSECT_EXPERIMENTS_CONV_ALGOS_CONV_LAYERS_H_
@@ -13,7 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "experiments/forward/network.h"
+#include "experiments/workloads/forward/network.h"
 
 namespace dissect::conv_algos {
 

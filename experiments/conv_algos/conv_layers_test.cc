@@ -5,7 +5,7 @@
 #include <map>
 #include <string>
 
-#include "experiments/forward/cpu_reference.h"
+#include "experiments/workloads/forward/cpu_reference.h"
 #include "gtest/gtest.h"
 
 namespace dissect::conv_algos {

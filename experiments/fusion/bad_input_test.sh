@@ -3,7 +3,7 @@
 # on stderr; --help and --list work.
 set -u
 cd "${TEST_SRCDIR}/dissect/experiments/fusion" || exit 1
-source "${TEST_SRCDIR}/dissect/experiments/harness/bad_input_lib.sh" || exit 1
+source "${TEST_SRCDIR}/dissect/experiments/framework/bad_input_lib.sh" || exit 1
 
 expect 2 "unknown value 'conv_bn'" layer_fusion --axis=pattern=conv_bn
 expect 2 "unknown value 'half'" layer_fusion --axis=mode=half

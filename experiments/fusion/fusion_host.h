@@ -61,7 +61,7 @@ double CompulsoryBytes(Pattern pattern, Mode mode, const ConvDims& d);
 // Every distinct byte the unfused form touches: input, parameters,
 // intermediate and output, once each. The fused form touches less; both rows
 // of a point carry this one figure so that their framing agrees (the 2 x L2
-// rule it is held to: experiments/harness/l2_residency.h).
+// rule it is held to: experiments/framework/l2_residency.h).
 double WorkingSetBytes(Pattern pattern, const ConvDims& d);
 
 // Inputs reproducible from `seed` (kernels/elementwise.h's

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "experiments/harness/l2_residency.h"
+#include "experiments/framework/l2_residency.h"
 #include "gtest/gtest.h"
 
 namespace dissect::fusion {
@@ -78,7 +78,7 @@ TEST(FusionHost, WorkingSetCountsEachTensorOnce) {
 // DenseNet-121 block 1 at batch 1..8 fits twice over in an H100's 50 MiB L2
 // (write-back: the unfused intermediate never reaches DRAM when timed), so
 // no row of it may be framed as DRAM traffic; batch 32 of the 56x56 shapes
-// is beyond 2x L2. The rule's own boundary: //experiments/harness:l2_residency_test.
+// is beyond 2x L2. The rule's own boundary: //experiments/framework:l2_residency_test.
 TEST(FusionHost, DenseNetBlock1AtSmallBatchesIsL2Resident) {
   constexpr int64_t kH100L2 = 50 << 20;
   for (const char* layer : {"densenet121.block1_1x1", "densenet121.block1_3x3",

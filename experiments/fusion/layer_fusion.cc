@@ -29,10 +29,10 @@
 //     batch 1-8 fits an H100's 50 MiB L2). Each row records
 //     working_set_bytes and beyond_2x_l2; below it dram_peak_pct is NaN and
 //     the label says L2-resident (the rule every experiment shares,
-//     experiments/harness/l2_residency.h), and the fusion_speedup generator
+//     experiments/framework/l2_residency.h), and the fusion_speedup generator
 //     prints no % of the DRAM peak and no "DRAM bytes" for it. Cold (the
 //     default) also keeps a hot run's L2-resident input out of the
-//     DRAM-framed rows. Tests: //experiments/harness:l2_residency_test (the
+//     DRAM-framed rows. Tests: //experiments/framework:l2_residency_test (the
 //     rule, the NaN, the counters and the label), fusion_host_test
 //     (DenseNetBlock1AtSmallBatchesIsL2Resident: this working set under the
 //     rule), bad_input_test (every default point is cold),
@@ -54,8 +54,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "experiments/fusion/fusion_host.h"
-#include "experiments/harness/experiment.h"
-#include "experiments/harness/l2_residency.h"
+#include "experiments/framework/experiment.h"
+#include "experiments/framework/l2_residency.h"
 #include "experiments/l1_bypass/device_tensors.h"
 #include "experiments/l1_bypass/reference.h"
 #include "kernels/elementwise.h"

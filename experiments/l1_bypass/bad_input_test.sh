@@ -3,7 +3,7 @@
 # stderr; --help and --list work and show the variants, layers and kernels.
 set -u
 cd "${TEST_SRCDIR}/dissect/experiments/l1_bypass" || exit 1
-source "${TEST_SRCDIR}/dissect/experiments/harness/bad_input_lib.sh" || exit 1
+source "${TEST_SRCDIR}/dissect/experiments/framework/bad_input_lib.sh" || exit 1
 
 expect 2 "unknown value 'bogus'" l1_bypass --axis=variant=bogus
 # The line-tracing build of the kernels is never timed.

@@ -2,7 +2,7 @@
 #include "experiments/l1_bypass/device_tensors.h"
 
 #include "absl/strings/str_cat.h"
-#include "experiments/harness/experiment.h"
+#include "experiments/framework/experiment.h"
 #include "probes/cuda_status.h"
 
 namespace dissect::l1_bypass {

@@ -59,10 +59,10 @@
 //           under 2 x device_l2_bytes is L2-resident, hot or cold (cold
 //           reads the input from DRAM, but the output stays dirty in the
 //           write-back L2): dram_peak_pct NaN, beyond_2x_l2 0 and an
-//           "L2-resident" label note (experiments/harness/l2_residency.h;
+//           "L2-resident" label note (experiments/framework/l2_residency.h;
 //           most batch-1 rows, and stream on VGG conv3_1 even at batch 32:
 //           98 MiB, over 1 x but under 2 x a 50 MiB L2).
-//           Tests: //experiments/harness:l2_residency_test (the 2 x L2
+//           Tests: //experiments/framework:l2_residency_test (the 2 x L2
 //           rule, the NaN, the counters and the label),
 //           //experiments/l1_bypass:bad_input_test (--help declares
 //           beyond_2x_l2), l1_bypass_gpu_test (GPU: every row carries it),
@@ -90,8 +90,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "experiments/harness/experiment.h"
-#include "experiments/harness/l2_residency.h"
+#include "experiments/framework/experiment.h"
+#include "experiments/framework/l2_residency.h"
 #include "experiments/l1_bypass/device_tensors.h"
 #include "experiments/l1_bypass/l2_window.h"
 #include "experiments/l1_bypass/layer_config.h"

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "absl/status/status.h"
-#include "experiments/harness/experiment.h"
+#include "experiments/framework/experiment.h"
 #include "probes/cuda_status.h"
 
 namespace dissect::l1_bypass {

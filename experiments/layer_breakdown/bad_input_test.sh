@@ -3,7 +3,7 @@
 # on stderr naming the problem; --list works.
 set -u
 cd "${TEST_SRCDIR}/dissect/experiments/layer_breakdown" || exit 1
-source "${TEST_SRCDIR}/dissect/experiments/harness/bad_input_lib.sh" || exit 1
+source "${TEST_SRCDIR}/dissect/experiments/framework/bad_input_lib.sh" || exit 1
 
 expect 2 "unknown value 'googlenet'" layer_breakdown --axis=network=googlenet
 expect 2 "batch must be in 1..256 (got 0)" layer_breakdown --axis=batch=0

@@ -2,7 +2,7 @@
 //           what DRAM bandwidth does each op reach? (Jung et al., SysML 2019:
 //           per-layer bandwidth of DenseNet, CONV vs BN/ReLU/concat/pooling;
 //           Fathom, IISWC 2016: the share of time per op type.)
-// Timed:    the built-in forward pass (experiments/forward, NetworkPart::kFull:
+// Timed:    the built-in forward pass (experiments/workloads/forward, NetworkPart::kFull:
 //           the features and the classifier; He-initialised synthetic
 //           weights, calibrated BN, synthetic images; cuDNN, cuBLAS and our
 //           copies), hot, batch images per pass. The row's time is the whole
@@ -54,10 +54,10 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "experiments/forward/cached_pass.h"
-#include "experiments/forward/forward_pass.h"
-#include "experiments/forward/network.h"
-#include "experiments/harness/experiment.h"
+#include "experiments/workloads/forward/cached_pass.h"
+#include "experiments/workloads/forward/forward_pass.h"
+#include "experiments/workloads/forward/network.h"
+#include "experiments/framework/experiment.h"
 #include "experiments/layer_breakdown/op_rows.h"
 #include "probes/cuda_status.h"
 #include "probes/event_timer.h"

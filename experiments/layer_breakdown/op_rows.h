@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "experiments/forward/network.h"
+#include "experiments/workloads/forward/network.h"
 
 namespace dissect::layer_breakdown {
 

@@ -309,7 +309,7 @@ absl::StatusOr<std::vector<std::string>> CollectResultPaths(
         arg, fs::directory_options::skip_permission_denied, ec);
     for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
       std::error_code file_ec;
-      // A sweep run folder's manifest.json (experiments/sweep) is not a
+      // A sweep run folder's manifest.json (experiments/drivers/sweep) is not a
       // result file; named on its own it is read (and refused) as given.
       if (it->path().extension() == ".json" && it->path().filename() != "manifest.json" &&
           it->is_regular_file(file_ec)) {

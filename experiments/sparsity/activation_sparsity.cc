@@ -5,7 +5,7 @@
 //           tiles, 2:4-compatible 4-channel groups, dead channels) say how
 //           much of it a sparse kernel could exploit.
 // Timed:    synthetic_weights and fatrelu: one forward pass of the built-in
-//           network (experiments/forward: He-initialised conv weights,
+//           network (experiments/workloads/forward: He-initialised conv weights,
 //           calibrated BN, synthetic images; cuDNN), hot, CUDA events, with
 //           no statistics in it; the statistics come from one more pass with
 //           the GPU count kernels (kernels/sparsity) run after every ReLU or
@@ -45,10 +45,10 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "experiments/forward/cached_pass.h"
-#include "experiments/forward/forward_pass.h"
-#include "experiments/forward/network.h"
-#include "experiments/harness/experiment.h"
+#include "experiments/workloads/forward/cached_pass.h"
+#include "experiments/workloads/forward/forward_pass.h"
+#include "experiments/workloads/forward/network.h"
+#include "experiments/framework/experiment.h"
 #include "experiments/sparsity/device_stats.h"
 #include "experiments/sparsity/sparsity_rows.h"
 #include "gflags/gflags.h"

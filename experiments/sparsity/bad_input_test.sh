@@ -4,7 +4,7 @@
 # and --list work.
 set -u
 cd "${TEST_SRCDIR}/dissect/experiments/sparsity" || exit 1
-source "${TEST_SRCDIR}/dissect/experiments/harness/bad_input_lib.sh" || exit 1
+source "${TEST_SRCDIR}/dissect/experiments/framework/bad_input_lib.sh" || exit 1
 
 dumps="${TEST_TMPDIR}/dumps"
 mkdir -p "${dumps}"

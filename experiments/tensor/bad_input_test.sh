@@ -3,7 +3,7 @@
 # one line on stderr; --list works and counts the default points.
 set -u
 cd "${TEST_SRCDIR}/dissect/experiments/tensor" || exit 1
-source "${TEST_SRCDIR}/dissect/experiments/harness/bad_input_lib.sh" || exit 1
+source "${TEST_SRCDIR}/dissect/experiments/framework/bad_input_lib.sh" || exit 1
 
 points() {  # points <binary> <args...>: rows --list prints
   "./$1" --list "${@:2}" | grep -c "^$1/"

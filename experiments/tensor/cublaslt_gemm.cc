@@ -44,7 +44,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "experiments/harness/experiment.h"
+#include "experiments/framework/experiment.h"
 #include "experiments/tensor/lt_gemm.h"
 #include "kernels/tensor/fill.h"
 #include "probes/cuda_status.h"

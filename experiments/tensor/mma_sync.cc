@@ -83,7 +83,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "experiments/harness/experiment.h"
+#include "experiments/framework/experiment.h"
 #include "experiments/tensor/probe_timing.h"
 #include "experiments/tensor/tensor_elements.h"
 #include "probes/cuda_status.h"

@@ -9,7 +9,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
-#include "experiments/harness/experiment.h"
+#include "experiments/framework/experiment.h"
 #include "kernels/tensor/tensor_timing.h"
 
 namespace dissect {

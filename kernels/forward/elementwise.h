@@ -1,4 +1,4 @@
-// The forward pass's own elementwise layers (experiments/forward): FATReLU,
+// The forward pass's own elementwise layers (experiments/workloads/forward): FATReLU,
 // the residual add and BN calibration's channel statistics. cuDNN does the
 // rest.
 #ifndef DISSECT_KERNELS_FORWARD_ELEMENTWISE_H_

@@ -81,7 +81,7 @@ case "${binaries}" in
     ;;
   bazel)
     if [[ "${DISSECT_BUILD:-1}" == 1 ]]; then
-      (cd "${repo}" && ./bazelw build -c opt //experiments/sweep:sweep //analysis:ingest \
+      (cd "${repo}" && ./bazelw build -c opt //experiments/drivers/sweep:sweep //analysis:ingest \
         //analysis:compare //analysis:outliers) || fail "the build failed" 1
       DISSECT_BAZEL_BIN=$(cd "${repo}" && ./bazelw info -c opt bazel-bin 2>/dev/null)
     fi

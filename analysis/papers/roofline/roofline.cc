@@ -6,7 +6,7 @@
 // Llama-2-7B's linear layers as prefill GEMM and decode GEMV points) and
 // attention (our FFMA kernel, placed under the FP32 FMA roof; rows with
 // beyond_2x_l2 0 are a set of their own, "attention, L2-resident", not judged
-// against the DRAM roof, experiments/harness/l2_residency.h; each row's
+// against the DRAM roof, experiments/framework/l2_residency.h; each row's
 // intensity and bytes are the experiment's own arithmetic_intensity and
 // bytes). Params (all
 // optional): gemm_dtypes, llm_nk ("NxK" list), prefill_min_m, decode_max_m,
@@ -219,7 +219,7 @@ bool Contains(const std::vector<std::string>& list, const std::string& value) {
 // The point of one attention row under the FP32 FMA roof `fma` (null when
 // there is none), or nullopt when the row is not an attention point or did
 // not run (then added to `not_measured`). A row with beyond_2x_l2 0 is
-// L2-resident (experiments/harness/l2_residency.h): its bytes came (partly)
+// L2-resident (experiments/framework/l2_residency.h): its bytes came (partly)
 // from L2, so the DRAM roof does not bound it; files from before that
 // counter keep the older hint for hot rows whose bytes fit in L2 once. The
 // intensity and bytes are the row's (the experiment computes them from the

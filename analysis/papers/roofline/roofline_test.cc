@@ -65,7 +65,7 @@ std::string OperatorLine(const std::string& markdown, const std::string& shape) 
   return "";
 }
 
-// The 2x-L2 rule (experiments/harness/l2_residency.h): an attention row
+// The 2x-L2 rule (experiments/framework/l2_residency.h): an attention row
 // with beyond_2x_l2 0 moved its bytes (partly) through L2, so its GB/s is
 // not DRAM's: it is marked L2-resident and gets no % of a DRAM-bound
 // attainable rate. The hot decode point runs at 1.6x what the DRAM roof

@@ -27,7 +27,7 @@ if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
   exit 2
 fi
 ./bazelw build //experiments:sweep || exit 2
-sweep_bin="$(pwd)/bazel-bin/experiments/sweep/sweep"
+sweep_bin="$(pwd)/bazel-bin/experiments/drivers/sweep/sweep"
 tmp="$(mktemp -d)"
 trap 'rm -rf "${tmp}"' EXIT
 

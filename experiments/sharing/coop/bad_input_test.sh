@@ -3,7 +3,7 @@
 # stderr; --help and --list work.
 set -u
 cd "${TEST_SRCDIR}/dissect/experiments/sharing/coop" || exit 1
-source "${TEST_SRCDIR}/dissect/experiments/harness/bad_input_lib.sh" || exit 1
+source "${TEST_SRCDIR}/dissect/experiments/framework/bad_input_lib.sh" || exit 1
 
 expect 2 "unknown value 'conv'" cluster_coop --axis=kernel=conv
 expect 2 "unknown value 'trace'" cluster_coop --axis=variant=trace

@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "absl/strings/str_cat.h"
-#include "experiments/harness/experiment.h"
+#include "experiments/framework/experiment.h"
 #include "kernels/coop/coop_tiling.h"
 #include "probes/cuda_status.h"
 #include "probes/stats.h"

@@ -11,7 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "experiments/harness/experiment.h"
+#include "experiments/framework/experiment.h"
 #include "experiments/l1_bypass/layer_config.h"
 #include "experiments/sharing/cluster_support.h"
 #include "kernels/coop/coop.h"

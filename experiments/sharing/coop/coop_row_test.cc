@@ -12,9 +12,9 @@
 
 #include "absl/strings/match.h"
 #include "experiments/result_format/reader.h"
-#include "experiments/harness/experiment.h"
+#include "experiments/framework/experiment.h"
 #include "experiments/result_format/writer.h"
-#include "experiments/harness/run_test_util.h"
+#include "experiments/framework/run_test_util.h"
 #include "experiments/sharing/coop/coop_host.h"
 #include "gtest/gtest.h"
 #include "probes/cuda_status.h"

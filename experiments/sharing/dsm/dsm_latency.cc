@@ -65,7 +65,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "experiments/harness/experiment.h"
+#include "experiments/framework/experiment.h"
 #include "experiments/sharing/cluster_support.h"
 #include "experiments/sharing/dsm/dsm_host.h"
 #include "kernels/dsm/dsm.h"

@@ -3,7 +3,7 @@
 # on stderr; --help and --list work and show the axes, metrics and vector.
 set -u
 cd "${TEST_SRCDIR}/dissect/experiments/sharing/duplication" || exit 1
-source "${TEST_SRCDIR}/dissect/experiments/harness/bad_input_lib.sh" || exit 1
+source "${TEST_SRCDIR}/dissect/experiments/framework/bad_input_lib.sh" || exit 1
 
 expect 2 "unknown value 'fft'" l1_duplication --axis=kernel=fft
 expect 2 "unknown value 'vgg19.conv1'" l1_duplication --axis=layer=vgg19.conv1

@@ -68,7 +68,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "experiments/harness/experiment.h"
+#include "experiments/framework/experiment.h"
 #include "experiments/l1_bypass/device_tensors.h"
 #include "experiments/l1_bypass/layer_config.h"
 #include "experiments/l1_bypass/point_launch.h"

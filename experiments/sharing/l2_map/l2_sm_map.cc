@@ -82,7 +82,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "experiments/harness/experiment.h"
+#include "experiments/framework/experiment.h"
 #include "experiments/sharing/l2_map/l2_map_host.h"
 #include "experiments/sharing/l2_map/l2_map_plan.h"
 #include "kernels/l2_map/l2_map.h"

@@ -4,7 +4,7 @@
 # file that is not launch records 1.
 set -u
 cd "${TEST_SRCDIR}/dissect/experiments/sharing/topology" || exit 1
-source "${TEST_SRCDIR}/dissect/experiments/harness/bad_input_lib.sh" || exit 1
+source "${TEST_SRCDIR}/dissect/experiments/framework/bad_input_lib.sh" || exit 1
 
 expect 2 "launches must be in 1..4096 (got 0)" gpc_topology --axis=launches=0
 expect 2 "launches must be in 1..4096 (got 5000)" gpc_topology --axis=launches=5000

@@ -9,7 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "experiments/harness/experiment.h"
+#include "experiments/framework/experiment.h"
 #include "kernels/topology/topology.h"
 #include "nlohmann/json.hpp"
 #include "probes/cuda_status.h"

@@ -73,7 +73,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
-#include "experiments/harness/experiment.h"
+#include "experiments/framework/experiment.h"
 #include "experiments/result_format/atomic_file.h"
 #include "experiments/sharing/topology/gpc_measure.h"
 #include "gflags/gflags.h"

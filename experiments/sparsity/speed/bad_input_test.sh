@@ -3,7 +3,7 @@
 # on stderr; --help and --list work.
 set -u
 cd "${TEST_SRCDIR}/dissect/experiments/sparsity/speed" || exit 1
-source "${TEST_SRCDIR}/dissect/experiments/harness/bad_input_lib.sh" || exit 1
+source "${TEST_SRCDIR}/dissect/experiments/framework/bad_input_lib.sh" || exit 1
 
 expect 2 "unknown value 'sparse'" sparsity_speed --axis=method=sparse
 expect 2 "unknown value 'block'" sparsity_speed --axis=structure=block

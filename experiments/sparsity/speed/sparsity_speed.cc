@@ -68,7 +68,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "experiments/harness/experiment.h"
+#include "experiments/framework/experiment.h"
 #include "experiments/l1_bypass/layer_config.h"
 #include "experiments/sparsity/speed/csr_spmm.h"
 #include "experiments/sparsity/speed/speed_host.h"

@@ -46,7 +46,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "experiments/harness/experiment.h"
+#include "experiments/framework/experiment.h"
 #include "experiments/sparsity/structured/compressible_memory.h"
 #include "kernels/bandwidth.h"
 #include "probes/cuda_status.h"

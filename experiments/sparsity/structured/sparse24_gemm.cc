@@ -70,7 +70,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "experiments/harness/experiment.h"
+#include "experiments/framework/experiment.h"
 #include "experiments/sparsity/structured/sparse24.h"
 #include "kernels/sparsity_24/sp_gemm.h"
 #include "probes/cuda_status.h"

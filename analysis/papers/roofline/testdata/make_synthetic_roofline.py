@@ -139,7 +139,7 @@ def attention():
                  "tflops": tflops, "gbps": tflops * 1000 / ai, "max_rel_error": 0.002},
                 skipped=skipped)
         if not skipped:
-            # The 2x-L2 rule (experiments/harness/l2_residency.h): the
+            # The 2x-L2 rule (experiments/framework/l2_residency.h): the
             # working set is Q, K, V and O once each.
             beyond = 1.0 if nbytes >= 2 * int(DEVICE["device_l2_bytes"]) else 0.0
             fixture.add_metric(r, "working_set_bytes", nbytes, nbytes, nbytes, 0.0)

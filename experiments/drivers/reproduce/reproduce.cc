@@ -1,0 +1,285 @@
+#include "experiments/drivers/reproduce/reproduce.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <set>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "analysis/plots/figures.h"
+#include "analysis/format/format.h"
+#include "analysis/papers/registry.h"
+#include "experiments/result_format/atomic_file.h"
+#include "experiments/drivers/sweep/cli_util.h"
+#include "experiments/drivers/sweep/preflight.h"
+#include "experiments/drivers/sweep/sweep_config.h"
+
+namespace dissect::reproduce {
+namespace {
+
+namespace fs = std::filesystem;
+using analysis::papers::CatalogEntry;
+using analysis::papers::PaperFigure;
+using analysis::papers::PublishedValue;
+
+std::string Experiments(const CatalogEntry& e) {
+  std::vector<std::string> names;
+  if (e.sweep.contains("entries") && e.sweep["entries"].is_array()) {
+    for (const auto& entry : e.sweep["entries"]) {
+      if (!entry.contains("experiment") || !entry["experiment"].is_string()) continue;
+      const std::string name = entry["experiment"].get<std::string>();
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    }
+  }
+  return absl::StrJoin(names, ", ");
+}
+
+std::string PublishedText(const PublishedValue& p) {
+  return absl::StrCat(p.quantity, ": ", analysis::papers::PublishedCell(&p));
+}
+
+// The sweep's entries and their status in the run folder's manifest.
+std::string SweepStatus(const std::string& run_dir) {
+  absl::StatusOr<std::optional<sweep::Manifest>> manifest =
+      sweep::ReadManifest((fs::path(run_dir) / sweep::kManifestName).string());
+  if (!manifest.ok())
+    return absl::StrCat("The run folder's manifest is unreadable: ", manifest.status().message(),
+                        "\n");
+  if (!manifest->has_value()) return "No sweep ran (no manifest.json).\n";
+  analysis::MarkdownTable table;
+  table.columns = {{"entry", false},  {"experiment", false},  {"status", false},
+                   {"seconds", true}, {"result file", false}, {"reason", false}};
+  for (const sweep::EntryRecord& r : (*manifest)->entries) {
+    table.rows.push_back({r.id, r.experiment, std::string(sweep::EntryStatusName(r.status)),
+                          analysis::FormatNumber(r.seconds), r.result_file,
+                          analysis::CellText(r.reason)});
+  }
+  return absl::StrCat("Run `", (*manifest)->run_id, "` on ", (*manifest)->host, ", commit ",
+                      (*manifest)->git_commit, ":\n\n", analysis::RenderMarkdownTable(table));
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> FindCatalogDir() {
+  std::vector<std::string> candidates;
+  std::error_code ec;
+  for (const std::string& root : sweep::ConfigRoots()) {
+    candidates.push_back(root + "/configs/papers");
+    if (fs::is_directory(candidates.back(), ec)) return candidates.back();
+  }
+  return absl::NotFoundError(absl::StrCat("the paper catalog (configs/papers) was not found in: ",
+                                          absl::StrJoin(candidates, ", ")));
+}
+
+std::string ListCatalog(const std::vector<CatalogEntry>& catalog) {
+  std::string out;
+  int ready = 0;
+  for (const CatalogEntry& e : catalog) {
+    ready += e.ready() ? 1 : 0;
+    absl::StrAppend(&out, e.id, "  [", e.ready() ? "ready" : "pending", "]\n", "  ", e.title, " (",
+                    e.authors, "; ", e.venue, "), ", e.figure, "\n", "  claim: ", e.claim, "\n",
+                    "  experiments: ", Experiments(e), "; analysis: ", e.generator, "\n");
+    if (!e.ready()) absl::StrAppend(&out, "  pending: ", e.pending, "\n");
+    for (const PublishedValue& p : e.published) {
+      absl::StrAppend(&out, "  published: ", PublishedText(p), "\n");
+    }
+    absl::StrAppend(&out, "\n");
+  }
+  absl::StrAppend(&out, catalog.size(), " entries: ", ready, " ready, ", catalog.size() - ready,
+                  " pending. Run one: reproduce --paper=<id> --out=DIR\n");
+  return out;
+}
+
+absl::StatusOr<sweep::Sweep> EntrySweep(const CatalogEntry& entry) {
+  return sweep::ParseSweepJson(entry.SweepDocument().dump(2), entry.path);
+}
+
+absl::StatusOr<result_format::ReadResults> ReadResultsUnder(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return absl::NotFoundError(absl::StrCat(dir, ": not a folder"));
+  absl::StatusOr<result_format::ReadResults> read = result_format::ReadResultFiles({dir});
+  // A folder without result files (a sweep whose entries all failed to
+  // start) is no results, which the generator reports.
+  if (!read.ok() && absl::IsNotFound(read.status())) return result_format::ReadResults{};
+  return read;
+}
+
+std::string FigurePage(const CatalogEntry& entry, const PaperFigure& figure,
+                       const std::vector<result_format::ResultFile>& results,
+                       const std::vector<std::string>& svgs, const std::string& sweep_status) {
+  std::string page = absl::StrCat(
+      "# ", entry.title, " (", entry.year, "): ", entry.figure, "\n\n", "- Paper: ", entry.authors,
+      ", \"", entry.title, "\", ", entry.venue, ".\n", "- Claim: ", entry.claim, "\n",
+      "- Expected signature: ", entry.expected_signature, "\n",
+      "- Expected differences: ", entry.expected_differences, "\n",
+      "- This GPU: ", analysis::papers::DeviceLine(results), "\n", "- Catalog entry: `", entry.id,
+      "` (analysis `", entry.generator, "`)\n\n");
+  absl::StrAppend(&page, "## Paper vs this GPU\n\n", figure.markdown);
+  if (!figure.markdown.empty() && figure.markdown.back() != '\n') page += "\n";
+  if (!svgs.empty()) {
+    absl::StrAppend(&page, "\n## Figures\n\n");
+    for (const std::string& svg : svgs) absl::StrAppend(&page, "![", svg, "](figures/", svg, ")\n");
+  }
+  absl::StrAppend(&page, "\n## Sweep\n\n", sweep_status);
+  absl::StrAppend(&page, "\n## Result files read\n\n");
+  if (results.empty()) absl::StrAppend(&page, "None.\n");
+  for (const result_format::ResultFile& f : results) {
+    absl::StrAppend(&page, "- `", f.path, "`: ", f.experiment, ", ", f.rows.size(),
+                    " rows, commit ", f.ContextOr("git_commit", "unknown"), "\n");
+  }
+  return page;
+}
+
+// What running (or skipping) the entry's sweep left: an exit status to
+// return at once (dry run, stopped by a signal, no usable device), or the
+// status so far, the page's sweep section and the folder to analyse.
+struct SweepPart {
+  std::optional<int> exit_now;
+  int status = 0;
+  std::string sweep_status;
+  std::string results_dir;
+};
+
+// Runs the entry's sweep into `dir`, or with options.results_dir takes the
+// results found there.
+absl::StatusOr<SweepPart> RunOrReuseSweep(const CatalogEntry& entry,
+                                          const ReproduceOptions& options, const std::string& dir,
+                                          std::ostream& progress) {
+  SweepPart part;
+  part.results_dir = options.results_dir;
+  if (!part.results_dir.empty()) {
+    if (options.dry_run) {
+      progress << "reproduce: " << entry.id << ": would analyse the results in "
+               << part.results_dir << "\n";
+      part.exit_now = 0;
+      return part;
+    }
+    part.sweep_status =
+        absl::StrCat("Not run: the results were read from `", part.results_dir, "`.\n");
+    return part;
+  }
+  absl::StatusOr<sweep::Sweep> sweep = EntrySweep(entry);
+  if (!sweep.ok()) return sweep.status();
+  sweep::RunnerOptions runner = options.runner;
+  runner.out_dir = dir;
+  runner.dry_run = options.dry_run;
+  if (options.dry_run) {
+    absl::StatusOr<int> ran = sweep::RunSweep(*sweep, runner);
+    if (!ran.ok()) return ran.status();
+    part.exit_now = *ran;
+    return part;
+  }
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return absl::PermissionDeniedError(absl::StrCat(dir, ": cannot create: ", ec.message()));
+  sweep::FolderLock lock;
+  if (std::string why = lock.Acquire(dir); !why.empty()) {
+    return absl::FailedPreconditionError(why);
+  }
+  progress << "reproduce: " << entry.id << ": running " << sweep->entries.size() << " sweep entr"
+           << (sweep->entries.size() == 1 ? "y" : "ies") << " into " << dir << "\n";
+  absl::StatusOr<int> ran = sweep::RunSweep(*sweep, runner);
+  if (!ran.ok()) return ran.status();
+  // Stopped by a signal (the run folder resumes), or no usable device (the
+  // runner said why in one line): nothing to analyse.
+  if (*ran >= 128 || *ran == sweep::kExitNoDevice) {
+    part.exit_now = *ran;
+    return part;
+  }
+  part.status = *ran == 0 ? 0 : 1;
+  part.sweep_status = SweepStatus(dir);
+  part.results_dir = dir;
+  return part;
+}
+
+// Writes the figure's files into `figures_dir` and, with `draw`, runs
+// gnuplot on its scripts; the SVGs drawn. A script gnuplot fails on is a
+// line on `progress` and sets `status` to 1.
+absl::StatusOr<std::vector<std::string>> WriteFigures(const CatalogEntry& entry,
+                                                      const PaperFigure& figure,
+                                                      const fs::path& figures_dir, bool draw,
+                                                      std::ostream& progress, int& status) {
+  std::vector<std::string> svgs;
+  for (const analysis::FigureFile& f : figure.files) {
+    if (absl::Status s =
+            result_format::WriteFileAtomically((figures_dir / f.name).string(), f.contents);
+        !s.ok()) {
+      return s;
+    }
+  }
+  for (const std::string& script : figure.scripts) {
+    const std::string svg = fs::path(script).replace_extension(".svg").string();
+    if (!draw) continue;
+    const int drawn = analysis::RunGnuplot(figures_dir.string(), script);
+    if (drawn == 0) {
+      svgs.push_back(svg);
+    } else {
+      progress << "reproduce: " << entry.id << ": gnuplot " << script << " exited " << drawn
+               << (drawn == 127 ? " (gnuplot not found: apt install gnuplot-nox)" : "")
+               << "; the script and its data are in " << figures_dir.string() << "\n";
+      status = 1;
+    }
+  }
+  return svgs;
+}
+
+absl::StatusOr<int> Reproduce(const CatalogEntry& entry, const ReproduceOptions& options) {
+  if (!entry.ready()) {
+    return absl::FailedPreconditionError(absl::StrCat(entry.id, " is pending: ", entry.pending));
+  }
+  const analysis::papers::Generator generator = analysis::papers::FindGenerator(entry.generator);
+  if (generator == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(entry.path, ": unknown analysis generator '", entry.generator, "'"));
+  }
+  std::ostream& progress = options.progress != nullptr ? *options.progress : std::cerr;
+  const std::string dir = (fs::path(options.out_dir) / entry.id).string();
+  absl::StatusOr<SweepPart> part = RunOrReuseSweep(entry, options, dir, progress);
+  if (!part.ok()) return part.status();
+  if (part->exit_now.has_value()) return *part->exit_now;
+  int status = part->status;
+
+  absl::StatusOr<result_format::ReadResults> read = ReadResultsUnder(part->results_dir);
+  if (!read.ok()) return read.status();
+  for (const std::string& bad : read->bad) {
+    progress << "reproduce: " << entry.id << ": left out: " << bad << "\n";
+    status = 1;
+  }
+  std::error_code ec;
+  const fs::path figures_dir = fs::path(dir) / "figures";
+  fs::create_directories(figures_dir, ec);
+  if (ec) {
+    return absl::PermissionDeniedError(
+        absl::StrCat(figures_dir.string(), ": cannot create: ", ec.message()));
+  }
+  absl::StatusOr<PaperFigure> figure = generator(entry, read->files);
+  if (!figure.ok()) {
+    progress << "reproduce: " << entry.id << ": analysis: " << figure.status().message() << "\n";
+    PaperFigure failed;
+    failed.markdown =
+        absl::StrCat("The figure could not be made: ", figure.status().message(), "\n");
+    figure = failed;
+    status = 1;
+  }
+  absl::StatusOr<std::vector<std::string>> svgs =
+      WriteFigures(entry, *figure, figures_dir, options.draw, progress, status);
+  if (!svgs.ok()) return svgs.status();
+  const std::string page_path = (fs::path(dir) / (entry.id + ".md")).string();
+  if (absl::Status s = result_format::WriteFileAtomically(
+          page_path, FigurePage(entry, *figure, read->files, *svgs, part->sweep_status));
+      !s.ok()) {
+    return s;
+  }
+  progress << "reproduce: " << entry.id << ": wrote " << page_path << " and " << svgs->size()
+           << " figure(s)" << (status == 0 ? "" : " (with problems, see above)") << "\n";
+  return status;
+}
+
+}  // namespace dissect::reproduce
