@@ -13,10 +13,10 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "experiments/framework/experiment.h"
+#include "experiments/workloads/inputs/pointer_chain.h"
 #include "kernels/pointer_chase.h"
 #include "probes/device_buffer.h"
 #include "probes/device_info.h"
-#include "probes/pointer_chain.h"
 
 namespace dissect {
 

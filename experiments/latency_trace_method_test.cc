@@ -14,9 +14,9 @@
 
 #include "experiments/chase_common.h"
 #include "experiments/near_copy_l2_model.h"
+#include "experiments/workloads/inputs/pointer_chain.h"
 #include "gtest/gtest.h"
 #include "probes/latency_levels.h"
-#include "probes/pointer_chain.h"
 
 namespace dissect {
 namespace {

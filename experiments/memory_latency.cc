@@ -56,7 +56,8 @@
 //           report uses this L1 capacity on bandwidth plateaus only at the
 //           same l1_carveout (//analysis/sections:memory_hierarchy_test,
 //           L1CapacityOfAnotherCarveoutDoesNotClassifyBandwidth). Prefetching and TLB misses for cache latency: random and
-//           page_local orders, whose cycles //probes:pointer_chain_test
+//           page_local orders, whose cycles
+//           //experiments/workloads/inputs:pointer_chain_test
 //           checks (one cycle over every slot, not strided; page_local
 //           enters each 2 MiB page once). The far L2 partition for DRAM:
 //           on A100 and Hopper a far line read by an SM is copied into its

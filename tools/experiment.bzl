@@ -3,7 +3,7 @@
     dissect_experiment(
         name = "shared_latency",
         srcs = ["shared_latency.cc"],
-        deps = ["//kernels:pointer_chase", "//probes:pointer_chain"],
+        deps = ["//kernels:pointer_chase", "//experiments/workloads/inputs:pointer_chain"],
         gpu_test_args = ["--axis=footprint_bytes=4KiB", "--samples=5"],
         gpu_test_expect = ["cycles_per_load:10:100"],
         gpu_test_variants = {

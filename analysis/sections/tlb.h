@@ -21,7 +21,8 @@ namespace dissect::analysis {
 // The L2 line of the NVIDIA GPUs the suite targets (sm_70 .. sm_100): loads
 // less than a line apart share one fill.
 inline constexpr double kLineBytes = 128;
-// The page cudaMalloc maps device memory with (probes/pointer_chain.h).
+// The page cudaMalloc maps device memory with
+// (experiments/workloads/inputs/pointer_chain.h).
 inline constexpr double kTlbPageBytes = 2.0 * 1024 * 1024;
 // Lines beyond this multiple of the L2's lines miss it at every point.
 inline constexpr double kTlbLinesBeyondL2 = 2;

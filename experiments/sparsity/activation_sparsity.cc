@@ -51,9 +51,9 @@
 #include "experiments/framework/experiment.h"
 #include "experiments/sparsity/device_stats.h"
 #include "experiments/sparsity/sparsity_rows.h"
+#include "experiments/workloads/inputs/npy.h"
 #include "gflags/gflags.h"
 #include "probes/cuda_status.h"
-#include "probes/sparsity/npy.h"
 #include "probes/sparsity/stats.h"
 
 DEFINE_string(activations, "",

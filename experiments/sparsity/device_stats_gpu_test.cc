@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "experiments/sparsity/device_stats.h"
+#include "experiments/workloads/inputs/masks.h"
 #include "gtest/gtest.h"
 #include "probes/device_buffer.h"
-#include "probes/sparsity/masks.h"
 #include "probes/sparsity/stats.h"
 
 namespace dissect::sparsity {

@@ -6,10 +6,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "experiments/workloads/inputs/pointer_chain.h"
 #include "kernels/dsm/dsm.h"
 #include "kernels/pointer_chase.h"
 #include "probes/cuda_status.h"
-#include "probes/pointer_chain.h"
 
 namespace dissect {
 namespace {

@@ -68,10 +68,10 @@
 #include "experiments/framework/experiment.h"
 #include "experiments/sharing/cluster_support.h"
 #include "experiments/sharing/dsm/dsm_host.h"
+#include "experiments/workloads/inputs/pointer_chain.h"
 #include "kernels/dsm/dsm.h"
 #include "probes/cuda_status.h"
 #include "probes/device_buffer.h"
-#include "probes/pointer_chain.h"
 
 namespace dissect {
 namespace {

@@ -39,7 +39,8 @@
 //           //experiments/sparsity/speed:skip_gemm_sass_test (every FFMA of
 //           the K loop behind a branch on its ballot or bitmap byte, the
 //           test before any FFMA) and skip_gemm_ptx_test. Other sparsity
-//           than asked for: //probes/sparsity:masks_test (uniform masks are
+//           than asked for:
+//           //experiments/workloads/inputs:masks_test (uniform masks are
 //           exact, channel and run32 zero whole planes and aligned runs) and
 //           speed_host_test (the layouts; random activations are never zero,
 //           so the only zeros are the mask's and im2col's padding, which
@@ -72,12 +73,12 @@
 #include "experiments/l1_bypass/layer_config.h"
 #include "experiments/sparsity/speed/csr_spmm.h"
 #include "experiments/sparsity/speed/speed_host.h"
+#include "experiments/workloads/inputs/masks.h"
 #include "kernels/sparsity_gemm/skip_gemm.h"
 #include "probes/cuda_status.h"
 #include "probes/device_buffer.h"
 #include "probes/event_timer.h"
 #include "probes/nvml_clock.h"
-#include "probes/sparsity/masks.h"
 
 namespace dissect::sparsity_speed {
 namespace {

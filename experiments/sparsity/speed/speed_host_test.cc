@@ -7,9 +7,9 @@
 #include <limits>
 #include <vector>
 
+#include "experiments/workloads/inputs/masks.h"
 #include "gtest/gtest.h"
 #include "kernels/sparsity_gemm/skip_gemm_layout.h"
-#include "probes/sparsity/masks.h"
 
 namespace dissect::sparsity_speed {
 namespace {

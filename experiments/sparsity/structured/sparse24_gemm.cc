@@ -72,10 +72,10 @@
 #include "absl/strings/str_format.h"
 #include "experiments/framework/experiment.h"
 #include "experiments/sparsity/structured/sparse24.h"
+#include "experiments/workloads/inputs/masks.h"
 #include "kernels/sparsity_24/sp_gemm.h"
 #include "probes/cuda_status.h"
 #include "probes/device_buffer.h"
-#include "probes/sparsity/masks.h"
 
 namespace dissect::sparsity {
 namespace {

@@ -1,5 +1,5 @@
 // Pointer-chase chain construction; see pointer_chain.h.
-#include "probes/pointer_chain.h"
+#include "experiments/workloads/inputs/pointer_chain.h"
 
 #include <algorithm>
 #include <numeric>

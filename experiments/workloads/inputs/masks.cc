@@ -1,4 +1,4 @@
-#include "probes/sparsity/masks.h"
+#include "experiments/workloads/inputs/masks.h"
 
 #include <algorithm>
 #include <cmath>

@@ -14,8 +14,8 @@
 // A folder of dumps holds one layer per .npy file, the layer named by the
 // file's stem; layers are ordered by a natural sort of the names (digit runs
 // compare as numbers: layer9 < layer10), other files are ignored.
-#ifndef DISSECT_PROBES_SPARSITY_NPY_H_
-#define DISSECT_PROBES_SPARSITY_NPY_H_
+#ifndef DISSECT_EXPERIMENTS_WORKLOADS_INPUTS_NPY_H_
+#define DISSECT_EXPERIMENTS_WORKLOADS_INPUTS_NPY_H_
 
 #include <cstdint>
 #include <string>
@@ -82,4 +82,4 @@ bool NaturalLess(absl::string_view a, absl::string_view b);
 
 }  // namespace dissect::sparsity
 
-#endif  // DISSECT_PROBES_SPARSITY_NPY_H_
+#endif  // DISSECT_EXPERIMENTS_WORKLOADS_INPUTS_NPY_H_

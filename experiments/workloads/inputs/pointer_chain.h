@@ -13,8 +13,8 @@
 // in random order): the chase's TLB working set is G pages while its
 // distinct lines, footprint and stride stay the same, so a sweep over G
 // moves the TLB reach and nothing else (G >= the pages is random order).
-#ifndef DISSECT_PROBES_POINTER_CHAIN_H_
-#define DISSECT_PROBES_POINTER_CHAIN_H_
+#ifndef DISSECT_EXPERIMENTS_WORKLOADS_INPUTS_POINTER_CHAIN_H_
+#define DISSECT_EXPERIMENTS_WORKLOADS_INPUTS_POINTER_CHAIN_H_
 
 #include <cstdint>
 #include <string>
@@ -59,4 +59,4 @@ uint32_t WalkChain(const std::vector<uint32_t>& chain, uint64_t steps);
 
 }  // namespace dissect
 
-#endif  // DISSECT_PROBES_POINTER_CHAIN_H_
+#endif  // DISSECT_EXPERIMENTS_WORKLOADS_INPUTS_POINTER_CHAIN_H_

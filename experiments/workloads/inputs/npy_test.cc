@@ -1,4 +1,4 @@
-#include "probes/sparsity/npy.h"
+#include "experiments/workloads/inputs/npy.h"
 
 #include <cmath>
 #include <cstdlib>

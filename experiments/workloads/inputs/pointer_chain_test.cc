@@ -1,5 +1,5 @@
 // Tests for the pointer-chase chain builder.
-#include "probes/pointer_chain.h"
+#include "experiments/workloads/inputs/pointer_chain.h"
 
 #include <set>
 #include <vector>

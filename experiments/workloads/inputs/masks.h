@@ -13,8 +13,8 @@
 // zero count closer to round(target × elements), so the achieved fraction
 // is within half of the largest unit (as a fraction of the tensor) of the
 // target; Mask::achieved_fraction reports it.
-#ifndef DISSECT_PROBES_SPARSITY_MASKS_H_
-#define DISSECT_PROBES_SPARSITY_MASKS_H_
+#ifndef DISSECT_EXPERIMENTS_WORKLOADS_INPUTS_MASKS_H_
+#define DISSECT_EXPERIMENTS_WORKLOADS_INPUTS_MASKS_H_
 
 #include <cstdint>
 #include <string>
@@ -57,4 +57,4 @@ absl::Status ApplyMask(const Mask& mask, absl::Span<float> nchw);
 
 }  // namespace dissect::sparsity
 
-#endif  // DISSECT_PROBES_SPARSITY_MASKS_H_
+#endif  // DISSECT_EXPERIMENTS_WORKLOADS_INPUTS_MASKS_H_
