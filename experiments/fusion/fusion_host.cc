@@ -5,8 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "experiments/l1_bypass/conv_reference.h"
-#include "experiments/l1_bypass/layer_config.h"
+#include "experiments/workloads/layers/conv_reference.h"
+#include "experiments/workloads/layers/layer_config.h"
 #include "kernels/elementwise.h"
 
 namespace dissect::fusion {

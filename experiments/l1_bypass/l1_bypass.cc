@@ -51,9 +51,9 @@
 //           variant_aliases_sass_test (variants with identical loads are
 //           exactly the declared twins). Host work (carveout, occupancy
 //           query, L2 window) inside the event pair:
-//           //experiments/l1_bypass:point_launch_test (fake kernels: the
+//           //experiments/workloads/layers:point_launch_test (fake kernels: the
 //           timed callback only launches). A wrong output for a faster one:
-//           //experiments/l1_bypass:reference_test (the CPU reference and
+//           //experiments/workloads/layers:reference_test (the CPU reference and
 //           the bit-for-bit check catch one wrong element). L2 for DRAM:
 //           a row whose bytes_moved (every tensor once: its working set) is
 //           under 2 x device_l2_bytes is L2-resident, hot or cold (cold
@@ -74,7 +74,7 @@
 //           (ColdDramBytesTest; the row's label names the bytes counted).
 //           A cold l2_persist row reading a persisting input from L2 (the
 //           flush cannot evict persisting lines):
-//           //experiments/l1_bypass:l2_window_test (cold under a persisting
+//           //experiments/workloads/layers:l2_window_test (cold under a persisting
 //           window resets the lines, and the flush does whenever a set-aside
 //           exists, which such a window always makes); on a GPU, nothing
 //           yet. Launch and event overhead in short cold samples (one
@@ -92,13 +92,13 @@
 #include "absl/strings/str_join.h"
 #include "experiments/framework/experiment.h"
 #include "experiments/framework/l2_residency.h"
-#include "experiments/l1_bypass/device_tensors.h"
-#include "experiments/l1_bypass/l2_window.h"
-#include "experiments/l1_bypass/layer_config.h"
-#include "experiments/l1_bypass/point_launch.h"
-#include "experiments/l1_bypass/reference.h"
 #include "experiments/l1_bypass/variant_aliases.h"
-#include "experiments/l1_bypass/workload.h"
+#include "experiments/workloads/layers/device_tensors.h"
+#include "experiments/workloads/layers/l2_window.h"
+#include "experiments/workloads/layers/layer_config.h"
+#include "experiments/workloads/layers/point_launch.h"
+#include "experiments/workloads/layers/reference.h"
+#include "experiments/workloads/layers/workload.h"
 #include "kernels/layers/layers.h"
 #include "probes/cuda_status.h"
 

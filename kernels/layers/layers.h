@@ -79,7 +79,7 @@ struct VariantKernels {
   // Asks for the largest L1 carveout for `kernel` (every variant alike, so
   // that L1 has the same size in all) and returns how many blocks of
   // kLayerThreads can be resident per SM. Host work: call it once per point,
-  // before timing (experiments/l1_bypass/point_launch.h).
+  // before timing (experiments/workloads/layers/point_launch.h).
   cudaError_t (*prepare)(LayerKernel kernel, int* max_blocks_per_sm);
   // Traced variants only (null in every other): copies `*trace` into the
   // variant's LineTrace (constant memory), which every later launch of the

@@ -14,7 +14,7 @@
 //           staging a 1/S slice from global memory and copying the others
 //           from its peers' shared memory between two cluster barriers.
 //           Every output is checked against the CPU reference
-//           (experiments/l1_bypass/reference.h) bit for bit before timing.
+//           (experiments/workloads/layers/reference.h) bit for bit before timing.
 //           speedup_vs_layer divides the layer kernel's median time, timed
 //           in the same process for the same shape, by the row's. The line
 //           figures come from one more launch of the variant's traced build
@@ -92,14 +92,14 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "experiments/framework/experiment.h"
-#include "experiments/l1_bypass/device_tensors.h"
-#include "experiments/l1_bypass/layer_config.h"
-#include "experiments/l1_bypass/point_launch.h"
-#include "experiments/l1_bypass/reference.h"
-#include "experiments/l1_bypass/workload.h"
 #include "experiments/sharing/cluster_support.h"
 #include "experiments/sharing/coop/coop_host.h"
 #include "experiments/sharing/duplication/trace_plan.h"
+#include "experiments/workloads/layers/device_tensors.h"
+#include "experiments/workloads/layers/layer_config.h"
+#include "experiments/workloads/layers/point_launch.h"
+#include "experiments/workloads/layers/reference.h"
+#include "experiments/workloads/layers/workload.h"
 #include "kernels/coop/coop.h"
 #include "kernels/coop/coop_tiling.h"
 #include "kernels/layers/layers.h"

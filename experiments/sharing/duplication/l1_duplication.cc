@@ -69,20 +69,20 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "experiments/framework/experiment.h"
-#include "experiments/l1_bypass/device_tensors.h"
-#include "experiments/l1_bypass/layer_config.h"
-#include "experiments/l1_bypass/point_launch.h"
-#include "experiments/l1_bypass/reference.h"
-#include "experiments/l1_bypass/workload.h"
 #include "experiments/sharing/duplication/trace_plan.h"
 #include "experiments/sharing/topology/gpc_measure.h"
+#include "experiments/workloads/layers/device_tensors.h"
+#include "experiments/workloads/layers/layer_config.h"
+#include "experiments/workloads/layers/point_launch.h"
+#include "experiments/workloads/layers/reference.h"
+#include "experiments/workloads/layers/workload.h"
 #include "kernels/layers/layers.h"
 #include "kernels/line_trace.cuh"
 #include "probes/cuda_status.h"
 #include "probes/device_buffer.h"
 #include "probes/duplication/line_bitmap.h"
-#include "probes/topology/gpc_map.h"
-#include "probes/topology/gpc_schedule.h"
+#include "experiments/sharing/topology/gpc_map.h"
+#include "experiments/sharing/topology/gpc_schedule.h"
 
 namespace dissect {
 namespace {
@@ -103,7 +103,8 @@ constexpr uint64_t kMaxBitmapBytes = uint64_t{1} << 30;
 // Launches of the GPC probe (MeasureGpcMap), once per process: as many as
 // gpc_topology's default, since fewer leave GPCs split (gpc_schedule.h).
 constexpr int kGpcLaunches = kGpcDefaultLaunches;
-// SM ids beyond this are taken for garbage (probes/topology kMaxSmId).
+// SM ids beyond this are taken for garbage (kMaxSmId of
+// experiments/sharing/topology/gpc_map.h).
 constexpr int kMaxSmSlots = kMaxSmId + 1;
 
 absl::Status Validate(const Point& p) {

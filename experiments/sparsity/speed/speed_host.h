@@ -11,7 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "experiments/l1_bypass/layer_config.h"
+#include "experiments/workloads/layers/layer_config.h"
 #include "probes/sparsity/tensor_dims.h"
 
 namespace dissect::sparsity_speed {

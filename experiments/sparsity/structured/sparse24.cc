@@ -8,7 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "experiments/l1_bypass/layer_config.h"
+#include "experiments/workloads/layers/layer_config.h"
 #include "kernels/sparsity_24/sp_gemm.h"
 
 namespace dissect::sparsity {

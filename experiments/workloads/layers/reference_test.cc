@@ -1,6 +1,6 @@
 // The CPU reference computes what each layer kernel should, and the checks
 // built on it catch a wrong output.
-#include "experiments/l1_bypass/reference.h"
+#include "experiments/workloads/layers/reference.h"
 
 #include <algorithm>
 #include <cmath>

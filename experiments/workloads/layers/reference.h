@@ -1,13 +1,13 @@
 // Host inputs and the CPU reference of every layer kernel.
-#ifndef DISSECT_EXPERIMENTS_L1_BYPASS_REFERENCE_H_
-#define DISSECT_EXPERIMENTS_L1_BYPASS_REFERENCE_H_
+#ifndef DISSECT_EXPERIMENTS_WORKLOADS_LAYERS_REFERENCE_H_
+#define DISSECT_EXPERIMENTS_WORKLOADS_LAYERS_REFERENCE_H_
 
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
 #include "absl/status/status.h"
-#include "experiments/l1_bypass/workload.h"
+#include "experiments/workloads/layers/workload.h"
 
 namespace dissect::l1_bypass {
 
@@ -51,4 +51,4 @@ absl::Status CheckIdentical(const std::vector<float>& y, const std::vector<float
 
 }  // namespace dissect::l1_bypass
 
-#endif  // DISSECT_EXPERIMENTS_L1_BYPASS_REFERENCE_H_
+#endif  // DISSECT_EXPERIMENTS_WORKLOADS_LAYERS_REFERENCE_H_

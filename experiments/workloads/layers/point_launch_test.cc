@@ -2,7 +2,7 @@
 // carveout and occupancy query (VariantKernels::prepare), the grid size and
 // the L2 window all happen once, in Prepare, before timing. Fake kernels
 // record every call, so this runs without a GPU.
-#include "experiments/l1_bypass/point_launch.h"
+#include "experiments/workloads/layers/point_launch.h"
 
 #include <string>
 #include <vector>

@@ -2,7 +2,7 @@
 // host (no GPU): ordinary traffic, the flush's included, cannot evict
 // persisting lines, so a cold l2_persist sample that only flushes would read
 // its input from L2.
-#include "experiments/l1_bypass/l2_window.h"
+#include "experiments/workloads/layers/l2_window.h"
 
 #include <optional>
 

@@ -1,5 +1,5 @@
 // Layer shapes from a JSON file (see layer_config.h).
-#include "experiments/l1_bypass/layer_config.h"
+#include "experiments/workloads/layers/layer_config.h"
 
 #include <set>
 #include <string>

@@ -1,6 +1,6 @@
 // The built-in layer file parses, its shapes chain like the networks do, and
 // malformed files are rejected with one-line errors.
-#include "experiments/l1_bypass/layer_config.h"
+#include "experiments/workloads/layers/layer_config.h"
 
 #include <map>
 #include <string>

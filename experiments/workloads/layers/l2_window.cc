@@ -1,5 +1,5 @@
 // L2 access-policy window (see l2_window.h).
-#include "experiments/l1_bypass/l2_window.h"
+#include "experiments/workloads/layers/l2_window.h"
 
 #include <algorithm>
 #include <string>

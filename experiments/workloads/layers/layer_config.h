@@ -1,7 +1,7 @@
 // Layer shapes from configs/layers/*.json (format dissect.layers.v1, see
 // configs/README.md): what the l1_bypass experiment's `layer` axis selects.
-#ifndef DISSECT_EXPERIMENTS_L1_BYPASS_LAYER_CONFIG_H_
-#define DISSECT_EXPERIMENTS_L1_BYPASS_LAYER_CONFIG_H_
+#ifndef DISSECT_EXPERIMENTS_WORKLOADS_LAYERS_LAYER_CONFIG_H_
+#define DISSECT_EXPERIMENTS_WORKLOADS_LAYERS_LAYER_CONFIG_H_
 
 #include <string>
 #include <vector>
@@ -52,4 +52,4 @@ absl::StatusOr<const LayerShape*> FindEmbeddedLayer(absl::string_view name);
 
 }  // namespace dissect::l1_bypass
 
-#endif  // DISSECT_EXPERIMENTS_L1_BYPASS_LAYER_CONFIG_H_
+#endif  // DISSECT_EXPERIMENTS_WORKLOADS_LAYERS_LAYER_CONFIG_H_

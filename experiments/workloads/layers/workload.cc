@@ -1,5 +1,5 @@
 // Layer kernels on config layers (see workload.h).
-#include "experiments/l1_bypass/workload.h"
+#include "experiments/workloads/layers/workload.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,6 @@
 // Which kernel runs on which layer, with which tensors, and how the
 // working-set axis resizes a layer.
-#include "experiments/l1_bypass/workload.h"
+#include "experiments/workloads/layers/workload.h"
 
 #include <cstdlib>
 

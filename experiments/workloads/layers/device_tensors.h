@@ -3,8 +3,8 @@
 // memory check, the upload of the host inputs (reference.h MakeInputs), the
 // kernel arguments that point at them, and the cache of one shape's tensors
 // from point to point.
-#ifndef DISSECT_EXPERIMENTS_L1_BYPASS_DEVICE_TENSORS_H_
-#define DISSECT_EXPERIMENTS_L1_BYPASS_DEVICE_TENSORS_H_
+#ifndef DISSECT_EXPERIMENTS_WORKLOADS_LAYERS_DEVICE_TENSORS_H_
+#define DISSECT_EXPERIMENTS_WORKLOADS_LAYERS_DEVICE_TENSORS_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -13,8 +13,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "experiments/l1_bypass/reference.h"
-#include "experiments/l1_bypass/workload.h"
+#include "experiments/workloads/layers/reference.h"
+#include "experiments/workloads/layers/workload.h"
 #include "kernels/layers/layers.h"
 #include "probes/cuda_status.h"
 #include "probes/device_buffer.h"
@@ -70,4 +70,4 @@ absl::StatusOr<Shape*> PrepareCachedShape(const Workload& wl, const std::string&
 
 }  // namespace dissect::l1_bypass
 
-#endif  // DISSECT_EXPERIMENTS_L1_BYPASS_DEVICE_TENSORS_H_
+#endif  // DISSECT_EXPERIMENTS_WORKLOADS_LAYERS_DEVICE_TENSORS_H_

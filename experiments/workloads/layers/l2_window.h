@@ -4,8 +4,8 @@
 // (cudaLimitPersistingL2CacheSize). The destructor clears the window, resets
 // persisting lines to normal and restores the previous limit, so that later
 // points see an untouched L2.
-#ifndef DISSECT_EXPERIMENTS_L1_BYPASS_L2_WINDOW_H_
-#define DISSECT_EXPERIMENTS_L1_BYPASS_L2_WINDOW_H_
+#ifndef DISSECT_EXPERIMENTS_WORKLOADS_LAYERS_L2_WINDOW_H_
+#define DISSECT_EXPERIMENTS_WORKLOADS_LAYERS_L2_WINDOW_H_
 
 #include <cuda_runtime_api.h>
 
@@ -74,4 +74,4 @@ class L2AccessWindow {
 
 }  // namespace dissect::l1_bypass
 
-#endif  // DISSECT_EXPERIMENTS_L1_BYPASS_L2_WINDOW_H_
+#endif  // DISSECT_EXPERIMENTS_WORKLOADS_LAYERS_L2_WINDOW_H_

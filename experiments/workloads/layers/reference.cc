@@ -1,6 +1,6 @@
 // CPU reference of the layer kernels (see reference.h). Each function
 // mirrors its kernel in kernels/layers/layers.cu operation for operation.
-#include "experiments/l1_bypass/reference.h"
+#include "experiments/workloads/layers/reference.h"
 
 #include <algorithm>
 #include <cfloat>
@@ -11,7 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "experiments/l1_bypass/conv_reference.h"
+#include "experiments/workloads/layers/conv_reference.h"
 #include "kernels/elementwise.h"
 
 namespace dissect::l1_bypass {

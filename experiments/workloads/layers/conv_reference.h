@@ -5,8 +5,8 @@
 // the kernel's index arithmetic rather than repeating it. `in` transforms each
 // loaded input of channel c (identity for a plain conv; BN+ReLU for a fused
 // one). Used by l1_bypass's and layer_fusion's CPU checks.
-#ifndef DISSECT_EXPERIMENTS_L1_BYPASS_CONV_REFERENCE_H_
-#define DISSECT_EXPERIMENTS_L1_BYPASS_CONV_REFERENCE_H_
+#ifndef DISSECT_EXPERIMENTS_WORKLOADS_LAYERS_CONV_REFERENCE_H_
+#define DISSECT_EXPERIMENTS_WORKLOADS_LAYERS_CONV_REFERENCE_H_
 
 #include <cmath>
 #include <cstddef>
@@ -42,4 +42,4 @@ float DirectConvReferenceAt(const Dims& d, const float* x, const float* weights,
 
 }  // namespace dissect
 
-#endif  // DISSECT_EXPERIMENTS_L1_BYPASS_CONV_REFERENCE_H_
+#endif  // DISSECT_EXPERIMENTS_WORKLOADS_LAYERS_CONV_REFERENCE_H_

@@ -1,5 +1,5 @@
 // A layer workload's tensors on the device (see device_tensors.h).
-#include "experiments/l1_bypass/device_tensors.h"
+#include "experiments/workloads/layers/device_tensors.h"
 
 #include "absl/strings/str_cat.h"
 #include "experiments/framework/experiment.h"

@@ -1,8 +1,8 @@
 // How each layer kernel runs a layer of the config: the launch shape, the
 // tensors it reads and writes, and the resizing behind the
 // `working_set_bytes` axis.
-#ifndef DISSECT_EXPERIMENTS_L1_BYPASS_WORKLOAD_H_
-#define DISSECT_EXPERIMENTS_L1_BYPASS_WORKLOAD_H_
+#ifndef DISSECT_EXPERIMENTS_WORKLOADS_LAYERS_WORKLOAD_H_
+#define DISSECT_EXPERIMENTS_WORKLOADS_LAYERS_WORKLOAD_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -11,7 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "experiments/l1_bypass/layer_config.h"
+#include "experiments/workloads/layers/layer_config.h"
 #include "kernels/layers/layers.h"
 
 namespace dissect::l1_bypass {
@@ -70,4 +70,4 @@ Workload MakeWorkload(layers::LayerKernel kernel, const LayerShape& layer,
 
 }  // namespace dissect::l1_bypass
 
-#endif  // DISSECT_EXPERIMENTS_L1_BYPASS_WORKLOAD_H_
+#endif  // DISSECT_EXPERIMENTS_WORKLOADS_LAYERS_WORKLOAD_H_

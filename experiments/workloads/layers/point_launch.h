@@ -6,8 +6,8 @@
 // VariantKernels::launch call. Host work inside the callback would be timed
 // along with a microsecond kernel: when the host side takes longer than the
 // kernel, the start event fires at once and the interval measures the host.
-#ifndef DISSECT_EXPERIMENTS_L1_BYPASS_POINT_LAUNCH_H_
-#define DISSECT_EXPERIMENTS_L1_BYPASS_POINT_LAUNCH_H_
+#ifndef DISSECT_EXPERIMENTS_WORKLOADS_LAYERS_POINT_LAUNCH_H_
+#define DISSECT_EXPERIMENTS_WORKLOADS_LAYERS_POINT_LAUNCH_H_
 
 #include <cuda_runtime_api.h>
 
@@ -15,7 +15,7 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
-#include "experiments/l1_bypass/l2_window.h"
+#include "experiments/workloads/layers/l2_window.h"
 #include "kernels/layers/layers.h"
 
 namespace dissect::l1_bypass {
@@ -53,4 +53,4 @@ class PreparedLaunch {
 
 }  // namespace dissect::l1_bypass
 
-#endif  // DISSECT_EXPERIMENTS_L1_BYPASS_POINT_LAUNCH_H_
+#endif  // DISSECT_EXPERIMENTS_WORKLOADS_LAYERS_POINT_LAUNCH_H_

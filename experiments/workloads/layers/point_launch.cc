@@ -1,5 +1,5 @@
 // A point's host work before timing, its launch after (see point_launch.h).
-#include "experiments/l1_bypass/point_launch.h"
+#include "experiments/workloads/layers/point_launch.h"
 
 #include <algorithm>
 #include <cmath>
