@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "probes/l2_map/l2_partitions.h"
+#include "experiments/sharing/l2_map/l2_partitions.h"
 
 namespace dissect {
 

@@ -12,8 +12,8 @@
 #include "experiments/near_copy_l2_model.h"
 #include "experiments/sharing/l2_map/l2_map_host.h"
 #include "experiments/sharing/l2_map/l2_map_plan.h"
+#include "experiments/sharing/l2_map/l2_partitions.h"
 #include "gtest/gtest.h"
-#include "probes/l2_map/l2_partitions.h"
 
 namespace dissect {
 namespace {

@@ -5,7 +5,7 @@
 #include <cstddef>
 
 #include "experiments/sharing/l2_map/l2_map_host.h"
-#include "probes/l2_map/l2_partitions.h"
+#include "experiments/sharing/l2_map/l2_partitions.h"
 
 namespace dissect {
 namespace {

@@ -16,7 +16,7 @@
 //           minus empty for the re-touch). A launch whose block missed the
 //           target SM is repeated (up to 8 tries); an SM never reached is
 //           NaN in the matrix and named in the row's label. The
-//           sm_count x lines matrix of first touches goes to probes/l2_map
+//           sm_count x lines matrix of first touches goes to l2_partitions.h's
 //           InferL2Partitions (lines grouped by their latency vector over
 //           SMs, number of partitions inferred, not assumed). The row's
 //           time is CUDA events around the launch that targets SM 0
@@ -85,10 +85,10 @@
 #include "experiments/framework/experiment.h"
 #include "experiments/sharing/l2_map/l2_map_host.h"
 #include "experiments/sharing/l2_map/l2_map_plan.h"
+#include "experiments/sharing/l2_map/l2_partitions.h"
 #include "kernels/l2_map/l2_map.h"
 #include "probes/cuda_status.h"
 #include "probes/device_buffer.h"
-#include "probes/l2_map/l2_partitions.h"
 
 namespace dissect {
 namespace {

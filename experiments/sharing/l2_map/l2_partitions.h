@@ -29,8 +29,8 @@
 //     the first non-outlier line). Per SM: the mean latency of each
 //     partition's lines (non-outliers), its near partition (lowest mean)
 //     and far partition (highest mean).
-#ifndef DISSECT_PROBES_L2_MAP_L2_PARTITIONS_H_
-#define DISSECT_PROBES_L2_MAP_L2_PARTITIONS_H_
+#ifndef DISSECT_EXPERIMENTS_SHARING_L2_MAP_L2_PARTITIONS_H_
+#define DISSECT_EXPERIMENTS_SHARING_L2_MAP_L2_PARTITIONS_H_
 
 #include <cstdint>
 #include <vector>
@@ -100,4 +100,4 @@ std::vector<uint64_t> L2MapLineOffsets(int lines, uint64_t page_bytes);
 
 }  // namespace dissect
 
-#endif  // DISSECT_PROBES_L2_MAP_L2_PARTITIONS_H_
+#endif  // DISSECT_EXPERIMENTS_SHARING_L2_MAP_L2_PARTITIONS_H_

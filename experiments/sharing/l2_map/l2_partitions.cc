@@ -1,6 +1,6 @@
 // L2 partition inference from an SM-to-line latency matrix; see
 // l2_partitions.h for the method.
-#include "probes/l2_map/l2_partitions.h"
+#include "experiments/sharing/l2_map/l2_partitions.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "probes/l2_map/l2_partitions.h"
+#include "experiments/sharing/l2_map/l2_partitions.h"
 
 #include <cmath>
 #include <limits>
