@@ -38,7 +38,7 @@
 //           store overhead, which trace_overhead_cycles measures and the
 //           report subtracts (//analysis/sections:memory_hierarchy_test,
 //           TraceNearFarLessTheTimingOverhead). A sector for a line: the
-//           miss period reduction is //probes:latency_levels_test
+//           miss period reduction is //experiments:latency_levels_test
 //           (DominantMissDistanceTest, NearAndFarL2 on invented latencies).
 //           The near partition for the far one:
 //           //experiments:latency_trace_method_test replays this walk (the
@@ -69,8 +69,8 @@
 #include "absl/strings/str_cat.h"
 #include "experiments/chase_common.h"
 #include "experiments/framework/experiment.h"
+#include "experiments/latency_levels.h"
 #include "probes/cuda_status.h"
-#include "probes/latency_levels.h"
 
 namespace dissect {
 namespace {

@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "experiments/chase_common.h"
+#include "experiments/latency_levels.h"
 #include "experiments/near_copy_l2_model.h"
 #include "experiments/workloads/inputs/pointer_chain.h"
 #include "gtest/gtest.h"
-#include "probes/latency_levels.h"
 
 namespace dissect {
 namespace {

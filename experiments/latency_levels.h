@@ -1,8 +1,8 @@
 // Groups per-access latencies (a fine-grained pointer-chase trace) into
 // levels: one level per cache level or partition the accesses were served
 // from, e.g. L2-near and L2-far hits.
-#ifndef DISSECT_PROBES_LATENCY_LEVELS_H_
-#define DISSECT_PROBES_LATENCY_LEVELS_H_
+#ifndef DISSECT_EXPERIMENTS_LATENCY_LEVELS_H_
+#define DISSECT_EXPERIMENTS_LATENCY_LEVELS_H_
 
 #include <cstdint>
 #include <vector>
@@ -40,4 +40,4 @@ uint64_t DominantMissDistance(const std::vector<uint64_t>& addresses,
 
 }  // namespace dissect
 
-#endif  // DISSECT_PROBES_LATENCY_LEVELS_H_
+#endif  // DISSECT_EXPERIMENTS_LATENCY_LEVELS_H_

@@ -1,5 +1,5 @@
 // Latency level clustering; see latency_levels.h.
-#include "probes/latency_levels.h"
+#include "experiments/latency_levels.h"
 
 #include <algorithm>
 #include <map>

@@ -1,5 +1,5 @@
 // Tests for latency level clustering on synthetic traces with known levels.
-#include "probes/latency_levels.h"
+#include "experiments/latency_levels.h"
 
 #include <random>
 
