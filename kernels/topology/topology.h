@@ -42,8 +42,9 @@ const void* TopologyProbeKernel();
 
 // The blocker: a kernel that holds chosen SMs while a probe launch runs, so
 // that the probe's clusters must land on the others (a scheduler may place
-// identical launches identically; probes/topology/gpc_schedule.h). One block
-// per SM: each block asks for the per-block opt-in maximum of shared memory,
+// identical launches identically;
+// experiments/sharing/topology/gpc_schedule.h). One block per SM: each
+// block asks for the per-block opt-in maximum of shared memory,
 // so no second blocker block and no probe block fits beside it. Every block
 // reads its %smid, counts itself in `counters`, and waits until all `blocks`
 // have done so (an SM freed early could otherwise take a second blocker

@@ -81,8 +81,8 @@
 #include "probes/cuda_status.h"
 #include "probes/device_buffer.h"
 #include "probes/duplication/line_bitmap.h"
-#include "probes/topology/gpc_map.h"
-#include "probes/topology/gpc_schedule.h"
+#include "experiments/sharing/topology/gpc_map.h"
+#include "experiments/sharing/topology/gpc_schedule.h"
 
 namespace dissect {
 namespace {
@@ -103,7 +103,8 @@ constexpr uint64_t kMaxBitmapBytes = uint64_t{1} << 30;
 // Launches of the GPC probe (MeasureGpcMap), once per process: as many as
 // gpc_topology's default, since fewer leave GPCs split (gpc_schedule.h).
 constexpr int kGpcLaunches = kGpcDefaultLaunches;
-// SM ids beyond this are taken for garbage (probes/topology kMaxSmId).
+// SM ids beyond this are taken for garbage (kMaxSmId of
+// experiments/sharing/topology/gpc_map.h).
 constexpr int kMaxSmSlots = kMaxSmId + 1;
 
 absl::Status Validate(const Point& p) {

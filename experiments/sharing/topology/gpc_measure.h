@@ -1,8 +1,8 @@
 // Measures the SM-to-GPC map of this device: launches the
 // topology probe (kernels/topology) in thread-block clusters, following the
-// varied schedule of probes/topology/gpc_schedule.h (grids, blocks per SM
+// varied schedule of experiments/sharing/topology/gpc_schedule.h (grids, blocks per SM
 // and SMs held by the blocker kernel change between launches), and infers
-// the map from where each cluster's blocks ran (probes/topology/gpc_map.h).
+// the map from where each cluster's blocks ran (experiments/sharing/topology/gpc_map.h).
 // Other parts of the intergroup-sharing probe (l1_duplication) call
 // MeasureGpcMap to group SMs by GPC.
 #ifndef DISSECT_EXPERIMENTS_SHARING_TOPOLOGY_GPC_MEASURE_H_
@@ -17,10 +17,10 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "experiments/sharing/cluster_support.h"
+#include "experiments/sharing/topology/gpc_map.h"
+#include "experiments/sharing/topology/gpc_schedule.h"
 #include "kernels/topology/topology.h"
 #include "probes/device_info.h"
-#include "probes/topology/gpc_map.h"
-#include "probes/topology/gpc_schedule.h"
 
 namespace dissect {
 

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "probes/topology/gpc_map.h"
-#include "probes/topology/gpc_schedule.h"
+#include "experiments/sharing/topology/gpc_map.h"
+#include "experiments/sharing/topology/gpc_schedule.h"
 
 namespace dissect {
 

@@ -7,11 +7,11 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "experiments/sharing/topology/gpc_map.h"
 #include "experiments/sharing/topology/gpc_measure.h"
+#include "experiments/sharing/topology/gpc_sim.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "probes/topology/gpc_map.h"
-#include "probes/topology/gpc_sim.h"
 
 namespace dissect {
 namespace {

@@ -7,10 +7,10 @@
 //           (%clock64) so that the launch's blocks are resident together.
 //           The hardware places a cluster's blocks on one GPC, so SMs seen
 //           in one cluster share a GPC; InferGpcMap
-//           (probes/topology/gpc_map.h) merges SMs linked in at least two
+//           (experiments/sharing/topology/gpc_map.h) merges SMs linked in at least two
 //           launches and reports observations the repetitions contradict as
 //           inconsistent_sms. The launches follow GpcLaunchSchedule
-//           (probes/topology/gpc_schedule.h), each step twice: cluster_size
+//           (experiments/sharing/topology/gpc_schedule.h), each step twice: cluster_size
 //           0 takes sizes 16 (non-portable opt-in), 8, 4, 2 at one block
 //           per SM (the per-block opt-in shared memory) and 16, 8, 4 at two
 //           (a third of it); a first round at the full grid
@@ -36,7 +36,7 @@
 //           with at least 16 free SMs. Clusters show the cluster
 //           scheduler's domains, not whole GPCs: from Hopper the driver
 //           keeps a few TPCs out of their GPC's clusters (singleton TPCs,
-//           see probes/topology/gpc_map.h). The H100 80GB HBM3 of
+//           see experiments/sharing/topology/gpc_map.h). The H100 80GB HBM3 of
 //           2026-11-27 had 4 (SMs 124..131) beside 8 groups of 8, 16 x5
 //           and 18 x2 SMs, which is what its occupancy calculator counts
 //           (7, 15, 30, 66 clusters of 16, 8, 4, 2): gpcs 8, single_tpc_sms
@@ -75,13 +75,13 @@
 #include "absl/strings/str_replace.h"
 #include "experiments/framework/experiment.h"
 #include "experiments/result_format/atomic_file.h"
+#include "experiments/sharing/topology/gpc_map.h"
 #include "experiments/sharing/topology/gpc_measure.h"
+#include "experiments/sharing/topology/gpc_schedule.h"
 #include "gflags/gflags.h"
 #include "kernels/topology/topology.h"
 #include "probes/cuda_status.h"
 #include "probes/device_buffer.h"
-#include "probes/topology/gpc_map.h"
-#include "probes/topology/gpc_schedule.h"
 
 DEFINE_string(gpc_records_dir, "",
               "if set, a folder that gets one JSON file per point with every launch's block "

@@ -1,4 +1,4 @@
-#include "probes/topology/gpc_sim.h"
+#include "experiments/sharing/topology/gpc_sim.h"
 
 #include <algorithm>
 #include <numeric>

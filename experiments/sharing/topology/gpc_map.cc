@@ -1,4 +1,4 @@
-#include "probes/topology/gpc_map.h"
+#include "experiments/sharing/topology/gpc_map.h"
 
 #include <algorithm>
 #include <map>

@@ -56,8 +56,8 @@
 // GPC sizes therefore count the SMs a cluster can use, without the GPC's
 // singleton TPCs, and gpc_count counts the GPCs with more than one TPC
 // in their cluster domain (on the H100, all 8).
-#ifndef DISSECT_PROBES_TOPOLOGY_GPC_MAP_H_
-#define DISSECT_PROBES_TOPOLOGY_GPC_MAP_H_
+#ifndef DISSECT_EXPERIMENTS_SHARING_TOPOLOGY_GPC_MAP_H_
+#define DISSECT_EXPERIMENTS_SHARING_TOPOLOGY_GPC_MAP_H_
 
 #include <string>
 #include <vector>
@@ -155,4 +155,4 @@ int SmIdBound(int sm_count, const std::vector<LaunchRecord>& records);
 
 }  // namespace dissect
 
-#endif  // DISSECT_PROBES_TOPOLOGY_GPC_MAP_H_
+#endif  // DISSECT_EXPERIMENTS_SHARING_TOPOLOGY_GPC_MAP_H_

@@ -1,7 +1,7 @@
 // The launch schedule against simulated schedulers: a deterministic one
 // (every launch of the same step lands the same way) must still yield the
 // true GPCs, and so must a random one.
-#include "probes/topology/gpc_schedule.h"
+#include "experiments/sharing/topology/gpc_schedule.h"
 
 #include <algorithm>
 #include <numeric>
@@ -11,10 +11,10 @@
 #include <utility>
 #include <vector>
 
+#include "experiments/sharing/topology/gpc_map.h"
+#include "experiments/sharing/topology/gpc_sim.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "probes/topology/gpc_map.h"
-#include "probes/topology/gpc_sim.h"
 
 namespace dissect {
 namespace {

@@ -1,4 +1,4 @@
-#include "probes/topology/gpc_schedule.h"
+#include "experiments/sharing/topology/gpc_schedule.h"
 
 #include <algorithm>
 #include <cstddef>

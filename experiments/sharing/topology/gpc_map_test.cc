@@ -1,12 +1,12 @@
-#include "probes/topology/gpc_map.h"
+#include "experiments/sharing/topology/gpc_map.h"
 
 #include <algorithm>
 #include <random>
 #include <vector>
 
+#include "experiments/sharing/topology/gpc_sim.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "probes/topology/gpc_sim.h"
 
 namespace dissect {
 namespace {

@@ -1,5 +1,5 @@
-// The launches the GPC map is inferred from (probes/topology/gpc_map.h), as
-// data: host code decides every launch's cluster shape, grid and the SMs a
+// The launches the GPC map is inferred from (gpc_map.h), as data: host
+// code decides every launch's cluster shape, grid and the SMs a
 // resident blocker kernel holds, so that a simulated scheduler can replay
 // exactly what the device is asked (gpc_schedule_test). CPU only.
 //
@@ -11,8 +11,8 @@
 // forces clusters onto other SMs: with 2 SMs of that GPC held, the cluster
 // of 16 must take the 2 it used to leave out. A placement that depends only
 // on (grid, blocks per SM, held SMs) is the model the test replays.
-#ifndef DISSECT_PROBES_TOPOLOGY_GPC_SCHEDULE_H_
-#define DISSECT_PROBES_TOPOLOGY_GPC_SCHEDULE_H_
+#ifndef DISSECT_EXPERIMENTS_SHARING_TOPOLOGY_GPC_SCHEDULE_H_
+#define DISSECT_EXPERIMENTS_SHARING_TOPOLOGY_GPC_SCHEDULE_H_
 
 #include <vector>
 
@@ -88,4 +88,4 @@ std::vector<GpcLaunchStep> PlainGpcSchedule(const std::vector<GpcClusterShape>& 
 
 }  // namespace dissect
 
-#endif  // DISSECT_PROBES_TOPOLOGY_GPC_SCHEDULE_H_
+#endif  // DISSECT_EXPERIMENTS_SHARING_TOPOLOGY_GPC_SCHEDULE_H_

@@ -1,15 +1,15 @@
 // Test support: simulated devices for the GPC map (gpc_map_test,
 // gpc_schedule_test). A layout says which GPC each SM belongs to; the
 // placement models say where a launch of the topology probe would run.
-#ifndef DISSECT_PROBES_TOPOLOGY_GPC_SIM_H_
-#define DISSECT_PROBES_TOPOLOGY_GPC_SIM_H_
+#ifndef DISSECT_EXPERIMENTS_SHARING_TOPOLOGY_GPC_SIM_H_
+#define DISSECT_EXPERIMENTS_SHARING_TOPOLOGY_GPC_SIM_H_
 
 #include <random>
 #include <string>
 #include <vector>
 
-#include "probes/topology/gpc_map.h"
-#include "probes/topology/gpc_schedule.h"
+#include "experiments/sharing/topology/gpc_map.h"
+#include "experiments/sharing/topology/gpc_schedule.h"
 
 namespace dissect {
 
@@ -67,4 +67,4 @@ bool SamePartition(const SimLayout& layout, const GpcMap& map, std::string* why)
 
 }  // namespace dissect
 
-#endif  // DISSECT_PROBES_TOPOLOGY_GPC_SIM_H_
+#endif  // DISSECT_EXPERIMENTS_SHARING_TOPOLOGY_GPC_SIM_H_
