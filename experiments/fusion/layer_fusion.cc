@@ -241,7 +241,7 @@ absl::Status RunPoint(PointContext& ctx) {
 
 DISSECT_EXPERIMENT(layer_fusion)
     .Question(
-        "what does fusing conv+ReLU, BN+ReLU or BN+ReLU+conv into one kernel save "
+        "What does fusing conv+ReLU, BN+ReLU or BN+ReLU+conv into one kernel save "
         "against separate kernels, in time and in memory traffic?")
     .AddAxis(StringAxis("pattern", PatternNames(), {},
                         "conv_relu: conv then ReLU; bn_relu: per-channel BN then ReLU on the "
