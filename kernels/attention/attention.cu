@@ -29,6 +29,11 @@ __device__ float WarpSum(float x) {
   return x;
 }
 
+// One function of about 130 lines: the shared tiles and the online
+// softmax's running maximum and sum are live across every step of a key tile,
+// so the steps share most of their state. Inlined helpers would compile to
+// the same machine code (the SASS test counts the inner loop's FFMA), but
+// such a split must first be checked on a GPU against the CPU reference.
 __global__ void __launch_bounds__(kThreads)
     AttentionKernel(const __half* __restrict__ q, const __half* __restrict__ k,
                     const __half* __restrict__ v, __half* __restrict__ o, int queries, int keys,

@@ -242,6 +242,9 @@ __device__ __forceinline__ uint32_t WordOf(int32_t v) { return static_cast<uint3
 // copies the result ("C7517 warpgroup.wait is injected" for the copies):
 // all before the first clock read, and the timed loop keeps every wgmma
 // (//experiments/tensor:sass_test).
+// The kernel stays one function of about 100 lines: the fences, the commit
+// groups and the clock reads must sit in one body for ptxas to place them as
+// described above, and the SASS test reads that body's loop.
 template <typename Form, int N, bool kARegs, int kChains, bool kLatency, int kFragments>
 __global__ void __launch_bounds__(kWarpgroupThreads)
     WgmmaKernel(const uint8_t* __restrict__ a_tile, const uint8_t* __restrict__ b_tile,
