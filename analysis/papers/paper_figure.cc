@@ -74,6 +74,15 @@ void AddComparison(MarkdownTable& table, const std::string& quantity,
                         CellText(measured_cell), ratio, CellText(note)});
 }
 
+void AddPublishedWithoutMeasurement(MarkdownTable& table, const CatalogEntry& entry,
+                                    const std::vector<std::string>& compared) {
+  for (const PublishedValue& p : entry.published) {
+    if (std::find(compared.begin(), compared.end(), p.key) != compared.end()) continue;
+    AddComparison(table, p.quantity, &p, std::nullopt, p.unit,
+                  "the paper's number; nothing on this page measures it");
+  }
+}
+
 absl::Status BadParam(const CatalogEntry& entry, std::string_view key, std::string_view what) {
   return absl::InvalidArgumentError(
       absl::StrCat(entry.id, ": params.", std::string(key), " must be ", std::string(what)));

@@ -61,6 +61,11 @@ MarkdownTable ComparisonTable();
 void AddComparison(MarkdownTable& table, const std::string& quantity,
                    const PublishedValue* published, std::optional<double> measured,
                    const std::string& unit, const std::string& note);
+// A row, with no measurement, for each of `entry`'s published values whose
+// key is not in `compared` (the keys the generator set against a
+// measurement), so that every number the paper gives is on its page.
+void AddPublishedWithoutMeasurement(MarkdownTable& table, const CatalogEntry& entry,
+                                    const std::vector<std::string>& compared);
 
 // Typed readers of a generator's parameters (entry.params[key]): `fallback`
 // when the key is absent, else the value; a value of the wrong type (or

@@ -286,10 +286,12 @@ absl::StatusOr<PaperFigure> GenerateFusionSpeedup(const CatalogEntry& entry,
   for (const ResultFile* f : files) measured.push_back(*f);
   absl::StrAppend(&out.markdown, "Device: ", DeviceLine(measured), "\n\n");
   MarkdownTable comparison = ComparisonTable();
+  std::vector<std::string> compared = {"dram_peak_gbps"};
   for (const std::string& pattern : *patterns) {
     const Section section = PatternSection(pattern, files, inputs, out);
     out.markdown += section.markdown;
     AddSpeedupComparisons(pattern, section, entry, comparison);
+    compared.push_back(absl::StrCat(pattern, "_speedup"));
   }
   if (const PublishedValue* peak = entry.FindPublished("dram_peak_gbps")) {
     const double device_peak =
@@ -298,6 +300,7 @@ absl::StatusOr<PaperFigure> GenerateFusionSpeedup(const CatalogEntry& entry,
                   device_peak > 0 ? std::optional<double>(device_peak) : std::nullopt, "GB/s",
                   "this GPU: device_dram_peak_gbps (theoretical)");
   }
+  AddPublishedWithoutMeasurement(comparison, entry, compared);
   absl::StrAppend(&out.markdown, "### Paper vs this GPU\n\n", RenderMarkdownTable(comparison));
   return out;
 }

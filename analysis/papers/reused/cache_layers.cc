@@ -66,6 +66,7 @@ absl::StatusOr<PaperFigure> GenerateLatencyPair(const CatalogEntry& entry,
                 entry.FindPublished("texture_cycles"), tex_miss, "cycles",
                 tex_miss ? absl::StrCat("footprint ", FormatBytes(tex->points.back().x))
                          : "no tex footprint beyond the hit range");
+  AddPublishedWithoutMeasurement(compare, entry, {"shared_cycles", "texture_cycles"});
   absl::StrAppend(&out.markdown, RenderMarkdownTable(compare), "\n");
 
   MarkdownTable points =
@@ -186,6 +187,7 @@ absl::StatusOr<PaperFigure> GenerateLayerTransactions(const CatalogEntry& entry,
   AddComparison(compare, "memory transactions per layer and level",
                 entry.FindPublished("transactions"), std::nullopt, "",
                 "per layer above; the paper's numbers are not available to compare");
+  AddPublishedWithoutMeasurement(compare, entry, {"transactions"});
   absl::StrAppend(&out.markdown, RenderMarkdownTable(compare), "\n");
   AddBarChart(chart, InputPaths(*files), out);
   return out;
@@ -243,6 +245,7 @@ absl::StatusOr<PaperFigure> GenerateL1BypassSpeedup(const CatalogEntry& entry,
   AddComparison(compare, "speedup from bypassing L1, per layer", entry.FindPublished("speedup"),
                 std::nullopt, "x",
                 "per layer above; the paper's numbers are not available to compare");
+  AddPublishedWithoutMeasurement(compare, entry, {"speedup"});
   absl::StrAppend(&out.markdown, RenderMarkdownTable(compare), "\n", UnmeasuredRows(*files));
   AddBarChart(chart, InputPaths(*files), out);
   return out;
