@@ -112,11 +112,21 @@ absl::Status ParsePaper(const Json& doc, std::string_view path, CatalogEntry& e)
     if (!value.ok()) return value.status();
     *out = *value;
   }
-  if (!paper->contains("year") || !(*paper)["year"].is_number_integer() ||
-      (*paper)["year"].get<int>() < 1990 || (*paper)["year"].get<int>() > 2100) {
-    return Bad(path, "paper.year: missing or not a year");
+  // "unknown" where no source gives the year (a blog post, a paper known only
+  // by its title); e.year stays 0.
+  const bool year_unknown = paper->contains("year") && (*paper)["year"] == "unknown";
+  if (!year_unknown && (!paper->contains("year") || !(*paper)["year"].is_number_integer() ||
+                        (*paper)["year"].get<int>() < 1990 || (*paper)["year"].get<int>() > 2100)) {
+    return Bad(path, "paper.year: missing or not a year (\"unknown\" where no source gives it)");
   }
-  e.year = (*paper)["year"].get<int>();
+  if (!year_unknown) e.year = (*paper)["year"].get<int>();
+  if (paper->contains("reading_list_item")) {
+    const Json& item = (*paper)["reading_list_item"];
+    if (!item.is_number_integer() || item.get<int>() < 1) {
+      return Bad(path, "paper.reading_list_item: not an item number (1, 2, ...)");
+    }
+    e.reading_list_item = item.get<int>();
+  }
   if (e.id != e.paper_key && e.id.rfind(e.paper_key + "_", 0) != 0) {
     return Bad(path, absl::StrCat("the file name must start with paper.key '", e.paper_key, "'"));
   }
@@ -192,14 +202,17 @@ absl::StatusOr<CatalogEntry> ParseCatalogEntry(std::string_view text, std::strin
   }
   e.sweep = *sweep;
   const auto analysis = doc.find("analysis");
-  if (analysis == doc.end() || !analysis->is_object()) {
-    return Bad(path, "analysis: missing or not an object");
+  // A pending entry whose experiment is not built yet may have no analysis.
+  if (analysis != doc.end() || e.status != "pending") {
+    if (analysis == doc.end() || !analysis->is_object()) {
+      return Bad(path, "analysis: missing or not an object (only a pending entry may have none)");
+    }
+    auto generator = Text(*analysis, "generator", path, "analysis.");
+    if (!generator.ok()) return generator.status();
+    e.generator = *generator;
+    e.params = analysis->contains("params") ? (*analysis)["params"] : Json::object();
+    if (!e.params.is_object()) return Bad(path, "analysis.params: not an object");
   }
-  auto generator = Text(*analysis, "generator", path, "analysis.");
-  if (!generator.ok()) return generator.status();
-  e.generator = *generator;
-  e.params = analysis->contains("params") ? (*analysis)["params"] : Json::object();
-  if (!e.params.is_object()) return Bad(path, "analysis.params: not an object");
   if (absl::Status s = ParsePublishedList(doc, path, e); !s.ok()) return s;
   return e;
 }

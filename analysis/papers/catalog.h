@@ -38,7 +38,10 @@ struct CatalogEntry {
   // The paper.
   std::string paper_key;  // groups the figures of one paper, e.g. "dong_kaeli_2018"
   std::string title, authors, venue;
-  int year = 0;
+  int year = 0;  // 0: "unknown" in the file (no source gives it)
+  // The paper's item in the reading list "GPU Workload Characteristics"
+  // (2024-10-30) that the catalog draws on; 0 where the file names none.
+  int reading_list_item = 0;
   std::string figure;  // "Figure 7", "Table 3", or "unknown: <why>"
   std::string claim;   // one sentence
   std::string expected_signature;
@@ -50,7 +53,7 @@ struct CatalogEntry {
   // The sweep that remakes it: "defaults" and "entries" in the format of
   // configs/sweeps (dissect.sweep.v1), as JSON.
   nlohmann::ordered_json sweep;
-  std::string generator;          // analysis/papers/registry.h
+  std::string generator;          // analysis/papers/registry.h; empty only for a pending entry
   nlohmann::ordered_json params;  // the generator's parameters ({} if none)
   std::vector<PublishedValue> published;
 

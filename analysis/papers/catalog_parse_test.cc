@@ -4,6 +4,7 @@
 // without its source; the comparison table's ratio uses the middle of a
 // range and is empty where either side is unknown.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/papers/catalog.h"
@@ -85,6 +86,36 @@ TEST(CatalogParse, ErrorsNameTheFileAndTheField) {
   ASSERT_FALSE(other_key.ok());
   EXPECT_THAT(std::string(other_key.status().message()),
               HasSubstr("must start with paper.key 'p_2018'"));
+}
+
+// A paper known only by its title: pending, no sweep or analysis yet, year
+// unknown; its reading-list item is kept.
+TEST(CatalogParse, APendingEntryMayHaveNoAnalysisAndAnUnknownYear) {
+  const std::string head = R"({"format": "dissect.paper.v1",
+    "paper": {"key": "p", "title": "T", "authors": "A", "venue": "V", )";
+  const std::string rest = R"(
+    "expected_signature": "s", "expected_differences": "d", "sweep": {"entries": []},
+    "published": []})";
+  const std::string body =
+      R"("figure": "unknown: f", "claim": "c", "status": "pending", "pending": "not built",)" + rest;
+  const std::string ready_body = R"("figure": "f", "claim": "c", "status": "ready",)" + rest;
+  absl::StatusOr<CatalogEntry> e = ParseCatalogEntry(
+      head + R"("year": "unknown", "reading_list_item": 6},)" + body, "configs/papers/p_x.json");
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_EQ(e->year, 0);
+  EXPECT_EQ(e->reading_list_item, 6);
+  EXPECT_EQ(e->generator, "");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {head + R"("year": "soon"},)" + body, "paper.year: missing or not a year"},
+      {head + R"("year": 2018, "reading_list_item": "six"},)" + body,
+       "paper.reading_list_item: not an item number"},
+      {head + R"("year": 2018},)" + ready_body, "sweep.entries: a ready entry needs at least one"},
+  };
+  for (const auto& [text, expected] : cases) {
+    absl::StatusOr<CatalogEntry> bad = ParseCatalogEntry(text, "configs/papers/p_x.json");
+    ASSERT_FALSE(bad.ok()) << expected;
+    EXPECT_THAT(std::string(bad.status().message()), HasSubstr(expected));
+  }
 }
 
 TEST(CatalogParse, SelectByIdOrPaperKey) {
