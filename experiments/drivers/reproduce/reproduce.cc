@@ -38,7 +38,7 @@ std::string Experiments(const CatalogEntry& e) {
       if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
     }
   }
-  return absl::StrJoin(names, ", ");
+  return names.empty() ? "none yet" : absl::StrJoin(names, ", ");
 }
 
 std::string PublishedText(const PublishedValue& p) {
@@ -85,7 +85,8 @@ std::string ListCatalog(const std::vector<CatalogEntry>& catalog) {
     ready += e.ready() ? 1 : 0;
     absl::StrAppend(&out, e.id, "  [", e.ready() ? "ready" : "pending", "]\n", "  ", e.title, " (",
                     e.authors, "; ", e.venue, "), ", e.figure, "\n", "  claim: ", e.claim, "\n",
-                    "  experiments: ", Experiments(e), "; analysis: ", e.generator.empty() ? "none yet" : e.generator, "\n");
+                    "  experiments: ", Experiments(e),
+                    "; analysis: ", e.generator.empty() ? "none yet" : e.generator, "\n");
     if (!e.ready()) absl::StrAppend(&out, "  pending: ", e.pending, "\n");
     for (const PublishedValue& p : e.published) {
       absl::StrAppend(&out, "  published: ", PublishedText(p), "\n");
