@@ -9,6 +9,7 @@
 // After an intended change, regenerate the goldens with
 //   DISSECT_UPDATE_GOLDEN=1 ./bazelw run //analysis/papers/reused:generators_test
 
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -22,11 +23,13 @@
 #include "analysis/results/results.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tools/testing/test_util.h"
 
 namespace dissect::analysis::papers {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr char kGoldens[] = "analysis/papers/reused/testdata/";
 constexpr char kTarget[] = "//analysis/papers/reused:generators_test";
@@ -90,7 +93,13 @@ const std::vector<Case>& Cases() {
   return *cases;
 }
 
+// Pages must not depend on what the machine's shared data folder holds: the
+// generators look in a folder that does not exist (fc_heatmap then says in
+// one line why the paper's heatmap is not drawn).
+void HideSharedData() { setenv("DISSECT_SHARED_DATA", "/nonexistent/shared/data", 1); }
+
 absl::StatusOr<PaperFigure> Generate(const Case& c) {
+  HideSharedData();
   absl::StatusOr<CatalogEntry> entry = Entry(c.entry);
   if (!entry.ok()) return entry.status();
   const Generator generator = FindGenerator(entry->generator);
@@ -122,6 +131,48 @@ TEST(ReusedGeneratorsTest, MarkdownAndFiguresMatchGoldens) {
   }
 }
 
+// ParaDnn's own V100 cells beside ours, from a synthetic file shaped like
+// the authors' gpu_fc.json (params.paper_data given as an absolute path).
+absl::StatusOr<PaperFigure> GenerateFcHeatmapWithPaperFixture() {
+  HideSharedData();
+  absl::StatusOr<CatalogEntry> entry = Entry("wang_2019_paradnn_fc");
+  if (!entry.ok()) return entry.status();
+  entry->params["paper_data"] =
+      test_util::Runfile(std::string(kGoldens) + "synthetic_paradnn_gpu_fc.json");
+  return FindGenerator("fc_heatmap")(
+      *entry, testing::ReadResultFixtures(kGoldens, {"synthetic_fc_gemm.json"}));
+}
+
+TEST(ReusedGeneratorsTest, FcHeatmapWithThePapersCellsMatchesGoldens) {
+  absl::StatusOr<PaperFigure> figure = GenerateFcHeatmapWithPaperFixture();
+  ASSERT_TRUE(figure.ok()) << figure.status();
+  testing::ExpectPaperGoldens(*figure, kGoldens, "fc_heatmap_with_paper_fixture", kTarget);
+  EXPECT_THAT(figure->markdown, HasSubstr("**300 (30000)**"));  // framework-bound
+  EXPECT_THAT(figure->markdown, Not(HasSubstr("is not drawn")));
+}
+
+TEST(ReusedGeneratorsTest, FcHeatmapSaysWhyThePapersCellsAreMissing) {
+  absl::StatusOr<PaperFigure> figure = Generate(
+      {"wang_2019_paradnn_fc", "fc_heatmap", kGoldens, {"synthetic_fc_gemm.json"}, ""});
+  ASSERT_TRUE(figure.ok()) << figure.status();
+  EXPECT_THAT(figure->markdown,
+              HasSubstr("The paper's V100 heatmap is not drawn: papers/paradnn/gpu_fc.json is "
+                        "not in the shared data folder"));
+}
+
+TEST(ReusedGeneratorsTest, FcHeatmapRejectsAMalformedPaperFile) {
+  HideSharedData();
+  absl::StatusOr<CatalogEntry> entry = Entry("wang_2019_paradnn_fc");
+  ASSERT_TRUE(entry.ok()) << entry.status();
+  // A file that is there but is not gpu_fc.json: a result file.
+  entry->params["paper_data"] = test_util::Runfile(std::string(kGoldens) + "synthetic_fc_gemm.json");
+  absl::StatusOr<PaperFigure> figure = FindGenerator("fc_heatmap")(
+      *entry, testing::ReadResultFixtures(kGoldens, {"synthetic_fc_gemm.json"}));
+  ASSERT_FALSE(figure.ok());
+  EXPECT_EQ(figure.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(figure.status().message(), HasSubstr("synthetic_fc_gemm.json: "));
+}
+
 TEST(ReusedGeneratorsTest, GnuplotDrawsEveryFigure) {
   if (!testing::HaveGnuplot()) GTEST_SKIP() << "gnuplot not on PATH";
   for (const Case& c : Cases()) {
@@ -131,6 +182,11 @@ TEST(ReusedGeneratorsTest, GnuplotDrawsEveryFigure) {
     std::filesystem::path dir;
     testing::DrawPaperFigure(*figure, c.generator, "reused_generators_test", &dir);
   }
+  absl::StatusOr<PaperFigure> with_paper = GenerateFcHeatmapWithPaperFixture();
+  ASSERT_TRUE(with_paper.ok()) << with_paper.status();
+  std::filesystem::path dir;
+  testing::DrawPaperFigure(*with_paper, "fc_heatmap_with_paper_fixture", "reused_generators_test",
+                           &dir);
 }
 
 TEST(ReusedGeneratorsTest, MissingExperimentIsNamed) {

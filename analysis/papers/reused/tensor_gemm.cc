@@ -2,6 +2,8 @@
 // cublaslt_gemm results.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
@@ -11,6 +13,7 @@
 #include "analysis/format/format.h"
 #include "analysis/papers/registry.h"
 #include "analysis/papers/reused/common.h"
+#include "analysis/papers/reused/paradnn_fc.h"
 #include "analysis/sections/tensor.h"
 #include "analysis/sections/tensor_peaks_embedded.h"
 
@@ -96,6 +99,72 @@ void AddFirstSeen(std::vector<std::string>& list, const std::string& value) {
   if (std::find(list.begin(), list.end(), value) == list.end()) list.push_back(value);
 }
 
+// The shared data folder: $DISSECT_SHARED_DATA, else ../shared/data beside
+// the workspace (bazel run), else beside the working directory.
+std::string SharedDataDir() {
+  if (const char* dir = std::getenv("DISSECT_SHARED_DATA"); dir != nullptr && *dir != '\0') {
+    return dir;
+  }
+  if (const char* workspace = std::getenv("BUILD_WORKSPACE_DIRECTORY"); workspace != nullptr) {
+    return absl::StrCat(workspace, "/../shared/data");
+  }
+  return "../shared/data";
+}
+
+// The paper's own V100 cells (params.paper_data: the authors' gpu_fc.json,
+// a path relative to the shared data folder, or absolute) on the paper's
+// grid, with their heatmaps. Optional because the file is the authors', read
+// in place and never copied into the project: where it is absent the page
+// says so in one line. A file that is there but malformed is an error.
+absl::StatusOr<std::string> PaperCells(const CatalogEntry& entry, PaperFigure& out) {
+  absl::StatusOr<std::string> data = StringParam(entry, "paper_data", "");
+  if (!data.ok()) return data.status();
+  if (data->empty()) return std::string();
+  const bool absolute = (*data)[0] == '/';
+  const std::string path = absolute ? *data : absl::StrCat(SharedDataDir(), "/", *data);
+  // What the page names: the catalog's relative path, or an absolute path's
+  // file name (a test's fixture), so that pages do not depend on the machine.
+  const std::string shown = absolute ? std::filesystem::path(*data).filename().string() : *data;
+  absl::StatusOr<std::vector<reused::ParaDnnFcCell>> cells = reused::ReadParaDnnFc(path);
+  if (absl::IsNotFound(cells.status())) {
+    return absl::StrCat("The paper's V100 heatmap is not drawn: ", *data,
+                        " is not in the shared data folder (../shared/data or "
+                        "$DISSECT_SHARED_DATA); the authors' file is read in place, never "
+                        "copied into the project.\n\n");
+  }
+  if (!cells.ok()) return cells.status();
+  std::map<int64_t, Heatmap> maps;  // per layer count, GFLOP/s
+  std::vector<int64_t> batches, widths;
+  for (const reused::ParaDnnFcCell& c : *cells) {
+    batches.push_back(c.batch);
+    widths.push_back(c.width);
+  }
+  for (std::vector<int64_t>* v : {&batches, &widths}) {
+    std::sort(v->begin(), v->end());
+    v->erase(std::unique(v->begin(), v->end()), v->end());
+  }
+  for (const reused::ParaDnnFcCell& c : *cells) {
+    Heatmap& map = maps[c.layers];
+    if (map.stem.empty()) {
+      map = Heatmap{.stem = absl::StrCat("paradnn_v100_fc_", c.layers, "_layers"),
+                    .title = absl::StrCat("ParaDnn V100, ", c.layers,
+                                          " hidden FC layers: GFLOP/s of a TensorFlow step"),
+                    .xlabel = "layer width",
+                    .ylabel = "batch",
+                    .cblabel = "GFLOP/s"};
+      for (int64_t w : widths) map.x.push_back(absl::StrCat(w));
+      for (int64_t b : batches) map.y.push_back(absl::StrCat(b));
+      map.values.assign(batches.size(), std::vector<double>(widths.size(), NAN));
+    }
+    const size_t x = std::find(widths.begin(), widths.end(), c.width) - widths.begin();
+    const size_t y = std::find(batches.begin(), batches.end(), c.batch) - batches.begin();
+    map.values[y][x] = c.gflops;
+  }
+  for (const auto& [layers, map] : maps) reused::AddHeatmap(map, {shown}, out);
+  return absl::StrCat("### The paper's V100 cells (", shown, ")\n\n",
+                      reused::ParaDnnFcMarkdown(*cells));
+}
+
 }  // namespace
 
 absl::StatusOr<PaperFigure> GenerateFcHeatmap(const CatalogEntry& entry,
@@ -152,7 +221,10 @@ absl::StatusOr<PaperFigure> GenerateFcHeatmap(const CatalogEntry& entry,
                 entry.FindPublished("fc_peak_pct"), std::nullopt, "%",
                 "per dtype above; the paper's heatmaps are for other devices");
   AddPublishedWithoutMeasurement(compare, entry, {"fc_peak_pct"});
-  absl::StrAppend(&out.markdown, RenderMarkdownTable(compare), "\n", reused::UnmeasuredRows(files));
+  absl::StatusOr<std::string> paper = PaperCells(entry, out);
+  if (!paper.ok()) return paper.status();
+  absl::StrAppend(&out.markdown, RenderMarkdownTable(compare), "\n", *paper,
+                  reused::UnmeasuredRows(files));
   return out;
 }
 
