@@ -16,7 +16,7 @@ namespace dissect::analysis::papers::reused {
 
 struct ParaDnnFcCell {
   int64_t layers = 0, width = 0, batch = 0;
-  double gflops = 0;           // GFLOP/s of a whole training step
+  double gflops = 0;  // GFLOP/s of a whole training step
   double examples_per_s = 0;
   bool framework_bound = false;  // see MarkFrameworkBound
 };
@@ -24,15 +24,19 @@ struct ParaDnnFcCell {
 // Parses the file's text; `origin` names it in errors. Errors
 // (InvalidArgument, one line): not JSON, a list missing or of another
 // length than `labels`, a label not of the form above, a non-number value.
-absl::StatusOr<std::vector<ParaDnnFcCell>> ParseParaDnnFc(const std::string& text,
-                                                          const std::string& origin);
+absl::StatusOr<std::vector<ParaDnnFcCell>> ParseParaDnnFc(const std::string &text,
+                                                          const std::string &origin);
 // Reads and parses `path`; NotFound when the file is absent.
-absl::StatusOr<std::vector<ParaDnnFcCell>> ReadParaDnnFc(const std::string& path);
+absl::StatusOr<std::vector<ParaDnnFcCell>> ReadParaDnnFc(const std::string &path);
+
+// One cell as the tables show it: "GFLOP/s (examples/s)", in bold when
+// framework-bound.
+std::string ParaDnnFcCellText(const ParaDnnFcCell &cell);
 
 // The markdown of the paper's cells on the paper's grid: one table per layer
 // count, rows batch, columns width, "GFLOP/s (examples/s)", framework-bound
 // cells marked; "—" where the file has no finished model.
-std::string ParaDnnFcMarkdown(const std::vector<ParaDnnFcCell>& cells);
+std::string ParaDnnFcMarkdown(const std::vector<ParaDnnFcCell> &cells);
 
 }  // namespace dissect::analysis::papers::reused
 

@@ -111,12 +111,61 @@ std::string SharedDataDir() {
   return "../shared/data";
 }
 
+// dtype -> (batch, width) -> % of the dtype's dense peak.
+using FcPeakPct = std::map<std::string, std::map<std::pair<int64_t, int64_t>, double>>;
+
+// The cells on both grids, the paper's fewest-layer model beside our GEMM
+// per input type: the same batch and width, but a whole TensorFlow training
+// step of several layers on a V100 against one cuBLASLt GEMM on this GPU.
+std::string SideBySide(const std::vector<reused::ParaDnnFcCell>& cells,
+                       const std::vector<std::string>& dtypes, const FcPeakPct& pct) {
+  int64_t layers = 0;
+  for (const reused::ParaDnnFcCell& c : cells) {
+    if (layers == 0 || c.layers < layers) layers = c.layers;
+  }
+  MarkdownTable table;
+  table.columns = {{"batch", true},
+                   {"width", true},
+                   {absl::StrCat("paper V100, ", layers, " layers: GFLOP/s (examples/s)"), true}};
+  for (const std::string& dtype : dtypes) {
+    table.columns.push_back({absl::StrCat("ours ", dtype, ": % of peak"), true});
+  }
+  std::vector<const reused::ParaDnnFcCell*> shown;
+  for (const reused::ParaDnnFcCell& c : cells) {
+    if (c.layers == layers) shown.push_back(&c);
+  }
+  std::sort(shown.begin(), shown.end(), [](const auto* a, const auto* b) {
+    return std::make_pair(a->batch, a->width) < std::make_pair(b->batch, b->width);
+  });
+  for (const reused::ParaDnnFcCell* c : shown) {
+    std::vector<std::string> row{absl::StrCat(c->batch), absl::StrCat(c->width),
+                                 reused::ParaDnnFcCellText(*c)};
+    bool ours = false;
+    for (const std::string& dtype : dtypes) {
+      std::optional<double> value;
+      if (const auto by_dtype = pct.find(dtype); by_dtype != pct.end()) {
+        const auto it = by_dtype->second.find({c->batch, c->width});
+        if (it != by_dtype->second.end()) value = it->second;
+      }
+      ours = ours || value.has_value();
+      row.push_back(value ? FormatNumber(*value) : std::string(kEmptyCell));
+    }
+    if (ours) table.rows.push_back(std::move(row));
+  }
+  if (table.rows.empty()) return "No cell is on both the paper's grid and ours.\n\n";
+  return absl::StrCat("Where the grids meet (", layers,
+                      " hidden layers, the paper's shallowest):\n\n", RenderMarkdownTable(table),
+                      "\n");
+}
+
 // The paper's own V100 cells (params.paper_data: the authors' gpu_fc.json,
 // a path relative to the shared data folder, or absolute) on the paper's
 // grid, with their heatmaps. Optional because the file is the authors', read
 // in place and never copied into the project: where it is absent the page
 // says so in one line. A file that is there but malformed is an error.
-absl::StatusOr<std::string> PaperCells(const CatalogEntry& entry, PaperFigure& out) {
+absl::StatusOr<std::string> PaperCells(const CatalogEntry& entry,
+                                       const std::vector<std::string>& dtypes,
+                                       const FcPeakPct& pct, PaperFigure& out) {
   absl::StatusOr<std::string> data = StringParam(entry, "paper_data", "");
   if (!data.ok()) return data.status();
   if (data->empty()) return std::string();
@@ -162,7 +211,7 @@ absl::StatusOr<std::string> PaperCells(const CatalogEntry& entry, PaperFigure& o
   }
   for (const auto& [layers, map] : maps) reused::AddHeatmap(map, {shown}, out);
   return absl::StrCat("### The paper's V100 cells (", shown, ")\n\n",
-                      reused::ParaDnnFcMarkdown(*cells));
+                      SideBySide(*cells, dtypes, pct), reused::ParaDnnFcMarkdown(*cells));
 }
 
 }  // namespace
@@ -176,7 +225,7 @@ absl::StatusOr<PaperFigure> GenerateFcHeatmap(const CatalogEntry& entry,
   std::map<std::string, std::string> basis;
   // dtype -> (batch, width) -> % of peak; the first measured row wins.
   std::vector<std::string> dtypes;
-  std::map<std::string, std::map<std::pair<int64_t, int64_t>, double>> pct;
+  FcPeakPct pct;
   std::vector<int64_t> batches, widths;
   for (const GradedGemm& g : GradeGemms(files, peaks, basis)) {
     if (g.shape.n != g.shape.k) continue;  // not an FC shape
@@ -221,7 +270,7 @@ absl::StatusOr<PaperFigure> GenerateFcHeatmap(const CatalogEntry& entry,
                 entry.FindPublished("fc_peak_pct"), std::nullopt, "%",
                 "per dtype above; the paper's heatmaps are for other devices");
   AddPublishedWithoutMeasurement(compare, entry, {"fc_peak_pct"});
-  absl::StatusOr<std::string> paper = PaperCells(entry, out);
+  absl::StatusOr<std::string> paper = PaperCells(entry, dtypes, pct, out);
   if (!paper.ok()) return paper.status();
   absl::StrAppend(&out.markdown, RenderMarkdownTable(compare), "\n", *paper,
                   reused::UnmeasuredRows(files));
