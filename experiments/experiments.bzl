@@ -17,6 +17,7 @@ ALL_EXPERIMENTS = [
     "//experiments/attention:attention",
     "//experiments/conv_algos:conv_algorithms",
     "//experiments/fusion:layer_fusion",
+    "//experiments/host_link:host_link",
     "//experiments/l1_bypass:l1_bypass",
     "//experiments/layer_breakdown:layer_breakdown",
     "//experiments/sharing/coop:cluster_coop",
@@ -45,6 +46,7 @@ NOT_NIGHTLY_EXPERIMENTS = [
     "//experiments/attention:attention",
     "//experiments/conv_algos:conv_algorithms",
     "//experiments/fusion:layer_fusion",
+    "//experiments/host_link:host_link",
     "//experiments/layer_breakdown:layer_breakdown",
     "//experiments:selftest",
 ]
