@@ -43,6 +43,7 @@
 #include "probes/cuda_status.h"
 #include "probes/device_buffer.h"
 #include "probes/event_timer.h"
+#include "probes/pinned_buffer.h"
 
 namespace dissect {
 namespace {
@@ -61,19 +62,11 @@ uint8_t PatternByte(int64_t i, uint8_t seed) {
 // released with the matching call.
 class HostBuffer {
  public:
-  HostBuffer() = default;
-  HostBuffer(const HostBuffer&) = delete;
-  HostBuffer& operator=(const HostBuffer&) = delete;
-  ~HostBuffer() {
-    if (pinned_ && data_ != nullptr) cudaFreeHost(data_);
-  }
-
   static absl::StatusOr<std::unique_ptr<HostBuffer>> Allocate(size_t bytes, bool pinned) {
     auto buffer = std::make_unique<HostBuffer>();
-    buffer->pinned_ = pinned;
     if (pinned) {
-      DISSECT_CUDA_RETURN_IF_ERROR(
-          cudaHostAlloc(reinterpret_cast<void**>(&buffer->data_), bytes, cudaHostAllocDefault));
+      DISSECT_ASSIGN_OR_RETURN(buffer->pinned_, PinnedBuffer<uint8_t>::Allocate(bytes));
+      buffer->data_ = buffer->pinned_.get();
     } else {
       buffer->pageable_.reset(new uint8_t[bytes]);
       buffer->data_ = buffer->pageable_.get();
@@ -83,9 +76,9 @@ class HostBuffer {
   uint8_t* get() const { return data_; }
 
  private:
-  bool pinned_ = false;
-  uint8_t* data_ = nullptr;
+  PinnedBuffer<uint8_t> pinned_;
   std::unique_ptr<uint8_t[]> pageable_;
+  uint8_t* data_ = nullptr;
 };
 
 // A stream released on destruction (the bidirectional D2H copies' own).

@@ -14,6 +14,7 @@
 #include "nlohmann/json.hpp"
 #include "probes/cuda_status.h"
 #include "probes/device_buffer.h"
+#include "probes/pinned_buffer.h"
 
 namespace dissect {
 namespace {
@@ -57,15 +58,13 @@ class Blocker {
   Blocker& operator=(const Blocker&) = delete;
   ~Blocker() {
     if (stream_ != nullptr) cudaStreamDestroy(stream_);
-    if (host_ != nullptr) cudaFreeHost(host_);
   }
 
   absl::Status Init(const GpcProbePlan& plan) {
-    DISSECT_CUDA_RETURN_IF_ERROR(cudaHostAlloc(reinterpret_cast<void**>(&host_),
-                                               sizeof(TopologyBlockerSignals),
-                                               cudaHostAllocMapped));
+    using Signals = PinnedBuffer<TopologyBlockerSignals>;
+    DISSECT_ASSIGN_OR_RETURN(signals_, Signals::Allocate(1, cudaHostAllocMapped));
     DISSECT_CUDA_RETURN_IF_ERROR(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_),
-                                                          host_, 0));
+                                                          signals_.get(), 0));
     DISSECT_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     words_ = (plan.sm_count + 31) / 32;
     DISSECT_ASSIGN_OR_RETURN(mask_, DeviceBuffer<unsigned>::Allocate(static_cast<size_t>(words_)));
@@ -92,7 +91,7 @@ class Blocker {
     for (const int sm : held) {
       if (sm >= 0 && sm / 32 < words_) mask[sm / 32] |= 1u << (sm % 32);
     }
-    *host_ = TopologyBlockerSignals{};
+    *signals_.get() = TopologyBlockerSignals{};
     std::atomic_thread_fence(std::memory_order_seq_cst);
     DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpy(mask_.get(), mask.data(),
                                             mask.size() * sizeof(unsigned),
@@ -101,7 +100,7 @@ class Blocker {
         cudaMemsetAsync(counters_.get(), 0, sizeof(TopologyBlockerCounters), stream_));
     DISSECT_CUDA_RETURN_IF_ERROR(LaunchTopologyBlocker(args_, stream_));
     const auto deadline = std::chrono::steady_clock::now() + kBlockerArrivalTimeout;
-    while (Read(&host_->all_arrived) == 0) {
+    while (Read(&signals_.get()->all_arrived) == 0) {
       if (std::chrono::steady_clock::now() > deadline) return false;
       std::this_thread::yield();
     }
@@ -111,7 +110,7 @@ class Blocker {
   // Lets the held blocks exit and waits for the blocker; true if no block
   // gave up waiting.
   absl::StatusOr<bool> Release() {
-    static_cast<volatile int&>(host_->release) = 1;
+    static_cast<volatile int&>(signals_.get()->release) = 1;
     std::atomic_thread_fence(std::memory_order_seq_cst);
     DISSECT_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream_));
     TopologyBlockerCounters counters;
@@ -123,7 +122,7 @@ class Blocker {
  private:
   static int Read(const int* p) { return *static_cast<const volatile int*>(p); }
 
-  TopologyBlockerSignals* host_ = nullptr;
+  PinnedBuffer<TopologyBlockerSignals> signals_;  // mapped: the kernel reads it through device_
   TopologyBlockerSignals* device_ = nullptr;
   cudaStream_t stream_ = nullptr;
   DeviceBuffer<unsigned> mask_;
