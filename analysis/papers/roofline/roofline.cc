@@ -38,14 +38,18 @@ namespace {
 
 namespace rl = roofline;
 using roofline_internal::AddRooflineFigure;
+using roofline_internal::BestGemm;
 using roofline_internal::Ceiling;
 using roofline_internal::CeilingsMarkdown;
+using roofline_internal::ContextNumber;
 using roofline_internal::kL2ResidentAttention;
 using roofline_internal::kSetNames;
 using roofline_internal::kSets;
+using roofline_internal::MemoryCeiling;
 using roofline_internal::OperatorsMarkdown;
 using roofline_internal::OpPoint;
 using roofline_internal::PaperComparison;
+using roofline_internal::PointName;
 using roofline_internal::Roofs;
 using roofline_internal::SetTally;
 
@@ -89,80 +93,6 @@ absl::StatusOr<Params> ReadParams(const CatalogEntry& entry) {
   return p;
 }
 
-// "experiment/axis:value/..." without Google Benchmark's own segments.
-std::string PointName(const ResultFile& file, const Row& row) {
-  std::string name = file.experiment;
-  for (const auto& [axis, value] : row.axes) absl::StrAppend(&name, "/", axis, ":", value);
-  return name;
-}
-
-std::optional<double> ContextNumber(const ResultFile& file, std::string_view key) {
-  const std::string text = file.ContextOr(key, "");
-  if (text.empty()) return std::nullopt;
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (end == text.c_str() || *end != '\0' || !std::isfinite(v)) return std::nullopt;
-  return v;
-}
-
-// The roof of the device: DRAM read bandwidth, best (footprint, bytes in
-// flight) median of 128-bit reads (else the widest read) at footprints >=
-// the DRAM minimum.
-absl::StatusOr<Ceiling> MemoryCeiling(const std::vector<const ResultFile*>& files,
-                                      const Params& params) {
-  if (files.empty()) {
-    return absl::FailedPreconditionError(
-        "roofline: no memory_bandwidth results: the memory ceiling (DRAM read bandwidth) cannot "
-        "be measured");
-  }
-  double widest = 0;
-  for (const ResultFile* f : files) {
-    for (const Row& row : f->rows) {
-      const std::optional<double> width = AxisNumber(row, "width_bits");
-      if (!row.error && row.Axis("op") == std::optional<std::string>("read") && width) {
-        widest = std::max(widest, std::min(*width, 128.0));
-      }
-    }
-  }
-  // (footprint, bytes in flight) -> values and the first row's name.
-  std::map<std::pair<double, double>, std::pair<std::vector<double>, std::string>> groups;
-  for (const ResultFile* f : files) {
-    for (const Row& row : f->rows) {
-      const std::optional<double> gbps = row.Counter("bandwidth_gbps");
-      const std::optional<double> footprint = AxisNumber(row, "footprint_bytes");
-      if (row.error || !gbps || !(*gbps > 0) || !footprint ||
-          *footprint < params.dram_min_footprint_bytes ||
-          row.Axis("op") != std::optional<std::string>("read") ||
-          AxisNumber(row, "width_bits") != std::optional<double>(widest)) {
-        continue;
-      }
-      auto& group =
-          groups[{*footprint, AxisNumber(row, "bytes_in_flight_per_thread").value_or(-1)}];
-      group.first.push_back(*gbps);
-      if (group.second.empty()) group.second = PointName(*f, row);
-    }
-  }
-  if (groups.empty()) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("roofline: no measured memory_bandwidth read rows at footprints >= ",
-                     FormatBytes(params.dram_min_footprint_bytes),
-                     ": the memory ceiling (DRAM read bandwidth) cannot be measured"));
-  }
-  Ceiling c{"DRAM read bandwidth", 0, "GB/s", true, "", kEmptyCell};
-  for (const auto& [key, group] : groups) {
-    const double median = Median(group.first);
-    if (median > c.value) {
-      c.value = median;
-      c.source = absl::StrCat(group.second, " (median of ", group.first.size(), " row(s))");
-    }
-  }
-  if (const std::optional<double> peak = ContextNumber(*files.front(), "device_dram_peak_gbps")) {
-    c.datasheet = absl::StrCat(FormatNumber(*peak),
-                               " GB/s computed (2 × memory clock × bus width, device attributes)");
-  }
-  return c;
-}
-
 // NVIDIA's published dense peak of `dtype` for the device of `file`, or "—".
 std::string DatasheetCell(const TensorPeaks* peaks, const ResultFile& file,
                           const std::string& dtype) {
@@ -172,25 +102,6 @@ std::string DatasheetCell(const TensorPeaks* peaks, const ResultFile& file,
   if (!tflops) return kEmptyCell;
   return absl::StrCat(FormatNumber(*tflops), " TFLOP/s datasheet (", ceilings.product->name,
                       ", configs/tensor/peaks.json)");
-}
-
-// The best cuBLASLt TFLOP/s of `dtype` (every shape and cache), or nullopt.
-std::optional<Ceiling> BestGemm(const std::vector<const ResultFile*>& files,
-                                const std::string& dtype, const std::string& name) {
-  std::optional<Ceiling> best;
-  for (const ResultFile* f : files) {
-    for (const Row& row : f->rows) {
-      const std::optional<double> tflops = row.Counter("tflops");
-      if (row.error || !tflops || !(*tflops > 0) ||
-          row.Axis("dtype") != std::optional<std::string>(dtype)) {
-        continue;
-      }
-      if (!best || *tflops > best->value) {
-        best = Ceiling{name, *tflops, "TFLOP/s", true, PointName(*f, row), kEmptyCell};
-      }
-    }
-  }
-  return best;
 }
 
 // The FP32 FMA roof from device attributes (not measured), or nullopt.
@@ -355,7 +266,7 @@ absl::StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry& entry,
   const std::vector<const ResultFile*> gemm_files = FilesOf(results, "cublaslt_gemm");
   const std::vector<const ResultFile*> attention_files = FilesOf(results, "attention");
 
-  absl::StatusOr<Ceiling> memory = MemoryCeiling(bandwidth_files, params);
+  absl::StatusOr<Ceiling> memory = MemoryCeiling(bandwidth_files, params.dram_min_footprint_bytes, "roofline");
   if (!memory.ok()) return memory.status();
   if (gemm_files.empty()) {
     return absl::FailedPreconditionError(

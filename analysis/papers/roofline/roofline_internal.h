@@ -1,6 +1,7 @@
-// What the roofline generator (roofline.cc) and its report
-// (roofline_render.cc) share: the roofs, the operator points and their
-// tally per set. Internal to the roofline generators.
+// What the roofline generator (roofline.cc), its report
+// (roofline_render.cc) and the decode-step model (decode_step.cc) share: the
+// measured roofs (roofline_ceilings.cc), the operator points and their tally
+// per set. Internal to the roofline generators.
 
 #ifndef DISSECT_ANALYSIS_PAPERS_ROOFLINE_ROOFLINE_INTERNAL_H_
 #define DISSECT_ANALYSIS_PAPERS_ROOFLINE_ROOFLINE_INTERNAL_H_
@@ -8,11 +9,14 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "analysis/format/format.h"
 #include "analysis/papers/catalog.h"
 #include "analysis/papers/paper_figure.h"
+#include "analysis/results/results.h"
 
 namespace dissect::analysis::papers::roofline_internal {
 
@@ -47,6 +51,25 @@ struct Roofs {
   std::map<std::string, size_t> tensor_roof;
   std::optional<size_t> fma_roof;
 };
+
+// "experiment/axis:value/..." of a row, without Google Benchmark's own
+// segments.
+std::string PointName(const ResultFile& file, const Row& row);
+
+// A number of the file's context (device_l2_bytes, ...), or nullopt.
+std::optional<double> ContextNumber(const ResultFile& file, std::string_view key);
+
+// The memory roof of the device: DRAM read bandwidth, the best (footprint,
+// bytes in flight) median of 128-bit reads (else the widest read) at
+// footprints >= `min_footprint_bytes`. Errors (prefixed with `generator`):
+// no memory_bandwidth file, no row at a DRAM footprint.
+absl::StatusOr<Ceiling> MemoryCeiling(const std::vector<const ResultFile*>& files,
+                                      double min_footprint_bytes, const std::string& generator);
+
+// The best cuBLASLt TFLOP/s of `dtype` (every shape and cache) as a measured
+// ceiling called `name`, or nullopt.
+std::optional<Ceiling> BestGemm(const std::vector<const ResultFile*>& files,
+                                const std::string& dtype, const std::string& name);
 
 // How many points of each set, and how many of them are memory-bound.
 struct SetTally {
