@@ -18,6 +18,7 @@
 #include "analysis/results/results.h"
 #include "analysis/nightly/run_data.h"
 #include "analysis/sections/tensor.h"
+#include "analysis/sections/instruction_rates_embedded.h"
 #include "analysis/sections/tensor_peaks_embedded.h"
 #include "gflags/gflags.h"
 #include "tools/cli/flags.h"
@@ -116,6 +117,10 @@ int main(int argc, char** argv) {
       da::ParseTensorPeaksJson(da::kEmbeddedTensorPeaksJson, da::kEmbeddedTensorPeaksOrigin);
   if (!peaks.ok()) return Fail(std::string(peaks.status().message()));
   options.report.tensor_peaks = *std::move(peaks);
+  absl::StatusOr<da::InstructionRates> rates = da::ParseInstructionRatesJson(
+      da::kEmbeddedInstructionRatesJson, da::kEmbeddedInstructionRatesOrigin);
+  if (!rates.ok()) return Fail(std::string(rates.status().message()));
+  options.report.instruction_rates = *std::move(rates);
   options.run_gnuplot = da::RunGnuplotScript;
   options.history_runs = std::max(options.trend_nights, nights) + 1;
   absl::StatusOr<da::Thresholds> thresholds = da::LoadThresholds("");

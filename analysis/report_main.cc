@@ -21,6 +21,7 @@
 #include "analysis/results/results.h"
 #include "analysis/sections/stalls.h"
 #include "analysis/sections/tensor.h"
+#include "analysis/sections/instruction_rates_embedded.h"
 #include "analysis/sections/tensor_peaks_embedded.h"
 #include "gflags/gflags.h"
 #include "tools/cli/flags.h"
@@ -143,7 +144,8 @@ absl::StatusOr<dissect::analysis::ReadResults> ReadInputs(const std::vector<std:
 }
 
 // The report's options: the summary, the details with --detail, the
-// published values (built in, or --published=FILE) and the tensor peaks.
+// published values (built in, or --published=FILE), the tensor peaks and the
+// instruction rates.
 absl::StatusOr<dissect::analysis::ReportOptions> LoadOptions(const std::string& published_path,
                                                              bool detail) {
   dissect::analysis::ReportOptions options;
@@ -169,6 +171,12 @@ absl::StatusOr<dissect::analysis::ReportOptions> LoadOptions(const std::string& 
       dissect::analysis::kEmbeddedTensorPeaksJson, dissect::analysis::kEmbeddedTensorPeaksOrigin);
   if (!peaks.ok()) return peaks.status();
   options.tensor_peaks = *std::move(peaks);
+  absl::StatusOr<dissect::analysis::InstructionRates> rates =
+      dissect::analysis::ParseInstructionRatesJson(
+          dissect::analysis::kEmbeddedInstructionRatesJson,
+          dissect::analysis::kEmbeddedInstructionRatesOrigin);
+  if (!rates.ok()) return rates.status();
+  options.instruction_rates = *std::move(rates);
   return options;
 }
 

@@ -16,6 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "analysis/sections/compare.h"
+#include "analysis/sections/instructions.h"
 #include "analysis/sections/l1_bypass.h"
 #include "analysis/sections/published.h"
 #include "analysis/sections/report_summary.h"
@@ -470,7 +471,8 @@ std::string RenderHierarchy(const DeviceHierarchy& h, const ReportOptions& optio
 }
 
 // Every section after the summary: the per-experiment tables, the memory
-// hierarchies, stalls, l1_bypass, tensor cores, sharing and sparsity.
+// hierarchies, stalls, l1_bypass, tensor cores, sharing, sparsity and
+// instructions.
 std::string RenderDetails(const std::vector<ResultFile>& files,
                           const std::vector<DeviceHierarchy>& hierarchies,
                           const ReportOptions& options) {
@@ -481,6 +483,7 @@ std::string RenderDetails(const std::vector<ResultFile>& files,
   sections.push_back(RenderTensorSections(files, options.tensor_peaks));
   sections.push_back(RenderSharingSections(files));
   sections.push_back(RenderSparsitySections(files));
+  sections.push_back(RenderInstructionsSections(files, options.instruction_rates));
   sections.erase(std::remove(sections.begin(), sections.end(), std::string()), sections.end());
   return absl::StrJoin(sections, "\n");
 }

@@ -12,6 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "analysis/format/format.h"  // FormatNumber, FormatPercent (used by tests)
+#include "analysis/sections/instruction_rates.h"
 #include "analysis/sections/memory_hierarchy.h"
 #include "analysis/sections/published.h"
 #include "analysis/results/results.h"
@@ -39,6 +40,9 @@ struct ReportOptions {
   std::string published_origin;
   // Ceilings for the tensor-core section (configs/tensor/peaks.json).
   TensorPeaks tensor_peaks;
+  // Published instruction rates for the instructions section
+  // (configs/published/instruction_rates.json).
+  InstructionRates instruction_rates;
   // The summary first (report_summary.h), as `report` prints it. Off, the
   // report is the details alone, as pages that lay out their own summary
   // (the dashboard) want it.
@@ -57,7 +61,9 @@ struct ReportOptions {
 // by the matching published values, RenderStalls(files), the l1_bypass
 // speedup tables (l1_bypass.h), one "## tensor cores: <device>" section per
 // device with tensor experiments (tensor.h), the intergroup sharing sections
-// (sharing.h) and the activation sparsity sections (sparsity.h). "" for no
+// (sharing.h), the activation sparsity sections (sparsity.h) and one
+// "## instructions: <device>" section per device with instruction or launch
+// results (instructions.h). "" for no
 // files. Fails only if the inference fails.
 absl::StatusOr<std::string> RenderReport(const std::vector<ResultFile>& files,
                                          const ReportOptions& options);
