@@ -65,6 +65,19 @@ std::string SweepStatus(const std::string& run_dir) {
                       (*manifest)->git_commit, ":\n\n", analysis::RenderMarkdownTable(table));
 }
 
+// The top of an entry's page: the paper, the figure and what to expect,
+// this GPU (`device`), and the entry's id with `entry_note`.
+std::string PageHeader(const CatalogEntry& entry, const std::string& device,
+                       const std::string& entry_note) {
+  return absl::StrCat(
+      "# ", entry.title, " (", entry.year > 0 ? absl::StrCat(entry.year) : "year unknown",
+      "): ", entry.figure, "\n\n", "- Paper: ", entry.authors, ", \"", entry.title, "\", ",
+      entry.venue, ".\n", "- Claim: ", entry.claim, "\n",
+      "- Expected signature: ", entry.expected_signature, "\n",
+      "- Expected differences: ", entry.expected_differences, "\n", "- This GPU: ", device, "\n",
+      "- Catalog entry: `", entry.id, "` (", entry_note, ")\n\n");
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> FindCatalogDir() {
@@ -115,13 +128,8 @@ absl::StatusOr<result_format::ReadResults> ReadResultsUnder(const std::string& d
 std::string FigurePage(const CatalogEntry& entry, const PaperFigure& figure,
                        const std::vector<result_format::ResultFile>& results,
                        const std::vector<std::string>& svgs, const std::string& sweep_status) {
-  std::string page = absl::StrCat(
-      "# ", entry.title, " (", entry.year, "): ", entry.figure, "\n\n", "- Paper: ", entry.authors,
-      ", \"", entry.title, "\", ", entry.venue, ".\n", "- Claim: ", entry.claim, "\n",
-      "- Expected signature: ", entry.expected_signature, "\n",
-      "- Expected differences: ", entry.expected_differences, "\n",
-      "- This GPU: ", analysis::papers::DeviceLine(results), "\n", "- Catalog entry: `", entry.id,
-      "` (analysis `", entry.generator, "`)\n\n");
+  std::string page = PageHeader(entry, analysis::papers::DeviceLine(results),
+                                absl::StrCat("analysis `", entry.generator, "`"));
   absl::StrAppend(&page, "## Paper vs this GPU\n\n", figure.markdown);
   if (!figure.markdown.empty() && figure.markdown.back() != '\n') page += "\n";
   if (!svgs.empty()) {
@@ -136,6 +144,39 @@ std::string FigurePage(const CatalogEntry& entry, const PaperFigure& figure,
                     " rows, commit ", f.ContextOr("git_commit", "unknown"), "\n");
   }
   return page;
+}
+
+std::string PendingPage(const CatalogEntry& entry) {
+  std::string page = PageHeader(
+      entry, "not measured: the entry is pending",
+      absl::StrCat("pending; analysis `", entry.generator.empty() ? "none yet" : entry.generator,
+                   "`, experiments: ", Experiments(entry)));
+  absl::StrAppend(&page, "## Pending\n\nNot reproduced on this GPU: ", entry.pending, "\n\n",
+                  "## Paper vs this GPU\n\n");
+  if (entry.published.empty()) {
+    absl::StrAppend(&page, "The catalog entry gives none of the paper's numbers.\n");
+    return page;
+  }
+  analysis::MarkdownTable table = analysis::papers::ComparisonTable();
+  analysis::papers::AddPublishedWithoutMeasurement(table, entry, {});
+  absl::StrAppend(&page, analysis::RenderMarkdownTable(table));
+  return page;
+}
+
+absl::StatusOr<std::string> WritePendingPage(const CatalogEntry& entry,
+                                             const std::string& out_dir) {
+  const fs::path dir = fs::path(out_dir) / entry.id;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) {
+    return absl::PermissionDeniedError(
+        absl::StrCat(dir.string(), ": cannot create: ", ec.message()));
+  }
+  const std::string path = (dir / (entry.id + ".md")).string();
+  if (absl::Status s = result_format::WriteFileAtomically(path, PendingPage(entry)); !s.ok()) {
+    return s;
+  }
+  return path;
 }
 
 // What running (or skipping) the entry's sweep left: an exit status to

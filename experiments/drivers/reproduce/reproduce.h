@@ -12,7 +12,8 @@
 //   DIR/<id>/manifest.json, <entry>.json, <entry>.log   the run folder
 //
 // With `results_dir` it runs nothing and analyses the result files found
-// there (e.g. analysis/reference/<device>/).
+// there (e.g. analysis/reference/<device>/). A pending entry never runs; its
+// page (PendingPage) says why and lists the paper's numbers.
 #ifndef DISSECT_EXPERIMENTS_DRIVERS_REPRODUCE_REPRODUCE_H_
 #define DISSECT_EXPERIMENTS_DRIVERS_REPRODUCE_REPRODUCE_H_
 
@@ -62,6 +63,16 @@ std::string FigurePage(const analysis::papers::CatalogEntry& entry,
                        const analysis::papers::PaperFigure& figure,
                        const std::vector<result_format::ResultFile>& results,
                        const std::vector<std::string>& svgs, const std::string& sweep_status);
+
+// The page of a pending entry, which runs nothing: the header as
+// FigurePage's, why the entry is pending, and every number the paper gives,
+// each without a measurement beside it.
+std::string PendingPage(const analysis::papers::CatalogEntry& entry);
+
+// Writes PendingPage to `out_dir`/<id>/<id>.md (the folder created if
+// missing); returns the page's path.
+absl::StatusOr<std::string> WritePendingPage(const analysis::papers::CatalogEntry& entry,
+                                             const std::string& out_dir);
 
 // Remakes one entry. Returns 0 when the sweep (if run) and the analysis
 // succeeded and every figure was drawn, 1 when something did not (said on

@@ -6,8 +6,9 @@
 # paper key runs its ready figures and skips the pending one; --results
 # analyses existing result files (the synthetic memory_latency fixture) into
 # the "paper vs this GPU" page; --dry_run prints the commands; without a
-# usable device a GPU entry stops in the runner's one line (exit 3); bad usage
-# (unknown paper, a pending entry, bad flags, no --out) exits 2 with one line.
+# usable device a GPU entry stops in the runner's one line (exit 3); a pending
+# entry runs nothing and writes its page; bad usage (unknown paper, bad flags,
+# no --out) exits 2 with one line.
 
 set -u
 
@@ -54,8 +55,16 @@ run --catalog="${catalog}" --list
 [[ "${out}" == *"2 entries: 1 ready, 1 pending."* ]] || fail "--list: no summary line: ${out}"
 
 expect_error "unknown paper 'nope'" --catalog="${catalog}" --paper=nope --out="${tmp}/x"
-expect_error "selftest_2026_waiting is pending: waits for a probe" --catalog="${catalog}" \
-  --paper=selftest_2026_waiting --out="${tmp}/x"
+
+# A pending entry runs nothing: its page says why (exit 0).
+run --catalog="${catalog}" --paper=selftest_2026_waiting --out="${tmp}/pending"
+page="${tmp}/pending/selftest_2026_waiting/selftest_2026_waiting.md"
+[[ ${rc} -eq 0 ]] || fail "pending entry: exit ${rc}, want 0: ${err}"
+[[ "${err}" == *"selftest_2026_waiting: pending, not run: waits for a probe"* ]] ||
+  fail "pending entry: no reason: ${err}"
+grep -q "Not reproduced on this GPU: waits for a probe that does not exist (test)" "${page}" ||
+  fail "pending entry: page lacks the reason: $(cat "${page}" 2>&1)"
+[[ ! -e "${tmp}/pending/selftest_2026_waiting/manifest.json" ]] || fail "pending entry ran a sweep"
 expect_error "--out=DIR is required" --catalog="${catalog}" --paper=selftest_2026_run
 expect_error "unknown flag '--bogus'" --bogus
 expect_error "takes no arguments, got 'stray'" --paper=a --out=b stray
@@ -79,6 +88,7 @@ dir="${tmp}/run/selftest_2026_run"
   fail "selftest run: run folder incomplete: $(ls "${dir}")"
 grep -q '"status": "ok"' "${dir}/manifest.json" || fail "selftest run: entry not ok in the manifest"
 [[ "${err}" == *"selftest_2026_waiting: pending, not run"* ]] || fail "pending entry not reported: ${err}"
+[[ -s "${tmp}/run/selftest_2026_waiting/selftest_2026_waiting.md" ]] || fail "pending entry: no page"
 page="${dir}/selftest_2026_run.md"
 [[ -s "${page}" ]] || fail "no page ${page}"
 grep -q "The figure could not be made: " "${page}" || fail "page does not say why there is no figure"

@@ -54,10 +54,13 @@ figure DIR/ID/figures/*.svg (gnuplot).
   program.flags = {{"paper", "ID|KEY"},  {"out", "DIR"},     {"list"},
                    {"results", "DIR"},   {"dry_run"},        {"no_draw"},
                    {"bin_dir", "DIR"},   {"device", "N"},    {"catalog", "DIR"}};
-  program.more = R"(Exit status: 0 every figure made; 1 a sweep entry failed or timed out, an
-analysis or a drawing failed (the rest was still made); 2 bad usage (unknown
-paper, pending entry, bad flag, unwritable --out); 130/143 stopped (rerun to
-resume).
+  program.more = R"(A pending entry runs nothing: DIR/ID/ID.md says why it is pending and lists
+the paper's numbers.
+
+Exit status: 0 every ready figure made (pending entries write their page);
+1 a sweep entry failed or timed out, an analysis or a drawing failed (the
+rest was still made); 2 bad usage (unknown paper, bad flag, unwritable
+--out); 130/143 stopped (rerun to resume).
 
 Examples:
   ./bazelw run -c opt //experiments:reproduce -- --list
@@ -134,11 +137,6 @@ int main(int argc, char** argv) {
       dissect::analysis::papers::SelectEntries(*catalog, paper);
   if (!selected.ok()) return Fail(std::string(selected.status().message()));
   if (const std::string problem = FolderProblem(options); !problem.empty()) return Fail(problem);
-  // An explicitly named pending entry is refused; a paper key runs its
-  // ready figures and lists the pending ones.
-  if (selected->size() == 1 && !selected->front()->ready()) {
-    return Fail(selected->front()->id + " is pending: " + selected->front()->pending);
-  }
   options.out_dir = UserPath(out_dir);
   SetUpRunner(options.runner);
   options.progress = &std::cerr;
@@ -147,8 +145,15 @@ int main(int argc, char** argv) {
 
   int status = 0;
   for (const dissect::analysis::papers::CatalogEntry* entry : *selected) {
+    // A pending entry runs nothing; its page says why and lists the paper's
+    // numbers.
     if (!entry->ready()) {
       std::cerr << "reproduce: " << entry->id << ": pending, not run: " << entry->pending << "\n";
+      if (options.dry_run) continue;
+      absl::StatusOr<std::string> page =
+          dissect::reproduce::WritePendingPage(*entry, options.out_dir);
+      if (!page.ok()) return Fail(std::string(page.status().message()));
+      std::cerr << "reproduce: " << entry->id << ": wrote " << *page << "\n";
       continue;
     }
     absl::StatusOr<int> done = dissect::reproduce::Reproduce(*entry, options);
