@@ -22,6 +22,7 @@
 #include "absl/strings/str_join.h"
 #include "analysis/plots/figures_internal.h"
 #include "analysis/format/format.h"
+#include "analysis/sections/instructions.h"
 #include "analysis/sections/l1_bypass.h"
 #include "analysis/sections/memory_hierarchy.h"
 #include "analysis/sections/provenance.h"
@@ -161,6 +162,7 @@ bool IsFigureMemoryExperiment(const std::string& experiment) {
 
 namespace {
 
+using figures_internal::AddInstructionFigures;
 using figures_internal::AddMemoryFigures;
 using figures_internal::AddSharingFigures;
 using figures_internal::AddSparsityFigures;
@@ -219,7 +221,7 @@ absl::StatusOr<std::vector<DeviceFigures>> BuildFigures(const std::vector<Result
   for (const ResultFile& file : files) {
     if (!IsFigureMemoryExperiment(file.experiment) && !HasStallRows(file) &&
         file.experiment != "l1_bypass" && !IsSharingExperiment(file.experiment) &&
-        !IsSparsityExperiment(file.experiment)) {
+        !IsSparsityExperiment(file.experiment) && !IsInstructionExperiment(file.experiment)) {
       continue;
     }
     auto& group = by_device[DeviceKey(file)];
@@ -245,6 +247,7 @@ absl::StatusOr<std::vector<DeviceFigures>> BuildFigures(const std::vector<Result
     AddMemoryFigures(group, device);
     AddSharingFigures(group, device);
     AddSparsityFigures(group, device);
+    AddInstructionFigures(group, device);
     if (!device.scripts.empty()) figures.push_back(std::move(device));
   }
   if (figures.empty()) {
@@ -253,7 +256,8 @@ absl::StatusOr<std::vector<DeviceFigures>> BuildFigures(const std::vector<Result
         "results with data, and no rows with cupti/stall_<reason> counters, "
         "nor intergroup sharing results (l1_duplication, dsm_latency, "
         "dsm_bandwidth, gpc_topology, l2_sm_map) nor activation sparsity results "
-        "(activation_sparsity, sparsity_speed) among the inputs");
+        "(activation_sparsity, sparsity_speed) nor instruction results (instruction_latency, "
+        "instruction_throughput, launch_overhead) among the inputs");
   }
   return figures;
 }

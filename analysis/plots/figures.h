@@ -54,7 +54,10 @@ std::string GnuplotQuoted(std::string_view text);
 // layer and pass) and sparsity_channels_<network> (sorted per-channel
 // sparsity of a few layers), per sparsity_speed shape
 // sparsity_speedup_<shape> (speedup vs sparsity per method, crossovers
-// marked); in first-seen order. Fails if no input has any.
+// marked), or instruction results (instructions.h): instructions_latency_
+// throughput (each op's latency against its best throughput) and
+// instructions_block_dispatch (kernel time vs blocks with the fitted line);
+// in first-seen order. Fails if no input has any.
 absl::StatusOr<std::vector<DeviceFigures>> BuildFigures(
     const std::vector<ResultFile>& files);
 

@@ -1,5 +1,5 @@
 // What the figure families (figures_memory.cc, figures_sharing.cc,
-// figures_sparsity.cc) share: gnuplot number and label text, a line
+// figures_sparsity.cc, figures_instructions.cc) share: gnuplot number and label text, a line
 // figure's data and script, a script's head. Internal to figures_lib.
 
 #ifndef DISSECT_ANALYSIS_PLOTS_FIGURES_INTERNAL_H_
@@ -58,10 +58,12 @@ FigureInputs InputsWhere(const std::vector<const ResultFile*>& group,
 bool IsFigureMemoryExperiment(const std::string& experiment);
 
 // The figures of one device's files `group`, per family: memory curves,
-// stalls and l1_bypass; intergroup sharing; activation sparsity.
+// stalls and l1_bypass; intergroup sharing; activation sparsity; the
+// instruction chapter.
 void AddMemoryFigures(const std::vector<const ResultFile*>& group, DeviceFigures& device);
 void AddSharingFigures(const std::vector<const ResultFile*>& group, DeviceFigures& device);
 void AddSparsityFigures(const std::vector<const ResultFile*>& group, DeviceFigures& device);
+void AddInstructionFigures(const std::vector<const ResultFile*>& group, DeviceFigures& device);
 
 }  // namespace dissect::analysis::figures_internal
 

@@ -184,7 +184,8 @@ absl::StatusOr<InstructionRates> ParseInstructionRatesJson(std::string_view text
     return problems.status();
   }
   if (j.value("format", "") != kInstructionRatesFormat) {
-    problems.Add("the file", absl::StrCat("needs \"format\": \"", std::string(kInstructionRatesFormat), "\""));
+    problems.Add("the file",
+                 absl::StrCat("needs \"format\": \"", std::string(kInstructionRatesFormat), "\""));
     return problems.status();
   }
   InstructionRates rates;

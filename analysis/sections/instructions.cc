@@ -87,7 +87,8 @@ void AddOpRow(const ResultFile& file, const Row& row, const std::set<std::string
 }
 
 // (blocks, value) of every measured row, per measure and mode.
-using LaunchPoints = std::map<std::string, std::map<std::string, std::vector<std::pair<double, double>>>>;
+using LaunchPoints =
+    std::map<std::string, std::map<std::string, std::vector<std::pair<double, double>>>>;
 
 void AddLaunchRow(const Row& row, InstructionsDevice& device, LaunchPoints& points) {
   const std::string measure = row.Axis("measure").value_or("");
@@ -116,6 +117,7 @@ void FinishLaunch(const LaunchPoints& points, InstructionsDevice& device) {
         value.value = Median(values);
         continue;
       }
+      value.points = xy;
       value.fit = FitLine(xy);
       if (value.fit) value.value = value.fit->slope * 1000;
       value.blocks_min = value.blocks_max = xy.front().first;

@@ -59,7 +59,9 @@ struct InstructionOpSummary {
 struct LaunchValue {
   std::optional<double> value;  // the median over the measured rows
   std::string metric;           // the metric it is, or dispatch_ns_per_block
-  // block_dispatch: the fit behind the value and the blocks it spans.
+  // block_dispatch: the (blocks, kernel_time_us) points, the fit through
+  // them and the blocks they span.
+  std::vector<std::pair<double, double>> points;
   std::optional<LineFit> fit;
   double blocks_min = 0;
   double blocks_max = 0;

@@ -26,7 +26,8 @@ constexpr LaunchMeasure kLaunchMeasures[] = {
     {"back_to_back", "back-to-back launches", "launch_interval_us (µs per launch)"},
     {"sync_round_trip", "sync round trip", "latency_us (µs)"},
     {"block_dispatch", "block dispatch",
-     "dispatch_ns_per_block (ns per block: least-squares slope of kernel_time_us over blocks)"},
+     "dispatch_ns_per_block (ns per block: least-squares slope of "
+     "kernel_time_us over blocks)"},
 };
 
 // "4 chains · 32 warps/SM": where the best throughput was reached.
@@ -98,13 +99,14 @@ OpNotes CollectOpNotes(const InstructionsDevice& d, const InstructionRates& rate
 std::string RenderOpNotes(const OpNotes& n, const std::string& cc) {
   std::vector<std::string> parts;
   if (!n.rows_used.empty()) {
-    std::string part = absl::StrCat("Published rates (results per clock per SM, compute capability ",
-                                    cc, "), by the row of the source's table:\n\n");
+    std::string part =
+        absl::StrCat("Published rates (results per clock per SM, compute capability ", cc,
+                     "), by the row of the source's table:\n\n");
     for (const auto& [row, ops] : n.rows_used) {
       size_t index = 0;
       while (n.sources[index]->key != row->source) ++index;
-      absl::StrAppend(&part, "- ", row->row, ": ", FormatNumber(row->rates.at(cc)), " [",
-                      index + 1, "] (", absl::StrJoin(ops, ", "), ")\n");
+      absl::StrAppend(&part, "- ", row->row, ": ", FormatNumber(row->rates.at(cc)), " [", index + 1,
+                      "] (", absl::StrJoin(ops, ", "), ")\n");
     }
     parts.push_back(std::move(part));
   }
@@ -131,12 +133,31 @@ std::string RenderOpNotes(const OpNotes& n, const std::string& cc) {
   return absl::StrJoin(parts, "\n");
 }
 
+// The rows of an op that were not measured, one reason once:
+// "latency, throughput: skipped: ...".
+std::string NotMeasuredCell(const InstructionOpSummary& op) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> by_reason;
+  for (const std::string& entry : op.not_measured) {
+    const std::pair<std::string, std::string> parts =
+        absl::StrSplit(entry, absl::MaxSplits(": ", 1));
+    AddToGroup(by_reason, parts.second, parts.first);
+  }
+  std::vector<std::string> cells;
+  for (const auto& [reason, experiments] : by_reason) {
+    cells.push_back(absl::StrCat(absl::StrJoin(experiments, ", "), ": ", reason));
+  }
+  return cells.empty() ? kEmptyCell : CellText(absl::StrJoin(cells, "; "));
+}
+
 std::string OpsBlock(const InstructionsDevice& d, const InstructionRates& rates) {
   std::string out = absl::StrCat(
-      "### instructions\n\nLatency: instruction_latency's latency_cycles (the slope over two "
+      "### instructions\n\nLatency: instruction_latency's latency_cycles (the "
+      "slope over two "
       "dependent chains) at the longest chain length measured. Throughput: "
-      "instruction_throughput's results_per_clock_per_sm (warp-lane results per SM clock), the "
-      "best over chains per thread and warps per SM. % of published: that throughput × the "
+      "instruction_throughput's results_per_clock_per_sm (warp-lane results "
+      "per SM clock), the "
+      "best over chains per thread and warps per SM. % of published: that "
+      "throughput × the "
       "table's results per op over the published rate of compute capability ",
       d.compute_capability, " (`", rates.origin.empty() ? "no rates table" : rates.origin,
       "`).\n\n");
@@ -157,11 +178,12 @@ std::string OpsBlock(const InstructionsDevice& d, const InstructionRates& rates)
          OptionalCell(op.results_per_clock_per_sm), BestAtCell(op),
          OptionalCell(published.results_per_clock_per_sm), PercentCell(op, published),
          op.sass_sequences.empty() ? kEmptyCell : CellText(absl::StrJoin(op.sass_sequences, " / ")),
-         op.not_measured.empty() ? kEmptyCell : CellText(absl::StrJoin(op.not_measured, "; "))});
+         NotMeasuredCell(op)});
   }
   absl::StrAppend(&out, RenderMarkdownTable(table));
   if (const std::string notes = RenderOpNotes(CollectOpNotes(d, rates), d.compute_capability);
-      !notes.empty()) absl::StrAppend(&out, "\n", notes);
+      !notes.empty())
+    absl::StrAppend(&out, "\n", notes);
   return out;
 }
 
@@ -169,8 +191,8 @@ std::string OpsBlock(const InstructionsDevice& d, const InstructionRates& rates)
 std::string FitNote(const std::string& mode, const LaunchValue& v) {
   if (v.fit) {
     return absl::StrCat(mode, ": slope over ", v.fit->points, " points, blocks ",
-                        FormatNumber(v.blocks_min), "-", FormatNumber(v.blocks_max),
-                        ", intercept ", FormatNumber(v.fit->intercept), " µs");
+                        FormatNumber(v.blocks_min), "-", FormatNumber(v.blocks_max), ", intercept ",
+                        FormatNumber(v.fit->intercept), " µs");
   }
   if (v.blocks_max > 0) {
     return absl::StrCat(mode, ": no fit: needs kernel times at two or more block counts");
@@ -209,7 +231,8 @@ std::string LaunchBlock(const InstructionsDevice& d) {
     table.rows.push_back(std::move(cells));
   }
   return absl::StrCat(
-      "### launch overhead\n\nlaunch_overhead's medians per mode (stream: cudaLaunchKernel on "
+      "### launch overhead\n\nlaunch_overhead's medians per mode (stream: "
+      "cudaLaunchKernel on "
       "a stream; graph: the same kernel launched as a CUDA graph).\n\n",
       RenderMarkdownTable(table));
 }
