@@ -19,6 +19,7 @@ ALL_EXPERIMENTS = [
     "//experiments/fusion:layer_fusion",
     "//experiments/host_link:host_link",
     "//experiments/l1_bypass:l1_bypass",
+    "//experiments/launch:launch_overhead",
     "//experiments/layer_breakdown:layer_breakdown",
     "//experiments/sharing/coop:cluster_coop",
     "//experiments/sharing/dsm:dsm_bandwidth",
@@ -47,6 +48,7 @@ NOT_NIGHTLY_EXPERIMENTS = [
     "//experiments/conv_algos:conv_algorithms",
     "//experiments/fusion:layer_fusion",
     "//experiments/host_link:host_link",
+    "//experiments/launch:launch_overhead",
     "//experiments/layer_breakdown:layer_breakdown",
     "//experiments:selftest",
 ]
