@@ -2,14 +2,26 @@
 // algorithms (implicit GEMM, GEMM, direct, FFT, Winograd, ...) on every conv
 // layer of AlexNet, VGG-16 and ResNet-50, at which batch sizes, and how much
 // workspace does it need? (Xu, Ma & Guo, NAS 2018; µ-cuDNN, Oyama et al.,
-// CLUSTER 2018, splits a mini-batch into these measured batch sizes.)
+// CLUSTER 2018, splits a mini-batch into these measured batch sizes.) And
+// how does our own two-stage convolution (algo=two_stage,
+// kernels/two_stage_conv: our reading of cuConv, 2022, from its title and
+// the reading list's note only) compare with them at inference batches?
 // Timed: one cudnnConvolutionForward call with the point's algorithm, hot
 // (CUDA events, the harness's guard), after its output has been checked
-// against a CPU reference on sampled output positions.
+// against a CPU reference on sampled output positions. For two_stage: its
+// two launches (stage 1, each filter row's partial outputs into an R x N x K
+// x P x Q float workspace; stage 2, their sum into the output) timed
+// together as one launch, after the same check; workspace_bytes is that
+// workspace, heuristic_rank NaN (cuDNN does not rank it), math=fma only
+// (math=tensor_op rows are skipped: it runs FFMA, no tensor cores).
 // Expected: no algorithm wins every layer; FFT and Winograd win some 3x3 and
 // 5x5 layers at large batches but need workspace (FFT up to GiBs); implicit
 // GEMM needs none and is never far behind on 1x1 layers; unsupported
-// (layer, algorithm) pairs are skipped with cuDNN's status.
+// (layer, algorithm) pairs are skipped with cuDNN's status. two_stage (one
+// output a thread, its loads from global memory through L1, no tiling in
+// shared memory or registers) is expected behind cuDNN's best on most
+// layers, nearest on small batch-1 layers, with R times the output as
+// workspace.
 // Could be confused with: a wrong output for a fast algorithm: each point
 // checks 256 sampled outputs against the CPU reference before timing, and
 // //experiments/conv_algos:conv_layers_test checks that reference
@@ -26,9 +38,14 @@
 // accepted TF32 everywhere). Each row also reads the math type back
 // (cudnnGetConvolutionMathType) and checks NVIDIA_TF32_OVERRIDE: a row whose
 // math is not the one asked for is skipped with the reason
-// (MathGuardRefusesAnyOtherMath). Not shown by a test: that FP32 FFT's
-// rounding stays under the fma tolerance (not emulated; a failing row gives
-// its error); and that a math=tensor_op row of an algorithm without a TF32
+// (MathGuardRefusesAnyOtherMath). A wrong two-stage decomposition:
+// //experiments/conv_algos:two_stage_reference_test runs the kernel's own
+// arithmetic (two_stage_conv_math.h) on the host against the CPU reference
+// on padded, strided and 1x1 shapes and shows the check failing on broken
+// variants; //experiments/conv_algos:two_stage_sass_test checks its inner
+// loop is FFMA with its two loads per product. Not shown by a test: that
+// FP32 FFT's rounding stays under the fma tolerance (not emulated; a failing
+// row gives its error); and that a math=tensor_op row of an algorithm without a TF32
 // kernel (cuDNN may fall back to FP32 FMA) really ran on tensor cores.
 #include <cudnn.h>
 #include <dlfcn.h>
@@ -50,6 +67,7 @@
 #include "experiments/workloads/forward/cudnn_api.h"
 #include "experiments/workloads/forward/cudnn_object.h"
 #include "experiments/framework/experiment.h"
+#include "kernels/two_stage_conv/two_stage_conv.h"
 #include "probes/cuda_status.h"
 #include "probes/device_buffer.h"
 
@@ -275,6 +293,21 @@ absl::StatusOr<ConvBuffers> AllocateBuffers(const LayerSpec& l, int batch, size_
   return b;
 }
 
+// Reports a point's samples from its call times `ms`.
+absl::Status ReportSamples(PointContext& ctx, const std::vector<double>& ms,
+                           const ConvLayer& layer, int batch, size_t workspace_bytes,
+                           double rank) {
+  const LayerSpec& l = layer.spec;
+  std::vector<double> gflops;
+  for (double t : ms) gflops.push_back(ConvFlops(l, batch) / (t * 1e-3) / 1e9);
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("gflops", std::move(gflops)));
+  DISSECT_RETURN_IF_ERROR(
+      ctx.AddSamples("workspace_bytes", {static_cast<double>(workspace_bytes)}));
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("heuristic_rank", {rank}));
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("shape_count", {static_cast<double>(layer.shape_count)}));
+  return ctx.AddSamples("network_conv_layers", {static_cast<double>(layer.network_conv_layers)});
+}
+
 // Times `convolve` hot and reports the point's samples.
 absl::Status TimeConvolution(PointContext& ctx, const CudnnApi& api,
                              const std::function<cudnnStatus_t()>& convolve,
@@ -291,15 +324,40 @@ absl::Status TimeConvolution(PointContext& ctx, const CudnnApi& api,
   if (launch_status != CUDNN_STATUS_SUCCESS) {
     return forward::CudnnStatus(api, launch_status, "cudnnConvolutionForward");
   }
+  return ReportSamples(ctx, ms, layer, batch, workspace_bytes, rank);
+}
+
+// algo=two_stage: our two-stage convolution (kernels/two_stage_conv), no
+// cuDNN. Its output passes the same check as cuDNN's FP32 FMA rows before
+// its two launches are timed together.
+absl::Status RunTwoStage(PointContext& ctx, const ConvLayer& layer, int batch) {
+  if (ctx.Str("math") != "fma") {
+    return Skipped("two_stage runs FP32 FFMA only: math=fma (no tensor-core form)");
+  }
   const LayerSpec& l = layer.spec;
-  std::vector<double> gflops;
-  for (double t : ms) gflops.push_back(ConvFlops(l, batch) / (t * 1e-3) / 1e9);
-  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("gflops", std::move(gflops)));
-  DISSECT_RETURN_IF_ERROR(
-      ctx.AddSamples("workspace_bytes", {static_cast<double>(workspace_bytes)}));
-  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("heuristic_rank", {rank}));
-  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("shape_count", {static_cast<double>(layer.shape_count)}));
-  return ctx.AddSamples("network_conv_layers", {static_cast<double>(layer.network_conv_layers)});
+  const two_stage_conv::ConvDims d{batch, l.in.c, l.in.h, l.in.w, l.k, l.r, l.s, l.stride, l.pad};
+  if (d.OutH() != l.out.h || d.OutW() != l.out.w) {
+    return absl::InternalError(absl::StrFormat("%s: two_stage's output is %dx%d, the layer's %dx%d",
+                                               layer.name, d.OutH(), d.OutW(), l.out.h, l.out.w));
+  }
+  const size_t workspace_bytes = two_stage_conv::WorkspaceBytes(d);
+  const std::vector<float> x_pattern = InputPattern();
+  const std::vector<float> w_pattern = WeightPattern(l);
+  DISSECT_ASSIGN_OR_RETURN(ConvBuffers b,
+                           AllocateBuffers(l, batch, workspace_bytes, x_pattern, w_pattern));
+  float* workspace = reinterpret_cast<float*>(b.workspace.get());
+  const LaunchFn launch = [&](cudaStream_t stream) {
+    return two_stage_conv::LaunchTwoStageConv(b.x.get(), b.w.get(), workspace, b.y.get(), d,
+                                              stream);
+  };
+  DISSECT_CUDA_RETURN_IF_ERROR(launch(ctx.stream()));
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(ctx.stream()));
+  if (absl::Status check = CheckOutput(l, batch, x_pattern, w_pattern, b.y, CUDNN_FMA_MATH);
+      !check.ok()) {
+    return absl::InternalError(absl::StrCat("two_stage on ", layer.name, ": ", check.message()));
+  }
+  DISSECT_ASSIGN_OR_RETURN(const std::vector<double> ms, ctx.TimeKernel(launch, CacheState::kHot));
+  return ReportSamples(ctx, ms, layer, batch, workspace_bytes, NAN);
 }
 
 absl::Status Run(PointContext& ctx) {
@@ -307,6 +365,7 @@ absl::Status Run(PointContext& ctx) {
   if (layer == nullptr) return absl::InvalidArgumentError("unknown layer " + ctx.Str("layer"));
   const LayerSpec& l = layer->spec;
   const int batch = static_cast<int>(ctx.Int("batch"));
+  if (ctx.Str("algo") == kTwoStageAlgo) return RunTwoStage(ctx, *layer, batch);
   DISSECT_ASSIGN_OR_RETURN(const cudnnConvolutionFwdAlgo_t algo, ConvAlgoNamed(ctx.Str("algo")));
   DISSECT_ASSIGN_OR_RETURN(const cudnnMathType_t math, MathType(ctx.Str("math")));
   absl::StatusOr<const CudnnApi*> loaded = forward::LoadCudnnApi();
@@ -366,14 +425,17 @@ DISSECT_EXPERIMENT(conv_algorithms)
                         "<network>.<layer>, every conv layer of the built-in networks; the "
                         "default is AlexNet's, VGG-16's and ResNet-50's first layer of each "
                         "distinct shape per network (the repeats are accepted too)"))
-    .AddAxis(StringAxis("algo", ConvAlgoNames(), {}, "cuDNN's legacy cudnnConvolutionFwdAlgo_t"))
+    .AddAxis(StringAxis("algo", AlgoAxisNames(), {},
+                        "cuDNN's legacy cudnnConvolutionFwdAlgo_t, or two_stage: our two-stage "
+                        "convolution (kernels/two_stage_conv, our reading of cuConv 2022)"))
     .AddAxis(IntAxis("batch", "images", {1, 8, 32, 64, 128},
                      "images per call (1..1024); powers of two for the micro-batch analysis"))
     .AddAxis(StringAxis("math", {"fma", "tensor_op"}, {"fma"},
                         "fma: CUDNN_FMA_MATH, float32 without tensor cores (TF32 off); "
                         "tensor_op: CUDNN_TENSOR_OP_MATH, float32 data on TF32 tensor cores"))
     .AddMetric("gflops", "GFLOP/s", "2 N K C R S P Q / time")
-    .AddMetric("workspace_bytes", "B", "cudnnGetConvolutionForwardWorkspaceSize")
+    .AddMetric("workspace_bytes", "B",
+               "cudnnGetConvolutionForwardWorkspaceSize; two_stage: its R x N x K x P x Q floats")
     .AddMetric("heuristic_rank", "-",
                "1 = cudnnGetConvolutionForwardAlgorithm_v7's first choice (any math type) "
                "among supported algorithms; NaN if it does not list this algorithm")

@@ -100,6 +100,12 @@ std::vector<std::string> ConvAlgoNames() {
   return names;
 }
 
+std::vector<std::string> AlgoAxisNames() {
+  std::vector<std::string> names = ConvAlgoNames();
+  names.push_back(kTwoStageAlgo);
+  return names;
+}
+
 absl::StatusOr<cudnnConvolutionFwdAlgo_t> ConvAlgoNamed(absl::string_view name) {
   for (const ConvAlgo& a : ConvAlgos()) {
     if (name == a.name) return a.algo;

@@ -75,6 +75,12 @@ std::vector<std::string> ConvAlgoNames();
 // The algorithm called `name`; InvalidArgument listing the names if none.
 absl::StatusOr<cudnnConvolutionFwdAlgo_t> ConvAlgoNamed(absl::string_view name);
 
+// The algorithm axis's value for our own two-stage convolution
+// (kernels/two_stage_conv), not one of cuDNN's.
+inline constexpr char kTwoStageAlgo[] = "two_stage";
+// The algorithm axis: ConvAlgoNames(), then kTwoStageAlgo.
+std::vector<std::string> AlgoAxisNames();
+
 }  // namespace dissect::conv_algos
 
 #endif  // DISSECT_EXPERIMENTS_CONV_ALGOS_CONV_LAYERS_H_

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "experiments/workloads/forward/cpu_reference.h"
 #include "gtest/gtest.h"
@@ -114,6 +115,15 @@ TEST(ConvLayersTest, AlgorithmsByName) {
   EXPECT_EQ(ConvAlgoNamed("winograd3").status().message(),
             "unknown convolution algorithm 'winograd3' (one of implicit_gemm, "
             "implicit_precomp_gemm, gemm, direct, fft, fft_tiling, winograd, winograd_nonfused)");
+}
+
+// The algorithm axis: cuDNN's eight, then our two_stage, which is not a cuDNN
+// algorithm.
+TEST(ConvLayersTest, AlgorithmAxisEndsWithTwoStage) {
+  const std::vector<std::string> axis = AlgoAxisNames();
+  ASSERT_EQ(axis.size(), ConvAlgos().size() + 1);
+  EXPECT_EQ(axis.back(), "two_stage");
+  EXPECT_FALSE(ConvAlgoNamed(kTwoStageAlgo).ok());
 }
 
 }  // namespace
