@@ -18,6 +18,8 @@ ALL_EXPERIMENTS = [
     "//experiments/conv_algos:conv_algorithms",
     "//experiments/fusion:layer_fusion",
     "//experiments/host_link:host_link",
+    "//experiments/instructions:instruction_latency",
+    "//experiments/instructions:instruction_throughput",
     "//experiments/l1_bypass:l1_bypass",
     "//experiments/launch:launch_overhead",
     "//experiments/layer_breakdown:layer_breakdown",

@@ -1,22 +1,18 @@
 // What every tensor-core probe kernel reports per warp (mma.sync) or per
-// warpgroup (wgmma): the %clock64 span of its timed loop, the SM it ran on,
-// and whether the running GPU had code for the instruction in this binary.
+// warpgroup (wgmma), a WarpTiming (kernels/warp_timing.h), and how the
+// probes shape their launches.
 #ifndef DISSECT_KERNELS_TENSOR_TENSOR_TIMING_H_
 #define DISSECT_KERNELS_TENSOR_TENSOR_TIMING_H_
 
 #include <cstdint>
 
+#include "kernels/warp_timing.h"
+
 namespace dissect {
 
-struct TensorTiming {
-  unsigned long long start;  // %clock64 before the timed loop
-  unsigned long long stop;   // %clock64 after it
-  uint32_t smid;             // %smid
-  // 1 when the kernel body was compiled for the running architecture (e.g.
-  // fp8 mma needs sm_89+, wgmma sm_90a); 0 when the binary has no such code
-  // and the kernel returned without timing anything.
-  uint32_t built;
-};
+// The %clock64 span of the timed loop, the SM, and whether the running GPU
+// had code for the instruction in this binary.
+using TensorTiming = WarpTiming;
 
 // Every probe kernel runs this many untimed steps per chain and operand
 // fragment (the same instruction, accumulating from zero) before its first

@@ -1,0 +1,112 @@
+// Question: how many cycles does one instruction take from its operands to
+//           its result, for the common arithmetic, logic and conversion
+//           instructions?
+// Timed:    one thread of one block runs a dependent chain of one op
+//           (kernels/instruction_ops.cuh: one inline-PTX instruction per
+//           step, x = op(x, a, b), x the previous step's result, the seed
+//           and operands kernel arguments), 64 untimed steps and then two
+//           timed segments of chain_length and 2 x chain_length steps in the
+//           chase's timed core (kernels/timed_chase.cuh): %clock64 is read
+//           after the step before the segment has returned and after the
+//           segment's last step has returned. latency_cycles is the slope
+//           over the two segments and overhead_cycles the intercept (the
+//           clock reads' and the loop's fixed cost), ReduceChaseTimings.
+//           Every launch's final value is checked against a CPU model of
+//           the same chain (instruction_models.h) before anything is
+//           recorded.
+// Expected: about 4 cycles for FFMA, FADD, FMUL, IMAD, IADD3, LOP3 and SHF
+//           on Volta through Hopper; a few more for HFMA2, POPC and FLO;
+//           DFMA about 8 on GPUs with full-rate FP64 (V100, A100, H100) and
+//           more on the others.
+// Could be confused with: the compiler's work for the hardware's (a folded
+//           chain, a step that is a sequence, a step that reads a constant
+//           instead of the previous result): //experiments/instructions:
+//           sass_test checks, for every architecture built (sm_80 to
+//           sm_120), that each timed loop holds exactly 16
+//           steps of the row's sass_sequence, each reading the previous
+//           step's result with nothing in between, and
+//           instruction_sass_checks_test shows that check failing on a
+//           folded and a broken chain; the CPU model check fails a launch
+//           whose chain ended elsewhere (instruction_models_test proves the
+//           models on hand-computed values). The loop's own instructions
+//           (counter, branch) issue beside the chain and cost nothing the
+//           slope sees; the fixed cost is the intercept. A throttled clock
+//           cannot move latency_cycles (SM cycles).
+#include "experiments/chase_common.h"
+#include "experiments/framework/experiment.h"
+#include "experiments/instructions/instruction_models.h"
+#include "kernels/instruction_ops.h"
+#include "probes/cuda_status.h"
+#include "probes/device_buffer.h"
+
+namespace dissect {
+namespace {
+
+absl::Status Validate(const Point& point) {
+  DISSECT_RETURN_IF_ERROR(ValidateContention(point.Str("op"), point.Str("contention")));
+  const int64_t length = point.Int("chain_length");
+  if (length < 1 || length % kInstructionUnroll != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("chain_length must be a positive multiple of ", kInstructionUnroll, " (got ",
+                     length, "): the timed loop runs ", kInstructionUnroll, " steps a trip"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Run(PointContext& ctx) {
+  DISSECT_ASSIGN_OR_RETURN(const InstructionOpInfo info, FindInstructionOp(ctx.Str("op")));
+  const auto chain_length = static_cast<uint64_t>(ctx.Int("chain_length"));
+  const int launches = ctx.timing().warmup + ctx.timing().samples;
+  DISSECT_ASSIGN_OR_RETURN(auto d_out, DeviceBuffer<ChaseTiming>::Allocate(ctx.LaunchSlots()));
+  InstructionLatencyArgs args;
+  args.op = info.op;
+  args.operands = info.operands;
+  args.chain_length = chain_length;
+  int launch = 0;
+  DISSECT_RETURN_IF_ERROR(ctx.TimeKernel(
+                                 [&](cudaStream_t stream) {
+                                   args.out = d_out.get() + ctx.LaunchSlot(launch++);
+                                   return LaunchInstructionLatency(args, stream);
+                                 },
+                                 CacheState::kHot)
+                              .status());
+  std::vector<ChaseTiming> results(launches);
+  DISSECT_CUDA_RETURN_IF_ERROR(cudaMemcpy(results.data(), d_out.get(),
+                                          launches * sizeof(ChaseTiming), cudaMemcpyDeviceToHost));
+  // Verification: every launch ran the chain the CPU model runs.
+  const uint64_t steps = kInstructionWarmupOps + ChaseLoadsPerLaunch(chain_length);
+  for (int i = 0; i < launches; ++i) {
+    DISSECT_RETURN_IF_ERROR(CheckAgainstModel(info.op, info.operands, info.operands.seed, steps,
+                                              results[i].sink, absl::StrCat("launch ", i)));
+  }
+  results.erase(results.begin(), results.begin() + ctx.timing().warmup);
+  DISSECT_ASSIGN_OR_RETURN(
+      ChaseLatencySamples samples,
+      ReduceChaseTimings(results, chain_length, ctx.SmClockMhz(),
+                         static_cast<double>(ctx.device().sm_clock_max_khz) / 1e3));
+  ctx.AddNote(SassSequenceNote(info));
+  DISSECT_RETURN_IF_ERROR(ctx.AddSamples("latency_cycles", std::move(samples.cycles_per_load)));
+  return ctx.AddSamples("overhead_cycles", std::move(samples.overhead_cycles));
+}
+
+DISSECT_EXPERIMENT(instruction_latency)
+    .Question("How many cycles does one instruction take from its operands to its result?")
+    .AddAxis(StringAxis("op", InstructionOpNames(), {},
+                        "the instruction (ffma, dfma, ...); the row's sass_sequence note says "
+                        "what one step is in SASS"))
+    .AddAxis(IntAxis("chain_length", "ops", {1024},
+                     "dependent ops of the first timed segment (the second has twice as many); a "
+                     "multiple of 16"))
+    .AddAxis(StringAxis("contention", ContentionNames(), {"none"},
+                        "atomics only: none (own address per lane), warp (one per warp), all "
+                        "(one for the grid)"))
+    .AddMetric("latency_cycles", "cycles/op",
+               "slope of %clock64 cycles over the two segments' dependent ops")
+    .AddMetric("overhead_cycles", "cycles",
+               "intercept of that fit: the fixed cost of one timed segment")
+    .Validate(Validate)
+    .Headline("latency_cycles")
+    .Run(Run);
+
+}  // namespace
+}  // namespace dissect

@@ -1,0 +1,216 @@
+// See instruction_models.h.
+#include "experiments/instructions/instruction_models.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace dissect {
+namespace {
+
+uint32_t FloatBits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+float BitsFloat(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+}
+
+unsigned long long DoubleBits(double d) {
+  unsigned long long u;
+  std::memcpy(&u, &d, sizeof u);
+  return u;
+}
+
+double BitsDouble(unsigned long long u) {
+  double d;
+  std::memcpy(&d, &u, sizeof d);
+  return d;
+}
+
+// fma.rn.f16 on one half: the product of two fp16 values and its sum with a
+// third are exact in double for the operands used here (a near 1, b = 0),
+// so the only rounding is DoubleToHalf's.
+uint16_t HalfFma(uint16_t x, uint16_t a, uint16_t b) {
+  return DoubleToHalf(HalfToDouble(x) * HalfToDouble(a) + HalfToDouble(b));
+}
+
+uint32_t Hfma2(uint32_t x, uint32_t a, uint32_t b) {
+  const uint16_t lo = HalfFma(x & 0xffff, a & 0xffff, b & 0xffff);
+  const uint16_t hi = HalfFma(x >> 16, a >> 16, b >> 16);
+  return (uint32_t{hi} << 16) | lo;
+}
+
+uint32_t Popcount(uint32_t x) {
+  uint32_t n = 0;
+  for (; x != 0; x &= x - 1) ++n;
+  return n;
+}
+
+// bfind.shiftamt.u32: 31 - (position of the highest set bit), 0xffffffff
+// for 0.
+uint32_t ShiftAmount(uint32_t x) {
+  if (x == 0) return 0xffffffffu;
+  uint32_t n = 0;
+  while ((x & 0x80000000u) == 0) {
+    x <<= 1;
+    ++n;
+  }
+  return n;
+}
+
+uint32_t RotateLeft(uint32_t x, uint32_t s) {
+  s %= 32;
+  return s == 0 ? x : (x << s) | (x >> (32 - s));
+}
+
+uint32_t Step32(InstructionOp op, uint32_t x, uint32_t a, uint32_t b) {
+  switch (op) {
+    case InstructionOp::kFfma:
+      return FloatBits(std::fmaf(BitsFloat(x), BitsFloat(a), BitsFloat(b)));
+    case InstructionOp::kFadd:
+      return FloatBits(BitsFloat(x) + BitsFloat(a));
+    case InstructionOp::kFmul:
+      return FloatBits(BitsFloat(x) * BitsFloat(a));
+    case InstructionOp::kHfma2:
+      return Hfma2(x, a, b);
+    case InstructionOp::kImad:
+      return x * a + b;
+    case InstructionOp::kIadd3:
+      return x + a + x;
+    case InstructionOp::kLop3:
+      return x ^ a ^ b;
+    case InstructionOp::kShf:
+      return RotateLeft(x, a);
+    case InstructionOp::kPopc:
+      return Popcount(x);
+    case InstructionOp::kClz:
+      return ShiftAmount(x);
+    case InstructionOp::kDfma:
+      break;
+  }
+  return x;
+}
+
+const std::vector<InstructionOpInfo>* BuildOps() {
+  const unsigned long long one_f32 = FloatBits(1.0f);
+  const unsigned long long near_one_f32 = FloatBits(1.0001f);
+  const unsigned long long hundredth_f32 = FloatBits(0.01f);
+  // fp16 pairs: 1.0 and 1.5; 1 + 2^-10 in both halves (every step grows x
+  // by at least one unit in the last place, so the value counts the steps
+  // until it overflows after about 11,000 steps).
+  const unsigned long long halves_seed = 0x3e003c00;
+  const unsigned long long halves_near_one = 0x3c013c01;
+  return new std::vector<InstructionOpInfo>{
+      {"ffma", InstructionOp::kFfma, "FFMA", {one_f32, near_one_f32, hundredth_f32}},
+      {"fadd", InstructionOp::kFadd, "FADD", {one_f32, hundredth_f32, 0}},
+      {"fmul", InstructionOp::kFmul, "FMUL", {one_f32, near_one_f32, 0}},
+      {"hfma2", InstructionOp::kHfma2, "HFMA2 | HFMA2.MMA", {halves_seed, halves_near_one, 0}},
+      {"dfma",
+       InstructionOp::kDfma,
+       "DFMA",
+       {DoubleBits(1.0), DoubleBits(1.0001), DoubleBits(0.01)}},
+      {"imad", InstructionOp::kImad, "IMAD", {12345, 0x9e3779b9, 7}},
+      {"iadd3", InstructionOp::kIadd3, "IADD3", {1, 3, 5}},
+      {"lop3", InstructionOp::kLop3, "LOP3.LUT", {0x12345678, 0x0f0f0f0f, 0x00ff00ff}},
+      {"shf", InstructionOp::kShf, "SHF.L.W.U32.HI", {0x80000001, 3, 0}},
+      {"popc", InstructionOp::kPopc, "POPC", {0xffffffff, 0, 0}},
+      {"clz", InstructionOp::kClz, "FLO.U32.SH", {0x00010000, 0, 0}},
+  };
+}
+
+}  // namespace
+
+double HalfToDouble(uint16_t h) {
+  const int sign = (h >> 15) ? -1 : 1;
+  const int exponent = (h >> 10) & 0x1f;
+  const int mantissa = h & 0x3ff;
+  if (exponent == 0x1f) return mantissa != 0 ? std::nan("") : sign * HUGE_VAL;
+  if (exponent == 0) return sign * std::ldexp(mantissa, -24);
+  return sign * std::ldexp(1024 + mantissa, exponent - 25);
+}
+
+uint16_t DoubleToHalf(double v) {
+  const uint16_t sign = std::signbit(v) ? 0x8000 : 0;
+  if (std::isnan(v)) return 0x7e00;
+  const double magnitude = std::fabs(v);
+  int e = 0;
+  std::frexp(magnitude, &e);  // magnitude = m * 2^e, m in [0.5, 1)
+  // The spacing of fp16 values near `magnitude` (2^-24 among subnormals);
+  // nearbyint rounds to nearest even in the default rounding mode.
+  const double quantum = std::ldexp(1.0, std::max(e - 1, -14) - 10);
+  const double rounded = std::nearbyint(magnitude / quantum) * quantum;
+  if (rounded >= 65536.0 || std::isinf(magnitude)) return sign | 0x7c00;
+  if (rounded < std::ldexp(1.0, -14)) {
+    return sign | static_cast<uint16_t>(rounded / std::ldexp(1.0, -24));
+  }
+  std::frexp(rounded, &e);
+  const int biased = e - 1 + 15;
+  const double mantissa = rounded / std::ldexp(1.0, e - 1) - 1.0;
+  return sign | static_cast<uint16_t>((biased << 10) | static_cast<int>(mantissa * 1024));
+}
+
+const std::vector<InstructionOpInfo>& InstructionOps() {
+  static const std::vector<InstructionOpInfo>* ops = BuildOps();
+  return *ops;
+}
+
+std::vector<std::string> InstructionOpNames() {
+  std::vector<std::string> names;
+  for (const InstructionOpInfo& info : InstructionOps()) names.emplace_back(info.name);
+  return names;
+}
+
+absl::StatusOr<InstructionOpInfo> FindInstructionOp(absl::string_view name) {
+  for (const InstructionOpInfo& info : InstructionOps()) {
+    if (name == info.name) return info;
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "unknown op '", name, "' (ops: ", absl::StrJoin(InstructionOpNames(), ", "), ")"));
+}
+
+std::string SassSequenceNote(const InstructionOpInfo& info) {
+  return absl::StrCat("sass_sequence: ", info.sass_sequence);
+}
+
+unsigned long long ModelStep(InstructionOp op, unsigned long long x, unsigned long long a,
+                             unsigned long long b) {
+  if (op == InstructionOp::kDfma) {
+    return DoubleBits(std::fma(BitsDouble(x), BitsDouble(a), BitsDouble(b)));
+  }
+  return Step32(op, static_cast<uint32_t>(x), static_cast<uint32_t>(a), static_cast<uint32_t>(b));
+}
+
+unsigned long long ModelChain(InstructionOp op, const InstructionOperands& operands,
+                              unsigned long long start, uint64_t steps) {
+  unsigned long long x = op == InstructionOp::kDfma ? start : static_cast<uint32_t>(start);
+  for (uint64_t i = 0; i < steps; ++i) x = ModelStep(op, x, operands.a, operands.b);
+  return x;
+}
+
+absl::Status CheckAgainstModel(InstructionOp op, const InstructionOperands& operands,
+                               unsigned long long start, uint64_t steps, unsigned long long device,
+                               absl::string_view what) {
+  const unsigned long long want = ModelChain(op, operands, start, steps);
+  if (device == want) return absl::OkStatus();
+  return absl::InternalError(absl::StrCat(what, " ended its chain of ", steps, " steps at 0x",
+                                          absl::Hex(device), ", the CPU model at 0x",
+                                          absl::Hex(want)));
+}
+
+std::vector<std::string> ContentionNames() { return {"none", "warp", "all"}; }
+
+absl::Status ValidateContention(absl::string_view op, absl::string_view contention) {
+  if (contention == "none" || absl::StartsWith(op, "atom_")) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("contention=", contention, " applies to atom_* ops only, not op=", op));
+}
+
+}  // namespace dissect

@@ -1,0 +1,70 @@
+// The instruction experiments' ops on the host: each `op` axis value's
+// kernel op, its operands, the SASS sequence one chain step compiles to,
+// and a CPU model of its chain, against which the experiments check every
+// launch's final value (a folded or mis-emitted chain ends elsewhere).
+#ifndef DISSECT_EXPERIMENTS_INSTRUCTIONS_INSTRUCTION_MODELS_H_
+#define DISSECT_EXPERIMENTS_INSTRUCTIONS_INSTRUCTION_MODELS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "kernels/instruction_ops.h"
+
+namespace dissect {
+
+struct InstructionOpInfo {
+  const char* name;  // the `op` axis value: "ffma"
+  InstructionOp op;
+  // What one chain step is in SASS on every architecture built (sm_80 to
+  // sm_120), as the SASS test checks it:
+  // "FFMA", "HFMA2 | HFMA2.MMA" (ptxas alternates the two forms).
+  const char* sass_sequence;
+  InstructionOperands operands;
+};
+
+// Every op the kernels implement, in the `op` axis's order.
+const std::vector<InstructionOpInfo>& InstructionOps();
+
+// The `op` axis values.
+std::vector<std::string> InstructionOpNames();
+
+// The op named `name`; InvalidArgument naming the ops for an unknown one.
+absl::StatusOr<InstructionOpInfo> FindInstructionOp(absl::string_view name);
+
+// The row note "sass_sequence: FFMA".
+std::string SassSequenceNote(const InstructionOpInfo& info);
+
+// One chain step of `op` on the host, on bit patterns (the low 32 bits for
+// 32-bit ops), bit-exact with the device's instruction for the operands
+// InstructionOps() uses (IEEE round to nearest even; fp16 through an exact
+// double product).
+unsigned long long ModelStep(InstructionOp op, unsigned long long x, unsigned long long a,
+                             unsigned long long b);
+
+// The chain's value after `steps` steps from `start`.
+unsigned long long ModelChain(InstructionOp op, const InstructionOperands& operands,
+                              unsigned long long start, uint64_t steps);
+
+// OK if `device` equals ModelChain(...); else InternalError naming `what`
+// and both values.
+absl::Status CheckAgainstModel(InstructionOp op, const InstructionOperands& operands,
+                               unsigned long long start, uint64_t steps, unsigned long long device,
+                               absl::string_view what);
+
+// The value of an fp16 bit pattern, and the fp16 nearest `v` (ties to even;
+// overflow to infinity).
+double HalfToDouble(uint16_t h);
+uint16_t DoubleToHalf(double v);
+
+// The `contention` axis: which values exist, and the check that refuses a
+// value other than "none" for an op that is not an atomic.
+std::vector<std::string> ContentionNames();
+absl::Status ValidateContention(absl::string_view op, absl::string_view contention);
+
+}  // namespace dissect
+
+#endif  // DISSECT_EXPERIMENTS_INSTRUCTIONS_INSTRUCTION_MODELS_H_

@@ -1,0 +1,174 @@
+// SASS checks of the instruction kernels; see instruction_sass_checks.h.
+#include "experiments/instructions/instruction_sass_checks.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "kernels/instruction_ops.h"
+#include "kernels/pointer_chase.h"
+#include "probes/sass_test_util.h"
+
+namespace dissect {
+namespace {
+
+// "P0".."P6": an operand that names a predicate register (PT, the
+// constant true, is none: sm_100 code writes IADD3's carries to PT).
+bool IsPredicateRegister(absl::string_view operand) {
+  return operand.size() == 2 && operand[0] == 'P' && operand[1] >= '0' && operand[1] <= '6';
+}
+
+// The position of `in` in `step` (the first whose opcodes hold its
+// opcode), or nullopt if it is no step instruction. An instruction that
+// writes a predicate besides its result (the loop counter's IADD3 with its
+// carry) is none: no chain step writes one.
+std::optional<size_t> StepPosition(const SassInstruction& in, const SassStep& step) {
+  if (in.operands.size() > 1 && IsPredicateRegister(in.operands[1])) return std::nullopt;
+  for (size_t p = 0; p < step.size(); ++p) {
+    if (std::find(step[p].begin(), step[p].end(), in.opcode) != step[p].end()) return p;
+  }
+  return std::nullopt;
+}
+
+// The last instruction of `loop` before code[j] (going round through the
+// branch, code[j] itself last) that writes register `reg`; nullopt if none
+// in the loop does (a value from before the loop).
+std::optional<size_t> LastWriter(const SassFunction& f, const SassLoop& loop, size_t j, int reg) {
+  for (size_t n = 1; n <= loop.size(); ++n) {
+    const size_t k = loop.head + (j - loop.head + loop.size() - n) % loop.size();
+    if (WritesRegister(f.code[k], reg)) return k;
+  }
+  return std::nullopt;
+}
+
+// The step instruction whose result code[j] reads, or a problem.
+std::optional<size_t> Producer(const SassFunction& f, const SassLoop& loop, size_t j,
+                               std::vector<std::string>& problems) {
+  std::vector<size_t> producers;
+  const SassInstruction& in = f.code[j];
+  for (size_t o = 1; o < in.operands.size(); ++o) {
+    for (const int reg : RegisterNumbers(in.operands[o])) {
+      const std::optional<size_t> w = LastWriter(f, loop, j, reg);
+      if (w && std::find(producers.begin(), producers.end(), *w) == producers.end()) {
+        producers.push_back(*w);
+      }
+    }
+  }
+  if (producers.size() != 1) {
+    problems.push_back(absl::StrCat(SassLine(f, j), " reads ", producers.size(),
+                                    " values computed in the loop, want 1 (the previous step's)"));
+    return std::nullopt;
+  }
+  return producers[0];
+}
+
+}  // namespace
+
+SassStep ParseSassStep(const std::string& sequence) {
+  SassStep step;
+  for (absl::string_view part : absl::StrSplit(sequence, '+')) {
+    std::vector<std::string> forms;
+    for (absl::string_view form : absl::StrSplit(part, '|')) {
+      forms.emplace_back(absl::StripAsciiWhitespace(form));
+    }
+    step.push_back(forms);
+  }
+  return step;
+}
+
+std::vector<std::string> StepOps(const SassStep& step) {
+  std::vector<std::string> ops;
+  for (const std::vector<std::string>& forms : step) {
+    for (const std::string& form : forms) {
+      std::string op(form.substr(0, form.find('.')));
+      if (std::find(ops.begin(), ops.end(), op) == ops.end()) ops.push_back(op);
+    }
+  }
+  return ops;
+}
+
+std::vector<std::string> ChainLoopProblems(const SassFunction& f, const SassLoop& loop,
+                                           const SassStep& step, int chains, int steps) {
+  std::vector<std::string> problems;
+  std::map<size_t, size_t> position;  // member index -> its position in the step
+  for (size_t j = loop.head; j <= loop.branch; ++j) {
+    if (const std::optional<size_t> p = StepPosition(f.code[j], step)) position[j] = *p;
+  }
+  const size_t want = static_cast<size_t>(chains) * steps * step.size();
+  if (position.size() != want) {
+    problems.push_back(absl::StrCat("the loop holds ", position.size(), " step instructions, want ",
+                                    want, " (", chains, " x ", steps, " x ", step.size(), "):\n",
+                                    LoopListing(f, loop)));
+    return problems;
+  }
+  std::map<size_t, size_t> producer_of;
+  std::map<size_t, size_t> consumer_of;
+  for (const auto& [j, p] : position) {
+    const std::optional<size_t> from = Producer(f, loop, j, problems);
+    if (!from) continue;
+    const auto it = position.find(*from);
+    if (it == position.end()) {
+      problems.push_back(absl::StrCat(SassLine(f, j), " reads ", SassLine(f, *from),
+                                      ", which is not a step of the chain"));
+    } else if (it->second != (p + step.size() - 1) % step.size()) {
+      problems.push_back(absl::StrCat(SassLine(f, j), " follows ", SassLine(f, *from),
+                                      " out of the step's order"));
+    } else if (!consumer_of.emplace(*from, j).second) {
+      problems.push_back(absl::StrCat(SassLine(f, *from), " feeds two steps"));
+    } else {
+      producer_of[j] = *from;
+    }
+  }
+  if (!problems.empty()) return problems;
+  // Every member has one producer and one consumer: the links are cycles.
+  std::map<size_t, bool> seen;
+  int cycles = 0;
+  for (const auto& [j, p] : position) {
+    if (seen[j]) continue;
+    size_t length = 0;
+    for (size_t k = j; !seen[k]; k = producer_of[k]) {
+      seen[k] = true;
+      ++length;
+    }
+    ++cycles;
+    if (length != static_cast<size_t>(steps) * step.size()) {
+      problems.push_back(absl::StrCat("a chain through ", SassLine(f, j), " has ", length,
+                                      " instructions, want ", steps * step.size()));
+    }
+  }
+  if (cycles != chains) {
+    problems.push_back(absl::StrCat("the loop holds ", cycles, " chains, want ", chains));
+  }
+  return problems;
+}
+
+std::vector<std::string> LatencyKernelProblems(const SassFunction& f, const SassStep& step) {
+  const std::vector<SassLoop> loops = InnermostTimedLoopsWith(f, StepOps(step));
+  if (loops.size() != kChaseSegments) {
+    return {absl::StrCat(loops.size(), " innermost timed loops hold ",
+                         absl::StrJoin(StepOps(step), "/"), ", want ", kChaseSegments,
+                         " (one per segment)")};
+  }
+  std::vector<std::string> problems;
+  for (const SassLoop& loop : loops) {
+    for (std::string& p : ChainLoopProblems(f, loop, step, 1, kInstructionUnroll)) {
+      problems.push_back(std::move(p));
+    }
+  }
+  return problems;
+}
+
+std::vector<std::string> ThroughputKernelProblems(const SassFunction& f, const SassStep& step,
+                                                  int chains) {
+  const absl::StatusOr<SassLoop> loop = FindTimedLoop(f, StepOps(step));
+  if (!loop.ok()) return {std::string(loop.status().message())};
+  return ChainLoopProblems(f, *loop, step, chains, kInstructionUnroll);
+}
+
+}  // namespace dissect

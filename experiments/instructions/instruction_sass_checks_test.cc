@@ -1,0 +1,87 @@
+// The SASS checks of instruction_sass_checks.h on the FFMA latency kernel as
+// built and on three copies broken by hand (testdata/ffma_latency_chains.sass):
+// a step that reads an operand instead of the previous result, a folded
+// chain (15 steps where 16 are timed) and a MOV inside the chain. Each
+// break must fail the check, and the kernel as built must pass it, so the
+// check is neither vacuous nor blind.
+#include "experiments/instructions/instruction_sass_checks.h"
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_join.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "probes/ptx_test_util.h"
+
+namespace dissect {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+std::vector<SassFunction> Fixture() {
+  const char* srcdir = std::getenv("TEST_SRCDIR");
+  EXPECT_NE(srcdir, nullptr) << "run under bazel test";
+  if (srcdir == nullptr) return {};
+  absl::StatusOr<std::vector<SassFunction>> fs = ParseCuobjdumpSass(ReadTextFile(
+      std::string(srcdir) + "/dissect/experiments/instructions/testdata/ffma_latency_chains.sass"));
+  EXPECT_TRUE(fs.ok()) << fs.status();
+  return fs.ok() ? *fs : std::vector<SassFunction>{};
+}
+
+std::string Problems(const std::string& functor) {
+  const std::vector<SassFunction> fs = Fixture();
+  absl::StatusOr<const SassFunction*> f = FindSassFunction(fs, {"INS_" + functor + "EEEv"});
+  EXPECT_TRUE(f.ok()) << f.status();
+  if (!f.ok()) return "no function";
+  return absl::StrJoin(LatencyKernelProblems(**f, ParseSassStep("FFMA")), "\n");
+}
+
+TEST(InstructionSassChecksTest, ParsesSequencesAndAlternatives) {
+  const SassStep step = ParseSassStep("FMUL.RZ + MUFU.SIN");
+  ASSERT_EQ(step.size(), 2u);
+  EXPECT_THAT(step[0], ElementsAre("FMUL.RZ"));
+  EXPECT_THAT(step[1], ElementsAre("MUFU.SIN"));
+  EXPECT_THAT(StepOps(step), ElementsAre("FMUL", "MUFU"));
+  EXPECT_THAT(ParseSassStep("HFMA2 | HFMA2.MMA"), ElementsAre(ElementsAre("HFMA2", "HFMA2.MMA")));
+}
+
+TEST(InstructionSassChecksTest, PassesTheKernelAsBuilt) { EXPECT_EQ(Problems("6FfmaOp"), ""); }
+
+TEST(InstructionSassChecksTest, FailsOnAStepThatReadsAConstant) {
+  EXPECT_THAT(Problems("14FfmaOpConstant"),
+              HasSubstr("FFMA R11, R0, UR11, R0 reads 0 values computed in the loop"));
+}
+
+TEST(InstructionSassChecksTest, FailsOnAFoldedChain) {
+  EXPECT_THAT(Problems("12FfmaOpFolded"),
+              HasSubstr("the loop holds 15 step instructions, want 16 (1 x 16 x 1)"));
+}
+
+TEST(InstructionSassChecksTest, FailsOnAnotherInstructionInTheChain) {
+  EXPECT_THAT(Problems("11FfmaOpMoved"), HasSubstr("reads /*0440*/ MOV R13, R11, which is not a "
+                                                   "step of the chain"));
+}
+
+TEST(InstructionSassChecksTest, FailsOnTheWrongChainCount) {
+  const std::vector<SassFunction> fs = Fixture();
+  absl::StatusOr<const SassFunction*> f = FindSassFunction(fs, {"INS_6FfmaOpEEEv"});
+  ASSERT_TRUE(f.ok()) << f.status();
+  const std::vector<SassLoop> loops = InnermostTimedLoopsWith(**f, {"FFMA"});
+  ASSERT_EQ(loops.size(), 2u);
+  EXPECT_THAT(ChainLoopProblems(**f, loops[0], ParseSassStep("FFMA"), 1, 16), IsEmpty());
+  // 16 FFMA as 2 chains of 8: one chain of 16 is not that.
+  EXPECT_THAT(absl::StrJoin(ChainLoopProblems(**f, loops[0], ParseSassStep("FFMA"), 2, 8), "\n"),
+              HasSubstr("has 16 instructions, want 8"));
+  // The same loop is not a loop of 8 FFMA + FADD steps: each FFMA follows
+  // an FFMA where the step puts an FADD.
+  EXPECT_THAT(
+      absl::StrJoin(ChainLoopProblems(**f, loops[0], ParseSassStep("FFMA + FADD"), 1, 8), "\n"),
+      HasSubstr("out of the step's order"));
+}
+
+}  // namespace
+}  // namespace dissect

@@ -1,0 +1,155 @@
+// Question: how many results per clock does one SM deliver for the common
+//           arithmetic, logic and conversion instructions?
+// Timed:    every SM holds warps_per_sm warps (blocks of 4 warps, one grid
+//           of SMs x warps_per_sm / 4 blocks; a point whose blocks do not
+//           all fit at once is skipped), each thread runs `chains`
+//           independent chains of the op (kernels/instruction_ops.cuh, the
+//           latency experiment's functors), one untimed step each and then
+//           4096 timed steps each, interleaved. Lane 0 of each warp reads
+//           %clock64 around the timed loop (after the chain values are
+//           ready, after the last step has returned) and records its SM;
+//           per SM, the span from its warps' first start to their last stop
+//           over the warp instructions they issued gives cycles per warp
+//           instruction (the median over SMs, CyclesPerInstruction), and
+//           results_per_clock_per_sm = 32 lanes / that: ops x lanes /
+//           (cycles x SMs) for SMs that ran alike. An HFMA2 lane result is
+//           one fp16 pair. After the timed launches, the final values of
+//           the first and the last thread's chains are checked against the
+//           CPU model (instruction_models.h).
+// Expected: the architecture's issue rate per SM for the op: 128 results
+//           per clock for FFMA, FADD, FMUL, IADD3 and LOP3 on Volta through
+//           Hopper, 64 for IMAD and DFMA on A100 and H100 (DFMA far fewer
+//           on GPUs without full-rate FP64), 16 for POPC and FLO. With one
+//           chain, enough warps per scheduler hide the op's latency; fewer
+//           warps need more chains.
+// Could be confused with: the compiler's work for the hardware's:
+//           //experiments/instructions:sass_test checks, for every
+//           architecture built (sm_80 to sm_120), that the
+//           timed loop holds exactly 16 x chains steps of the sass_sequence
+//           in `chains` dependent chains; the CPU model check fails a
+//           launch whose chains ended elsewhere. Uneven blocks per SM: each
+//           SM's rate comes from its own warps' span, and the median over
+//           SMs is reported. Warps starting at different times: the span
+//           runs from the first start to the last stop, which only lowers
+//           the rate, by the start skew over 4096 x chains steps. A
+//           throttled clock cannot move SM cycles.
+#include <utility>
+#include <vector>
+
+#include "experiments/framework/experiment.h"
+#include "experiments/instructions/instruction_models.h"
+#include "experiments/tensor/probe_timing.h"
+#include "kernels/instruction_ops.h"
+#include "probes/cuda_status.h"
+#include "probes/device_buffer.h"
+
+namespace dissect {
+namespace {
+
+// Timed steps per chain.
+constexpr uint64_t kIterations = 4096;
+constexpr int kWarpsPerBlock = kThroughputBlockThreads / 32;
+
+absl::Status Validate(const Point& point) {
+  DISSECT_RETURN_IF_ERROR(ValidateContention(point.Str("op"), point.Str("contention")));
+  const int64_t chains = point.Int("chains");
+  bool built = false;
+  for (const int c : kThroughputChains) built = built || c == chains;
+  if (!built) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("chains must be 1, 2, 4 or 8 (got ", chains, ")"));
+  }
+  const int64_t warps = point.Int("warps_per_sm");
+  if (warps < kWarpsPerBlock || warps % kWarpsPerBlock != 0) {
+    return absl::InvalidArgumentError(absl::StrCat("warps_per_sm must be a positive multiple of ",
+                                                   kWarpsPerBlock, " (got ", warps, ")"));
+  }
+  return absl::OkStatus();
+}
+
+// Checks the first and the last thread's chains against the CPU model.
+absl::Status CheckChains(const InstructionOpInfo& info, const InstructionThroughputArgs& args,
+                         const DeviceBuffer<unsigned long long>& sink) {
+  std::vector<unsigned long long> values(sink.size());
+  DISSECT_CUDA_RETURN_IF_ERROR(
+      cudaMemcpy(values.data(), sink.get(), sink.bytes(), cudaMemcpyDeviceToHost));
+  const uint64_t threads = values.size() / args.chains;
+  for (const uint64_t t : {uint64_t{0}, threads - 1}) {
+    for (int c = 0; c < args.chains; ++c) {
+      const uint64_t index = t * args.chains + c;
+      DISSECT_RETURN_IF_ERROR(CheckAgainstModel(info.op, info.operands, info.operands.seed + index,
+                                                kIterations + 1, values[index],
+                                                absl::StrCat("thread ", t, " chain ", c)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Run(PointContext& ctx) {
+  DISSECT_ASSIGN_OR_RETURN(const InstructionOpInfo info, FindInstructionOp(ctx.Str("op")));
+  const int chains = static_cast<int>(ctx.Int("chains"));
+  const int blocks_per_sm = static_cast<int>(ctx.Int("warps_per_sm")) / kWarpsPerBlock;
+  int fit = 0;
+  DISSECT_CUDA_RETURN_IF_ERROR(ThroughputBlocksPerSm(info.op, chains, &fit));
+  if (fit < blocks_per_sm) {
+    return Skipped(absl::StrCat(ctx.Int("warps_per_sm"), " warps per SM need ", blocks_per_sm,
+                                " blocks of ", kWarpsPerBlock, " warps; ", fit,
+                                " fit on one SM at once"));
+  }
+  InstructionThroughputArgs args;
+  args.op = info.op;
+  args.operands = info.operands;
+  args.chains = chains;
+  args.iterations = kIterations;
+  args.blocks = ctx.device().sm_count * blocks_per_sm;
+  const int warps = args.blocks * kWarpsPerBlock;
+  DISSECT_ASSIGN_OR_RETURN(auto d_timing,
+                           DeviceBuffer<WarpTiming>::Allocate(ctx.LaunchSlots() * warps));
+  DISSECT_ASSIGN_OR_RETURN(auto d_sink, DeviceBuffer<unsigned long long>::Allocate(
+                                            static_cast<size_t>(warps) * 32 * chains));
+  args.sink = d_sink.get();
+  int launch = 0;
+  DISSECT_ASSIGN_OR_RETURN(const std::vector<double> ms,
+                           ctx.TimeKernel(
+                               [&](cudaStream_t stream) {
+                                 args.timing = d_timing.get() + ctx.LaunchSlot(launch++) * warps;
+                                 return LaunchInstructionThroughput(args, stream);
+                               },
+                               CacheState::kHot));
+  DISSECT_RETURN_IF_ERROR(CheckChains(info, args, d_sink));
+  std::vector<WarpTiming> records(d_timing.size());
+  DISSECT_CUDA_RETURN_IF_ERROR(
+      cudaMemcpy(records.data(), d_timing.get(), d_timing.bytes(), cudaMemcpyDeviceToHost));
+  std::vector<double> rates;
+  for (size_t i = 0; i < ms.size(); ++i) {
+    const absl::Span<const WarpTiming> row =
+        absl::MakeConstSpan(records).subspan((ctx.timing().warmup + i) * warps, warps);
+    DISSECT_ASSIGN_OR_RETURN(const double cycles,
+                             CyclesPerInstruction(row, static_cast<int64_t>(kIterations) * chains));
+    rates.push_back(32.0 / cycles);
+  }
+  ctx.AddNote(SassSequenceNote(info));
+  return ctx.AddSamples("results_per_clock_per_sm", std::move(rates));
+}
+
+DISSECT_EXPERIMENT(instruction_throughput)
+    .Question("How many results per clock does one SM deliver for each instruction?")
+    .AddAxis(StringAxis("op", InstructionOpNames(), {},
+                        "the instruction (ffma, dfma, ...); the row's sass_sequence note says "
+                        "what one step is in SASS"))
+    .AddAxis(IntAxis("chains", "chains", {1, 4}, "independent chains per thread: 1, 2, 4 or 8"))
+    .AddAxis(IntAxis("warps_per_sm", "warps", {64},
+                     "resident warps per SM (blocks of 4 warps); points that do not fit are "
+                     "skipped"))
+    .AddAxis(StringAxis("contention", ContentionNames(), {"none"},
+                        "atomics only: none (own address per lane), warp (one per warp), all "
+                        "(one for the grid)"))
+    .AddMetric("results_per_clock_per_sm", "results/clk/SM",
+               "warp-lane results per SM clock: ops x 32 lanes / (SM cycles), the median over "
+               "SMs of each SM's warps' %clock64 span")
+    .Validate(Validate)
+    .Headline("results_per_clock_per_sm")
+    .Run(Run);
+
+}  // namespace
+}  // namespace dissect

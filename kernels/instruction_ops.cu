@@ -1,0 +1,137 @@
+// The instruction kernels: InstructionLatencyKernel<Op> times one dependent
+// chain of Op (kernels/instruction_ops.cuh) in the chase's timed core;
+// InstructionThroughputKernel<Op, kChains> runs kChains independent chains
+// per thread on full SMs. See instruction_ops.h.
+#include <type_traits>
+
+#include "kernels/device_clock.cuh"
+#include "kernels/instruction_ops.cuh"
+#include "kernels/timed_chase.cuh"
+
+namespace dissect {
+namespace {
+
+// One thread: kInstructionWarmupOps untimed steps, then RunTimedChase's two
+// segments of chain_length and 2 x chain_length steps. Its clock reads
+// wait for the chain (WaitFor): the first for the warm-up's last result,
+// so the seed and operands are in registers before the clock starts; the
+// second of each segment for the segment's last result, so each segment
+// holds its ops' full latency. The chain's last value is stored (sink),
+// which keeps it live and lets the host check it against its own model.
+template <class Op>
+__global__ void InstructionLatencyKernel(InstructionOperands operands, uint64_t chain_length,
+                                         ChaseTiming* out) {
+  using Bits = typename Op::Bits;
+  const Op op;
+  const Bits a = static_cast<Bits>(operands.a);
+  const Bits b = static_cast<Bits>(operands.b);
+  const auto step = [&](Bits x) { return op(x, a, b); };
+  const Bits last = RunTimedChase(step, static_cast<Bits>(operands.seed), kInstructionWarmupOps,
+                                  chain_length, out);
+  out->sink = static_cast<unsigned long long>(last);
+}
+
+__device__ __forceinline__ uint32_t SmId() {
+  uint32_t id;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+  return id;
+}
+
+// Every thread runs kChains independent chains (chain c of thread t starts
+// at seed + t * kChains + c: distinct values, so ptxas cannot merge
+// chains), one untimed step each, then `iterations` timed steps each,
+// interleaved so that consecutive instructions are independent. Lane 0 of
+// each warp reads %clock64 around the timed loop: the start after the last
+// chain's untimed step has returned (WaitFor; the earlier chains' steps
+// issued before it), the stop after its last timed step has returned (the
+// other chains' last steps issued before it, in order). The per-SM span
+// of the warps' records over their ops is the SM's rate.
+template <class Op, int kChains>
+__global__ void __launch_bounds__(kThroughputBlockThreads)
+    InstructionThroughputKernel(InstructionOperands operands, uint64_t iterations,
+                                WarpTiming* timing, unsigned long long* sink) {
+  using Bits = typename Op::Bits;
+  const Op op;
+  const Bits a = static_cast<Bits>(operands.a);
+  const Bits b = static_cast<Bits>(operands.b);
+  const uint64_t thread = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x;
+  Bits x[kChains];
+#pragma unroll
+  for (int c = 0; c < kChains; ++c) {
+    x[c] = op(static_cast<Bits>(operands.seed + thread * kChains + c), a, b);
+  }
+  WaitFor(static_cast<uint32_t>(x[kChains - 1]));
+  const uint64_t start = ReadClock64();
+#pragma unroll 1
+  for (uint64_t k = 0; k < iterations / kInstructionUnroll; ++k) {
+#pragma unroll
+    for (int u = 0; u < kInstructionUnroll; ++u) {
+#pragma unroll
+      for (int c = 0; c < kChains; ++c) x[c] = op(x[c], a, b);
+    }
+  }
+  WaitFor(static_cast<uint32_t>(x[kChains - 1]));
+  const uint64_t stop = ReadClock64();
+  if (threadIdx.x % 32 == 0) {
+    timing[thread / 32] = WarpTiming{start, stop, SmId(), 1};
+  }
+#pragma unroll
+  for (int c = 0; c < kChains; ++c) sink[thread * kChains + c] = x[c];
+}
+
+// Calls f(std::integral_constant<int, N>{}) for chains == N of
+// kThroughputChains; cudaErrorInvalidValue otherwise.
+template <class F>
+cudaError_t WithChains(int chains, F&& f) {
+  switch (chains) {
+    case 1:
+      return f(std::integral_constant<int, 1>{});
+    case 2:
+      return f(std::integral_constant<int, 2>{});
+    case 4:
+      return f(std::integral_constant<int, 4>{});
+    case 8:
+      return f(std::integral_constant<int, 8>{});
+  }
+  return cudaErrorInvalidValue;
+}
+
+}  // namespace
+
+cudaError_t LaunchInstructionLatency(const InstructionLatencyArgs& args, cudaStream_t stream) {
+  if (args.chain_length == 0 || args.chain_length % kInstructionUnroll != 0) {
+    return cudaErrorInvalidValue;
+  }
+  return WithInstructionOp(args.op, [&](auto op) {
+    InstructionLatencyKernel<decltype(op)>
+        <<<1, 1, 0, stream>>>(args.operands, args.chain_length, args.out);
+    return cudaGetLastError();
+  });
+}
+
+cudaError_t LaunchInstructionThroughput(const InstructionThroughputArgs& args,
+                                        cudaStream_t stream) {
+  if (args.iterations == 0 || args.iterations % kInstructionUnroll != 0 || args.blocks < 1) {
+    return cudaErrorInvalidValue;
+  }
+  return WithInstructionOp(args.op, [&](auto op) {
+    return WithChains(args.chains, [&](auto chains) {
+      InstructionThroughputKernel<decltype(op), decltype(chains)::value>
+          <<<args.blocks, kThroughputBlockThreads, 0, stream>>>(args.operands, args.iterations,
+                                                                args.timing, args.sink);
+      return cudaGetLastError();
+    });
+  });
+}
+
+cudaError_t ThroughputBlocksPerSm(InstructionOp op, int chains, int* blocks) {
+  return WithInstructionOp(op, [&](auto o) {
+    return WithChains(chains, [&](auto c) {
+      return cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+          blocks, InstructionThroughputKernel<decltype(o), decltype(c)::value>,
+          kThroughputBlockThreads, 0);
+    });
+  });
+}
+
+}  // namespace dissect

@@ -1,0 +1,94 @@
+// Host interface of the instruction latency and throughput kernels
+// (kernels/instruction_ops.cu): one op functor per instruction
+// (kernels/instruction_ops.cuh) applied in a dependent chain, one thread
+// timing the chain's latency, or `chains` independent chains per thread on
+// full SMs for its throughput.
+#ifndef DISSECT_KERNELS_INSTRUCTION_OPS_H_
+#define DISSECT_KERNELS_INSTRUCTION_OPS_H_
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "kernels/pointer_chase.h"
+#include "kernels/warp_timing.h"
+
+namespace dissect {
+
+// The instructions the kernels time, one op functor each. Every value is
+// carried as its bit pattern (32 bits; 64 for kDfma).
+enum class InstructionOp : int {
+  kFfma,   // fma.rn.f32       x = x * a + b
+  kFadd,   // add.rn.f32       x = x + a
+  kFmul,   // mul.rn.f32       x = x * a
+  kHfma2,  // fma.rn.f16x2     x = x * a + b, both halves
+  kDfma,   // fma.rn.f64       x = x * a + b
+  kImad,   // mad.lo.u32       x = x * a + b
+  kIadd3,  // add.u32 twice    x = x + a + x, one three-input add
+  kLop3,   // lop3.b32 0x96    x = x ^ a ^ b
+  kShf,    // shf.l.wrap.b32   x = x rotated left by a
+  kPopc,   // popc.b32         x = number of set bits of x
+  kClz,    // bfind.shiftamt   x = leading zeros of x (0xffffffff for 0)
+};
+
+inline constexpr int kInstructionOpCount = 11;
+
+// What a chain starts from and reads besides itself, as bit patterns (the
+// low 32 bits for 32-bit ops): kernel arguments, so that ptxas cannot fold
+// the chain into constants.
+struct InstructionOperands {
+  unsigned long long seed = 0;  // the chain's first value
+  unsigned long long a = 0;
+  unsigned long long b = 0;
+};
+
+// Ops per trip of the timed loops (their unroll factor): the chase's, so
+// that the latency kernel shares its timed core (kernels/timed_chase.cuh).
+inline constexpr int kInstructionUnroll = kChaseUnroll;
+
+// Untimed ops before the first latency segment: they leave the clock reads'
+// and the loop's instructions issued and the seed loaded.
+inline constexpr uint64_t kInstructionWarmupOps = 64;
+
+struct InstructionLatencyArgs {
+  InstructionOp op = InstructionOp::kFfma;
+  InstructionOperands operands;
+  // Ops of segment 0 (segment 1 has twice as many): a positive multiple of
+  // kInstructionUnroll.
+  uint64_t chain_length = 0;
+  // Device pointer: cycles per segment, the clock span, and as `sink` the
+  // chain's last value (after kInstructionWarmupOps + 3 x chain_length ops).
+  ChaseTiming* out = nullptr;
+};
+
+// One thread, one block.
+cudaError_t LaunchInstructionLatency(const InstructionLatencyArgs& args, cudaStream_t stream);
+
+// Independent chains per thread the throughput kernel is built for.
+inline constexpr int kThroughputChains[] = {1, 2, 4, 8};
+
+// Threads of a throughput block (4 warps: one per SM sub-partition).
+inline constexpr int kThroughputBlockThreads = 128;
+
+struct InstructionThroughputArgs {
+  InstructionOp op = InstructionOp::kFfma;
+  InstructionOperands operands;  // chain c of thread t starts at seed + t * chains + c
+  int chains = 1;                // one of kThroughputChains
+  // Ops per chain in the timed loop: a positive multiple of
+  // kInstructionUnroll. One untimed op per chain precedes it.
+  uint64_t iterations = 0;
+  int blocks = 0;  // of kThroughputBlockThreads threads
+  // Device pointers: one record per warp (clock span and SM), and every
+  // chain's last value, thread-major (t * chains + c).
+  WarpTiming* timing = nullptr;
+  unsigned long long* sink = nullptr;
+};
+
+cudaError_t LaunchInstructionThroughput(const InstructionThroughputArgs& args, cudaStream_t stream);
+
+// Blocks of the throughput kernel of (op, chains) one SM holds at once.
+cudaError_t ThroughputBlocksPerSm(InstructionOp op, int chains, int* blocks);
+
+}  // namespace dissect
+
+#endif  // DISSECT_KERNELS_INSTRUCTION_OPS_H_
