@@ -76,9 +76,9 @@ class ParameterCounter {
         in.push_back(shapes_.at(ref.get<std::string>()));
       }
     } else {
-      const std::string ref =
-          layer.contains("input") && layer["input"].is_string() ? layer["input"].get<std::string>()
-                                                                : previous_;
+      const std::string ref = layer.contains("input") && layer["input"].is_string()
+                                  ? layer["input"].get<std::string>()
+                                  : previous_;
       if (!shapes_.count(ref)) return Bad(name + ": its input is no earlier layer");
       in.push_back(shapes_.at(ref));
     }
@@ -143,13 +143,15 @@ class ParameterCounter {
 
 absl::StatusOr<int64_t> TrainableParameters(std::string_view network_json,
                                             std::string_view origin) {
-  const nlohmann::json doc = nlohmann::json::parse(network_json.begin(), network_json.end(), nullptr, false);
+  const nlohmann::json doc =
+      nlohmann::json::parse(network_json.begin(), network_json.end(), nullptr, false);
   const auto bad = [&](const std::string& what) {
     return absl::InvalidArgumentError(absl::StrCat(std::string(origin), ": ", what));
   };
   if (doc.is_discarded() || !doc.is_object()) return bad("not a JSON object");
   const auto input = doc.find("input");
-  if (input == doc.end() || !input->is_object()) return bad("\"input\" must be an object {c, h, w}");
+  if (input == doc.end() || !input->is_object())
+    return bad("\"input\" must be an object {c, h, w}");
   const Shape in{IntKey(*input, "c", -1), IntKey(*input, "h", -1), IntKey(*input, "w", -1)};
   if (in.c < 1 || in.h < 1 || in.w < 1) return bad("\"input\" needs integers c, h, w >= 1");
   ParameterCounter counter(origin, in);

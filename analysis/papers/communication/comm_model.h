@@ -52,8 +52,7 @@ double UpgradeSpeedup(double compute_ms, double slow_comm_ms, double fast_comm_m
 // trained); relu, pooling, add, concat and softmax have none, and the
 // networks have no biases. Shapes follow configs/networks/README.md. A
 // malformed document is an InvalidArgumentError naming `origin`.
-absl::StatusOr<int64_t> TrainableParameters(std::string_view network_json,
-                                            std::string_view origin);
+absl::StatusOr<int64_t> TrainableParameters(std::string_view network_json, std::string_view origin);
 
 // TrainableParameters of configs/networks/<name>.json (compiled in);
 // NotFound for a name without a file.

@@ -83,10 +83,9 @@ Link MeasuredPcie(const std::vector<ResultFile>& results, std::vector<std::strin
       best_bytes = *bytes;
       link.gb_per_s = *gbps / 2;
       link.measured = true;
-      link.source = absl::StrCat("measured: host_link, pinned, bidirectional, ",
-                                 FormatBytes(*bytes),
-                                 " each way: bandwidth_gbps ", FormatNumber(*gbps),
-                                 " (both directions) / 2");
+      link.source =
+          absl::StrCat("measured: host_link, pinned, bidirectional, ", FormatBytes(*bytes),
+                       " each way: bandwidth_gbps ", FormatNumber(*gbps), " (both directions) / 2");
     }
   }
   return link;
@@ -195,8 +194,8 @@ std::optional<double> Mean(const std::vector<double>& values) {
 }
 
 MarkdownTable LinksTable(const std::vector<Link>& links) {
-  MarkdownTable table =
-      ColumnsTable({{"link", false}, {"GB/s per direction", true}, {"measured or modelled", false}});
+  MarkdownTable table = ColumnsTable(
+      {{"link", false}, {"GB/s per direction", true}, {"measured or modelled", false}});
   for (const Link& l : links) {
     table.rows.push_back({l.name, OptionalCell(l.gb_per_s), CellText(l.source)});
   }
@@ -255,13 +254,13 @@ MarkdownTable Comparison(const CatalogEntry& entry, const std::vector<Network>& 
   for (const Link& l : links) {
     std::vector<double> shares;
     for (const Network& n : networks) shares.push_back(Model(n, l, workers).share_percent);
-    AddComparison(table, absl::StrCat("communication share of a step over ", l.name,
-                                      ", mean over the networks (modelled)"),
+    AddComparison(table,
+                  absl::StrCat("communication share of a step over ", l.name,
+                               ", mean over the networks (modelled)"),
                   share, Mean(shares), "%",
-                  !l.gb_per_s ? l.source
-                  : l.measured
-                      ? "from the measured forward pass and link; exchange modelled"
-                      : "from the measured forward pass; link at line rate (modelled)");
+                  !l.gb_per_s  ? l.source
+                  : l.measured ? "from the measured forward pass and link; exchange modelled"
+                               : "from the measured forward pass; link at line rate (modelled)");
   }
   const PublishedValue* speedup = entry.FindPublished("speedup_25_to_100_gbps");
   std::vector<double> speedups;
@@ -271,8 +270,8 @@ MarkdownTable Comparison(const CatalogEntry& entry, const std::vector<Network>& 
     const double s =
         UpgradeSpeedup(ModelledStepComputeMs(n.forward_ms), slow.comm_ms, fast.comm_ms);
     speedups.push_back(s);
-    AddComparison(table, absl::StrCat(n.name, ": step speedup, 25 -> 100 Gbps (modelled)"),
-                  speedup, Finite(s), "x", "");
+    AddComparison(table, absl::StrCat(n.name, ": step speedup, 25 -> 100 Gbps (modelled)"), speedup,
+                  Finite(s), "x", "");
   }
   AddComparison(table, "step speedup, 25 -> 100 Gbps, mean over the networks (modelled)", speedup,
                 Mean(speedups), "x",
@@ -323,7 +322,8 @@ absl::StatusOr<PaperFigure> GenerateCommunicationBreakdown(const CatalogEntry& e
       RenderMarkdownTable(ComputeTable(*networks, workers)), "\n### Modelled step per link\n\n",
       RenderMarkdownTable(model), "\n### Paper vs this GPU\n\n",
       RenderMarkdownTable(Comparison(entry, *networks, links, workers)), "\n");
-  if (!not_measured.empty()) absl::StrAppend(&out.markdown, "### Not measured\n\n", not_measured, "\n");
+  if (!not_measured.empty())
+    absl::StrAppend(&out.markdown, "### Not measured\n\n", not_measured, "\n");
   AddBarChart(chart, inputs, out);
   return out;
 }
