@@ -238,7 +238,7 @@ void AddLinePlot(const LinePlot& plot, const std::vector<std::string>& inputs,
   std::vector<std::string> plots;
   for (size_t s = 0; s < plot.series.size(); ++s) {
     plots.push_back(absl::StrCat(GnuplotQuoted(plot.stem + ".dat"), " index ", s,
-                                 " using 1:2 with linespoints title ",
+                                 " using 1:2 with ", plot.series[s].style, " title ",
                                  GnuplotQuoted(plot.series[s].title)));
   }
   for (const std::string& extra : plot.extra_plots) plots.push_back(extra);

@@ -123,6 +123,7 @@ struct LinePlot {
   struct Series {
     std::string title;
     std::vector<double> x, y;
+    std::string style = "linespoints";  // gnuplot's `with`: "lines", "points", ...
   };
   std::vector<Series> series;
   // Extra gnuplot commands before `plot` (labels, arrows), and extra plot

@@ -23,6 +23,7 @@ const std::map<std::string, Generator, std::less<>>& Table() {
       {"conv_algorithms", &GenerateConvAlgorithms},
       {"workspace_limit", &GenerateWorkspaceLimit},
       {"roofline", &GenerateRoofline},
+      {"decode_step_model", &GenerateDecodeStepModel},
       {"communication_breakdown", &GenerateCommunicationBreakdown},
   };
   return *table;

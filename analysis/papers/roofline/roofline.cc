@@ -45,6 +45,8 @@ using roofline_internal::ContextNumber;
 using roofline_internal::kL2ResidentAttention;
 using roofline_internal::kSetNames;
 using roofline_internal::kSets;
+using roofline_internal::LlmFilesOf;
+using roofline_internal::LlmResultFiles;
 using roofline_internal::MemoryCeiling;
 using roofline_internal::OperatorsMarkdown;
 using roofline_internal::OpPoint;
@@ -262,11 +264,11 @@ absl::StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry& entry,
   absl::StatusOr<Params> params_or = ReadParams(entry);
   if (!params_or.ok()) return params_or.status();
   const Params& params = *params_or;
-  const std::vector<const ResultFile*> bandwidth_files = FilesOf(results, "memory_bandwidth");
-  const std::vector<const ResultFile*> gemm_files = FilesOf(results, "cublaslt_gemm");
-  const std::vector<const ResultFile*> attention_files = FilesOf(results, "attention");
+  const LlmResultFiles files = LlmFilesOf(results);
+  const std::vector<const ResultFile*>& gemm_files = files.gemm;
 
-  absl::StatusOr<Ceiling> memory = MemoryCeiling(bandwidth_files, params.dram_min_footprint_bytes, "roofline");
+  absl::StatusOr<Ceiling> memory =
+      MemoryCeiling(files.bandwidth, params.dram_min_footprint_bytes, "roofline");
   if (!memory.ok()) return memory.status();
   if (gemm_files.empty()) {
     return absl::FailedPreconditionError(
@@ -288,7 +290,7 @@ absl::StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry& entry,
   std::vector<OpPoint> points;
   std::vector<std::string> not_measured;
   AddGemmPoints(gemm_files, params, roofs, l2_bytes, points, not_measured);
-  for (const ResultFile* f : attention_files) {
+  for (const ResultFile* f : files.attention) {
     for (const Row& row : f->rows) {
       if (std::optional<OpPoint> p =
               AttentionPoint(*f, row, roofs.fma_roof ? &ceilings[*roofs.fma_roof] : nullptr,
@@ -322,11 +324,7 @@ absl::StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry& entry,
 
   PaperFigure out;
   out.markdown = md;
-  std::vector<std::string> inputs;
-  for (const auto* list : {&bandwidth_files, &gemm_files, &attention_files}) {
-    for (const std::string& path : InputPaths(*list)) inputs.push_back(path);
-  }
-  AddRooflineFigure(points, ceilings, tally, bandwidth, inputs, out);
+  AddRooflineFigure(points, ceilings, tally, bandwidth, files.Paths(), out);
   return out;
 }
 

@@ -1,6 +1,6 @@
 // The measured roofs that the roofline generators share
 // (roofline_internal.h): the DRAM read bandwidth of memory_bandwidth and the
-// best cuBLASLt TFLOP/s of a dtype.
+// best cuBLASLt TFLOP/s of a dtype; the result files the generators read.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -15,10 +15,24 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "analysis/format/format.h"
+#include "analysis/papers/paper_figure.h"
 #include "analysis/papers/roofline/roofline_internal.h"
 #include "analysis/results/results.h"
 
 namespace dissect::analysis::papers::roofline_internal {
+
+LlmResultFiles LlmFilesOf(const std::vector<ResultFile>& results) {
+  return {FilesOf(results, "memory_bandwidth"), FilesOf(results, "cublaslt_gemm"),
+          FilesOf(results, "attention")};
+}
+
+std::vector<std::string> LlmResultFiles::Paths() const {
+  std::vector<std::string> paths;
+  for (const auto* list : {&bandwidth, &gemm, &attention}) {
+    for (const std::string& path : InputPaths(*list)) paths.push_back(path);
+  }
+  return paths;
+}
 
 std::string PointName(const ResultFile& file, const Row& row) {
   std::string name = file.experiment;
@@ -58,8 +72,7 @@ absl::StatusOr<Ceiling> MemoryCeiling(const std::vector<const ResultFile*>& file
     for (const Row& row : f->rows) {
       const std::optional<double> gbps = row.Counter("bandwidth_gbps");
       const std::optional<double> footprint = AxisNumber(row, "footprint_bytes");
-      if (row.error || !gbps || !(*gbps > 0) || !footprint ||
-          *footprint < min_footprint_bytes ||
+      if (row.error || !gbps || !(*gbps > 0) || !footprint || *footprint < min_footprint_bytes ||
           row.Axis("op") != std::optional<std::string>("read") ||
           AxisNumber(row, "width_bits") != std::optional<double>(widest)) {
         continue;

@@ -52,6 +52,16 @@ struct Roofs {
   std::optional<size_t> fma_roof;
 };
 
+// The result files the LLM generators read, by experiment.
+struct LlmResultFiles {
+  std::vector<const ResultFile*> bandwidth;  // memory_bandwidth
+  std::vector<const ResultFile*> gemm;       // cublaslt_gemm
+  std::vector<const ResultFile*> attention;  // attention
+  // Every file's path, for the figure scripts' provenance lines.
+  std::vector<std::string> Paths() const;
+};
+LlmResultFiles LlmFilesOf(const std::vector<ResultFile>& results);
+
 // "experiment/axis:value/..." of a row, without Google Benchmark's own
 // segments.
 std::string PointName(const ResultFile& file, const Row& row);
