@@ -9,13 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry&, const std::vector<ResultFile>&);
-::absl::StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry&, const std::vector<ResultFile>&);
-// analysis/papers/roofline: the decode-step time model against measured
-// decode layers.
-absl::StatusOr<PaperFigure> GenerateDecodeStepModel(const CatalogEntry&,
-                                                    const std::vector<ResultFile>&);
-/status/statusor.h"
+#include "absl/status/statusor.h"
 #include "analysis/papers/catalog.h"
 #include "analysis/papers/paper_figure.h"
 #include "analysis/results/results.h"
@@ -24,121 +18,41 @@ namespace dissect::analysis::papers {
 
 // analysis/papers/reused: figures remade from experiments that predate the
 // catalog.
-StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry&, const std::vector<ResultFile>&);
-::absl::StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry&, const std::vector<ResultFile>&);
-// analysis/papers/roofline: the decode-step time model against measured
-// decode layers.
-absl::StatusOr<PaperFigure> GenerateDecodeStepModel(const CatalogEntry&,
-                                                    const std::vector<ResultFile>&);
-::StatusOr<PaperFigure> GenerateLatencyPair(const CatalogEntry&,
+absl::StatusOr<PaperFigure> GenerateLatencyPair(const CatalogEntry&,
                                                 const std::vector<ResultFile>&);
-StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry&, const std::vector<ResultFile>&);
-::absl::StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry&, const std::vector<ResultFile>&);
-// analysis/papers/roofline: the decode-step time model against measured
-// decode layers.
-absl::StatusOr<PaperFigure> GenerateDecodeStepModel(const CatalogEntry&,
-                                                    const std::vector<ResultFile>&);
-::StatusOr<PaperFigure> GenerateLayerTransactions(const CatalogEntry&,
+absl::StatusOr<PaperFigure> GenerateLayerTransactions(const CatalogEntry&,
                                                       const std::vector<ResultFile>&);
-StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry&, const std::vector<ResultFile>&);
-::absl::StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry&, const std::vector<ResultFile>&);
-// analysis/papers/roofline: the decode-step time model against measured
-// decode layers.
-absl::StatusOr<PaperFigure> GenerateDecodeStepModel(const CatalogEntry&,
+absl::StatusOr<PaperFigure> GenerateL1BypassSpeedup(const CatalogEntry&,
                                                     const std::vector<ResultFile>&);
-::StatusOr<PaperFigure> GenerateL1BypassSpeedup(const CatalogEntry&,
-                                                    const std::vector<ResultFile>&);
-StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry&, const std::vector<ResultFile>&);
-::absl::StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry&, const std::vector<ResultFile>&);
-// analysis/papers/roofline: the decode-step time model against measured
-// decode layers.
-absl::StatusOr<PaperFigure> GenerateDecodeStepModel(const CatalogEntry&,
-                                                    const std::vector<ResultFile>&);
-::StatusOr<PaperFigure> GenerateFcHeatmap(const CatalogEntry&, const std::vector<ResultFile>&);
-StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry&, const std::vector<ResultFile>&);
-::absl::StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry&, const std::vector<ResultFile>&);
-// analysis/papers/roofline: the decode-step time model against measured
-// decode layers.
-absl::StatusOr<PaperFigure> GenerateDecodeStepModel(const CatalogEntry&,
-                                                    const std::vector<ResultFile>&);
-::StatusOr<PaperFigure> GenerateTensorGoodBadUgly(const CatalogEntry&,
+absl::StatusOr<PaperFigure> GenerateFcHeatmap(const CatalogEntry&, const std::vector<ResultFile>&);
+absl::StatusOr<PaperFigure> GenerateTensorGoodBadUgly(const CatalogEntry&,
                                                       const std::vector<ResultFile>&);
-StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry&, const std::vector<ResultFile>&);
-::absl::StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry&, const std::vector<ResultFile>&);
-// analysis/papers/roofline: the decode-step time model against measured
-// decode layers.
-absl::StatusOr<PaperFigure> GenerateDecodeStepModel(const CatalogEntry&,
-                                                    const std::vector<ResultFile>&);
-::StatusOr<PaperFigure> GenerateIntergroupSharing(const CatalogEntry&,
+absl::StatusOr<PaperFigure> GenerateIntergroupSharing(const CatalogEntry&,
                                                       const std::vector<ResultFile>&);
-StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry&, const std::vector<ResultFile>&);
-::absl::StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry&, const std::vector<ResultFile>&);
-// analysis/papers/roofline: the decode-step time model against measured
-// decode layers.
-absl::StatusOr<PaperFigure> GenerateDecodeStepModel(const CatalogEntry&,
-                                                    const std::vector<ResultFile>&);
-::StatusOr<PaperFigure> GenerateActivationSparsity(const CatalogEntry&,
+absl::StatusOr<PaperFigure> GenerateActivationSparsity(const CatalogEntry&,
                                                        const std::vector<ResultFile>&);
 // analysis/papers/fusion: fused vs unfused layer kernels.
-StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry&, const std::vector<ResultFile>&);
-::absl::StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry&, const std::vector<ResultFile>&);
-// analysis/papers/roofline: the decode-step time model against measured
-// decode layers.
-absl::StatusOr<PaperFigure> GenerateDecodeStepModel(const CatalogEntry&,
-                                                    const std::vector<ResultFile>&);
-::StatusOr<PaperFigure> GenerateFusionSpeedup(const CatalogEntry&,
+absl::StatusOr<PaperFigure> GenerateFusionSpeedup(const CatalogEntry&,
                                                   const std::vector<ResultFile>&);
 // analysis/papers/forward: per-layer figures of the built-in forward passes.
-StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry&, const std::vector<ResultFile>&);
-::absl::StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry&, const std::vector<ResultFile>&);
-// analysis/papers/roofline: the decode-step time model against measured
-// decode layers.
-absl::StatusOr<PaperFigure> GenerateDecodeStepModel(const CatalogEntry&,
-                                                    const std::vector<ResultFile>&);
-::StatusOr<PaperFigure> GenerateLayerBandwidth(const CatalogEntry&,
+absl::StatusOr<PaperFigure> GenerateLayerBandwidth(const CatalogEntry&,
                                                    const std::vector<ResultFile>&);
-StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry&, const std::vector<ResultFile>&);
-::absl::StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry&, const std::vector<ResultFile>&);
-// analysis/papers/roofline: the decode-step time model against measured
-// decode layers.
-absl::StatusOr<PaperFigure> GenerateDecodeStepModel(const CatalogEntry&,
-                                                    const std::vector<ResultFile>&);
-::StatusOr<PaperFigure> GenerateOpBreakdown(const CatalogEntry&,
+absl::StatusOr<PaperFigure> GenerateOpBreakdown(const CatalogEntry&,
                                                 const std::vector<ResultFile>&);
 // analysis/papers/conv_algos: cuDNN's convolution algorithms.
-StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry&, const std::vector<ResultFile>&);
-::absl::StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry&, const std::vector<ResultFile>&);
-// analysis/papers/roofline: the decode-step time model against measured
-// decode layers.
-absl::StatusOr<PaperFigure> GenerateDecodeStepModel(const CatalogEntry&,
-                                                    const std::vector<ResultFile>&);
-::StatusOr<PaperFigure> GenerateConvAlgorithms(const CatalogEntry&,
+absl::StatusOr<PaperFigure> GenerateConvAlgorithms(const CatalogEntry&,
                                                    const std::vector<ResultFile>&);
-StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry&, const std::vector<ResultFile>&);
-::absl::StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry&, const std::vector<ResultFile>&);
-// analysis/papers/roofline: the decode-step time model against measured
-// decode layers.
-absl::StatusOr<PaperFigure> GenerateDecodeStepModel(const CatalogEntry&,
-                                                    const std::vector<ResultFile>&);
-::StatusOr<PaperFigure> GenerateWorkspaceLimit(const CatalogEntry&,
+absl::StatusOr<PaperFigure> GenerateWorkspaceLimit(const CatalogEntry&,
                                                    const std::vector<ResultFile>&);
 // analysis/papers/roofline: the measured roofline with LLM operators.
-StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry&, const std::vector<ResultFile>&);
-::absl::StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry&, const std::vector<ResultFile>&);
+absl::StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry&, const std::vector<ResultFile>&);
 // analysis/papers/roofline: the decode-step time model against measured
 // decode layers.
 absl::StatusOr<PaperFigure> GenerateDecodeStepModel(const CatalogEntry&,
                                                     const std::vector<ResultFile>&);
-::StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry&, const std::vector<ResultFile>&);
 // analysis/papers/communication: compute vs gradient exchange in data-parallel
 // training, modelled from measured forward passes and host-link bandwidth.
-StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry&, const std::vector<ResultFile>&);
-::absl::StatusOr<PaperFigure> GenerateRoofline(const CatalogEntry&, const std::vector<ResultFile>&);
-// analysis/papers/roofline: the decode-step time model against measured
-// decode layers.
-absl::StatusOr<PaperFigure> GenerateDecodeStepModel(const CatalogEntry&,
-                                                    const std::vector<ResultFile>&);
-::StatusOr<PaperFigure> GenerateCommunicationBreakdown(const CatalogEntry&,
+absl::StatusOr<PaperFigure> GenerateCommunicationBreakdown(const CatalogEntry&,
                                                            const std::vector<ResultFile>&);
 
 // The generator called `name`, or nullptr.
