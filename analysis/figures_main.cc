@@ -52,6 +52,10 @@ fraction per layer, a bar per pass) and sparsity_channels_<network>.svg
 (sorted per-channel sparsity of a few layers), and per shape
 sparsity_speedup_<shape>.svg (sparsity_speed: speedup over dense vs
 sparsity, a line per method, crossovers marked on y = 1).
+With instruction results: DIR/<device>/instructions_latency_throughput.svg
+(instruction_latency and instruction_throughput: each op's latency against
+its best throughput) and instructions_block_dispatch.svg (launch_overhead:
+kernel time vs blocks per mode with the least-squares line).
 Beside each SVG are the gnuplot data
 (.dat) and script (.gp) it was drawn from. <device> is the device name in
 lower case with other characters as '_'.

@@ -101,6 +101,10 @@ void AddLaunchRow(const Row& row, InstructionsDevice& device, LaunchPoints& poin
     AddOnce(value.not_measured, row.error_message);
     return;
   }
+  if (const std::optional<std::string> clock = LabelNote(row.label, "clock", ':');
+      clock && value.clock_note.empty()) {
+    value.clock_note = *clock;
+  }
   const std::optional<double> v = FiniteCounter(row, metric);
   if (v) points[measure][mode].emplace_back(AxisNumber(row, "blocks").value_or(1), *v);
 }

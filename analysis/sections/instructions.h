@@ -66,6 +66,9 @@ struct LaunchValue {
   double blocks_min = 0;
   double blocks_max = 0;
   std::vector<std::string> not_measured;  // "skipped: ..." / "error: ..."
+  // The first measured row's `clock: ...` note: how launch_to_start put the
+  // host and %globaltimer on one clock; "" without one.
+  std::string clock_note;
 };
 
 struct InstructionsDevice {

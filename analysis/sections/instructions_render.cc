@@ -133,31 +133,33 @@ std::string RenderOpNotes(const OpNotes& n, const std::string& cc) {
   return absl::StrJoin(parts, "\n");
 }
 
-// The rows of an op that were not measured, one reason once:
-// "latency, throughput: skipped: ...".
-std::string NotMeasuredCell(const InstructionOpSummary& op) {
-  std::vector<std::pair<std::string, std::vector<std::string>>> by_reason;
-  for (const std::string& entry : op.not_measured) {
-    const std::pair<std::string, std::string> parts =
-        absl::StrSplit(entry, absl::MaxSplits(": ", 1));
-    AddToGroup(by_reason, parts.second, parts.first);
-  }
+// (who, text) pairs as one cell, each text once with all who said it:
+// "latency, throughput: skipped: ..."; kEmptyCell for none.
+std::string GroupedCell(const std::vector<std::pair<std::string, std::string>>& entries) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> by_text;
+  for (const auto& [who, text] : entries) AddToGroup(by_text, text, who);
   std::vector<std::string> cells;
-  for (const auto& [reason, experiments] : by_reason) {
-    cells.push_back(absl::StrCat(absl::StrJoin(experiments, ", "), ": ", reason));
+  for (const auto& [text, whos] : by_text) {
+    cells.push_back(absl::StrCat(absl::StrJoin(whos, ", "), ": ", text));
   }
   return cells.empty() ? kEmptyCell : CellText(absl::StrJoin(cells, "; "));
 }
 
+// The rows of an op that were not measured, each reason once.
+std::string NotMeasuredCell(const InstructionOpSummary& op) {
+  std::vector<std::pair<std::string, std::string>> entries;
+  for (const std::string& entry : op.not_measured) {
+    entries.push_back(absl::StrSplit(entry, absl::MaxSplits(": ", 1)));
+  }
+  return GroupedCell(entries);
+}
+
 std::string OpsBlock(const InstructionsDevice& d, const InstructionRates& rates) {
   std::string out = absl::StrCat(
-      "### instructions\n\nLatency: instruction_latency's latency_cycles (the "
-      "slope over two "
+      "### instructions\n\nLatency: instruction_latency's latency_cycles (the slope over two "
       "dependent chains) at the longest chain length measured. Throughput: "
-      "instruction_throughput's results_per_clock_per_sm (warp-lane results "
-      "per SM clock), the "
-      "best over chains per thread and warps per SM. % of published: that "
-      "throughput × the "
+      "instruction_throughput's results_per_clock_per_sm (warp-lane results per SM clock), the "
+      "best over chains per thread and warps per SM. % of published: that throughput × the "
       "table's results per op over the published rate of compute capability ",
       d.compute_capability, " (`", rates.origin.empty() ? "no rates table" : rates.origin,
       "`).\n\n");
@@ -187,15 +189,15 @@ std::string OpsBlock(const InstructionsDevice& d, const InstructionRates& rates)
   return out;
 }
 
-// "stream: slope over 5 points, blocks 1-1024, intercept 3.2 µs".
-std::string FitNote(const std::string& mode, const LaunchValue& v) {
+// "slope over 5 points, blocks 1-1024, intercept 3.2 µs".
+std::string FitNote(const LaunchValue& v) {
   if (v.fit) {
-    return absl::StrCat(mode, ": slope over ", v.fit->points, " points, blocks ",
+    return absl::StrCat("slope over ", v.fit->points, " points, blocks ",
                         FormatNumber(v.blocks_min), "-", FormatNumber(v.blocks_max), ", intercept ",
                         FormatNumber(v.fit->intercept), " µs");
   }
   if (v.blocks_max > 0) {
-    return absl::StrCat(mode, ": no fit: needs kernel times at two or more block counts");
+    return "no fit: needs kernel times at two or more block counts";
   }
   return "";
 }
@@ -214,7 +216,7 @@ std::string LaunchBlock(const InstructionsDevice& d) {
     const auto it = d.launch.find(m.measure);
     if (it == d.launch.end()) continue;
     std::vector<std::string> cells = {m.title, m.metric};
-    std::vector<std::string> notes;
+    std::vector<std::pair<std::string, std::string>> notes;
     for (const std::string& mode : modes) {
       const auto v = it->second.find(mode);
       if (v == it->second.end()) {
@@ -222,12 +224,15 @@ std::string LaunchBlock(const InstructionsDevice& d) {
         continue;
       }
       cells.push_back(OptionalCell(v->second.value));
-      if (const std::string fit = FitNote(mode, v->second); !fit.empty()) notes.push_back(fit);
+      if (const std::string fit = FitNote(v->second); !fit.empty()) notes.push_back({mode, fit});
+      if (!v->second.clock_note.empty()) {
+        notes.push_back({mode, absl::StrCat("clock: ", v->second.clock_note)});
+      }
       for (const std::string& why : v->second.not_measured) {
-        notes.push_back(absl::StrCat(mode, ": ", why));
+        notes.push_back({mode, why});
       }
     }
-    cells.push_back(notes.empty() ? kEmptyCell : CellText(absl::StrJoin(notes, "; ")));
+    cells.push_back(GroupedCell(notes));
     table.rows.push_back(std::move(cells));
   }
   return absl::StrCat(
