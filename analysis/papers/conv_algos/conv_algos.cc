@@ -5,7 +5,11 @@
 //    how often each algorithm wins; the network's conv time with the best
 //    algorithm per layer vs each fixed algorithm. Params: "batch" (default
 //    64), "networks" (default: every network in the results), "math"
-//    (default "fma"), "figure_network" (default the first network).
+//    (default "fma"), "figure_network" (default the first network). With
+//    "ours" (an algorithm of our own, e.g. "two_stage": cuConv 2022 as we
+//    read it) the page also sets it against cuDNN's algorithms per layer at
+//    each of "ours_batches" (default [batch]) (ours_vs_cudnn.h), and the
+//    paper comparison gives its largest speedup over cuDNN's best.
 //  - GenerateWorkspaceLimit (µ-cuDNN, Oyama et al., CLUSTER 2018): per layer
 //    and workspace limit, the best time of the whole mini-batch with the
 //    algorithms that fit vs the best split into measured micro-batch sizes
@@ -28,204 +32,28 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "analysis/format/format.h"
+#include "analysis/papers/conv_algos/conv_data.h"
 #include "analysis/papers/conv_algos/micro_batch.h"
+#include "analysis/papers/conv_algos/ours_vs_cudnn.h"
 #include "analysis/papers/registry.h"
 #include "analysis/sections/section_util.h"
 
 namespace dissect::analysis::papers {
 namespace {
 
-constexpr char kExperiment[] = "conv_algorithms";
-
-// One measured (layer, algorithm, batch).
-struct Measured {
-  double time_us = 0;
-  double workspace_bytes = 0;
-};
-
-struct LayerData {
-  std::string name;     // "vgg16.conv1_1"
-  std::string network;  // "vgg16"
-  std::optional<int> shape_count;
-  std::optional<int> network_conv_layers;
-  // algo -> batch -> measurement
-  std::map<std::string, std::map<int, Measured>> measured;
-};
-
-struct NotMeasured {
-  std::string layer, algo;
-  int batch = 0;
-  std::string notes;
-};
-
-struct ConvData {
-  std::vector<std::string> algos;  // in first-seen order
-  std::vector<LayerData> layers;   // in first-seen order
-  std::vector<NotMeasured> not_measured;
-  std::vector<std::string> inputs;
-};
-
-std::string NetworkOf(const std::string& layer) { return layer.substr(0, layer.find('.')); }
-
-std::string ShortName(const std::string& layer) {
-  const size_t dot = layer.find('.');
-  return dot == std::string::npos ? layer : layer.substr(dot + 1);
-}
-
-absl::StatusOr<ConvData> ReadConvData(const std::vector<ResultFile>& results,
-                                      const std::string& math,
-                                      const std::vector<std::string>& networks) {
-  const std::vector<const ResultFile*> files = FilesOf(results, kExperiment);
-  if (files.empty()) {
-    return absl::NotFoundError(
-        "no conv_algorithms results: run the experiment conv_algorithms "
-        "(experiments/conv_algos) first");
-  }
-  ConvData data;
-  data.inputs = InputPaths(files);
-  std::map<std::string, size_t> layer_index;
-  for (const ResultFile* file : files) {
-    for (const Row& row : file->rows) {
-      const std::optional<std::string> layer = row.Axis("layer");
-      const std::optional<std::string> algo = row.Axis("algo");
-      const std::optional<double> batch = AxisNumber(row, "batch");
-      if (!layer || !algo || !batch || row.Axis("math").value_or("") != math) continue;
-      if (!networks.empty() &&
-          std::find(networks.begin(), networks.end(), NetworkOf(*layer)) == networks.end()) {
-        continue;
-      }
-      if (std::find(data.algos.begin(), data.algos.end(), *algo) == data.algos.end()) {
-        data.algos.push_back(*algo);
-      }
-      auto [it, inserted] = layer_index.emplace(*layer, data.layers.size());
-      if (inserted) data.layers.push_back({*layer, NetworkOf(*layer)});
-      LayerData& l = data.layers[it->second];
-      const std::optional<double> time = RowRealTimeUs(row);
-      if (row.error || !time) {
-        data.not_measured.push_back({*layer, *algo, static_cast<int>(*batch), RowNotes(row)});
-        continue;
-      }
-      if (const auto count = FiniteCounter(row, "shape_count")) {
-        l.shape_count = static_cast<int>(*count);
-      }
-      if (const auto count = FiniteCounter(row, "network_conv_layers")) {
-        l.network_conv_layers = static_cast<int>(*count);
-      }
-      l.measured[*algo][static_cast<int>(*batch)] = {
-          *time, FiniteCounter(row, "workspace_bytes").value_or(0)};
-    }
-  }
-  return data;
-}
-
-// The networks of `data`, in the order of `wanted` (or first seen).
-std::vector<std::string> NetworksOf(const ConvData& data, const std::vector<std::string>& wanted) {
-  std::vector<std::string> seen;
-  for (const LayerData& l : data.layers) {
-    if (std::find(seen.begin(), seen.end(), l.network) == seen.end()) seen.push_back(l.network);
-  }
-  if (wanted.empty()) return seen;
-  std::vector<std::string> ordered;
-  for (const std::string& n : wanted) {
-    if (std::find(seen.begin(), seen.end(), n) != seen.end()) ordered.push_back(n);
-  }
-  return ordered;
-}
-
-// How far a network's measured layers cover its conv layers: each counted
-// layer (shape_count > 0) stands for shape_count of them.
-struct Coverage {
-  int expected = 0;        // the network's conv layers (0: unknown)
-  std::string incomplete;  // "" when the counted layers cover them all, else why not
-};
-
-Coverage CoverageOf(const ConvData& data, const std::string& network) {
-  Coverage coverage;
-  int counted = 0;
-  for (const LayerData& l : data.layers) {
-    if (l.network != network) continue;
-    if (l.network_conv_layers) coverage.expected = *l.network_conv_layers;
-    counted += std::max(0, l.shape_count.value_or(0));
-  }
-  if (coverage.expected == 0 || counted != coverage.expected) {
-    coverage.incomplete =
-        absl::StrCat("measured layers cover ", counted, " of ",
-                     coverage.expected > 0 ? absl::StrCat(coverage.expected) : "?", " conv layers");
-  }
-  return coverage;
-}
-
-std::string TimeCell(double us) { return absl::StrCat(FormatNumber(us), " µs"); }
-
-std::string NotMeasuredSection(const ConvData& data) {
-  if (data.not_measured.empty()) return "";
-  std::string out = "### Not measured\n\n";
-  for (const NotMeasured& n : data.not_measured) {
-    absl::StrAppend(&out, "- `", n.layer, "` ", n.algo, " at batch ", n.batch, ": ",
-                    n.notes.empty() ? "no time" : n.notes, "\n");
-  }
-  return out + "\n";
-}
-
-// The fastest algorithm of `layer` at `batch` whose workspace is at most
-// `limit` (nullopt: no limit): its name and measurement, or nullptr.
-const Measured* Fastest(const LayerData& layer, int batch, std::optional<double> limit,
-                        std::string* algo) {
-  const Measured* best = nullptr;
-  for (const auto& [name, by_batch] : layer.measured) {
-    const auto it = by_batch.find(batch);
-    if (it == by_batch.end() || (limit && it->second.workspace_bytes > *limit)) continue;
-    if (best == nullptr || it->second.time_us < best->time_us) {
-      best = &it->second;
-      *algo = name;
-    }
-  }
-  return best;
-}
-
-std::string MathNote(const std::string& math) {
-  return math == "fma" ? "float32 without tensor cores (CUDNN_FMA_MATH)"
-                       : absl::StrCat("math ", math);
-}
-
-// What both generators read: params "batch" (default `default_batch`),
-// "math" and "networks", and the results' rows for them.
-struct Inputs {
-  int batch = 0;
-  std::string math;
-  ConvData data;
-  std::vector<std::string> networks;  // those with rows, in the params' order
-};
-
-absl::StatusOr<Inputs> ReadInputs(const CatalogEntry& entry, const std::vector<ResultFile>& results,
-                                  int default_batch) {
-  Inputs in;
-  const absl::StatusOr<int64_t> batch = IntParam(entry, "batch", default_batch);
-  if (!batch.ok()) return batch.status();
-  in.batch = static_cast<int>(*batch);
-  absl::StatusOr<std::string> math = StringParam(entry, "math", "fma");
-  if (!math.ok()) return math.status();
-  in.math = *std::move(math);
-  const absl::StatusOr<std::vector<std::string>> wanted = StringListParam(entry, "networks", {});
-  if (!wanted.ok()) return wanted.status();
-  absl::StatusOr<ConvData> data = ReadConvData(results, in.math, *wanted);
-  if (!data.ok()) return data.status();
-  in.data = *std::move(data);
-  in.networks = NetworksOf(in.data, *wanted);
-  if (in.networks.empty()) {
-    return absl::NotFoundError(absl::StrCat("conv_algorithms results hold no layer of ",
-                                            absl::StrJoin(*wanted, ", "), " at math ", in.math));
-  }
-  return in;
-}
-
-// The measurement of algorithm `algo` at `batch` for layer `l`; nullptr if none.
-const Measured* MeasuredAt(const LayerData& l, const std::string& algo, int batch) {
-  const auto by_batch = l.measured.find(algo);
-  if (by_batch == l.measured.end()) return nullptr;
-  const auto it = by_batch->second.find(batch);
-  return it == by_batch->second.end() ? nullptr : &it->second;
-}
+using conv_algos::ConvData;
+using conv_algos::Coverage;
+using conv_algos::CoverageOf;
+using conv_algos::Fastest;
+using conv_algos::Inputs;
+using conv_algos::LayerData;
+using conv_algos::MathNote;
+using conv_algos::Measured;
+using conv_algos::MeasuredAt;
+using conv_algos::NotMeasuredSection;
+using conv_algos::ReadInputs;
+using conv_algos::ShortName;
+using conv_algos::TimeCell;
 
 // A network's conv time with the best algorithm per layer and with each
 // algorithm everywhere (fixed_missing: layers that algorithm cannot run).
@@ -445,6 +273,31 @@ void NetworkAtLimit(const ConvData& data, const std::string& network, int batch,
   }
 }
 
+// params.ours_batches as batch sizes (whole numbers >= 1).
+absl::StatusOr<std::vector<int>> OursBatches(const CatalogEntry& entry,
+                                             const std::vector<double>& values) {
+  std::vector<int> batches;
+  for (const double b : values) {
+    if (b < 1 || b != std::floor(b)) return BadParam(entry, "ours_batches", "batch sizes >= 1");
+    batches.push_back(static_cast<int>(b));
+  }
+  if (batches.empty()) return BadParam(entry, "ours_batches", "a non-empty list");
+  return batches;
+}
+
+// The paper comparison's row for our algorithm: its largest speedup over
+// cuDNN's best per layer, against the entry's published "published_numbers".
+void AddOursComparison(const CatalogEntry& entry, const std::string& ours,
+                       const conv_algos::OursVersusCudnn& versus, MarkdownTable& comparison) {
+  const std::string note =
+      versus.largest_speedup
+          ? absl::StrCat("largest at ", versus.largest_where, "; smallest ",
+                         FormatNumber(*versus.smallest_speedup), "x at ", versus.smallest_where)
+          : absl::StrCat("no layer has both ", ours, " and a cuDNN algorithm measured");
+  AddComparison(comparison, absl::StrCat(ours, " over cuDNN's best per layer (largest speedup)"),
+                entry.FindPublished("published_numbers"), versus.largest_speedup, "x", note);
+}
+
 }  // namespace
 
 absl::StatusOr<PaperFigure> GenerateConvAlgorithms(const CatalogEntry& entry,
@@ -458,6 +311,11 @@ absl::StatusOr<PaperFigure> GenerateConvAlgorithms(const CatalogEntry& entry,
   const absl::StatusOr<std::string> figure_network =
       StringParam(entry, "figure_network", networks.front());
   if (!figure_network.ok()) return figure_network.status();
+  const absl::StatusOr<std::string> ours = StringParam(entry, "ours", "");
+  if (!ours.ok()) return ours.status();
+  const absl::StatusOr<std::vector<double>> ours_batches =
+      NumberListParam(entry, "ours_batches", {static_cast<double>(batch)});
+  if (!ours_batches.ok()) return ours_batches.status();
 
   PaperFigure out;
   out.markdown = absl::StrCat(
@@ -465,7 +323,12 @@ absl::StatusOr<PaperFigure> GenerateConvAlgorithms(const CatalogEntry& entry,
       ". Each time is the median of the hot, event-timed samples of one "
       "cudnnConvolutionForward call (its output checked against a CPU reference first); "
       "**bold**: the layer's fastest algorithm; workspace in parentheses; × counts the "
-      "network's conv layers of that shape; — not measured (listed at the end).\n\n");
+      "network's conv layers of that shape; — not measured (listed at the end).",
+      ours->empty() ? ""
+                    : absl::StrCat(" ", *ours,
+                                   " is our own kernel, not cuDNN's: its launches of one call "
+                                   "are timed together, its output checked the same way."),
+      "\n\n");
 
   Wins wins_count;
   MarkdownTable totals = ColumnsTable({{"network", false},
@@ -488,9 +351,19 @@ absl::StatusOr<PaperFigure> GenerateConvAlgorithms(const CatalogEntry& entry,
   }
   absl::StrAppend(&out.markdown, "### How often each algorithm is fastest\n\n",
                   RenderMarkdownTable(wins), "\n### Whole network (conv layers only)\n\n",
-                  RenderMarkdownTable(totals), "\n### Paper vs this GPU\n\n",
-                  RenderMarkdownTable(comparison), "\n", NotMeasuredSection(data));
+                  RenderMarkdownTable(totals), "\n");
+  std::optional<conv_algos::OursVersusCudnn> versus;
+  if (!ours->empty()) {
+    const absl::StatusOr<std::vector<int>> batches = OursBatches(entry, *ours_batches);
+    if (!batches.ok()) return batches.status();
+    versus = conv_algos::OursVersusCudnnSection(data, networks, *ours, *batches, *figure_network);
+    absl::StrAppend(&out.markdown, versus->markdown);
+    AddOursComparison(entry, *ours, *versus, comparison);
+  }
+  absl::StrAppend(&out.markdown, "### Paper vs this GPU\n\n", RenderMarkdownTable(comparison),
+                  "\n", NotMeasuredSection(data));
   AddBarChart(AlgorithmChart(data, *figure_network, batch), data.inputs, out);
+  if (versus) AddBarChart(versus->chart, data.inputs, out);
   return out;
 }
 
