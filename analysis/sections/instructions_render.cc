@@ -236,9 +236,8 @@ std::string LaunchBlock(const InstructionsDevice& d) {
     table.rows.push_back(std::move(cells));
   }
   return absl::StrCat(
-      "### launch overhead\n\nlaunch_overhead's medians per mode (stream: "
-      "cudaLaunchKernel on "
-      "a stream; graph: the same kernel launched as a CUDA graph).\n\n",
+      "### launch overhead\n\nlaunch_overhead's medians per mode (stream: kernel launches on a "
+      "stream; graph: the same kernel launched through a CUDA graph).\n\n",
       RenderMarkdownTable(table));
 }
 
