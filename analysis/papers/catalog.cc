@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -86,6 +87,12 @@ const PublishedValue* CatalogEntry::FindPublished(std::string_view key) const {
   return nullptr;
 }
 
+CatalogEntry CatalogEntry::InSetting(const AnalysisSetting& setting) const {
+  CatalogEntry in_setting = *this;
+  for (const auto& [key, value] : setting.params.items()) in_setting.params[key] = value;
+  return in_setting;
+}
+
 nlohmann::ordered_json CatalogEntry::SweepDocument() const {
   Json doc;
   doc["format"] = "dissect.sweep.v1";
@@ -129,6 +136,44 @@ absl::Status ParsePaper(const Json& doc, std::string_view path, CatalogEntry& e)
   }
   if (e.id != e.paper_key && e.id.rfind(e.paper_key + "_", 0) != 0) {
     return Bad(path, absl::StrCat("the file name must start with paper.key '", e.paper_key, "'"));
+  }
+  return absl::OkStatus();
+}
+
+// "analysis.settings" into `e`: a list of {"id", "label", "params"}.
+absl::Status ParseSettings(const Json& analysis, std::string_view path, CatalogEntry& e) {
+  const auto settings = analysis.find("settings");
+  if (settings == analysis.end()) return absl::OkStatus();
+  if (!settings->is_array()) return Bad(path, "analysis.settings: not a list");
+  for (size_t i = 0; i < settings->size(); ++i) {
+    const Json& s = (*settings)[i];
+    const std::string where = absl::StrCat("analysis.settings[", i, "].");
+    if (!s.is_object()) return Bad(path, absl::StrCat("analysis.settings[", i, "]: not an object"));
+    for (const auto& [key, value] : s.items()) {
+      if (key != "id" && key != "label" && key != "params") {
+        return Bad(path, absl::StrCat(where, key, ": unknown field"));
+      }
+    }
+    AnalysisSetting setting;
+    for (auto [field, out] : {std::pair{"id", &setting.id}, std::pair{"label", &setting.label}}) {
+      auto value = Text(s, field, path, where);
+      if (!value.ok()) return value.status();
+      *out = *value;
+    }
+    if (setting.id.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") !=
+        std::string::npos) {
+      return Bad(path, where + "id: only a-z, 0-9 and _ (it names the figures' subfolder)");
+    }
+    for (const AnalysisSetting& other : e.settings) {
+      if (other.id == setting.id) {
+        return Bad(path, absl::StrCat(where, "id: '", setting.id, "' appears twice"));
+      }
+    }
+    if (!s.contains("params") || !s["params"].is_object() || s["params"].empty()) {
+      return Bad(path, where + "params: missing or not a non-empty object");
+    }
+    setting.params = s["params"];
+    e.settings.push_back(std::move(setting));
   }
   return absl::OkStatus();
 }
@@ -212,6 +257,7 @@ absl::StatusOr<CatalogEntry> ParseCatalogEntry(std::string_view text, std::strin
     e.generator = *generator;
     e.params = analysis->contains("params") ? (*analysis)["params"] : Json::object();
     if (!e.params.is_object()) return Bad(path, "analysis.params: not an object");
+    if (absl::Status s = ParseSettings(*analysis, path, e); !s.ok()) return s;
   }
   if (absl::Status s = ParsePublishedList(doc, path, e); !s.ok()) return s;
   return e;

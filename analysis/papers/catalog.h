@@ -32,6 +32,15 @@ struct PublishedValue {
   bool known() const { return lo.has_value(); }
 };
 
+// Another setting of an entry's analysis, drawn on the same page from the
+// same results: e.g. the paper's own mini-batch and limits beside a wider
+// sweep of ours. Its params overlay the entry's (CatalogEntry::InSetting).
+struct AnalysisSetting {
+  std::string id;     // [a-z0-9_]+, unique in the entry: its figures' subfolder
+  std::string label;  // the heading of its part of the page
+  nlohmann::ordered_json params;
+};
+
 struct CatalogEntry {
   std::string id;  // the file stem, e.g. "dong_kaeli_2018_a"; --paper=<id>
   std::string path;
@@ -55,10 +64,14 @@ struct CatalogEntry {
   nlohmann::ordered_json sweep;
   std::string generator;          // analysis/papers/registry.h; empty only for a pending entry
   nlohmann::ordered_json params;  // the generator's parameters ({} if none)
+  std::vector<AnalysisSetting> settings;  // "analysis.settings"; none if absent
   std::vector<PublishedValue> published;
 
   bool ready() const { return status == "ready"; }
   const PublishedValue* FindPublished(std::string_view key) const;
+  // The entry as its generator sees it in `setting`: the setting's params
+  // replace the entry's of the same name, the others are kept.
+  CatalogEntry InSetting(const AnalysisSetting& setting) const;
   // The sweep as a dissect.sweep.v1 document named after the entry, for
   // experiments/drivers/sweep's ParseSweepJson.
   nlohmann::ordered_json SweepDocument() const;

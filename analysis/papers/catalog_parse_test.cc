@@ -118,6 +118,57 @@ TEST(CatalogParse, APendingEntryMayHaveNoAnalysisAndAnUnknownYear) {
   }
 }
 
+// The entry of Entry() with `settings` as its analysis.settings.
+std::string EntryWithSettings(const std::string& settings) {
+  std::string text = Entry("[]");
+  const std::string analysis = R"("params": {"n": 3}})";
+  text.replace(text.find(analysis), analysis.size(),
+               R"("params": {"n": 3, "m": "x"}, "settings": )" + settings + "}");
+  return text;
+}
+
+TEST(CatalogParse, SettingsOverlayTheParams) {
+  absl::StatusOr<CatalogEntry> e = ParseCatalogEntry(
+      EntryWithSettings(R"([{"id": "paper_setting", "label": "The paper's setting",
+                             "params": {"n": 256, "k": [1, 2]}}])"),
+      "configs/papers/p_2018_x.json");
+  ASSERT_TRUE(e.ok()) << e.status();
+  ASSERT_EQ(e->settings.size(), 1u);
+  EXPECT_EQ(e->settings[0].id, "paper_setting");
+  EXPECT_EQ(e->settings[0].label, "The paper's setting");
+  const CatalogEntry in_setting = e->InSetting(e->settings[0]);
+  EXPECT_EQ(in_setting.params["n"], 256);
+  EXPECT_EQ(in_setting.params["m"], "x");
+  EXPECT_EQ(in_setting.params["k"].size(), 2u);
+  EXPECT_EQ(e->params["n"], 3);
+  EXPECT_TRUE(ParseCatalogEntry(Entry("[]"), "configs/papers/p_2018_x.json")->settings.empty());
+}
+
+TEST(CatalogParse, BadSettingsAreNamed) {
+  const std::string path = "configs/papers/p_2018_x.json";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"id": "a"})", "analysis.settings: not a list"},
+      {R"([7])", "analysis.settings[0]: not an object"},
+      {R"([{"label": "L", "params": {"n": 1}}])", "analysis.settings[0].id: missing"},
+      {R"([{"id": "a", "params": {"n": 1}}])", "analysis.settings[0].label: missing"},
+      {R"([{"id": "A b", "label": "L", "params": {"n": 1}}])",
+       "analysis.settings[0].id: only a-z, 0-9 and _"},
+      {R"([{"id": "a", "label": "L"}])", "analysis.settings[0].params: missing"},
+      {R"([{"id": "a", "label": "L", "params": {}}])", "analysis.settings[0].params: missing"},
+      {R"([{"id": "a", "label": "L", "params": {"n": 1}, "x": 1}])",
+       "analysis.settings[0].x: unknown field"},
+      {R"([{"id": "a", "label": "L", "params": {"n": 1}},
+           {"id": "a", "label": "M", "params": {"n": 2}}])",
+       "analysis.settings[1].id: 'a' appears twice"},
+  };
+  for (const auto& [settings, expected] : cases) {
+    SCOPED_TRACE(settings);
+    absl::StatusOr<CatalogEntry> e = ParseCatalogEntry(EntryWithSettings(settings), path);
+    ASSERT_FALSE(e.ok());
+    EXPECT_THAT(e.status().message(), HasSubstr(path + ": " + expected));
+  }
+}
+
 TEST(CatalogParse, SelectByIdOrPaperKey) {
   std::vector<CatalogEntry> catalog(3);
   catalog[0].id = "p_2018_a";

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
 #include "analysis/papers/registry.h"
@@ -102,6 +103,9 @@ std::vector<std::string> ReaderProblems(const CatalogEntry& e) {
       {"expected_signature", e.expected_signature},
       {"expected_differences", e.expected_differences},
       {"pending", e.pending}};
+  for (const analysis::papers::AnalysisSetting& setting : e.settings) {
+    texts.push_back({"analysis.settings " + setting.id + " label", setting.label});
+  }
   std::vector<std::string> problems;
   for (size_t i = 0; i < e.published.size(); ++i) {
     const analysis::papers::PublishedValue& p = e.published[i];
@@ -151,6 +155,17 @@ std::vector<std::string> CheckEntry(const std::string& path) {
   } else if (generator(*entry, {}).ok()) {
     problems.push_back(path + ": generator '" + entry->generator +
                        "' made a figure from no results at all");
+  } else {
+    // A setting's params are read before the (absent) results: a bad one
+    // is refused as an invalid argument.
+    for (const analysis::papers::AnalysisSetting& setting : entry->settings) {
+      const absl::Status made = generator(entry->InSetting(setting), {}).status();
+      if (made.ok() || absl::IsInvalidArgument(made)) {
+        problems.push_back(path + ": analysis.settings " + setting.id + ": " +
+                           (made.ok() ? std::string("made a figure from no results at all")
+                                      : std::string(made.message())));
+      }
+    }
   }
   if (!entry->ready() && entry->sweep["entries"].empty()) return problems;
   absl::StatusOr<sweep::Sweep> sweep = EntrySweep(*entry);
@@ -303,6 +318,18 @@ TEST(Catalog, ABrokenEntryFailsTheCheck) {
            "why": "not run: no GPU in the session that wrote it"}]},
          "analysis": {"generator": "latency_pair"}, "published": []})",
        "sweep entry a why uses a project-internal phrase"},
+      {"setting_with_a_bad_param",
+       R"("sweep": {"entries": [{"id": "a", "experiment": "relu_bandwidth", "why": "w", "time_limit_s": 5}]},
+         "analysis": {"generator": "workspace_limit",
+                      "settings": [{"id": "s", "label": "L", "params": {"batch": "many"}}]},
+         "published": []})",
+       "analysis.settings s: broken_2000_setting_with_a_bad_param: params.batch must be an integer"},
+      {"setting_label_in_the_projects_words",
+       R"("sweep": {"entries": [{"id": "a", "experiment": "relu_bandwidth", "why": "w", "time_limit_s": 5}]},
+         "analysis": {"generator": "workspace_limit",
+                      "settings": [{"id": "s", "label": "as asked in issue 27", "params": {"batch": 2}}]},
+         "published": []})",
+       "analysis.settings s label uses a project-internal phrase"},
       {"no_why",
        R"("sweep": {"entries": [{"id": "a", "experiment": "relu_bandwidth",
            "time_limit_s": 5, "axes": {"bytes": "64MiB"}}]},

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "analysis/plots/figures.h"
@@ -78,6 +79,27 @@ std::string PageHeader(const CatalogEntry& entry, const std::string& device,
       "- Catalog entry: `", entry.id, "` (", entry_note, ")\n\n");
 }
 
+// The paper's numbers that no part of a page shows (a generator sets some
+// against its measurements, and may list the rest with
+// AddPublishedWithoutMeasurement): a table of them, so that every number of
+// the entry is on its page; "" when every one is shown.
+std::string OtherPublishedNumbers(const CatalogEntry& entry,
+                                  const std::vector<PagePart>& parts) {
+  std::vector<std::string> shown;
+  for (const PublishedValue& p : entry.published) {
+    const std::string cell = analysis::CellText(analysis::papers::PublishedCell(&p));
+    for (const PagePart& part : parts) {
+      if (part.figure.markdown.find(cell) != std::string::npos) shown.push_back(p.key);
+    }
+  }
+  analysis::MarkdownTable table = analysis::papers::ComparisonTable();
+  analysis::papers::AddPublishedWithoutMeasurement(table, entry, shown);
+  if (table.rows.empty()) return "";
+  return absl::StrCat("## The paper's other numbers\n\n",
+                      "Numbers the paper gives that the analysis above does not show:\n\n",
+                      analysis::RenderMarkdownTable(table));
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> FindCatalogDir() {
@@ -125,17 +147,24 @@ absl::StatusOr<result_format::ReadResults> ReadResultsUnder(const std::string& d
   return read;
 }
 
-std::string FigurePage(const CatalogEntry& entry, const PaperFigure& figure,
+std::string FigurePage(const CatalogEntry& entry, const std::vector<PagePart>& parts,
                        const std::vector<result_format::ResultFile>& results,
-                       const std::vector<std::string>& svgs, const std::string& sweep_status) {
+                       const std::string& sweep_status) {
   std::string page = PageHeader(entry, analysis::papers::DeviceLine(results),
                                 absl::StrCat("analysis `", entry.generator, "`"));
-  absl::StrAppend(&page, "## Paper vs this GPU\n\n", figure.markdown);
-  if (!figure.markdown.empty() && figure.markdown.back() != '\n') page += "\n";
-  if (!svgs.empty()) {
-    absl::StrAppend(&page, "\n## Figures\n\n");
-    for (const std::string& svg : svgs) absl::StrAppend(&page, "![", svg, "](figures/", svg, ")\n");
+  for (const PagePart& part : parts) {
+    const std::string& markdown = part.figure.markdown;
+    absl::StrAppend(&page, "## ", part.heading, "\n\n", markdown);
+    if (!markdown.empty() && markdown.back() != '\n') page += "\n";
+    if (part.svgs.empty()) continue;
+    if (!absl::EndsWith(page, "\n\n")) page += "\n";
+    absl::StrAppend(&page, "### Figures\n\n");
+    for (const std::string& svg : part.svgs) {
+      absl::StrAppend(&page, "![", fs::path(svg).filename().string(), "](", svg, ")\n");
+    }
+    page += "\n";
   }
+  absl::StrAppend(&page, OtherPublishedNumbers(entry, parts));
   absl::StrAppend(&page, "\n## Sweep\n\n", sweep_status);
   absl::StrAppend(&page, "\n## Result files read\n\n");
   if (results.empty()) absl::StrAppend(&page, "None.\n");
@@ -272,6 +301,42 @@ absl::StatusOr<std::vector<std::string>> WriteFigures(const CatalogEntry& entry,
   return svgs;
 }
 
+// One part of the page: `generator` on `entry` (the entry itself or in one
+// of its settings), its figures written to `figures_dir` (`svg_dir` from the
+// page) and drawn. An analysis that fails is said on the progress stream and
+// in the part, and sets `status` to 1.
+absl::StatusOr<PagePart> MakePart(const CatalogEntry& entry,
+                                  analysis::papers::Generator generator,
+                                  const std::string& heading,
+                                  const std::vector<result_format::ResultFile>& results,
+                                  const fs::path& figures_dir, const std::string& svg_dir,
+                                  const ReproduceOptions& options, int& status) {
+  std::ostream& progress = options.progress != nullptr ? *options.progress : std::cerr;
+  std::error_code ec;
+  fs::create_directories(figures_dir, ec);
+  if (ec) {
+    return absl::PermissionDeniedError(
+        absl::StrCat(figures_dir.string(), ": cannot create: ", ec.message()));
+  }
+  PagePart part;
+  part.heading = heading;
+  absl::StatusOr<PaperFigure> figure = generator(entry, results);
+  if (figure.ok()) {
+    part.figure = *std::move(figure);
+  } else {
+    progress << "reproduce: " << entry.id << ": analysis (" << heading
+             << "): " << figure.status().message() << "\n";
+    part.figure.markdown =
+        absl::StrCat("The figure could not be made: ", figure.status().message(), "\n");
+    status = 1;
+  }
+  absl::StatusOr<std::vector<std::string>> svgs =
+      WriteFigures(entry, part.figure, figures_dir, options.draw, progress, status);
+  if (!svgs.ok()) return svgs.status();
+  for (const std::string& svg : *svgs) part.svgs.push_back(svg_dir + "/" + svg);
+  return part;
+}
+
 absl::StatusOr<int> Reproduce(const CatalogEntry& entry, const ReproduceOptions& options) {
   if (!entry.ready()) {
     return absl::FailedPreconditionError(absl::StrCat(entry.id, " is pending: ", entry.pending));
@@ -294,32 +359,28 @@ absl::StatusOr<int> Reproduce(const CatalogEntry& entry, const ReproduceOptions&
     progress << "reproduce: " << entry.id << ": left out: " << bad << "\n";
     status = 1;
   }
-  std::error_code ec;
   const fs::path figures_dir = fs::path(dir) / "figures";
-  fs::create_directories(figures_dir, ec);
-  if (ec) {
-    return absl::PermissionDeniedError(
-        absl::StrCat(figures_dir.string(), ": cannot create: ", ec.message()));
+  std::vector<PagePart> parts;
+  absl::StatusOr<PagePart> own = MakePart(entry, generator, "Paper vs this GPU", read->files,
+                                          figures_dir, "figures", options, status);
+  if (!own.ok()) return own.status();
+  parts.push_back(*std::move(own));
+  for (const analysis::papers::AnalysisSetting& setting : entry.settings) {
+    absl::StatusOr<PagePart> setting_part =
+        MakePart(entry.InSetting(setting), generator, setting.label, read->files,
+                 figures_dir / setting.id, "figures/" + setting.id, options, status);
+    if (!setting_part.ok()) return setting_part.status();
+    parts.push_back(*std::move(setting_part));
   }
-  absl::StatusOr<PaperFigure> figure = generator(entry, read->files);
-  if (!figure.ok()) {
-    progress << "reproduce: " << entry.id << ": analysis: " << figure.status().message() << "\n";
-    PaperFigure failed;
-    failed.markdown =
-        absl::StrCat("The figure could not be made: ", figure.status().message(), "\n");
-    figure = failed;
-    status = 1;
-  }
-  absl::StatusOr<std::vector<std::string>> svgs =
-      WriteFigures(entry, *figure, figures_dir, options.draw, progress, status);
-  if (!svgs.ok()) return svgs.status();
+  size_t drawn = 0;
+  for (const PagePart& part : parts) drawn += part.svgs.size();
   const std::string page_path = (fs::path(dir) / (entry.id + ".md")).string();
   if (absl::Status s = result_format::WriteFileAtomically(
-          page_path, FigurePage(entry, *figure, read->files, *svgs, part->sweep_status));
+          page_path, FigurePage(entry, parts, read->files, part->sweep_status));
       !s.ok()) {
     return s;
   }
-  progress << "reproduce: " << entry.id << ": wrote " << page_path << " and " << svgs->size()
+  progress << "reproduce: " << entry.id << ": wrote " << page_path << " and " << drawn
            << " figure(s)" << (status == 0 ? "" : " (with problems, see above)") << "\n";
   return status;
 }

@@ -12,8 +12,11 @@
 //   DIR/<id>/manifest.json, <entry>.json, <entry>.log   the run folder
 //
 // With `results_dir` it runs nothing and analyses the result files found
-// there (e.g. analysis/reference/<device>/). A pending entry never runs; its
-// page (PendingPage) says why and lists the paper's numbers.
+// there (e.g. analysis/reference/<device>/). Each of the entry's analysis
+// settings (e.g. the paper's own batch beside our wider sweep) is one more
+// part of the page, from the same results, its figures in
+// DIR/<id>/figures/<setting id>/. A pending entry never runs; its page
+// (PendingPage) says why and lists the paper's numbers.
 #ifndef DISSECT_EXPERIMENTS_DRIVERS_REPRODUCE_REPRODUCE_H_
 #define DISSECT_EXPERIMENTS_DRIVERS_REPRODUCE_REPRODUCE_H_
 
@@ -55,14 +58,23 @@ absl::StatusOr<sweep::Sweep> EntrySweep(const analysis::papers::CatalogEntry& en
 // manifest.json). Files that do not parse are named in `bad`.
 absl::StatusOr<result_format::ReadResults> ReadResultsUnder(const std::string& dir);
 
+// One analysis on a figure page: the entry's own ("Paper vs this GPU") or
+// one of its analysis settings (headed by the setting's label).
+struct PagePart {
+  std::string heading;
+  analysis::papers::PaperFigure figure;
+  std::vector<std::string> svgs;  // relative to the page: figures/[<setting id>/]<stem>.svg
+};
+
 // The markdown page of a figure: header (paper, figure, claim, expected
-// signature and differences), the device, the generator's body, the figure
-// files, the sweep's entries with their status (from `manifest` when one
-// exists) and the result files read.
+// signature and differences), the device, each part (the generator's body
+// and its drawn figures), the paper's numbers that no part shows, the
+// sweep's entries with their status (from `manifest` when one exists) and
+// the result files read.
 std::string FigurePage(const analysis::papers::CatalogEntry& entry,
-                       const analysis::papers::PaperFigure& figure,
+                       const std::vector<PagePart>& parts,
                        const std::vector<result_format::ResultFile>& results,
-                       const std::vector<std::string>& svgs, const std::string& sweep_status);
+                       const std::string& sweep_status);
 
 // The page of a pending entry, which runs nothing: the header as
 // FigurePage's, why the entry is pending, and every number the paper gives,

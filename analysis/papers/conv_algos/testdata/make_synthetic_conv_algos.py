@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the synthetic conv_algorithms result file in this folder.
+"""Writes the synthetic conv_algorithms result files in this folder.
 
 SYNTHETIC TEST DATA, NOT MEASUREMENTS. Every number is made up for the golden
 test of //analysis/papers/conv_algos:conv_algos_test; only the layout is the
@@ -9,6 +9,10 @@ layers here (all measured), "resnet50" 2 measured rows standing for 3 of its
 53 conv layers (an incomplete network). It holds skipped rows (an algorithm
 cuDNN does not support, a workspace that does not fit), an error row, and a
 tensor_op row the generators (math fma) leave out.
+synthetic_conv_algorithms_batch256.json holds the "alexnet" layers alone at
+batches 16-256, for µ-cuDNN's page in the paper's setting (mini-batch 256,
+limits 128, 256 and 512 MiB): there fft fits the whole batch only from
+256 MiB, and two micro-batches of 128 from 128 MiB.
 Run from anywhere: python3 analysis/papers/conv_algos/testdata/make_synthetic_conv_algos.py
 """
 
@@ -44,6 +48,7 @@ ALGOS = {
     "winograd": (0.6, 0.1, 2),
 }
 BATCHES = [32, 64, 128]
+PAPER_BATCHES = [16, 32, 64, 128, 256]
 # Points that did not run: (layer, algo) -> message (every batch).
 NOT_RUN = {
     ("alexnet.features.0", "winograd"):
@@ -56,14 +61,18 @@ NOT_RUN = {
 }
 
 
-def main():
-    ctx = fixture.context(fixture.H100_LIKE, EXPERIMENT,
-                          "How fast is each cuDNN forward convolution algorithm on each conv "
-                          "layer (synthetic)", AXES, METRICS)
+def context():
+    return fixture.context(fixture.H100_LIKE, EXPERIMENT,
+                           "How fast is each cuDNN forward convolution algorithm on each conv "
+                           "layer (synthetic)", AXES, METRICS)
+
+
+def layer_rows(layers, batches):
+    """One row per layer, algorithm and batch (NOT_RUN's points as errors)."""
     rows = []
-    for layer, (gflop, us, shape_count, network_layers) in LAYERS.items():
+    for layer, (gflop, us, shape_count, network_layers) in layers.items():
         for algo, (factor, ws_mib, rank) in ALGOS.items():
-            for batch in BATCHES:
+            for batch in batches:
                 name = fixture.row_name(EXPERIMENT, AXES, [layer, algo, batch, "fma"])
                 message = NOT_RUN.get((layer, algo))
                 if message is not None:
@@ -83,6 +92,11 @@ def main():
                                    network_layers, 0.0)
                 fixture.add_samples(r, 1755.0)
                 rows.append(r)
+    return rows
+
+
+def main():
+    rows = layer_rows(LAYERS, BATCHES)
     # A TF32 row: not math fma, so left out by the generators.
     name = fixture.row_name(EXPERIMENT, AXES, ["alexnet.features.3", "implicit_gemm", 64, "tensor_op"])
     r = fixture.row(name, 0)
@@ -91,7 +105,10 @@ def main():
         fixture.add_metric(r, metric, 1.0, 1.0, 1.0, 0.0)
     fixture.add_samples(r, 1755.0)
     rows.append(r)
-    fixture.write(os.path.join(HERE, "synthetic_conv_algorithms.json"), ctx, rows)
+    fixture.write(os.path.join(HERE, "synthetic_conv_algorithms.json"), context(), rows)
+    alexnet = {layer: v for layer, v in LAYERS.items() if layer.startswith("alexnet.")}
+    fixture.write(os.path.join(HERE, "synthetic_conv_algorithms_batch256.json"), context(),
+                  layer_rows(alexnet, PAPER_BATCHES))
 
 
 if __name__ == "__main__":
