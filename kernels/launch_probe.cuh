@@ -21,11 +21,11 @@ __global__ void StartStampKernel(uint64_t* start_ns) {
 }
 
 // The smallest step between differing %globaltimer reads over `changes`
-// changes.
+// changes, or ~0 if the timer did not change within 2^24 reads.
 __device__ __forceinline__ uint64_t GlobalTimerStepNs(int changes) {
   uint64_t previous = ReadGlobalTimerNs();
   uint64_t step = ~uint64_t{0};
-  for (int seen = 0; seen < changes;) {
+  for (int seen = 0, reads = 0; seen < changes && reads < (1 << 24); ++reads) {
     const uint64_t now = ReadGlobalTimerNs();
     if (now != previous) {
       step = now - previous < step ? now - previous : step;

@@ -35,12 +35,13 @@ inline constexpr uint32_t kHandshakeAbort = 0xffffffffu;
 struct ClockHandshakeSlots {
   uint32_t request;        // host -> kernel: the round to answer, or kHandshakeAbort
   uint32_t reply;          // kernel -> host: the last round answered
-  uint64_t timer_step_ns;  // the smallest %globaltimer step the kernel saw
+  uint64_t timer_step_ns;  // the smallest %globaltimer step the kernel saw, ~0 for none
   uint64_t device_ns[kMaxHandshakeRounds];
 };
 
 // One thread that first measures %globaltimer's step (the smallest change
-// between consecutive differing reads, over 16 changes), then answers
+// between consecutive differing reads, over 16 changes; ~0 if it did not
+// advance within 2^24 reads), then answers
 // `rounds` rounds (at most kMaxHandshakeRounds) and exits; it also exits
 // on kHandshakeAbort or when `timeout_ns` of %globaltimer pass without the
 // next request. `slots` is a device pointer to the shared slots.

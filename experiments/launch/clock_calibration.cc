@@ -22,6 +22,11 @@ int64_t HostNowNs() {
 absl::StatusOr<ClockOffset> OffsetFromHandshakes(const std::vector<Handshake>& rounds,
                                                  int64_t timer_step_ns) {
   if (rounds.empty()) return absl::InvalidArgumentError("clock handshake: no rounds");
+  if (timer_step_ns < 1 || timer_step_ns > 1'000'000'000) {
+    return absl::InternalError(absl::StrCat(
+        "clock handshake: %globaltimer step of ", timer_step_ns,
+        " ns (the timer stood still for the kernel)"));
+  }
   const Handshake* best = nullptr;
   for (const Handshake& h : rounds) {
     if (h.host_after_ns < h.host_before_ns) {
@@ -39,6 +44,7 @@ absl::StatusOr<ClockOffset> OffsetFromHandshakes(const std::vector<Handshake>& r
       best->host_before_ns + (best->host_after_ns - best->host_before_ns) / 2;
   offset.offset_ns = best->device_ns - midpoint;
   offset.uncertainty_ns = offset.round_trip_ns / 2 + static_cast<double>(timer_step_ns);
+  offset.timer_step_ns = timer_step_ns;
   return offset;
 }
 
@@ -46,6 +52,7 @@ ClockOffset CombineOffsets(const ClockOffset& before, const ClockOffset& after) 
   ClockOffset combined;
   combined.offset_ns = before.offset_ns + (after.offset_ns - before.offset_ns) / 2;
   combined.round_trip_ns = std::max(before.round_trip_ns, after.round_trip_ns);
+  combined.timer_step_ns = std::max(before.timer_step_ns, after.timer_step_ns);
   combined.uncertainty_ns = std::max(before.uncertainty_ns, after.uncertainty_ns) +
                             std::abs(static_cast<double>(after.offset_ns - before.offset_ns)) / 2;
   return combined;
@@ -59,9 +66,10 @@ std::string DescribeCalibration(const ClockOffset& combined, const ClockOffset& 
                                 const ClockOffset& after, int rounds) {
   return absl::StrFormat(
       "clock: host steady_clock vs %%globaltimer, offset from the shortest of %d handshake "
-      "round trips (%.2f us), uncertainty +-%.2f us, drift %.2f us over the samples",
+      "round trips (%.2f us), uncertainty +-%.2f us, drift %.2f us over the samples, "
+      "%%globaltimer step %d ns",
       rounds, combined.round_trip_ns / 1e3, combined.uncertainty_ns / 1e3,
-      static_cast<double>(after.offset_ns - before.offset_ns) / 1e3);
+      static_cast<double>(after.offset_ns - before.offset_ns) / 1e3, combined.timer_step_ns);
 }
 
 absl::StatusOr<std::vector<Handshake>> RunHandshakes(ClockHandshakeSlots* slots, int rounds,

@@ -46,12 +46,14 @@ struct ClockOffset {
   int64_t offset_ns = 0;
   double round_trip_ns = 0;  // the shortest round trip (the larger of two, combined)
   double uncertainty_ns = 0;
+  int64_t timer_step_ns = 0;  // %globaltimer's step (the larger of two, combined)
 };
 
 // The offset from the round with the shortest round trip: the device read
 // taken at the midpoint of its host reads, uncertain by half the round trip
-// plus `timer_step_ns`. An error when there are no rounds, or a round whose
-// host reads go backwards.
+// plus `timer_step_ns`. An error when there are no rounds, a round whose
+// host reads go backwards, or a step that is not 1 ns..1 s (the kernel saw
+// the timer stand still).
 absl::StatusOr<ClockOffset> OffsetFromHandshakes(const std::vector<Handshake>& rounds,
                                                  int64_t timer_step_ns);
 
@@ -63,8 +65,9 @@ ClockOffset CombineOffsets(const ClockOffset& before, const ClockOffset& after);
 // The host time of a %globaltimer read, given the offset.
 int64_t HostNsOfDevice(const ClockOffset& offset, int64_t device_ns);
 
-// "host steady_clock vs %globaltimer: offset from the shortest of N round
-// trips (X us), uncertainty +-Y us, drift Z us": the row note.
+// The row note: the shortest round trip, the offset's uncertainty, the
+// drift between the two calibrations and the timer's step (a kernel's own
+// stamp is uncertain by one more step).
 std::string DescribeCalibration(const ClockOffset& combined, const ClockOffset& before,
                                 const ClockOffset& after, int rounds);
 

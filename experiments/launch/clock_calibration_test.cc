@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <random>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -70,11 +71,16 @@ TEST(ClockCalibrationTest, RejectsNoRoundsAndABackwardHostClock) {
   EXPECT_EQ(OffsetFromHandshakes({}, 32).status().code(), absl::StatusCode::kInvalidArgument);
   const std::vector<Handshake> backwards = {Handshake{2'000, kEpochOffsetNs, 1'000}};
   EXPECT_FALSE(OffsetFromHandshakes(backwards, 32).ok());
+  // The kernel's "no step seen" (~0 read as int64: -1), and no step at all.
+  const std::vector<Handshake> fine = {Handshake{1'000, kEpochOffsetNs, 2'000}};
+  EXPECT_FALSE(OffsetFromHandshakes(fine, -1).ok());
+  EXPECT_FALSE(OffsetFromHandshakes(fine, 0).ok());
+  EXPECT_TRUE(OffsetFromHandshakes(fine, 1'000).ok());
 }
 
 TEST(ClockCalibrationTest, CombinedOffsetIsTheMeanAndDriftWidensIt) {
-  ClockOffset before{kEpochOffsetNs, 1'000, 532};
-  ClockOffset after{kEpochOffsetNs + 400, 1'400, 732};
+  ClockOffset before{kEpochOffsetNs, 1'000, 532, 32};
+  ClockOffset after{kEpochOffsetNs + 400, 1'400, 732, 32};
   const ClockOffset combined = CombineOffsets(before, after);
   EXPECT_EQ(combined.offset_ns, kEpochOffsetNs + 200);
   EXPECT_EQ(combined.round_trip_ns, 1'400);
@@ -82,8 +88,19 @@ TEST(ClockCalibrationTest, CombinedOffsetIsTheMeanAndDriftWidensIt) {
   EXPECT_EQ(CombineOffsets(after, before).uncertainty_ns, 732 + 200);
 }
 
+TEST(ClockCalibrationTest, NoteGivesRoundTripUncertaintyDriftAndStep) {
+  const ClockOffset before{kEpochOffsetNs, 1'000, 532, 32};
+  const ClockOffset after{kEpochOffsetNs + 400, 1'400, 732, 32};
+  const std::string note = DescribeCalibration(CombineOffsets(before, after), before, after, 64);
+  for (const char* part : {"64 handshake", "(1.40 us)", "+-0.93 us", "drift 0.40 us", "step 32 ns"}) {
+    EXPECT_NE(note.find(part), std::string::npos) << part << " not in " << note;
+  }
+  // ';' separates a row's notes.
+  EXPECT_EQ(note.find(';'), std::string::npos) << note;
+}
+
 TEST(ClockCalibrationTest, HostTimeOfADeviceReadIsExactAtEpochScale) {
-  const ClockOffset offset{kEpochOffsetNs, 0, 0};
+  const ClockOffset offset{kEpochOffsetNs, 0, 0, 1};
   // A kernel start 7,321 ns after a launch call at host time 123,456,789,012.
   const int64_t launch_ns = 123'456'789'012;
   EXPECT_EQ(HostNsOfDevice(offset, launch_ns + 7'321 + kEpochOffsetNs) - launch_ns, 7'321);

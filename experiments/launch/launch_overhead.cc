@@ -14,8 +14,10 @@
 //           memory, reading %globaltimer between the host's two clock
 //           reads; the offset comes from the shortest round trip, uncertain
 //           by half of it plus one %globaltimer step, plus half the drift
-//           between the two calibrations: the row's note gives all three).
-//           latency_us = stamp on the host clock - the host read.
+//           between the two calibrations: the row's note gives all three,
+//           and the step). latency_us = stamp on the host clock - the host
+//           read, uncertain by the offset's uncertainty plus one step (the
+//           stamp's own read).
 //           back_to_back: 256 empty launches queued behind the harness's
 //           guard spin, CUDA events around them (device time only); stream:
 //           256 <<<>>> launches; graph: one launch of a graph of 256 kernel
@@ -53,7 +55,11 @@
 //           exposes it. Clock error in launch_to_start: bounded by the
 //           calibration's uncertainty (the note), whose math
 //           //experiments/launch:clock_calibration_test checks without a
-//           GPU against known offsets and a thread answering as the kernel.
+//           GPU against known offsets and a thread answering as the kernel;
+//           //experiments/launch:launch_probe_ptx_test checks that the
+//           handshake's timer read follows the request's load and a branch
+//           on it and precedes the fenced reply (the bound needs that
+//           order), and that the start stamp reads the timer first.
 #include <cuda_runtime_api.h>
 #include <sched.h>
 
