@@ -5,7 +5,8 @@
 # finds nothing to draw (exit 1, the page says why and shows the sweep); a
 # paper key runs its ready figures and skips the pending one; --results
 # analyses existing result files (the synthetic memory_latency fixture) into
-# the "paper vs this GPU" page; --dry_run prints the commands; without a
+# the "paper vs this GPU" page, an entry's analysis setting as a second part
+# of it; --dry_run prints the commands; without a
 # usable device a GPU entry stops in the runner's one line (exit 3); a pending
 # entry runs nothing and writes its page; bad usage (unknown paper, bad flags,
 # no --out) exits 2 with one line.
@@ -102,6 +103,24 @@ grep -q "## Paper vs this GPU" "${page}" || fail "--results: page lacks the comp
 grep -q "38 cycles" "${page}" || fail "--results: page lacks the paper's 38 cycles"
 grep -q "Not run: the results were read from" "${page}" || fail "--results: page claims a run"
 ls "${tmp}/res/dong_kaeli_2018_a_latency/figures/"*.gp >/dev/null 2>&1 || fail "--results: no figure script"
+
+# An entry with an analysis setting: µ-cuDNN on the synthetic conv_algorithms
+# results, our wider sweep and the paper's setting (mini-batch 256) as two
+# parts of one page, the setting's figure in its subfolder, and the paper's
+# whole-network 1.63x among the numbers no part shows.
+conv="${root}/analysis/papers/conv_algos/testdata"
+mkdir -p "${tmp}/conv_results"
+cp "${conv}/synthetic_conv_algorithms.json" "${conv}/synthetic_conv_algorithms_batch256.json" \
+  "${tmp}/conv_results/"
+run --paper=oyama_2018_mucudnn --out="${tmp}/settings" --no_draw --results="${tmp}/conv_results"
+page="${tmp}/settings/oyama_2018_mucudnn/oyama_2018_mucudnn.md"
+[[ ${rc} -eq 0 ]] || fail "setting: exit ${rc}: ${err}"
+grep -q "^## The paper's setting: AlexNet at mini-batch 256" "${page}" || fail "setting: no part"
+grep -q "^Mini-batch 256," "${page}" || fail "setting: the part is not at mini-batch 256"
+grep -q "^## The paper's other numbers" "${page}" || fail "setting: no other numbers"
+grep -q "| 1.63 x (the paper's abstract" "${page}" || fail "setting: 1.63x not on the page"
+[[ -s "${tmp}/settings/oyama_2018_mucudnn/figures/paper_setting/workspace_limit.gp" ]] ||
+  fail "setting: no figure script in figures/paper_setting/"
 
 # No usable device (hidden with CUDA_VISIBLE_DEVICES, so also on a GPU
 # machine): the sweep runner's check ends the reproduction in its one line
