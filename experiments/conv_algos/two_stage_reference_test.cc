@@ -71,7 +71,7 @@ Tensors TensorsOf(const forward::LayerSpec& l, int batch) {
 // that row's partial (a broken stage 1).
 float TwoStageOutput(const Tensors& t, const ConvDims& d, std::vector<float>& workspace, size_t i,
                      int lost_row = -1) {
-  const size_t nkpq = d.OutputElements();
+  const size_t nkpq = two_stage_conv::OutputElements(d);
   for (int r = 0; r < d.r; ++r) {
     const size_t slot = r * nkpq + i;
     workspace[slot] =
@@ -84,7 +84,7 @@ float TwoStageOutput(const Tensors& t, const ConvDims& d, std::vector<float>& wo
 std::vector<std::string> FailuresAt(const forward::LayerSpec& l, int batch, const Tensors& t,
                                     const std::vector<size_t>& outputs, int lost_row = -1) {
   const ConvDims d = DimsOf(l, batch);
-  std::vector<float> workspace(d.WorkspaceElements());
+  std::vector<float> workspace(two_stage_conv::WorkspaceElements(d));
   std::vector<std::string> failures;
   const int p_count = l.out.h, q_count = l.out.w;
   for (size_t i : outputs) {
@@ -103,7 +103,7 @@ std::vector<std::string> FailuresAt(const forward::LayerSpec& l, int batch, cons
 }
 
 std::vector<size_t> EveryOutput(const forward::LayerSpec& l, int batch) {
-  std::vector<size_t> all(DimsOf(l, batch).OutputElements());
+  std::vector<size_t> all(two_stage_conv::OutputElements(DimsOf(l, batch)));
   for (size_t i = 0; i < all.size(); ++i) all[i] = i;
   return all;
 }
@@ -187,8 +187,8 @@ TEST(TwoStageReferenceTest, WorkspaceIsOneOutputPerFilterRow) {
   // ResNet-50's stem: 7 rows x 64 x 112 x 112 floats per image.
   const ConvDims d = DimsOf(Layer(3, 224, 224, 64, 7, 7, 2, 3), 2);
   EXPECT_EQ(d.OutH(), 112);
-  EXPECT_EQ(d.OutputElements(), size_t{2} * 64 * 112 * 112);
-  EXPECT_EQ(d.WorkspaceElements(), size_t{7} * 2 * 64 * 112 * 112);
+  EXPECT_EQ(two_stage_conv::OutputElements(d), size_t{2} * 64 * 112 * 112);
+  EXPECT_EQ(two_stage_conv::WorkspaceElements(d), size_t{7} * 2 * 64 * 112 * 112);
 }
 
 }  // namespace

@@ -11,6 +11,8 @@
 
 #include <cstddef>
 
+#include "kernels/conv_dims.h"
+
 namespace dissect::fusion {
 
 // Threads per block of every kernel here.
@@ -29,14 +31,7 @@ enum class OutputOp {
 };
 
 // x is N x C x H x W, weights K x C x R x S, y N x K x P x Q (zero padding).
-struct ConvDims {
-  int n = 1, c = 1, h = 1, w = 1;
-  int k = 1, r = 1, s = 1;
-  int stride = 1, pad = 0;
-
-  __host__ __device__ int OutH() const { return (h + 2 * pad - r) / stride + 1; }
-  __host__ __device__ int OutW() const { return (w + 2 * pad - s) / stride + 1; }
-};
+using ConvDims = ::dissect::ConvDims;
 
 // One output element per thread (grid-stride over `blocks` blocks of
 // kFusionThreads): acc = sum over c, r, s (in that order) of

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "kernels/conv_dims.h"
 #include "kernels/layers/cache_load.h"
 
 namespace dissect {
@@ -50,14 +51,7 @@ inline constexpr float kStencilNeighbour = 0.125f;
 //   max-pool: n, c, h, w, r, s, stride, pad (output N x C x P x Q);
 //   gemv: n, c (x is N x C), k (W is K x C, y is N x K);
 //   softmax: rows of w elements, n * c * h rows.
-struct LayerDims {
-  int n = 1, c = 1, h = 1, w = 1;
-  int k = 1, r = 1, s = 1;
-  int stride = 1, pad = 0;
-
-  __host__ __device__ int OutH() const { return (h + 2 * pad - r) / stride + 1; }
-  __host__ __device__ int OutW() const { return (w + 2 * pad - s) / stride + 1; }
-};
+using LayerDims = ::dissect::ConvDims;
 
 struct LayerArgs {
   LayerKernel kernel = LayerKernel::kStream;

@@ -11,7 +11,7 @@ namespace {
 // are `stride` floats apart and their w loads the same address.
 __global__ void RowPartialsKernel(const float* __restrict__ x, const float* __restrict__ w,
                                   float* __restrict__ workspace, ConvDims d) {
-  const size_t elements = d.WorkspaceElements();
+  const size_t elements = WorkspaceElements(d);
   for (size_t i = FirstThread(); i < elements; i += GridThreads()) {
     workspace[i] = RowPartial(x, w, d, i);
   }
@@ -19,7 +19,7 @@ __global__ void RowPartialsKernel(const float* __restrict__ x, const float* __re
 
 __global__ void SumRowsKernel(const float* __restrict__ workspace, float* __restrict__ y,
                               ConvDims d) {
-  const size_t elements = d.OutputElements();
+  const size_t elements = OutputElements(d);
   for (size_t i = FirstThread(); i < elements; i += GridThreads()) {
     y[i] = SumOfRowPartials(workspace, d, i);
   }
@@ -43,9 +43,9 @@ cudaError_t LaunchTwoStageConv(const float* x, const float* w, float* workspace,
   if (x == nullptr || w == nullptr || workspace == nullptr || y == nullptr || !Valid(d)) {
     return cudaErrorInvalidValue;
   }
-  RowPartialsKernel<<<BlocksFor(d.WorkspaceElements()), kThreads, 0, stream>>>(x, w, workspace, d);
+  RowPartialsKernel<<<BlocksFor(WorkspaceElements(d)), kThreads, 0, stream>>>(x, w, workspace, d);
   if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
-  SumRowsKernel<<<BlocksFor(d.OutputElements()), kThreads, 0, stream>>>(workspace, y, d);
+  SumRowsKernel<<<BlocksFor(OutputElements(d)), kThreads, 0, stream>>>(workspace, y, d);
   return cudaGetLastError();
 }
 

@@ -18,7 +18,7 @@ namespace dissect::two_stage_conv {
 inline constexpr int kThreads = 256;
 
 // Bytes of workspace LaunchTwoStageConv needs: R x N x K x P x Q floats.
-inline size_t WorkspaceBytes(const ConvDims& d) { return d.WorkspaceElements() * sizeof(float); }
+inline size_t WorkspaceBytes(const ConvDims& d) { return WorkspaceElements(d) * sizeof(float); }
 
 // Launches stage 1 (RowPartial over the workspace, one element a thread,
 // grid-stride) then stage 2 (SumOfRowPartials over y) on `stream`. Nothing

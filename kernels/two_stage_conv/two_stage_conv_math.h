@@ -26,25 +26,22 @@
 #include <cmath>
 #include <cstddef>
 
+#include "kernels/conv_dims.h"
+
 namespace dissect::two_stage_conv {
 
 // x is N x C x H x W, w is K x C x R x S, y is N x K x P x Q.
-struct ConvDims {
-  int n = 1, c = 1, h = 1, w = 1;
-  int k = 1, r = 1, s = 1;
-  int stride = 1, pad = 0;
+using ConvDims = ::dissect::ConvDims;
 
-  __host__ __device__ int OutH() const { return (h + 2 * pad - r) / stride + 1; }
-  __host__ __device__ int OutW() const { return (w + 2 * pad - s) / stride + 1; }
-  // N K P Q: the output, and one filter row's slice of the workspace.
-  __host__ __device__ size_t OutputElements() const {
-    return static_cast<size_t>(n) * k * OutH() * OutW();
-  }
-  // Stage 1's workspace: R slices of OutputElements().
-  __host__ __device__ size_t WorkspaceElements() const {
-    return static_cast<size_t>(r) * OutputElements();
-  }
-};
+// N K P Q: the output, and one filter row's slice of the workspace.
+__host__ __device__ inline size_t OutputElements(const ConvDims& d) {
+  return static_cast<size_t>(d.n) * d.k * d.OutH() * d.OutW();
+}
+
+// Stage 1's workspace: R slices of OutputElements(d).
+__host__ __device__ inline size_t WorkspaceElements(const ConvDims& d) {
+  return static_cast<size_t>(d.r) * OutputElements(d);
+}
 
 // Stage 1: workspace element i (R N K P Q order, q fastest), the partial sum
 // of filter row r for output (n, k, p, q). Loops over the row's taps s
@@ -56,7 +53,7 @@ __host__ __device__ inline float RowPartial(const float* x, const float* w, cons
   const int q = static_cast<int>(i % out_w);
   const int p = static_cast<int>(i / out_w % out_h);
   const int k = static_cast<int>(i / (static_cast<size_t>(out_w) * out_h) % d.k);
-  const size_t nkpq = d.OutputElements();
+  const size_t nkpq = OutputElements(d);
   const int n = static_cast<int>(i % nkpq / (static_cast<size_t>(out_w) * out_h * d.k));
   const int r = static_cast<int>(i / nkpq);
   const int ih = p * d.stride - d.pad + r;
@@ -88,7 +85,7 @@ __host__ __device__ inline float RowPartial(const float* x, const float* w, cons
 // `workspace` (RowPartial's layout) in filter-row order.
 __host__ __device__ inline float SumOfRowPartials(const float* workspace, const ConvDims& d,
                                                   size_t i) {
-  const size_t nkpq = d.OutputElements();
+  const size_t nkpq = OutputElements(d);
   float acc = workspace[i];
   for (int r = 1; r < d.r; ++r) acc += workspace[r * nkpq + i];
   return acc;
