@@ -122,6 +122,104 @@ struct ClzOp {
   }
 };
 
+// The special-function (MUFU) ops: the .approx.ftz forms, which are one
+// MUFU each (without .ftz, ptxas adds the handling of denormal inputs);
+// sin.approx is an FMUL.RZ by 1/(2 pi) and a MUFU.SIN on every target.
+// -1/|x|: ptxas folds rcp(rcp(x)) into x, approximate or not, and drops a
+// chain of plain reciprocals; the negated absolute value is MUFU.RCP's
+// operand modifier. From 3 the chain runs -1/3, -3, -1/3, ...
+struct MufuRcpOp {
+  using Bits = uint32_t;
+  __device__ __forceinline__ Bits operator()(Bits x, Bits, Bits) const {
+    float v = __uint_as_float(x);
+    asm volatile(
+        "{\n\t.reg .f32 t;\n\tabs.f32 t, %0;\n\tneg.f32 t, t;\n\trcp.approx.ftz.f32 %0, t;\n\t}"
+        : "+f"(v));
+    return __float_as_uint(v);
+  }
+};
+
+struct MufuRsqrtOp {
+  using Bits = uint32_t;
+  __device__ __forceinline__ Bits operator()(Bits x, Bits, Bits) const {
+    float v = __uint_as_float(x);
+    asm volatile("rsqrt.approx.ftz.f32 %0, %0;" : "+f"(v));
+    return __float_as_uint(v);
+  }
+};
+
+// The value stays in one b32 register around the sin: with an f32 operand
+// ptxas rotated the FMUL/MUFU registers of the second timed loop so that a
+// MOV closed the loop, inside the chain.
+struct MufuSinOp {
+  using Bits = uint32_t;
+  __device__ __forceinline__ Bits operator()(Bits x, Bits, Bits) const {
+    asm volatile(
+        "{\n\t.reg .f32 t;\n\tmov.b32 t, %0;\n\tsin.approx.ftz.f32 t, t;\n\tmov.b32 %0, t;\n\t}"
+        : "+r"(x));
+    return x;
+  }
+};
+
+// 2^-x: the chain settles near 0.64 instead of overflowing. The negation is
+// MUFU.EX2's operand modifier, not an instruction.
+struct MufuEx2Op {
+  using Bits = uint32_t;
+  __device__ __forceinline__ Bits operator()(Bits x, Bits, Bits) const {
+    float v = __uint_as_float(x);
+    asm volatile("{\n\t.reg .f32 t;\n\tneg.f32 t, %0;\n\tex2.approx.ftz.f32 %0, t;\n\t}" : "+f"(v));
+    return __float_as_uint(v);
+  }
+};
+
+// log2(|x|): the absolute value is MUFU.LG2's operand modifier, so that
+// negative values do not end the chain in NaN.
+struct MufuLg2Op {
+  using Bits = uint32_t;
+  __device__ __forceinline__ Bits operator()(Bits x, Bits, Bits) const {
+    float v = __uint_as_float(x);
+    asm volatile("{\n\t.reg .f32 t;\n\tabs.f32 t, %0;\n\tlg2.approx.ftz.f32 %0, t;\n\t}" : "+f"(v));
+    return __float_as_uint(v);
+  }
+};
+
+// The conversions read the previous result's bits as their source type.
+struct F2iOp {
+  using Bits = uint32_t;
+  __device__ __forceinline__ Bits operator()(Bits x, Bits, Bits) const {
+    asm volatile("cvt.rni.s32.f32 %0, %1;" : "=r"(x) : "f"(__uint_as_float(x)));
+    return x;
+  }
+};
+
+struct I2fOp {
+  using Bits = uint32_t;
+  __device__ __forceinline__ Bits operator()(Bits x, Bits, Bits) const {
+    float v;
+    asm volatile("cvt.rn.f32.s32 %0, %1;" : "=f"(v) : "r"(x));
+    return __float_as_uint(v);
+  }
+};
+
+struct F2fF16Op {
+  using Bits = uint32_t;
+  __device__ __forceinline__ Bits operator()(Bits x, Bits, Bits) const {
+    float v = __uint_as_float(x);
+    asm volatile("{\n\t.reg .b16 h;\n\tcvt.rn.f16.f32 h, %0;\n\tcvt.f32.f16 %0, h;\n\t}" : "+f"(v));
+    return __float_as_uint(v);
+  }
+};
+
+struct F2fBf16Op {
+  using Bits = uint32_t;
+  __device__ __forceinline__ Bits operator()(Bits x, Bits, Bits) const {
+    float v = __uint_as_float(x);
+    asm volatile("{\n\t.reg .b16 h;\n\tcvt.rn.bf16.f32 h, %0;\n\tcvt.f32.bf16 %0, h;\n\t}"
+                 : "+f"(v));
+    return __float_as_uint(v);
+  }
+};
+
 // Calls f(Op{}) with the functor of `op`; cudaErrorInvalidValue for an op
 // without one.
 template <class F>
@@ -149,6 +247,24 @@ __host__ cudaError_t WithInstructionOp(InstructionOp op, F&& f) {
       return f(PopcOp{});
     case InstructionOp::kClz:
       return f(ClzOp{});
+    case InstructionOp::kMufuRcp:
+      return f(MufuRcpOp{});
+    case InstructionOp::kMufuRsqrt:
+      return f(MufuRsqrtOp{});
+    case InstructionOp::kMufuSin:
+      return f(MufuSinOp{});
+    case InstructionOp::kMufuEx2:
+      return f(MufuEx2Op{});
+    case InstructionOp::kMufuLg2:
+      return f(MufuLg2Op{});
+    case InstructionOp::kF2i:
+      return f(F2iOp{});
+    case InstructionOp::kI2f:
+      return f(I2fOp{});
+    case InstructionOp::kF2fF16:
+      return f(F2fF16Op{});
+    case InstructionOp::kF2fBf16:
+      return f(F2fBf16Op{});
   }
   return cudaErrorInvalidValue;
 }

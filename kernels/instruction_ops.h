@@ -29,9 +29,18 @@ enum class InstructionOp : int {
   kShf,    // shf.l.wrap.b32   x = x rotated left by a
   kPopc,   // popc.b32         x = number of set bits of x
   kClz,    // bfind.shiftamt   x = leading zeros of x (0xffffffff for 0)
+  // The special-function unit, approximate forms (one MUFU each, .ftz).
+  kMufuRcp,    // rcp.approx       x = -1 / |x|
+  kMufuRsqrt,  // rsqrt.approx     x = 1 / sqrt(x)
+  kMufuSin,    // sin.approx       x = sin(x)
+  kMufuEx2,    // ex2.approx       x = 2^-x
+  kMufuLg2,    // lg2.approx       x = log2(|x|)
+  // Conversions; the f16 and bf16 ones round-trip back to f32.
+  kF2i,      // cvt.rni.s32.f32  x = the nearest integer to the float x
+  kI2f,      // cvt.rn.f32.s32   x = the float nearest the integer x
+  kF2fF16,   // cvt.rn.f16.f32, cvt.f32.f16
+  kF2fBf16,  // cvt.rn.bf16.f32, cvt.f32.bf16
 };
-
-inline constexpr int kInstructionOpCount = 11;
 
 // What a chain starts from and reads besides itself, as bit patterns (the
 // low 32 bits for 32-bit ops): kernel arguments, so that ptxas cannot fold

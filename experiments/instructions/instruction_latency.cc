@@ -17,7 +17,9 @@
 // Expected: about 4 cycles for FFMA, FADD, FMUL, IMAD, IADD3, LOP3 and SHF
 //           on Volta through Hopper; a few more for HFMA2, POPC and FLO;
 //           DFMA about 8 on GPUs with full-rate FP64 (V100, A100, H100) and
-//           more on the others.
+//           more on the others; some tens for the special-function unit
+//           (MUFU; mufu_sin adds its FMUL.RZ) and the conversions (the f16
+//           and bf16 rows time a round trip, two instructions).
 // Could be confused with: the compiler's work for the hardware's (a folded
 //           chain, a step that is a sequence, a step that reads a constant
 //           instead of the previous result): //experiments/instructions:
@@ -76,8 +78,8 @@ absl::Status Run(PointContext& ctx) {
   // Verification: every launch ran the chain the CPU model runs.
   const uint64_t steps = kInstructionWarmupOps + ChaseLoadsPerLaunch(chain_length);
   for (int i = 0; i < launches; ++i) {
-    DISSECT_RETURN_IF_ERROR(CheckAgainstModel(info.op, info.operands, info.operands.seed, steps,
-                                              results[i].sink, absl::StrCat("launch ", i)));
+    DISSECT_RETURN_IF_ERROR(CheckAgainstModel(info, info.operands.seed, steps, results[i].sink,
+                                              absl::StrCat("launch ", i)));
   }
   results.erase(results.begin(), results.begin() + ctx.timing().warmup);
   DISSECT_ASSIGN_OR_RETURN(

@@ -71,6 +71,42 @@ uint32_t RotateLeft(uint32_t x, uint32_t s) {
   return s == 0 ? x : (x << s) | (x >> (32 - s));
 }
 
+// cvt.rni.s32.f32: to nearest, ties to even; out of range saturates; NaN
+// gives 0.
+uint32_t FloatToInt(float f) {
+  if (std::isnan(f)) return 0;
+  const double r = std::nearbyint(static_cast<double>(f));
+  if (r >= 2147483647.0) return 0x7fffffffu;
+  if (r <= -2147483648.0) return 0x80000000u;
+  return static_cast<uint32_t>(static_cast<int32_t>(r));
+}
+
+// cvt.rn.bf16.f32 then cvt.f32.bf16: the upper half, rounded to nearest
+// even; NaN stays NaN.
+uint32_t Bf16RoundTrip(uint32_t u) {
+  if (std::isnan(BitsFloat(u))) return (u | 0x00400000u) & 0xffff0000u;
+  return ((u + 0x7fffu + ((u >> 16) & 1)) >> 16) << 16;
+}
+
+// The exact function of an approximate (MUFU) op, rounded to f32.
+uint32_t Approximate(InstructionOp op, uint32_t x) {
+  const double v = BitsFloat(x);
+  switch (op) {
+    case InstructionOp::kMufuRcp:
+      return FloatBits(static_cast<float>(-1.0 / std::fabs(v)));
+    case InstructionOp::kMufuRsqrt:
+      return FloatBits(static_cast<float>(1.0 / std::sqrt(v)));
+    case InstructionOp::kMufuSin:
+      return FloatBits(static_cast<float>(std::sin(v)));
+    case InstructionOp::kMufuEx2:
+      return FloatBits(static_cast<float>(std::exp2(-v)));
+    case InstructionOp::kMufuLg2:
+      return FloatBits(static_cast<float>(std::log2(std::fabs(v))));
+    default:
+      return x;
+  }
+}
+
 uint32_t Step32(InstructionOp op, uint32_t x, uint32_t a, uint32_t b) {
   switch (op) {
     case InstructionOp::kFfma:
@@ -93,6 +129,20 @@ uint32_t Step32(InstructionOp op, uint32_t x, uint32_t a, uint32_t b) {
       return Popcount(x);
     case InstructionOp::kClz:
       return ShiftAmount(x);
+    case InstructionOp::kMufuRcp:
+    case InstructionOp::kMufuRsqrt:
+    case InstructionOp::kMufuSin:
+    case InstructionOp::kMufuEx2:
+    case InstructionOp::kMufuLg2:
+      return Approximate(op, x);
+    case InstructionOp::kF2i:
+      return FloatToInt(BitsFloat(x));
+    case InstructionOp::kI2f:
+      return FloatBits(static_cast<float>(static_cast<int32_t>(x)));
+    case InstructionOp::kF2fF16:
+      return FloatBits(static_cast<float>(HalfToDouble(DoubleToHalf(BitsFloat(x)))));
+    case InstructionOp::kF2fBf16:
+      return Bf16RoundTrip(x);
     case InstructionOp::kDfma:
       break;
   }
@@ -123,6 +173,26 @@ const std::vector<InstructionOpInfo>* BuildOps() {
       {"shf", InstructionOp::kShf, "SHF.L.W.U32.HI", {0x80000001, 3, 0}},
       {"popc", InstructionOp::kPopc, "POPC", {0xffffffff, 0, 0}},
       {"clz", InstructionOp::kClz, "FLO.U32.SH", {0x00010000, 0, 0}},
+      // -1/3 and -3 in turn; to 1; towards 0 (slowly, and MUFU.SIN's absolute
+      // error adds up step by step); to 0.64; chaotic.
+      {"mufu_rcp", InstructionOp::kMufuRcp, "MUFU.RCP", {FloatBits(3.0f), 0, 0}, 1e-3},
+      {"mufu_rsqrt", InstructionOp::kMufuRsqrt, "MUFU.RSQ", {FloatBits(2.0f), 0, 0}, 1e-3},
+      {"mufu_sin", InstructionOp::kMufuSin, "FMUL.RZ + MUFU.SIN", {one_f32, 0, 0}, 0.1},
+      {"mufu_ex2", InstructionOp::kMufuEx2, "MUFU.EX2", {one_f32, 0, 0}, 1e-3},
+      {"mufu_lg2", InstructionOp::kMufuLg2, "MUFU.LG2", {FloatBits(5.0f), 0, 0}, kFiniteOnly},
+      {"f2i", InstructionOp::kF2i, "F2I.NTZ", {FloatBits(1e9f), 0, 0}},
+      {"i2f", InstructionOp::kI2f, "I2F | I2FP.F32.S32", {3, 0, 0}},
+      {"f2f_f16",
+       InstructionOp::kF2fF16,
+       "F2FP.PACK_AB | F2FP.F16.F32.PACK_AB + HADD2.F32",
+       {FloatBits(1.1f), 0, 0},
+       0,
+       "ptxas converts two chains' values with one F2FP.PACK_AB (an f16 pair), so more than one "
+       "chain per thread would not time one conversion per result"},
+      {"f2f_bf16",
+       InstructionOp::kF2fBf16,
+       "F2F.BF16.F32 + IMAD.U32 | SHF.L.U32",
+       {FloatBits(1.1f), 0, 0}},
   };
 }
 
@@ -195,11 +265,23 @@ unsigned long long ModelChain(InstructionOp op, const InstructionOperands& opera
   return x;
 }
 
-absl::Status CheckAgainstModel(InstructionOp op, const InstructionOperands& operands,
-                               unsigned long long start, uint64_t steps, unsigned long long device,
-                               absl::string_view what) {
-  const unsigned long long want = ModelChain(op, operands, start, steps);
+absl::Status CheckAgainstModel(const InstructionOpInfo& info, unsigned long long start,
+                               uint64_t steps, unsigned long long device, absl::string_view what) {
+  const unsigned long long want = ModelChain(info.op, info.operands, start, steps);
   if (device == want) return absl::OkStatus();
+  if (info.tolerance != 0) {
+    const double got = BitsFloat(static_cast<uint32_t>(device));
+    const double model = BitsFloat(static_cast<uint32_t>(want));
+    if (info.tolerance == kFiniteOnly) {
+      if (std::isfinite(got)) return absl::OkStatus();
+      return absl::InternalError(
+          absl::StrCat(what, " ended its chain of ", steps, " steps at ", got, ", not finite"));
+    }
+    if (std::fabs(got - model) <= info.tolerance * std::fabs(model)) return absl::OkStatus();
+    return absl::InternalError(absl::StrCat(what, " ended its chain of ", steps, " steps at ", got,
+                                            ", the CPU model at ", model, " (relative tolerance ",
+                                            info.tolerance, ")"));
+  }
   return absl::InternalError(absl::StrCat(what, " ended its chain of ", steps, " steps at 0x",
                                           absl::Hex(device), ", the CPU model at 0x",
                                           absl::Hex(want)));

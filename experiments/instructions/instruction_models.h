@@ -24,7 +24,19 @@ struct InstructionOpInfo {
   // "FFMA", "HFMA2 | HFMA2.MMA" (ptxas alternates the two forms).
   const char* sass_sequence;
   InstructionOperands operands;
+  // How closely the device's final value must match the model's: 0 for
+  // bit-exact ops; a relative tolerance for the approximate MUFU ops, whose
+  // model is the exact function rounded to f32 at every step;
+  // kFiniteOnly where the chain is chaotic (mufu_lg2: log2|x| has no stable
+  // fixed point), so only a finite end value is checked.
+  double tolerance = 0;
+  // Set for an op whose independent chains ptxas merges into shared
+  // instructions: throughput runs one chain per thread only, and other
+  // `chains` values are skipped with this reason.
+  const char* one_chain_reason = nullptr;
 };
+
+inline constexpr double kFiniteOnly = -1;
 
 // Every op the kernels implement, in the `op` axis's order.
 const std::vector<InstructionOpInfo>& InstructionOps();
@@ -49,11 +61,10 @@ unsigned long long ModelStep(InstructionOp op, unsigned long long x, unsigned lo
 unsigned long long ModelChain(InstructionOp op, const InstructionOperands& operands,
                               unsigned long long start, uint64_t steps);
 
-// OK if `device` equals ModelChain(...); else InternalError naming `what`
-// and both values.
-absl::Status CheckAgainstModel(InstructionOp op, const InstructionOperands& operands,
-                               unsigned long long start, uint64_t steps, unsigned long long device,
-                               absl::string_view what);
+// OK if `device` matches ModelChain(...) within `info`'s tolerance; else
+// InternalError naming `what` and both values.
+absl::Status CheckAgainstModel(const InstructionOpInfo& info, unsigned long long start,
+                               uint64_t steps, unsigned long long device, absl::string_view what);
 
 // The value of an fp16 bit pattern, and the fp16 nearest `v` (ties to even;
 // overflow to infinity).

@@ -20,6 +20,13 @@ unsigned long long F32(float f) {
   return u;
 }
 
+float BitsFloatForTest(unsigned long long u) {
+  const auto bits = static_cast<uint32_t>(u);
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
 unsigned long long F64(double d) {
   unsigned long long u;
   std::memcpy(&u, &d, sizeof u);
@@ -86,33 +93,80 @@ TEST(InstructionModelsTest, ChainsCountTheirSteps) {
             ModelChain(InstructionOp::kFfma, fma, fma.seed, 2));
 }
 
-TEST(InstructionModelsTest, EveryOpsChainDependsOnItsLength) {
+TEST(InstructionModelsTest, ApproximateAndConversionSteps) {
+  EXPECT_EQ(ModelStep(InstructionOp::kMufuRcp, F32(4.0f), 0, 0), F32(-0.25f));  // -1/|x|
+  EXPECT_EQ(ModelStep(InstructionOp::kMufuRcp, F32(-4.0f), 0, 0), F32(-0.25f));
+  EXPECT_EQ(ModelStep(InstructionOp::kMufuRsqrt, F32(4.0f), 0, 0), F32(0.5f));
+  EXPECT_EQ(ModelStep(InstructionOp::kMufuSin, F32(0.0f), 0, 0), F32(0.0f));
+  EXPECT_EQ(ModelStep(InstructionOp::kMufuEx2, F32(1.0f), 0, 0), F32(0.5f));   // 2^-1
+  EXPECT_EQ(ModelStep(InstructionOp::kMufuLg2, F32(-8.0f), 0, 0), F32(3.0f));  // log2|-8|
+  EXPECT_EQ(ModelStep(InstructionOp::kF2i, F32(2.5f), 0, 0), 2u);              // ties to even
+  EXPECT_EQ(ModelStep(InstructionOp::kF2i, F32(-3.5f), 0, 0), static_cast<uint32_t>(-4));
+  EXPECT_EQ(ModelStep(InstructionOp::kF2i, F32(3e9f), 0, 0), 0x7fffffffu);  // saturates
+  EXPECT_EQ(ModelStep(InstructionOp::kI2f, 3, 0, 0), F32(3.0f));
+  EXPECT_EQ(ModelStep(InstructionOp::kI2f, static_cast<uint32_t>(-2), 0, 0), F32(-2.0f));
+  // 2^24 + 1 is not a float: to nearest even, 2^24.
+  EXPECT_EQ(ModelStep(InstructionOp::kI2f, (1u << 24) + 1, 0, 0), F32(16777216.0f));
+  // 1.1 is 0x3f8ccccd; the nearest fp16 is 0x3c66 (1.099609375), the
+  // nearest bf16 0x3f8d (1.1015625).
+  EXPECT_EQ(ModelStep(InstructionOp::kF2fF16, F32(1.1f), 0, 0), F32(1.099609375f));
+  EXPECT_EQ(ModelStep(InstructionOp::kF2fBf16, F32(1.1f), 0, 0), 0x3f8d0000u);
+  // Ties to even: 0x3f808000 lies halfway between bf16 0x3f80 and 0x3f81.
+  EXPECT_EQ(ModelStep(InstructionOp::kF2fBf16, 0x3f808000u, 0, 0), 0x3f800000u);
+  EXPECT_EQ(ModelStep(InstructionOp::kF2fBf16, 0x3f818000u, 0, 0), 0x3f820000u);
+}
+
+TEST(InstructionModelsTest, ExactChainsDependOnTheirLength) {
   // A chain one step short must not end where the full one does, for the
-  // ops whose value counts. popc and clz settle within a few steps, and
-  // iadd3 (x = 2x + a, mod 2^32) at -a after 32: for them only the SASS test
+  // ops whose value counts the steps. The others settle (popc, clz, iadd3:
+  // x = 2x + a mod 2^32 at -a after 32 steps, the conversions, rsqrt, ex2),
+  // alternate (rcp) or wander (sin, lg2): for them only the SASS test
   // guards against a folded chain.
-  for (const InstructionOpInfo& info : InstructionOps()) {
-    if (info.op == InstructionOp::kPopc || info.op == InstructionOp::kClz ||
-        info.op == InstructionOp::kIadd3) {
-      EXPECT_EQ(ModelChain(info.op, info.operands, info.operands.seed, 64),
-                ModelChain(info.op, info.operands, info.operands.seed, 63))
-          << info.name << " settles";
-      continue;
-    }
-    const uint64_t steps = 64 + 3 * 1024;
+  const uint64_t steps = 64 + 3 * 1024;
+  for (const char* name : {"ffma", "fadd", "fmul", "hfma2", "dfma", "imad", "lop3", "shf"}) {
+    const InstructionOpInfo info = *FindInstructionOp(name);
     EXPECT_NE(ModelChain(info.op, info.operands, info.operands.seed, steps),
               ModelChain(info.op, info.operands, info.operands.seed, steps - 1))
-        << info.name;
+        << name;
+  }
+  for (const char* name : {"popc", "clz", "iadd3", "f2i", "f2f_f16", "f2f_bf16"}) {
+    const InstructionOpInfo info = *FindInstructionOp(name);
+    EXPECT_EQ(ModelChain(info.op, info.operands, info.operands.seed, 64),
+              ModelChain(info.op, info.operands, info.operands.seed, 63))
+        << name << " settles";
   }
 }
 
 TEST(InstructionModelsTest, CheckNamesBothValues) {
-  const InstructionOperands add{1, 3, 5};
-  EXPECT_TRUE(CheckAgainstModel(InstructionOp::kIadd3, add, 1, 10, 4093, "launch 0").ok());
-  const absl::Status s = CheckAgainstModel(InstructionOp::kIadd3, add, 1, 10, 73, "launch 2");
+  const InstructionOpInfo iadd3 = *FindInstructionOp("iadd3");
+  EXPECT_TRUE(CheckAgainstModel(iadd3, 1, 10, 4093, "launch 0").ok());
+  const absl::Status s = CheckAgainstModel(iadd3, 1, 10, 73, "launch 2");
   EXPECT_EQ(s.code(), absl::StatusCode::kInternal);
   EXPECT_THAT(std::string(s.message()),
               HasSubstr("launch 2 ended its chain of 10 steps at 0x49, the CPU model at 0xffd"));
+}
+
+TEST(InstructionModelsTest, ApproximateOpsMatchWithinTheirTolerance) {
+  const InstructionOpInfo rcp = *FindInstructionOp("mufu_rcp");
+  // 2 steps from 3: -3; -1/3 after 1 step.
+  EXPECT_TRUE(CheckAgainstModel(rcp, F32(3.0f), 2, F32(-3.0001f), "launch 0").ok());
+  const absl::Status s = CheckAgainstModel(rcp, F32(3.0f), 2, F32(-1.0f / 3), "launch 1");
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr("launch 1 ended its chain of 2 steps at -0.333333, the CPU model at -3 "
+                        "(relative tolerance 0.001)"));
+  const InstructionOpInfo lg2 = *FindInstructionOp("mufu_lg2");
+  EXPECT_TRUE(CheckAgainstModel(lg2, F32(5.0f), 100, F32(-0.25f), "launch 0").ok());
+  EXPECT_THAT(
+      std::string(CheckAgainstModel(lg2, F32(5.0f), 100, F32(-INFINITY), "launch 3").message()),
+      HasSubstr("launch 3 ended its chain of 100 steps at -inf, not finite"));
+  // The seeds' chains stay finite over a latency launch (rsqrt from 2 to 1,
+  // ex2 of -x from 1 to 0.64, sin from 1 towards 0).
+  for (const char* name : {"mufu_rcp", "mufu_rsqrt", "mufu_sin", "mufu_ex2"}) {
+    const InstructionOpInfo info = *FindInstructionOp(name);
+    const float end =
+        BitsFloatForTest(ModelChain(info.op, info.operands, info.operands.seed, 64 + 3 * 1024));
+    EXPECT_TRUE(std::isfinite(end) && end != 0) << name << " ends at " << end;
+  }
 }
 
 TEST(InstructionModelsTest, OpsAndContention) {

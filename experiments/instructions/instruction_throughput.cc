@@ -16,12 +16,15 @@
 //           one fp16 pair. After the timed launches, the final values of
 //           the first and the last thread's chains are checked against the
 //           CPU model (instruction_models.h).
-// Expected: the architecture's issue rate per SM for the op: 128 results
-//           per clock for FFMA, FADD, FMUL, IADD3 and LOP3 on Volta through
-//           Hopper, 64 for IMAD and DFMA on A100 and H100 (DFMA far fewer
-//           on GPUs without full-rate FP64), 16 for POPC and FLO. With one
+// Expected: the architecture's rate per SM for the op (the CUDA C++
+//           Programming Guide's table of arithmetic instruction
+//           throughput): 128 results per clock for FFMA, FADD and FMUL on
+//           Volta through Hopper, 64 for the 32-bit integer ops and for
+//           DFMA on A100 and H100 (far fewer on GPUs without full-rate
+//           FP64), 16 for MUFU, POPC, FLO and the conversions. With one
 //           chain, enough warps per scheduler hide the op's latency; fewer
-//           warps need more chains.
+//           warps need more chains. f2f_f16 runs one chain per thread only
+//           (ptxas converts two chains' values with one F2FP.PACK_AB).
 // Could be confused with: the compiler's work for the hardware's:
 //           //experiments/instructions:sass_test checks, for every
 //           architecture built (sm_80 to sm_120), that the
@@ -77,8 +80,8 @@ absl::Status CheckChains(const InstructionOpInfo& info, const InstructionThrough
   for (const uint64_t t : {uint64_t{0}, threads - 1}) {
     for (int c = 0; c < args.chains; ++c) {
       const uint64_t index = t * args.chains + c;
-      DISSECT_RETURN_IF_ERROR(CheckAgainstModel(info.op, info.operands, info.operands.seed + index,
-                                                kIterations + 1, values[index],
+      DISSECT_RETURN_IF_ERROR(CheckAgainstModel(info, info.operands.seed + index, kIterations + 1,
+                                                values[index],
                                                 absl::StrCat("thread ", t, " chain ", c)));
     }
   }
@@ -88,6 +91,9 @@ absl::Status CheckChains(const InstructionOpInfo& info, const InstructionThrough
 absl::Status Run(PointContext& ctx) {
   DISSECT_ASSIGN_OR_RETURN(const InstructionOpInfo info, FindInstructionOp(ctx.Str("op")));
   const int chains = static_cast<int>(ctx.Int("chains"));
+  if (chains > 1 && info.one_chain_reason != nullptr) {
+    return Skipped(absl::StrCat("chains=", chains, ": ", info.one_chain_reason));
+  }
   const int blocks_per_sm = static_cast<int>(ctx.Int("warps_per_sm")) / kWarpsPerBlock;
   int fit = 0;
   DISSECT_CUDA_RETURN_IF_ERROR(ThroughputBlocksPerSm(info.op, chains, &fit));

@@ -64,6 +64,12 @@ TEST_F(InstructionSassTest, ThroughputLoopsAreIndependentChains) {
       SCOPED_TRACE(absl::StrCat(info.name, " x ", chains, ": ", f->name));
       const std::vector<std::string> problems =
           ThroughputKernelProblems(*f, ParseSassStep(info.sass_sequence), chains);
+      if (chains > 1 && info.one_chain_reason != nullptr) {
+        // The experiment skips these points: their chains share instructions.
+        EXPECT_FALSE(problems.empty())
+            << "the reason to skip no longer holds: " << info.one_chain_reason;
+        continue;
+      }
       EXPECT_TRUE(problems.empty()) << absl::StrJoin(problems, "\n");
     }
   }
