@@ -11,7 +11,9 @@
 namespace dissect {
 namespace {
 
-// One thread: kInstructionWarmupOps untimed steps, then RunTimedChase's two
+// One thread (one warp for a warp-level op, lane l starting at seed + l, its
+// lanes converged: they read the same clocks and write the same timing):
+// kInstructionWarmupOps untimed steps, then RunTimedChase's two
 // segments of chain_length and 2 x chain_length steps. Its clock reads
 // wait for the chain (WaitFor): the first for the warm-up's last result,
 // so the seed and operands are in registers before the clock starts; the
@@ -26,9 +28,9 @@ __global__ void InstructionLatencyKernel(InstructionOperands operands, uint64_t 
   const Bits a = static_cast<Bits>(operands.a);
   const Bits b = static_cast<Bits>(operands.b);
   const auto step = [&](Bits x) { return op(x, a, b); };
-  const Bits last = RunTimedChase(step, static_cast<Bits>(operands.seed), kInstructionWarmupOps,
-                                  chain_length, out);
-  out->sink = static_cast<unsigned long long>(last);
+  const Bits last = RunTimedChase(step, static_cast<Bits>(operands.seed + threadIdx.x),
+                                  kInstructionWarmupOps, chain_length, out);
+  if (threadIdx.x == 0) out->sink = static_cast<unsigned long long>(last);
 }
 
 __device__ __forceinline__ uint32_t SmId() {
@@ -103,8 +105,8 @@ cudaError_t LaunchInstructionLatency(const InstructionLatencyArgs& args, cudaStr
     return cudaErrorInvalidValue;
   }
   return WithInstructionOp(args.op, [&](auto op) {
-    InstructionLatencyKernel<decltype(op)>
-        <<<1, 1, 0, stream>>>(args.operands, args.chain_length, args.out);
+    InstructionLatencyKernel<decltype(op)><<<1, LatencyThreads<decltype(op)>::value, 0, stream>>>(
+        args.operands, args.chain_length, args.out);
     return cudaGetLastError();
   });
 }

@@ -14,6 +14,17 @@
 
 namespace dissect {
 
+// Threads that run one op's latency chain: 1, or a warp for the warp-level
+// ops (their functors say kThreads = 32).
+template <class Op, class = void>
+struct LatencyThreads {
+  static constexpr int value = 1;
+};
+template <class Op>
+struct LatencyThreads<Op, decltype(void(Op::kThreads))> {
+  static constexpr int value = Op::kThreads;
+};
+
 struct FfmaOp {
   using Bits = uint32_t;
   __device__ __forceinline__ Bits operator()(Bits x, Bits a, Bits b) const {
@@ -220,6 +231,80 @@ struct F2fBf16Op {
   }
 };
 
+// Warp-level ops: all 32 lanes run the chain together (full mask).
+// shfl.idx reads lane x & 31 (the source lane is the value's low bits, so
+// the step depends on the previous result twice); up, down and bfly move by
+// a lanes.
+struct ShflIdxOp {
+  static constexpr int kThreads = 32;
+  using Bits = uint32_t;
+  __device__ __forceinline__ Bits operator()(Bits x, Bits, Bits) const {
+    asm volatile("shfl.sync.idx.b32 %0, %0, %0, 0x1f, 0xffffffff;" : "+r"(x));
+    return x;
+  }
+};
+
+struct ShflUpOp {
+  static constexpr int kThreads = 32;
+  using Bits = uint32_t;
+  __device__ __forceinline__ Bits operator()(Bits x, Bits a, Bits) const {
+    asm volatile("shfl.sync.up.b32 %0, %0, %1, 0x0, 0xffffffff;" : "+r"(x) : "r"(a));
+    return x;
+  }
+};
+
+struct ShflDownOp {
+  static constexpr int kThreads = 32;
+  using Bits = uint32_t;
+  __device__ __forceinline__ Bits operator()(Bits x, Bits a, Bits) const {
+    asm volatile("shfl.sync.down.b32 %0, %0, %1, 0x1f, 0xffffffff;" : "+r"(x) : "r"(a));
+    return x;
+  }
+};
+
+struct ShflBflyOp {
+  static constexpr int kThreads = 32;
+  using Bits = uint32_t;
+  __device__ __forceinline__ Bits operator()(Bits x, Bits a, Bits) const {
+    asm volatile("shfl.sync.bfly.b32 %0, %0, %1, 0x1f, 0xffffffff;" : "+r"(x) : "r"(a));
+    return x;
+  }
+};
+
+// x = the mask of lanes whose x is not 0: an ISETP makes the predicate.
+struct VoteBallotOp {
+  static constexpr int kThreads = 32;
+  using Bits = uint32_t;
+  __device__ __forceinline__ Bits operator()(Bits x, Bits, Bits) const {
+    asm volatile(
+        "{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %0, 0;\n\tvote.sync.ballot.b32 %0, p, "
+        "0xffffffff;\n\t}"
+        : "+r"(x));
+    return x;
+  }
+};
+
+// x = the mask of lanes whose x equals this lane's.
+struct MatchAnyOp {
+  static constexpr int kThreads = 32;
+  using Bits = uint32_t;
+  __device__ __forceinline__ Bits operator()(Bits x, Bits, Bits) const {
+    asm volatile("match.any.sync.b32 %0, %0, 0xffffffff;" : "+r"(x));
+    return x;
+  }
+};
+
+// x = the sum of the warp's x (sm_80+): REDUX.SUM writes a uniform register,
+// which a MOV (or IMAD.U32) brings back to the lanes.
+struct ReduxAddOp {
+  static constexpr int kThreads = 32;
+  using Bits = uint32_t;
+  __device__ __forceinline__ Bits operator()(Bits x, Bits, Bits) const {
+    asm volatile("redux.sync.add.u32 %0, %0, 0xffffffff;" : "+r"(x));
+    return x;
+  }
+};
+
 // Calls f(Op{}) with the functor of `op`; cudaErrorInvalidValue for an op
 // without one.
 template <class F>
@@ -265,6 +350,20 @@ __host__ cudaError_t WithInstructionOp(InstructionOp op, F&& f) {
       return f(F2fF16Op{});
     case InstructionOp::kF2fBf16:
       return f(F2fBf16Op{});
+    case InstructionOp::kShflIdx:
+      return f(ShflIdxOp{});
+    case InstructionOp::kShflUp:
+      return f(ShflUpOp{});
+    case InstructionOp::kShflDown:
+      return f(ShflDownOp{});
+    case InstructionOp::kShflBfly:
+      return f(ShflBflyOp{});
+    case InstructionOp::kVoteBallot:
+      return f(VoteBallotOp{});
+    case InstructionOp::kMatchAny:
+      return f(MatchAnyOp{});
+    case InstructionOp::kReduxAdd:
+      return f(ReduxAddOp{});
   }
   return cudaErrorInvalidValue;
 }

@@ -40,6 +40,14 @@ enum class InstructionOp : int {
   kI2f,      // cvt.rn.f32.s32   x = the float nearest the integer x
   kF2fF16,   // cvt.rn.f16.f32, cvt.f32.f16
   kF2fBf16,  // cvt.rn.bf16.f32, cvt.f32.bf16
+  // Warp-level: one warp runs the latency chain.
+  kShflIdx,     // shfl.sync.idx    x = x of lane x & 31
+  kShflUp,      // shfl.sync.up     x = x of lane - a (own below a)
+  kShflDown,    // shfl.sync.down   x = x of lane + a (own from 32 - a)
+  kShflBfly,    // shfl.sync.bfly   x = x of lane ^ a
+  kVoteBallot,  // vote.sync.ballot x = mask of lanes with x != 0
+  kMatchAny,    // match.any.sync   x = mask of lanes with an equal x
+  kReduxAdd,    // redux.sync.add   x = sum of the warp's x
 };
 
 // What a chain starts from and reads besides itself, as bit patterns (the
@@ -70,7 +78,8 @@ struct InstructionLatencyArgs {
   ChaseTiming* out = nullptr;
 };
 
-// One thread, one block.
+// One block of one thread (a warp for the warp-level ops, whose lanes start
+// at seed + lane and whose lane 0 stores the sink).
 cudaError_t LaunchInstructionLatency(const InstructionLatencyArgs& args, cudaStream_t stream);
 
 // Independent chains per thread the throughput kernel is built for.

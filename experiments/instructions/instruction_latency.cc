@@ -1,7 +1,9 @@
 // Question: how many cycles does one instruction take from its operands to
-//           its result, for the common arithmetic, logic and conversion
-//           instructions?
-// Timed:    one thread of one block runs a dependent chain of one op
+//           its result, for the common arithmetic, logic, conversion and
+//           warp-level instructions?
+// Timed:    one thread of one block (one warp for the warp-level ops: shfl,
+//           vote, match, redux; lane l starts at seed + l) runs a dependent
+//           chain of one op
 //           (kernels/instruction_ops.cuh: one inline-PTX instruction per
 //           step, x = op(x, a, b), x the previous step's result, the seed
 //           and operands kernel arguments), 64 untimed steps and then two
@@ -18,8 +20,10 @@
 //           on Volta through Hopper; a few more for HFMA2, POPC and FLO;
 //           DFMA about 8 on GPUs with full-rate FP64 (V100, A100, H100) and
 //           more on the others; some tens for the special-function unit
-//           (MUFU; mufu_sin adds its FMUL.RZ) and the conversions (the f16
-//           and bf16 rows time a round trip, two instructions).
+//           (MUFU; mufu_sin adds its FMUL.RZ), the conversions (the f16
+//           and bf16 rows time a round trip, two instructions) and the
+//           warp-level ops (vote_ballot with its ISETP, redux_add with the
+//           move from its uniform register).
 // Could be confused with: the compiler's work for the hardware's (a folded
 //           chain, a step that is a sequence, a step that reads a constant
 //           instead of the previous result): //experiments/instructions:

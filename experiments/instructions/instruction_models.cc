@@ -1,6 +1,7 @@
 // See instruction_models.h.
 #include "experiments/instructions/instruction_models.h"
 
+#include <array>
 #include <cmath>
 #include <cstring>
 
@@ -149,6 +150,51 @@ uint32_t Step32(InstructionOp op, uint32_t x, uint32_t a, uint32_t b) {
   return x;
 }
 
+using Warp = std::array<uint32_t, 32>;
+
+// One step of a warp-level op on all 32 lanes (full mask; shfl.up clamps at
+// lane 0, down and bfly at lane 31, as their c operands say).
+Warp WarpStep(InstructionOp op, const Warp& x, uint32_t a) {
+  Warp out = x;
+  uint32_t ballot = 0;
+  uint32_t sum = 0;
+  for (int l = 0; l < 32; ++l) {
+    ballot |= (x[l] != 0 ? 1u : 0u) << l;
+    sum += x[l];
+  }
+  for (int l = 0; l < 32; ++l) {
+    const int up = l - static_cast<int>(a);
+    const int down = l + static_cast<int>(a);
+    switch (op) {
+      case InstructionOp::kShflIdx:
+        out[l] = x[x[l] & 31];
+        break;
+      case InstructionOp::kShflUp:
+        out[l] = up >= 0 ? x[up] : x[l];
+        break;
+      case InstructionOp::kShflDown:
+        out[l] = down <= 31 ? x[down] : x[l];
+        break;
+      case InstructionOp::kShflBfly:
+        out[l] = x[(l ^ a) & 31];
+        break;
+      case InstructionOp::kVoteBallot:
+        out[l] = ballot;
+        break;
+      case InstructionOp::kMatchAny:
+        out[l] = 0;
+        for (int k = 0; k < 32; ++k) out[l] |= (x[k] == x[l] ? 1u : 0u) << k;
+        break;
+      case InstructionOp::kReduxAdd:
+        out[l] = sum;
+        break;
+      default:
+        break;
+    }
+  }
+  return out;
+}
+
 const std::vector<InstructionOpInfo>* BuildOps() {
   const unsigned long long one_f32 = FloatBits(1.0f);
   const unsigned long long near_one_f32 = FloatBits(1.0001f);
@@ -193,6 +239,16 @@ const std::vector<InstructionOpInfo>* BuildOps() {
        InstructionOp::kF2fBf16,
        "F2F.BF16.F32 + IMAD.U32 | SHF.L.U32",
        {FloatBits(1.1f), 0, 0}},
+      // Lane l starts at seed + l: shfl.idx from lane (7 + l) & 31, a
+      // rotation by 7 lanes per step; up and down by one lane; bfly swaps
+      // lanes 5 apart.
+      {"shfl_idx", InstructionOp::kShflIdx, "SHFL.IDX", {0x12345607, 0, 0}},
+      {"shfl_up", InstructionOp::kShflUp, "SHFL.UP", {0x12345600, 1, 0}},
+      {"shfl_down", InstructionOp::kShflDown, "SHFL.DOWN", {0x12345600, 1, 0}},
+      {"shfl_bfly", InstructionOp::kShflBfly, "SHFL.BFLY", {0x12345600, 5, 0}},
+      {"vote_ballot", InstructionOp::kVoteBallot, "ISETP.NE.U32.AND + VOTE.ANY", {0, 0, 0}},
+      {"match_any", InstructionOp::kMatchAny, "MATCH.ANY", {0x12345600, 0, 0}},
+      {"redux_add", InstructionOp::kReduxAdd, "REDUX.SUM + MOV | IMAD.U32", {1, 0, 0}},
   };
 }
 
@@ -258,16 +314,43 @@ unsigned long long ModelStep(InstructionOp op, unsigned long long x, unsigned lo
   return Step32(op, static_cast<uint32_t>(x), static_cast<uint32_t>(a), static_cast<uint32_t>(b));
 }
 
+bool IsWarpOp(InstructionOp op) {
+  switch (op) {
+    case InstructionOp::kShflIdx:
+    case InstructionOp::kShflUp:
+    case InstructionOp::kShflDown:
+    case InstructionOp::kShflBfly:
+    case InstructionOp::kVoteBallot:
+    case InstructionOp::kMatchAny:
+    case InstructionOp::kReduxAdd:
+      return true;
+    default:
+      return false;
+  }
+}
+
 unsigned long long ModelChain(InstructionOp op, const InstructionOperands& operands,
-                              unsigned long long start, uint64_t steps) {
+                              unsigned long long start, uint64_t steps, int lane,
+                              uint64_t lane_stride) {
+  if (IsWarpOp(op)) {
+    Warp x;
+    for (int i = 0; i < 32; ++i) {
+      x[i] = static_cast<uint32_t>(start + (static_cast<int64_t>(i) - lane) *
+                                               static_cast<int64_t>(lane_stride));
+    }
+    for (uint64_t s = 0; s < steps; ++s) x = WarpStep(op, x, static_cast<uint32_t>(operands.a));
+    return x[lane];
+  }
   unsigned long long x = op == InstructionOp::kDfma ? start : static_cast<uint32_t>(start);
   for (uint64_t i = 0; i < steps; ++i) x = ModelStep(op, x, operands.a, operands.b);
   return x;
 }
 
 absl::Status CheckAgainstModel(const InstructionOpInfo& info, unsigned long long start,
-                               uint64_t steps, unsigned long long device, absl::string_view what) {
-  const unsigned long long want = ModelChain(info.op, info.operands, start, steps);
+                               uint64_t steps, unsigned long long device, absl::string_view what,
+                               int lane, uint64_t lane_stride) {
+  const unsigned long long want =
+      ModelChain(info.op, info.operands, start, steps, lane, lane_stride);
   if (device == want) return absl::OkStatus();
   if (info.tolerance != 0) {
     const double got = BitsFloat(static_cast<uint32_t>(device));

@@ -57,14 +57,21 @@ std::string SassSequenceNote(const InstructionOpInfo& info);
 unsigned long long ModelStep(InstructionOp op, unsigned long long x, unsigned long long a,
                              unsigned long long b);
 
-// The chain's value after `steps` steps from `start`.
+// Whether `op` is a warp-level op (all 32 lanes run the chain together).
+bool IsWarpOp(InstructionOp op);
+
+// The chain's value after `steps` steps from `start`. For a warp-level op,
+// lane `lane`'s value, the lanes of its warp starting at start + (i - lane)
+// x lane_stride (i = 0..31); thread ops ignore lane and lane_stride.
 unsigned long long ModelChain(InstructionOp op, const InstructionOperands& operands,
-                              unsigned long long start, uint64_t steps);
+                              unsigned long long start, uint64_t steps, int lane = 0,
+                              uint64_t lane_stride = 1);
 
 // OK if `device` matches ModelChain(...) within `info`'s tolerance; else
 // InternalError naming `what` and both values.
 absl::Status CheckAgainstModel(const InstructionOpInfo& info, unsigned long long start,
-                               uint64_t steps, unsigned long long device, absl::string_view what);
+                               uint64_t steps, unsigned long long device, absl::string_view what,
+                               int lane = 0, uint64_t lane_stride = 1);
 
 // The value of an fp16 bit pattern, and the fp16 nearest `v` (ties to even;
 // overflow to infinity).

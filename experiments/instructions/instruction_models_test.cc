@@ -116,20 +116,59 @@ TEST(InstructionModelsTest, ApproximateAndConversionSteps) {
   EXPECT_EQ(ModelStep(InstructionOp::kF2fBf16, 0x3f818000u, 0, 0), 0x3f820000u);
 }
 
+TEST(InstructionModelsTest, WarpSteps) {
+  // Lanes start at 0x100 + l (lane_stride 1); lane 3's value after one step.
+  const InstructionOperands one{0, 1, 0};
+  const InstructionOperands five{0, 5, 0};
+  // idx: lane 3 reads lane (0x103 & 31) = 3: itself; from 0x107 + l, lane
+  // 3 reads lane 10, which holds 0x107 + 10.
+  EXPECT_EQ(ModelChain(InstructionOp::kShflIdx, one, 0x103, 1, 3), 0x103u);
+  EXPECT_EQ(ModelChain(InstructionOp::kShflIdx, one, 0x10a, 1, 3), 0x111u);
+  EXPECT_EQ(ModelChain(InstructionOp::kShflUp, one, 0x103, 1, 3), 0x102u);
+  EXPECT_EQ(ModelChain(InstructionOp::kShflUp, one, 0x100, 1, 0), 0x100u);  // lane 0 keeps
+  EXPECT_EQ(ModelChain(InstructionOp::kShflUp, one, 0x103, 3, 3), 0x100u);
+  EXPECT_EQ(ModelChain(InstructionOp::kShflDown, one, 0x103, 1, 3), 0x104u);
+  EXPECT_EQ(ModelChain(InstructionOp::kShflDown, one, 0x11f, 1, 31), 0x11fu);  // lane 31 keeps
+  EXPECT_EQ(ModelChain(InstructionOp::kShflBfly, five, 0x103, 1, 3), 0x106u);  // lane 3 ^ 5
+  EXPECT_EQ(ModelChain(InstructionOp::kShflBfly, five, 0x103, 2, 3), 0x103u);
+  // Lanes 0..31 hold 0..31: every lane but 0 votes.
+  EXPECT_EQ(ModelChain(InstructionOp::kVoteBallot, one, 0, 1, 0), 0xfffffffeu);
+  EXPECT_EQ(ModelChain(InstructionOp::kVoteBallot, one, 0, 2, 0), 0xffffffffu);
+  // Distinct values: each lane matches itself only; then lane l holds 1 << l.
+  EXPECT_EQ(ModelChain(InstructionOp::kMatchAny, one, 0x105, 1, 5), 0x20u);
+  // Equal values (stride 0): every lane matches all.
+  EXPECT_EQ(ModelChain(InstructionOp::kMatchAny, one, 7, 1, 5, 0), 0xffffffffu);
+  // 0 + 1 + ... + 31 = 496, then 32 x 496.
+  EXPECT_EQ(ModelChain(InstructionOp::kReduxAdd, one, 0, 1, 0), 496u);
+  EXPECT_EQ(ModelChain(InstructionOp::kReduxAdd, one, 9, 2, 9), 32u * 496u);
+  // Throughput lanes: thread 37 (lane 5) of 4 chains, chain 2, starts at
+  // seed + 37 * 4 + 2; its warp's lane i at seed + (32 + i) * 4 + 2.
+  EXPECT_EQ(ModelChain(InstructionOp::kShflDown, one, 1000 + 37 * 4 + 2, 1, 5, 4),
+            1000u + 38 * 4 + 2);
+  EXPECT_TRUE(IsWarpOp(InstructionOp::kReduxAdd));
+  EXPECT_FALSE(IsWarpOp(InstructionOp::kFfma));
+}
+
 TEST(InstructionModelsTest, ExactChainsDependOnTheirLength) {
   // A chain one step short must not end where the full one does, for the
-  // ops whose value counts the steps. The others settle (popc, clz, iadd3:
+  // ops whose value counts the steps (bfly by its parity). The others settle
+  // (popc, clz, iadd3:
   // x = 2x + a mod 2^32 at -a after 32 steps, the conversions, rsqrt, ex2),
   // alternate (rcp) or wander (sin, lg2): for them only the SASS test
   // guards against a folded chain.
   const uint64_t steps = 64 + 3 * 1024;
-  for (const char* name : {"ffma", "fadd", "fmul", "hfma2", "dfma", "imad", "lop3", "shf"}) {
+  for (const char* name :
+       {"ffma", "fadd", "fmul", "hfma2", "dfma", "imad", "lop3", "shf", "shfl_bfly"}) {
     const InstructionOpInfo info = *FindInstructionOp(name);
     EXPECT_NE(ModelChain(info.op, info.operands, info.operands.seed, steps),
               ModelChain(info.op, info.operands, info.operands.seed, steps - 1))
         << name;
   }
-  for (const char* name : {"popc", "clz", "iadd3", "f2i", "f2f_f16", "f2f_bf16"}) {
+  // The warp ops settle too: shfl_idx's source offset (2 x offset + 7, mod
+  // 32) at 25 lanes, up and down once lane 0's or 31's value has filled the
+  // warp, ballot, match and redux within a few steps.
+  for (const char* name : {"popc", "clz", "iadd3", "f2i", "f2f_f16", "f2f_bf16", "shfl_idx",
+                           "shfl_up", "shfl_down", "vote_ballot", "match_any", "redux_add"}) {
     const InstructionOpInfo info = *FindInstructionOp(name);
     EXPECT_EQ(ModelChain(info.op, info.operands, info.operands.seed, 64),
               ModelChain(info.op, info.operands, info.operands.seed, 63))

@@ -2,11 +2,13 @@
 #include "experiments/instructions/instruction_sass_checks.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -36,13 +38,75 @@ std::optional<size_t> StepPosition(const SassInstruction& in, const SassStep& st
   return std::nullopt;
 }
 
+// The registers an operand names, as "R4", "UR6", "P0" or "UP1": general,
+// uniform and predicate registers, so that a chain through a uniform
+// register (REDUX.SUM UR6 then MOV R7, UR6) or a predicate (ISETP then
+// VOTE) is followed too. The constant ones (RZ, URZ, PT, UPT) name none;
+// "R2.64" names R2 (a 64-bit value by its first register on both ends).
+std::vector<std::string> RegisterNames(absl::string_view operand) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < operand.size();) {
+    const bool boundary = i == 0 || !std::isalnum(static_cast<unsigned char>(operand[i - 1]));
+    size_t prefix = 0;
+    for (absl::string_view p : {"UR", "UP", "R", "P"}) {
+      if (boundary && absl::StartsWith(operand.substr(i), p)) {
+        prefix = p.size();
+        break;
+      }
+    }
+    size_t end = i + prefix;
+    while (prefix > 0 && end < operand.size() &&
+           std::isdigit(static_cast<unsigned char>(operand[end]))) {
+      ++end;
+    }
+    if (prefix > 0 && end > i + prefix &&
+        (end == operand.size() || !std::isalnum(static_cast<unsigned char>(operand[end])))) {
+      names.emplace_back(operand.substr(i, end - i));
+      i = end;
+    } else {
+      ++i;
+    }
+  }
+  return names;
+}
+
+bool IsPredicateOperand(absl::string_view operand) {
+  absl::ConsumePrefix(&operand, "!");
+  return absl::StartsWith(operand, "P") || absl::StartsWith(operand, "UP");
+}
+
+// How many leading operands `in` writes: two when the first is a predicate
+// (ISETP P0, PT, ...; SHFL PT, R5, ...) or the second is a carry predicate
+// (IADD3 R2, P0, ...), one otherwise; VOTE writes only its first. Memory
+// operands ([UR4]) are addresses, not results; stores and branches write
+// none of theirs.
+size_t Destinations(const SassInstruction& in) {
+  if (in.operands.empty() || in.operands[0].front() == '[' || in.op == "BRA" ||
+      absl::StartsWith(in.op, "ST")) {
+    return 0;
+  }
+  if (in.op == "VOTE" || in.operands.size() < 2) return 1;
+  if (IsPredicateOperand(in.operands[0]) || IsPredicateRegister(in.operands[1])) return 2;
+  return 1;
+}
+
+bool Writes(const SassInstruction& in, const std::string& name) {
+  for (size_t o = 0; o < Destinations(in); ++o) {
+    for (const std::string& n : RegisterNames(in.operands[o])) {
+      if (n == name) return true;
+    }
+  }
+  return false;
+}
+
 // The last instruction of `loop` before code[j] (going round through the
-// branch, code[j] itself last) that writes register `reg`; nullopt if none
+// branch, code[j] itself last) that writes register `name`; nullopt if none
 // in the loop does (a value from before the loop).
-std::optional<size_t> LastWriter(const SassFunction& f, const SassLoop& loop, size_t j, int reg) {
+std::optional<size_t> LastWriter(const SassFunction& f, const SassLoop& loop, size_t j,
+                                 const std::string& name) {
   for (size_t n = 1; n <= loop.size(); ++n) {
     const size_t k = loop.head + (j - loop.head + loop.size() - n) % loop.size();
-    if (WritesRegister(f.code[k], reg)) return k;
+    if (Writes(f.code[k], name)) return k;
   }
   return std::nullopt;
 }
@@ -52,9 +116,9 @@ std::optional<size_t> Producer(const SassFunction& f, const SassLoop& loop, size
                                std::vector<std::string>& problems) {
   std::vector<size_t> producers;
   const SassInstruction& in = f.code[j];
-  for (size_t o = 1; o < in.operands.size(); ++o) {
-    for (const int reg : RegisterNumbers(in.operands[o])) {
-      const std::optional<size_t> w = LastWriter(f, loop, j, reg);
+  for (size_t o = Destinations(in); o < in.operands.size(); ++o) {
+    for (const std::string& name : RegisterNames(in.operands[o])) {
+      const std::optional<size_t> w = LastWriter(f, loop, j, name);
       if (w && std::find(producers.begin(), producers.end(), *w) == producers.end()) {
         producers.push_back(*w);
       }

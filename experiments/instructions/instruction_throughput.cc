@@ -1,5 +1,5 @@
 // Question: how many results per clock does one SM deliver for the common
-//           arithmetic, logic and conversion instructions?
+//           arithmetic, logic, conversion and warp-level instructions?
 // Timed:    every SM holds warps_per_sm warps (blocks of 4 warps, one grid
 //           of SMs x warps_per_sm / 4 blocks; a point whose blocks do not
 //           all fit at once is skipped), each thread runs `chains`
@@ -21,7 +21,8 @@
 //           throughput): 128 results per clock for FFMA, FADD and FMUL on
 //           Volta through Hopper, 64 for the 32-bit integer ops and for
 //           DFMA on A100 and H100 (far fewer on GPUs without full-rate
-//           FP64), 16 for MUFU, POPC, FLO and the conversions. With one
+//           FP64), 16 for MUFU, POPC, FLO and the conversions; warp-level
+//           ops (a lane result each) at most 32. With one
 //           chain, enough warps per scheduler hide the op's latency; fewer
 //           warps need more chains. f2f_f16 runs one chain per thread only
 //           (ptxas converts two chains' values with one F2FP.PACK_AB).
@@ -80,9 +81,9 @@ absl::Status CheckChains(const InstructionOpInfo& info, const InstructionThrough
   for (const uint64_t t : {uint64_t{0}, threads - 1}) {
     for (int c = 0; c < args.chains; ++c) {
       const uint64_t index = t * args.chains + c;
-      DISSECT_RETURN_IF_ERROR(CheckAgainstModel(info, info.operands.seed + index, kIterations + 1,
-                                                values[index],
-                                                absl::StrCat("thread ", t, " chain ", c)));
+      DISSECT_RETURN_IF_ERROR(CheckAgainstModel(
+          info, info.operands.seed + index, kIterations + 1, values[index],
+          absl::StrCat("thread ", t, " chain ", c), static_cast<int>(t % 32), args.chains));
     }
   }
   return absl::OkStatus();
