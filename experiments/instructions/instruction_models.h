@@ -74,7 +74,7 @@ absl::Status CheckAgainstModel(const InstructionOpInfo& info, unsigned long long
                                int lane = 0, uint64_t lane_stride = 1);
 
 // The value of an fp16 bit pattern, and the fp16 nearest `v` (ties to even;
-// overflow to infinity).
+// overflow to infinity; NaN to 0x7e00).
 double HalfToDouble(uint16_t h);
 uint16_t DoubleToHalf(double v);
 

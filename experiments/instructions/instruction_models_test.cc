@@ -51,7 +51,8 @@ TEST(InstructionModelsTest, HalfPairsRoundToNearestEven) {
   EXPECT_EQ(DoubleToHalf(1.5), 0x3e00);
   EXPECT_EQ(DoubleToHalf(-2.0), 0xc000);
   EXPECT_EQ(DoubleToHalf(65504.0), 0x7bff);
-  EXPECT_EQ(DoubleToHalf(65520.0), 0x7c00);               // rounds up to infinity
+  EXPECT_EQ(DoubleToHalf(65520.0), 0x7c00);  // rounds up to infinity
+  EXPECT_EQ(DoubleToHalf(std::nan("")), 0x7e00);
   EXPECT_EQ(DoubleToHalf(std::ldexp(1.0, -24)), 0x0001);  // smallest subnormal
   // 1 + 2^-11 lies halfway between 1 and 1 + 2^-10: ties to even, 1.
   EXPECT_EQ(DoubleToHalf(1 + std::ldexp(1.0, -11)), 0x3c00);
@@ -183,6 +184,23 @@ TEST(InstructionModelsTest, CheckNamesBothValues) {
   EXPECT_EQ(s.code(), absl::StatusCode::kInternal);
   EXPECT_THAT(std::string(s.message()),
               HasSubstr("launch 2 ended its chain of 10 steps at 0x49, the CPU model at 0xffd"));
+}
+
+TEST(InstructionModelsTest, AnyNanMatchesAnyNan) {
+  // hfma2 from a NaN low half: the device's NaN bits (0x7fff) need not be
+  // the model's (0x7e00); the high half must still match exactly.
+  const InstructionOpInfo hfma2 = *FindInstructionOp("hfma2");
+  const unsigned long long start = 0x3c007d00;  // (NaN, 1.0)
+  const unsigned long long model = ModelChain(hfma2.op, hfma2.operands, start, 1);
+  EXPECT_EQ(model & 0xffff, 0x7e00u);
+  EXPECT_TRUE(CheckAgainstModel(hfma2, start, 1, (model & 0xffff0000) | 0x7fff, "x").ok());
+  EXPECT_FALSE(CheckAgainstModel(hfma2, start, 1, (model & 0xffff0000) | 0x3c00, "x").ok());
+  EXPECT_FALSE(CheckAgainstModel(hfma2, start, 1, 0x3c007fff, "x").ok());
+  // An integer op's bits are compared as they are.
+  const InstructionOpInfo lop3 = *FindInstructionOp("lop3");
+  const unsigned long long lop3_end = ModelChain(lop3.op, lop3.operands, 0x7fc00000, 2);
+  EXPECT_EQ(lop3_end, 0x7fc00000u);
+  EXPECT_FALSE(CheckAgainstModel(lop3, 0x7fc00000, 2, 0x7fc00001, "x").ok());
 }
 
 TEST(InstructionModelsTest, ApproximateOpsMatchWithinTheirTolerance) {
