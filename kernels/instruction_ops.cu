@@ -22,9 +22,14 @@ namespace {
 // which keeps it live and lets the host check it against its own model.
 template <class Op>
 __global__ void InstructionLatencyKernel(InstructionOperands operands, uint64_t chain_length,
-                                         ChaseTiming* out) {
+                                         ChaseTiming* out, uint32_t* words) {
   using Bits = typename Op::Bits;
-  const Op op;
+  // A word per thread: with one word for all (a uniform address) ptxas
+  // turns an atomic into a warp-aggregated one (VOTE, SHFL scan, one
+  // atomic for the warp).
+  __shared__ uint32_t shared_words[32];
+  Op op;
+  BindWords(op, &shared_words[threadIdx.x], &words[threadIdx.x]);
   const Bits a = static_cast<Bits>(operands.a);
   const Bits b = static_cast<Bits>(operands.b);
   const auto step = [&](Bits x) { return op(x, a, b); };
@@ -51,16 +56,18 @@ __device__ __forceinline__ uint32_t SmId() {
 template <class Op, int kChains>
 __global__ void __launch_bounds__(kThroughputBlockThreads)
     InstructionThroughputKernel(InstructionOperands operands, uint64_t iterations,
-                                WarpTiming* timing, unsigned long long* sink) {
+                                WarpTiming* timing, unsigned long long* sink, uint32_t* words) {
   using Bits = typename Op::Bits;
-  const Op op;
+  __shared__ uint32_t shared_words[kThroughputBlockThreads * kChains];
   const Bits a = static_cast<Bits>(operands.a);
   const Bits b = static_cast<Bits>(operands.b);
   const uint64_t thread = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x;
+  Op op[kChains];
   Bits x[kChains];
 #pragma unroll
   for (int c = 0; c < kChains; ++c) {
-    x[c] = op(static_cast<Bits>(operands.seed + thread * kChains + c), a, b);
+    BindWords(op[c], &shared_words[threadIdx.x * kChains + c], &words[thread * kChains + c]);
+    x[c] = op[c](static_cast<Bits>(operands.seed + thread * kChains + c), a, b);
   }
   WaitFor(static_cast<uint32_t>(x[kChains - 1]));
   const uint64_t start = ReadClock64();
@@ -69,7 +76,7 @@ __global__ void __launch_bounds__(kThroughputBlockThreads)
 #pragma unroll
     for (int u = 0; u < kInstructionUnroll; ++u) {
 #pragma unroll
-      for (int c = 0; c < kChains; ++c) x[c] = op(x[c], a, b);
+      for (int c = 0; c < kChains; ++c) x[c] = op[c](x[c], a, b);
     }
   }
   WaitFor(static_cast<uint32_t>(x[kChains - 1]));
@@ -106,7 +113,7 @@ cudaError_t LaunchInstructionLatency(const InstructionLatencyArgs& args, cudaStr
   }
   return WithInstructionOp(args.op, [&](auto op) {
     InstructionLatencyKernel<decltype(op)><<<1, LatencyThreads<decltype(op)>::value, 0, stream>>>(
-        args.operands, args.chain_length, args.out);
+        args.operands, args.chain_length, args.out, args.words);
     return cudaGetLastError();
   });
 }
@@ -120,7 +127,7 @@ cudaError_t LaunchInstructionThroughput(const InstructionThroughputArgs& args,
     return WithChains(args.chains, [&](auto chains) {
       InstructionThroughputKernel<decltype(op), decltype(chains)::value>
           <<<args.blocks, kThroughputBlockThreads, 0, stream>>>(args.operands, args.iterations,
-                                                                args.timing, args.sink);
+                                                                args.timing, args.sink, args.words);
       return cudaGetLastError();
     });
   });

@@ -305,6 +305,45 @@ struct ReduxAddOp {
   }
 };
 
+// Atomics on a word of their own chain's (contention none): x = the word's
+// old value, and the word grows by x, so each atomic's operand is the
+// previous one's result. Bind gives the functor its word (one in shared
+// memory, one in global memory; each op uses one) and sets it to 0, before
+// the chain, by the thread that then runs the chain on it.
+struct AtomSharedAddOp {
+  using Bits = uint32_t;
+  uint32_t address = 0;  // in the shared window
+  __device__ __forceinline__ void Bind(uint32_t* shared_word, uint32_t*) {
+    *shared_word = 0;
+    address = static_cast<uint32_t>(__cvta_generic_to_shared(shared_word));
+  }
+  __device__ __forceinline__ Bits operator()(Bits x, Bits, Bits) const {
+    asm volatile("atom.shared.add.u32 %0, [%1], %0;" : "+r"(x) : "r"(address) : "memory");
+    return x;
+  }
+};
+
+struct AtomGlobalAddOp {
+  using Bits = uint32_t;
+  uint32_t* word = nullptr;
+  __device__ __forceinline__ void Bind(uint32_t*, uint32_t* global_word) {
+    *global_word = 0;
+    word = global_word;
+  }
+  __device__ __forceinline__ Bits operator()(Bits x, Bits, Bits) const {
+    asm volatile("atom.global.add.u32 %0, [%1], %0;" : "+r"(x) : "l"(word) : "memory");
+    return x;
+  }
+};
+
+// Binds an atomic functor to its words (Op::Bind); the other ops have none.
+template <class Op>
+__device__ __forceinline__ auto BindWords(Op& op, uint32_t* shared_word, uint32_t* global_word)
+    -> decltype(op.Bind(shared_word, global_word)) {
+  op.Bind(shared_word, global_word);
+}
+__device__ __forceinline__ void BindWords(...) {}
+
 // Calls f(Op{}) with the functor of `op`; cudaErrorInvalidValue for an op
 // without one.
 template <class F>
@@ -364,6 +403,10 @@ __host__ cudaError_t WithInstructionOp(InstructionOp op, F&& f) {
       return f(MatchAnyOp{});
     case InstructionOp::kReduxAdd:
       return f(ReduxAddOp{});
+    case InstructionOp::kAtomSharedAdd:
+      return f(AtomSharedAddOp{});
+    case InstructionOp::kAtomGlobalAdd:
+      return f(AtomGlobalAddOp{});
   }
   return cudaErrorInvalidValue;
 }

@@ -48,6 +48,9 @@ enum class InstructionOp : int {
   kVoteBallot,  // vote.sync.ballot x = mask of lanes with x != 0
   kMatchAny,    // match.any.sync   x = mask of lanes with an equal x
   kReduxAdd,    // redux.sync.add   x = sum of the warp's x
+  // Atomics on the chain's own word w (0 at first): x = w, w += x.
+  kAtomSharedAdd,  // atom.shared.add.u32
+  kAtomGlobalAdd,  // atom.global.add.u32
 };
 
 // What a chain starts from and reads besides itself, as bit patterns (the
@@ -76,6 +79,8 @@ struct InstructionLatencyArgs {
   // Device pointer: cycles per segment, the clock span, and as `sink` the
   // chain's last value (after kInstructionWarmupOps + 3 x chain_length ops).
   ChaseTiming* out = nullptr;
+  // Device, 32 words: an atomic chain's global word is words[thread].
+  uint32_t* words = nullptr;
 };
 
 // One block of one thread (a warp for the warp-level ops, whose lanes start
@@ -100,6 +105,8 @@ struct InstructionThroughputArgs {
   // chain's last value, thread-major (t * chains + c).
   WarpTiming* timing = nullptr;
   unsigned long long* sink = nullptr;
+  // Device: the global words of atomic chains, one per chain, thread-major.
+  uint32_t* words = nullptr;
 };
 
 cudaError_t LaunchInstructionThroughput(const InstructionThroughputArgs& args, cudaStream_t stream);

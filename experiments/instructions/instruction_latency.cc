@@ -1,6 +1,6 @@
 // Question: how many cycles does one instruction take from its operands to
-//           its result, for the common arithmetic, logic, conversion and
-//           warp-level instructions?
+//           its result, for the common arithmetic, logic, conversion,
+//           warp-level and atomic instructions?
 // Timed:    one thread of one block (one warp for the warp-level ops: shfl,
 //           vote, match, redux; lane l starts at seed + l) runs a dependent
 //           chain of one op
@@ -23,7 +23,12 @@
 //           (MUFU; mufu_sin adds its FMUL.RZ), the conversions (the f16
 //           and bf16 rows time a round trip, two instructions) and the
 //           warp-level ops (vote_ballot with its ISETP, redux_add with the
-//           move from its uniform register).
+//           move from its uniform register); atomics on the thread's own
+//           word (x = the word, the word += x) some tens of cycles in
+//           shared memory and some hundreds in global memory (L2).
+//           contention=warp and all are skipped with the reason: the values
+//           a shared word's chains end at depend on the hardware's order,
+//           which the CPU model cannot check.
 // Could be confused with: the compiler's work for the hardware's (a folded
 //           chain, a step that is a sequence, a step that reads a constant
 //           instead of the previous result): //experiments/instructions:
@@ -61,6 +66,7 @@ absl::Status Validate(const Point& point) {
 
 absl::Status Run(PointContext& ctx) {
   DISSECT_ASSIGN_OR_RETURN(const InstructionOpInfo info, FindInstructionOp(ctx.Str("op")));
+  DISSECT_RETURN_IF_ERROR(ContentionMeasured(ctx.Str("contention")));
   const auto chain_length = static_cast<uint64_t>(ctx.Int("chain_length"));
   const int launches = ctx.timing().warmup + ctx.timing().samples;
   DISSECT_ASSIGN_OR_RETURN(auto d_out, DeviceBuffer<ChaseTiming>::Allocate(ctx.LaunchSlots()));
@@ -68,6 +74,8 @@ absl::Status Run(PointContext& ctx) {
   args.op = info.op;
   args.operands = info.operands;
   args.chain_length = chain_length;
+  DISSECT_ASSIGN_OR_RETURN(auto d_words, DeviceBuffer<uint32_t>::Allocate(32));
+  args.words = d_words.get();
   int launch = 0;
   DISSECT_RETURN_IF_ERROR(ctx.TimeKernel(
                                  [&](cudaStream_t stream) {

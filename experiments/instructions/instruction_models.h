@@ -60,6 +60,9 @@ unsigned long long ModelStep(InstructionOp op, unsigned long long x, unsigned lo
 // Whether `op` is a warp-level op (all 32 lanes run the chain together).
 bool IsWarpOp(InstructionOp op);
 
+// Whether `op` is an atomic (its chain runs on a word of memory as well).
+bool IsAtomicOp(InstructionOp op);
+
 // The chain's value after `steps` steps from `start`. For a warp-level op,
 // lane `lane`'s value, the lanes of its warp starting at start + (i - lane)
 // x lane_stride (i = 0..31); thread ops ignore lane and lane_stride.
@@ -82,6 +85,10 @@ uint16_t DoubleToHalf(double v);
 // value other than "none" for an op that is not an atomic.
 std::vector<std::string> ContentionNames();
 absl::Status ValidateContention(absl::string_view op, absl::string_view contention);
+
+// OK for contention "none", the only one measured; else a Skipped status
+// with the reason.
+absl::Status ContentionMeasured(absl::string_view contention);
 
 }  // namespace dissect
 

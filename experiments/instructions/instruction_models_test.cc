@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "experiments/framework/experiment.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -150,6 +151,21 @@ TEST(InstructionModelsTest, WarpSteps) {
   EXPECT_FALSE(IsWarpOp(InstructionOp::kFfma));
 }
 
+TEST(InstructionModelsTest, AtomicChainsRunOnTheirWord) {
+  // x = word, word += x from x = 1, word = 0: x is 0, 1, 1, 2, 3, 5, 8.
+  const InstructionOperands none{};
+  EXPECT_EQ(ModelChain(InstructionOp::kAtomSharedAdd, none, 1, 1), 0u);
+  EXPECT_EQ(ModelChain(InstructionOp::kAtomSharedAdd, none, 1, 2), 1u);
+  EXPECT_EQ(ModelChain(InstructionOp::kAtomGlobalAdd, none, 1, 6), 5u);
+  EXPECT_EQ(ModelChain(InstructionOp::kAtomGlobalAdd, none, 1, 7), 8u);
+  EXPECT_TRUE(IsAtomicOp(InstructionOp::kAtomSharedAdd));
+  EXPECT_FALSE(IsAtomicOp(InstructionOp::kFfma));
+  EXPECT_TRUE(ContentionMeasured("none").ok());
+  const absl::Status warp = ContentionMeasured("warp");
+  EXPECT_TRUE(dissect::IsSkipped(warp));
+  EXPECT_THAT(std::string(warp.message()), HasSubstr("contention=warp is not measured"));
+}
+
 TEST(InstructionModelsTest, ExactChainsDependOnTheirLength) {
   // A chain one step short must not end where the full one does, for the
   // ops whose value counts the steps (bfly by its parity). The others settle
@@ -158,8 +174,8 @@ TEST(InstructionModelsTest, ExactChainsDependOnTheirLength) {
   // alternate (rcp) or wander (sin, lg2): for them only the SASS test
   // guards against a folded chain.
   const uint64_t steps = 64 + 3 * 1024;
-  for (const char* name :
-       {"ffma", "fadd", "fmul", "hfma2", "dfma", "imad", "lop3", "shf", "shfl_bfly"}) {
+  for (const char* name : {"ffma", "fadd", "fmul", "hfma2", "dfma", "imad", "lop3", "shf",
+                           "shfl_bfly", "atom_shared_add", "atom_global_add"}) {
     const InstructionOpInfo info = *FindInstructionOp(name);
     EXPECT_NE(ModelChain(info.op, info.operands, info.operands.seed, steps),
               ModelChain(info.op, info.operands, info.operands.seed, steps - 1))

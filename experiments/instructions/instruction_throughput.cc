@@ -1,5 +1,6 @@
 // Question: how many results per clock does one SM deliver for the common
-//           arithmetic, logic, conversion and warp-level instructions?
+//           arithmetic, logic, conversion, warp-level and atomic
+//           instructions?
 // Timed:    every SM holds warps_per_sm warps (blocks of 4 warps, one grid
 //           of SMs x warps_per_sm / 4 blocks; a point whose blocks do not
 //           all fit at once is skipped), each thread runs `chains`
@@ -26,6 +27,8 @@
 //           chain, enough warps per scheduler hide the op's latency; fewer
 //           warps need more chains. f2f_f16 runs one chain per thread only
 //           (ptxas converts two chains' values with one F2FP.PACK_AB).
+//           Atomics run on a word per chain (contention=none; warp and all
+//           are skipped with the reason, as in instruction_latency).
 // Could be confused with: the compiler's work for the hardware's:
 //           //experiments/instructions:sass_test checks, for every
 //           architecture built (sm_80 to sm_120), that the
@@ -91,6 +94,7 @@ absl::Status CheckChains(const InstructionOpInfo& info, const InstructionThrough
 
 absl::Status Run(PointContext& ctx) {
   DISSECT_ASSIGN_OR_RETURN(const InstructionOpInfo info, FindInstructionOp(ctx.Str("op")));
+  DISSECT_RETURN_IF_ERROR(ContentionMeasured(ctx.Str("contention")));
   const int chains = static_cast<int>(ctx.Int("chains"));
   if (chains > 1 && info.one_chain_reason != nullptr) {
     return Skipped(absl::StrCat("chains=", chains, ": ", info.one_chain_reason));
@@ -115,6 +119,9 @@ absl::Status Run(PointContext& ctx) {
   DISSECT_ASSIGN_OR_RETURN(auto d_sink, DeviceBuffer<unsigned long long>::Allocate(
                                             static_cast<size_t>(warps) * 32 * chains));
   args.sink = d_sink.get();
+  DISSECT_ASSIGN_OR_RETURN(
+      auto d_words, DeviceBuffer<uint32_t>::Allocate(static_cast<size_t>(warps) * 32 * chains));
+  args.words = d_words.get();
   int launch = 0;
   DISSECT_ASSIGN_OR_RETURN(const std::vector<double> ms,
                            ctx.TimeKernel(
