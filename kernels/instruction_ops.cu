@@ -12,7 +12,9 @@ namespace dissect {
 namespace {
 
 // One thread (one warp for a warp-level op, lane l starting at seed + l, its
-// lanes converged: they read the same clocks and write the same timing):
+// lanes converged: they read the same clocks and write the same timing; 8
+// warps for bar_sync, each of which times the same barriers and writes its
+// timing, one of them last):
 // kInstructionWarmupOps untimed steps, then RunTimedChase's two
 // segments of chain_length and 2 x chain_length steps. Its clock reads
 // wait for the chain (WaitFor): the first for the warm-up's last result,
@@ -27,7 +29,7 @@ __global__ void InstructionLatencyKernel(InstructionOperands operands, uint64_t 
   // A word per thread: with one word for all (a uniform address) ptxas
   // turns an atomic into a warp-aggregated one (VOTE, SHFL scan, one
   // atomic for the warp).
-  __shared__ uint32_t shared_words[32];
+  __shared__ uint32_t shared_words[LatencyThreads<Op>::value];
   Op op;
   BindWords(op, &shared_words[threadIdx.x], &words[threadIdx.x]);
   const Bits a = static_cast<Bits>(operands.a);

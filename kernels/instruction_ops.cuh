@@ -336,6 +336,18 @@ struct AtomGlobalAddOp {
   }
 };
 
+// A block-wide barrier (8 warps): no value passes from one step to the next,
+// the barrier itself orders them (no warp leaves a barrier before every
+// warp has reached it), so a chain of them takes their latency each.
+struct BarSyncOp {
+  static constexpr int kThreads = 256;
+  using Bits = uint32_t;
+  __device__ __forceinline__ Bits operator()(Bits x, Bits, Bits) const {
+    asm volatile("bar.sync 0;" ::: "memory");
+    return x;
+  }
+};
+
 // Binds an atomic functor to its words (Op::Bind); the other ops have none.
 template <class Op>
 __device__ __forceinline__ auto BindWords(Op& op, uint32_t* shared_word, uint32_t* global_word)
@@ -407,6 +419,8 @@ __host__ cudaError_t WithInstructionOp(InstructionOp op, F&& f) {
       return f(AtomSharedAddOp{});
     case InstructionOp::kAtomGlobalAdd:
       return f(AtomGlobalAddOp{});
+    case InstructionOp::kBarSync:
+      return f(BarSyncOp{});
   }
   return cudaErrorInvalidValue;
 }

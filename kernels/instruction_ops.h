@@ -51,6 +51,7 @@ enum class InstructionOp : int {
   // Atomics on the chain's own word w (0 at first): x = w, w += x.
   kAtomSharedAdd,  // atom.shared.add.u32
   kAtomGlobalAdd,  // atom.global.add.u32
+  kBarSync,        // bar.sync 0 on a block of 8 warps; x unchanged
 };
 
 // What a chain starts from and reads besides itself, as bit patterns (the

@@ -2,8 +2,10 @@
 //           its result, for the common arithmetic, logic, conversion,
 //           warp-level and atomic instructions?
 // Timed:    one thread of one block (one warp for the warp-level ops: shfl,
-//           vote, match, redux; lane l starts at seed + l) runs a dependent
-//           chain of one op
+//           vote, match, redux; lane l starts at seed + l; 8 warps for
+//           bar_sync, whose steps pass no value: each barrier releases no
+//           warp before all have reached it) runs a dependent chain of one
+//           op
 //           (kernels/instruction_ops.cuh: one inline-PTX instruction per
 //           step, x = op(x, a, b), x the previous step's result, the seed
 //           and operands kernel arguments), 64 untimed steps and then two
@@ -28,7 +30,8 @@
 //           shared memory and some hundreds in global memory (L2).
 //           contention=warp and all are skipped with the reason: the values
 //           a shared word's chains end at depend on the hardware's order,
-//           which the CPU model cannot check.
+//           which the CPU model cannot check. bar_sync: some tens of cycles
+//           per barrier (bar_sync has no throughput row).
 // Could be confused with: the compiler's work for the hardware's (a folded
 //           chain, a step that is a sequence, a step that reads a constant
 //           instead of the previous result): //experiments/instructions:

@@ -145,6 +145,8 @@ uint32_t Step32(InstructionOp op, uint32_t x, uint32_t a, uint32_t b) {
       return FloatBits(static_cast<float>(HalfToDouble(DoubleToHalf(BitsFloat(x)))));
     case InstructionOp::kF2fBf16:
       return Bf16RoundTrip(x);
+    case InstructionOp::kBarSync:
+      return x;
     case InstructionOp::kDfma:
       break;
   }
@@ -253,6 +255,14 @@ const std::vector<InstructionOpInfo>* BuildOps() {
       // From x = 1 and a word of 0, x runs through the Fibonacci numbers.
       {"atom_shared_add", InstructionOp::kAtomSharedAdd, "ATOMS.ADD", {1, 0, 0}},
       {"atom_global_add", InstructionOp::kAtomGlobalAdd, "ATOMG.E.ADD.STRONG.GPU", {1, 0, 0}},
+      {"bar_sync",
+       InstructionOp::kBarSync,
+       "BAR.SYNC.DEFER_BLOCKING",
+       {7, 0, 0},
+       0,
+       nullptr,
+       false,
+       "a barrier has no per-lane result; its cost is instruction_latency's bar_sync row"},
   };
 }
 

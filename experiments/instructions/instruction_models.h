@@ -34,6 +34,12 @@ struct InstructionOpInfo {
   // instructions: throughput runs one chain per thread only, and other
   // `chains` values are skipped with this reason.
   const char* one_chain_reason = nullptr;
+  // False where no value passes between steps (bar_sync: the barrier itself
+  // orders them): the SASS test then checks the count of steps alone.
+  bool value_chain = true;
+  // Set for an op without a throughput row, with the reason its points are
+  // skipped.
+  const char* no_throughput_reason = nullptr;
 };
 
 inline constexpr double kFiniteOnly = -1;

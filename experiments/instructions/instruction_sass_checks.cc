@@ -158,7 +158,8 @@ std::vector<std::string> StepOps(const SassStep& step) {
 }
 
 std::vector<std::string> ChainLoopProblems(const SassFunction& f, const SassLoop& loop,
-                                           const SassStep& step, int chains, int steps) {
+                                           const SassStep& step, int chains, int steps,
+                                           bool value_chain) {
   std::vector<std::string> problems;
   std::map<size_t, size_t> position;  // member index -> its position in the step
   for (size_t j = loop.head; j <= loop.branch; ++j) {
@@ -171,6 +172,7 @@ std::vector<std::string> ChainLoopProblems(const SassFunction& f, const SassLoop
                                     LoopListing(f, loop)));
     return problems;
   }
+  if (!value_chain) return problems;
   std::map<size_t, size_t> producer_of;
   std::map<size_t, size_t> consumer_of;
   for (const auto& [j, p] : position) {
@@ -212,7 +214,8 @@ std::vector<std::string> ChainLoopProblems(const SassFunction& f, const SassLoop
   return problems;
 }
 
-std::vector<std::string> LatencyKernelProblems(const SassFunction& f, const SassStep& step) {
+std::vector<std::string> LatencyKernelProblems(const SassFunction& f, const SassStep& step,
+                                               bool value_chain) {
   const std::vector<SassLoop> loops = InnermostTimedLoopsWith(f, StepOps(step));
   if (loops.size() != kChaseSegments) {
     return {absl::StrCat(loops.size(), " innermost timed loops hold ",
@@ -221,7 +224,7 @@ std::vector<std::string> LatencyKernelProblems(const SassFunction& f, const Sass
   }
   std::vector<std::string> problems;
   for (const SassLoop& loop : loops) {
-    for (std::string& p : ChainLoopProblems(f, loop, step, 1, kInstructionUnroll)) {
+    for (std::string& p : ChainLoopProblems(f, loop, step, 1, kInstructionUnroll, value_chain)) {
       problems.push_back(std::move(p));
     }
   }

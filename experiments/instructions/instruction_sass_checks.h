@@ -37,12 +37,16 @@ std::vector<std::string> StepOps(const SassStep& step);
 //   first), found as the last instruction before it that writes the
 //   register, so nothing else lies in the chain;
 // - the links form `chains` cycles of steps x step.size() instructions.
+// Where no value passes between steps (`value_chain` false: barriers), only
+// the count is checked.
 std::vector<std::string> ChainLoopProblems(const SassFunction& f, const SassLoop& loop,
-                                           const SassStep& step, int chains, int steps);
+                                           const SassStep& step, int chains, int steps,
+                                           bool value_chain = true);
 
 // InstructionLatencyKernel `f`: kChaseSegments innermost timed loops hold
 // the step's instructions, each one chain of kInstructionUnroll steps.
-std::vector<std::string> LatencyKernelProblems(const SassFunction& f, const SassStep& step);
+std::vector<std::string> LatencyKernelProblems(const SassFunction& f, const SassStep& step,
+                                               bool value_chain = true);
 
 // InstructionThroughputKernel `f` of `chains`: its timed loop holds
 // `chains` chains of kInstructionUnroll steps.

@@ -66,6 +66,21 @@ TEST(InstructionSassChecksTest, FailsOnAnotherInstructionInTheChain) {
                                                    "step of the chain"));
 }
 
+TEST(InstructionSassChecksTest, CountsStepsAloneWithoutAValueChain) {
+  // The broken chains pass where only the count matters (barriers); the
+  // folded one still fails.
+  const std::vector<SassFunction> fs = Fixture();
+  for (const char* functor : {"6FfmaOp", "14FfmaOpConstant", "11FfmaOpMoved"}) {
+    absl::StatusOr<const SassFunction*> f = FindSassFunction(fs, {"INS_" + std::string(functor)});
+    ASSERT_TRUE(f.ok()) << f.status();
+    EXPECT_THAT(LatencyKernelProblems(**f, ParseSassStep("FFMA"), false), IsEmpty()) << functor;
+  }
+  absl::StatusOr<const SassFunction*> folded = FindSassFunction(fs, {"INS_12FfmaOpFolded"});
+  ASSERT_TRUE(folded.ok()) << folded.status();
+  EXPECT_THAT(absl::StrJoin(LatencyKernelProblems(**folded, ParseSassStep("FFMA"), false), "\n"),
+              HasSubstr("the loop holds 15 step instructions, want 16"));
+}
+
 TEST(InstructionSassChecksTest, FailsOnTheWrongChainCount) {
   const std::vector<SassFunction> fs = Fixture();
   absl::StatusOr<const SassFunction*> f = FindSassFunction(fs, {"INS_6FfmaOpEEEv"});

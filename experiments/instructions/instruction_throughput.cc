@@ -95,6 +95,7 @@ absl::Status CheckChains(const InstructionOpInfo& info, const InstructionThrough
 absl::Status Run(PointContext& ctx) {
   DISSECT_ASSIGN_OR_RETURN(const InstructionOpInfo info, FindInstructionOp(ctx.Str("op")));
   DISSECT_RETURN_IF_ERROR(ContentionMeasured(ctx.Str("contention")));
+  if (info.no_throughput_reason != nullptr) return Skipped(info.no_throughput_reason);
   const int chains = static_cast<int>(ctx.Int("chains"));
   if (chains > 1 && info.one_chain_reason != nullptr) {
     return Skipped(absl::StrCat("chains=", chains, ": ", info.one_chain_reason));
