@@ -23,8 +23,9 @@ namespace {
 // holds its ops' full latency. The chain's last value is stored (sink),
 // which keeps it live and lets the host check it against its own model.
 template <class Op>
-__global__ void InstructionLatencyKernel(InstructionOperands operands, uint64_t chain_length,
-                                         ChaseTiming* out, uint32_t* words) {
+__device__ __forceinline__ void TimeLatency(const InstructionOperands& operands,
+                                            uint64_t chain_length, ChaseTiming* out,
+                                            uint32_t* words) {
   using Bits = typename Op::Bits;
   // A word per thread: with one word for all (a uniform address) ptxas
   // turns an atomic into a warp-aggregated one (VOTE, SHFL scan, one
@@ -37,7 +38,32 @@ __global__ void InstructionLatencyKernel(InstructionOperands operands, uint64_t 
   const auto step = [&](Bits x) { return op(x, a, b); };
   const Bits last = RunTimedChase(step, static_cast<Bits>(operands.seed + threadIdx.x),
                                   kInstructionWarmupOps, chain_length, out);
-  if (threadIdx.x == 0) out->sink = static_cast<unsigned long long>(last);
+  if (threadIdx.x == 0 && blockIdx.x == 0) out->sink = static_cast<unsigned long long>(last);
+}
+
+template <class Op>
+__global__ void InstructionLatencyKernel(InstructionOperands operands, uint64_t chain_length,
+                                         ChaseTiming* out, uint32_t* words) {
+  TimeLatency<Op>(operands, chain_length, out, words);
+}
+
+// The same for barrier_cluster, whose blocks are a cluster of 2 at compile
+// time (with a cluster size known only at launch, ptxas wraps every barrier
+// in branches and adds a BAR.SYNC); a stub below sm_90, whose device pass
+// does not accept the attribute.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+#define DISSECT_CLUSTER_OF_2
+#else
+#define DISSECT_CLUSTER_OF_2 __cluster_dims__(2, 1, 1)
+#endif
+template <class Op>
+__global__ void DISSECT_CLUSTER_OF_2 InstructionClusterLatencyKernel(InstructionOperands operands,
+                                                                     uint64_t chain_length,
+                                                                     ChaseTiming* out,
+                                                                     uint32_t* words) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  TimeLatency<Op>(operands, chain_length, out, words);
+#endif
 }
 
 __device__ __forceinline__ uint32_t SmId() {
@@ -114,9 +140,17 @@ cudaError_t LaunchInstructionLatency(const InstructionLatencyArgs& args, cudaStr
     return cudaErrorInvalidValue;
   }
   return WithInstructionOp(args.op, [&](auto op) {
-    InstructionLatencyKernel<decltype(op)><<<1, LatencyThreads<decltype(op)>::value, 0, stream>>>(
-        args.operands, args.chain_length, args.out, args.words);
-    return cudaGetLastError();
+    using Op = decltype(op);
+    if constexpr (ClusterBlocks<Op>::value > 0) {
+      static_assert(ClusterBlocks<Op>::value == 2, "the kernel's __cluster_dims__");
+      InstructionClusterLatencyKernel<Op><<<2, LatencyThreads<Op>::value, 0, stream>>>(
+          args.operands, args.chain_length, args.out, args.words);
+      return cudaGetLastError();
+    } else {
+      InstructionLatencyKernel<Op><<<1, LatencyThreads<Op>::value, 0, stream>>>(
+          args.operands, args.chain_length, args.out, args.words);
+      return cudaGetLastError();
+    }
   });
 }
 
@@ -126,6 +160,8 @@ cudaError_t LaunchInstructionThroughput(const InstructionThroughputArgs& args,
     return cudaErrorInvalidValue;
   }
   return WithInstructionOp(args.op, [&](auto op) {
+    // A cluster barrier outside a cluster launch has no partner blocks.
+    if (ClusterBlocks<decltype(op)>::value > 0) return cudaErrorInvalidValue;
     return WithChains(args.chains, [&](auto chains) {
       InstructionThroughputKernel<decltype(op), decltype(chains)::value>
           <<<args.blocks, kThroughputBlockThreads, 0, stream>>>(args.operands, args.iterations,

@@ -25,6 +25,17 @@ struct LatencyThreads<Op, decltype(void(Op::kThreads))> {
   static constexpr int value = Op::kThreads;
 };
 
+// Blocks per cluster of an op that needs a cluster launch (its functor says
+// kClusterBlocks), else 0.
+template <class Op, class = void>
+struct ClusterBlocks {
+  static constexpr int value = 0;
+};
+template <class Op>
+struct ClusterBlocks<Op, decltype(void(Op::kClusterBlocks))> {
+  static constexpr int value = Op::kClusterBlocks;
+};
+
 struct FfmaOp {
   using Bits = uint32_t;
   __device__ __forceinline__ Bits operator()(Bits x, Bits a, Bits b) const {
@@ -348,6 +359,23 @@ struct BarSyncOp {
   }
 };
 
+// A cluster-wide barrier across a cluster of 2 blocks of one warp (sm_90+):
+// arrive (relaxed: no memory fence before it) and wait, which acquires and
+// so invalidates L1 (CCTL.IVALL). As with bar_sync, no value passes between
+// steps. Below sm_90 the kernels that use it are stubs.
+struct BarrierClusterOp {
+  static constexpr int kThreads = 32;
+  static constexpr int kClusterBlocks = 2;
+  using Bits = uint32_t;
+  __device__ __forceinline__ Bits operator()(Bits x, Bits, Bits) const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("barrier.cluster.arrive.relaxed.aligned;\n\tbarrier.cluster.wait.aligned;" ::
+                     : "memory");
+#endif
+    return x;
+  }
+};
+
 // Binds an atomic functor to its words (Op::Bind); the other ops have none.
 template <class Op>
 __device__ __forceinline__ auto BindWords(Op& op, uint32_t* shared_word, uint32_t* global_word)
@@ -421,6 +449,8 @@ __host__ cudaError_t WithInstructionOp(InstructionOp op, F&& f) {
       return f(AtomGlobalAddOp{});
     case InstructionOp::kBarSync:
       return f(BarSyncOp{});
+    case InstructionOp::kBarrierCluster:
+      return f(BarrierClusterOp{});
   }
   return cudaErrorInvalidValue;
 }

@@ -3,9 +3,9 @@
 //           warp-level and atomic instructions?
 // Timed:    one thread of one block (one warp for the warp-level ops: shfl,
 //           vote, match, redux; lane l starts at seed + l; 8 warps for
-//           bar_sync, whose steps pass no value: each barrier releases no
-//           warp before all have reached it) runs a dependent chain of one
-//           op
+//           bar_sync and a cluster of 2 one-warp blocks for barrier_cluster,
+//           whose steps pass no value: each barrier releases no warp before
+//           all have reached it) runs a dependent chain of one op
 //           (kernels/instruction_ops.cuh: one inline-PTX instruction per
 //           step, x = op(x, a, b), x the previous step's result, the seed
 //           and operands kernel arguments), 64 untimed steps and then two
@@ -31,7 +31,9 @@
 //           contention=warp and all are skipped with the reason: the values
 //           a shared word's chains end at depend on the hardware's order,
 //           which the CPU model cannot check. bar_sync: some tens of cycles
-//           per barrier (bar_sync has no throughput row).
+//           per barrier; barrier_cluster (arrive.relaxed + wait on a
+//           cluster of 2 blocks of a warp, sm_90 and newer) more. Neither
+//           has a throughput row.
 // Could be confused with: the compiler's work for the hardware's (a folded
 //           chain, a step that is a sequence, a step that reads a constant
 //           instead of the previous result): //experiments/instructions:
@@ -70,6 +72,12 @@ absl::Status Validate(const Point& point) {
 absl::Status Run(PointContext& ctx) {
   DISSECT_ASSIGN_OR_RETURN(const InstructionOpInfo info, FindInstructionOp(ctx.Str("op")));
   DISSECT_RETURN_IF_ERROR(ContentionMeasured(ctx.Str("contention")));
+  const int cc = ctx.device().cc_major * 10 + ctx.device().cc_minor;
+  if (cc < info.min_compute_capability) {
+    return Skipped(absl::StrCat("needs ",
+                                DescribeNeed({info.min_compute_capability, 0, info.needs}),
+                                "; this GPU is ", ComputeCapabilityName(cc)));
+  }
   const auto chain_length = static_cast<uint64_t>(ctx.Int("chain_length"));
   const int launches = ctx.timing().warmup + ctx.timing().samples;
   DISSECT_ASSIGN_OR_RETURN(auto d_out, DeviceBuffer<ChaseTiming>::Allocate(ctx.LaunchSlots()));

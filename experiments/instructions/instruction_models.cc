@@ -146,6 +146,7 @@ uint32_t Step32(InstructionOp op, uint32_t x, uint32_t a, uint32_t b) {
     case InstructionOp::kF2fBf16:
       return Bf16RoundTrip(x);
     case InstructionOp::kBarSync:
+    case InstructionOp::kBarrierCluster:
       return x;
     case InstructionOp::kDfma:
       break;
@@ -263,6 +264,18 @@ const std::vector<InstructionOpInfo>* BuildOps() {
        nullptr,
        false,
        "a barrier has no per-lane result; its cost is instruction_latency's bar_sync row"},
+      // Arrive (relaxed) and wait (acquire: the L1 invalidation) on a
+      // cluster of 2 blocks of a warp.
+      {"barrier_cluster",
+       InstructionOp::kBarrierCluster,
+       "UCGABAR_ARV + UCGABAR_WAIT + CCTL.IVALL",
+       {7, 0, 0},
+       0,
+       nullptr,
+       false,
+       "a barrier has no per-lane result; its cost is instruction_latency's barrier_cluster row",
+       90,
+       "barrier.cluster (thread-block clusters)"},
   };
 }
 

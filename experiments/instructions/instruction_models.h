@@ -40,6 +40,13 @@ struct InstructionOpInfo {
   // Set for an op without a throughput row, with the reason its points are
   // skipped.
   const char* no_throughput_reason = nullptr;
+  // The compute capability the op needs (90: thread-block clusters), 0 for
+  // none; its latency points are skipped with the reason on older GPUs, and
+  // its kernel is a stub in their code.
+  int min_compute_capability = 0;
+  // What needs it, for the framework's skip reason ("needs compute
+  // capability 9.0 or newer for barrier.cluster ...; this GPU is 8.0").
+  const char* needs = nullptr;
 };
 
 inline constexpr double kFiniteOnly = -1;
