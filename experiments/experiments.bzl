@@ -50,7 +50,6 @@ NOT_NIGHTLY_EXPERIMENTS = [
     "//experiments/conv_algos:conv_algorithms",
     "//experiments/fusion:layer_fusion",
     "//experiments/host_link:host_link",
-    "//experiments/launch:launch_overhead",
     "//experiments/layer_breakdown:layer_breakdown",
     "//experiments:selftest",
 ]

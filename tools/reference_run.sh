@@ -35,10 +35,10 @@
 # Figures are drawn afterwards where gnuplot is (not on the GPU machine):
 #   ./bazelw run //analysis:figures -- --out=$PWD/OUTDIR/figures $PWD/OUTDIR
 set -uo pipefail
-usage="usage: tools/reference_run.sh OUTDIR [--parts=memory,l1_bypass,l1_bypass_b32,tensor,sharing,sparsity,papers] [--papers=ID,ID] [--labels=LABEL,LABEL] [flags]"
+usage="usage: tools/reference_run.sh OUTDIR [--parts=memory,l1_bypass,l1_bypass_b32,tensor,sharing,sparsity,instructions,papers] [--papers=ID,ID] [--labels=LABEL,LABEL] [flags]"
 outdir=${1:?${usage}}
 shift
-parts=memory,l1_bypass,l1_bypass_b32,tensor,sharing,sparsity
+parts=memory,l1_bypass,l1_bypass_b32,tensor,sharing,sparsity,instructions
 papers=""
 labels=""
 while [[ "${1:-}" =~ ^--(parts|papers|labels)= ]]; do
@@ -50,7 +50,7 @@ while [[ "${1:-}" =~ ^--(parts|papers|labels)= ]]; do
   shift
 done
 for p in ${parts//,/ }; do
-  [[ "${p}" =~ ^(memory|l1_bypass|l1_bypass_b32|tensor|sharing|sparsity|papers)$ ]] || { echo "reference_run.sh: unknown part '${p}'; ${usage}" >&2; exit 2; }
+  [[ "${p}" =~ ^(memory|l1_bypass|l1_bypass_b32|tensor|sharing|sparsity|instructions|papers)$ ]] || { echo "reference_run.sh: unknown part '${p}'; ${usage}" >&2; exit 2; }
 done
 want() { [[ ",${parts}," == *",$1,"* ]]; }
 source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
@@ -153,6 +153,19 @@ if want sparsity; then
     --axis=shape=resnet50.fc1000,vgg16.fc6 "$@"
   run sparse24_gemm sparse24_gemm --samples=10 "$@"
   run compressible_bandwidth compressible_bandwidth --samples=10 "$@"
+fi
+# The instruction chapter: every op's dependent-chain latency and its
+# throughput at full occupancy, the launch overheads (one row per measure
+# and mode, then the grid ladder the analysis fits the per-block dispatch
+# cost to), and the host link (pinned and pageable copies by size). Times
+# estimated, unmeasured.
+if want instructions; then
+  run instruction_latency instruction_latency --samples=10 "$@"
+  run instruction_throughput instruction_throughput --samples=10 "$@"
+  run launch_overhead launch_overhead --samples=20 "$@"
+  run launch_block_dispatch launch_overhead --samples=10 --axis=measure=block_dispatch \
+    --axis=blocks=1,132,1320,13200,132000 "$@"
+  run host_link host_link --samples=10 "$@"
 fi
 # Paper reproductions: each ready catalog entry's sweep and its
 # figure page (gnuplot is not on the GPU machine: --no_draw). Times are the
