@@ -30,6 +30,7 @@ __device__ __forceinline__ void TimeLatency(const InstructionOperands& operands,
   // A word per thread: with one word for all (a uniform address) ptxas
   // turns an atomic into a warp-aggregated one (VOTE, SHFL scan, one
   // atomic for the warp).
+  static_assert(LatencyThreads<Op>::value <= kMaxLatencyThreads, "the host's words per launch");
   __shared__ uint32_t shared_words[LatencyThreads<Op>::value];
   Op op;
   BindWords(op, &shared_words[threadIdx.x], &words[threadIdx.x]);

@@ -351,7 +351,7 @@ struct AtomGlobalAddOp {
 // the barrier itself orders them (no warp leaves a barrier before every
 // warp has reached it), so a chain of them takes their latency each.
 struct BarSyncOp {
-  static constexpr int kThreads = 256;
+  static constexpr int kThreads = kMaxLatencyThreads;
   using Bits = uint32_t;
   __device__ __forceinline__ Bits operator()(Bits x, Bits, Bits) const {
     asm volatile("bar.sync 0;" ::: "memory");

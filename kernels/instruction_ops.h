@@ -81,12 +81,17 @@ struct InstructionLatencyArgs {
   // Device pointer: cycles per segment, the clock span, and as `sink` the
   // chain's last value (after kInstructionWarmupOps + 3 x chain_length ops).
   ChaseTiming* out = nullptr;
-  // Device, 32 words: an atomic chain's global word is words[thread].
+  // Device, kMaxLatencyThreads words: an atomic chain's global word is
+  // words[thread].
   uint32_t* words = nullptr;
 };
 
+// The most threads a latency block has (bar_sync's 8 warps).
+inline constexpr int kMaxLatencyThreads = 256;
+
 // One block of one thread (a warp for the warp-level ops, whose lanes start
-// at seed + lane and whose lane 0 stores the sink).
+// at seed + lane and whose lane 0 stores the sink; 8 warps for bar_sync; a
+// cluster of 2 one-warp blocks for barrier_cluster).
 cudaError_t LaunchInstructionLatency(const InstructionLatencyArgs& args, cudaStream_t stream);
 
 // Independent chains per thread the throughput kernel is built for.

@@ -85,7 +85,7 @@ absl::Status Run(PointContext& ctx) {
   args.op = info.op;
   args.operands = info.operands;
   args.chain_length = chain_length;
-  DISSECT_ASSIGN_OR_RETURN(auto d_words, DeviceBuffer<uint32_t>::Allocate(32));
+  DISSECT_ASSIGN_OR_RETURN(auto d_words, DeviceBuffer<uint32_t>::Allocate(kMaxLatencyThreads));
   args.words = d_words.get();
   int launch = 0;
   DISSECT_RETURN_IF_ERROR(ctx.TimeKernel(
