@@ -376,6 +376,38 @@ struct BarrierClusterOp {
   }
 };
 
+// Compare-and-swap on the chain's word: compares with x, swaps in a;
+// x = the word's old value. ptxas reloads a into the register pair the CAS
+// takes at every step (an LDC or MOV that reads no value of the chain).
+struct AtomSharedCasOp {
+  using Bits = uint32_t;
+  uint32_t address = 0;
+  __device__ __forceinline__ void Bind(uint32_t* shared_word, uint32_t*) {
+    *shared_word = 0;
+    address = static_cast<uint32_t>(__cvta_generic_to_shared(shared_word));
+  }
+  __device__ __forceinline__ Bits operator()(Bits x, Bits a, Bits) const {
+    asm volatile("atom.shared.cas.b32 %0, [%1], %0, %2;"
+                 : "+r"(x)
+                 : "r"(address), "r"(a)
+                 : "memory");
+    return x;
+  }
+};
+
+struct AtomGlobalCasOp {
+  using Bits = uint32_t;
+  uint32_t* word = nullptr;
+  __device__ __forceinline__ void Bind(uint32_t*, uint32_t* global_word) {
+    *global_word = 0;
+    word = global_word;
+  }
+  __device__ __forceinline__ Bits operator()(Bits x, Bits a, Bits) const {
+    asm volatile("atom.global.cas.b32 %0, [%1], %0, %2;" : "+r"(x) : "l"(word), "r"(a) : "memory");
+    return x;
+  }
+};
+
 // Binds an atomic functor to its words (Op::Bind); the other ops have none.
 template <class Op>
 __device__ __forceinline__ auto BindWords(Op& op, uint32_t* shared_word, uint32_t* global_word)
@@ -447,6 +479,10 @@ __host__ cudaError_t WithInstructionOp(InstructionOp op, F&& f) {
       return f(AtomSharedAddOp{});
     case InstructionOp::kAtomGlobalAdd:
       return f(AtomGlobalAddOp{});
+    case InstructionOp::kAtomSharedCas:
+      return f(AtomSharedCasOp{});
+    case InstructionOp::kAtomGlobalCas:
+      return f(AtomGlobalCasOp{});
     case InstructionOp::kBarSync:
       return f(BarSyncOp{});
     case InstructionOp::kBarrierCluster:

@@ -49,8 +49,11 @@ enum class InstructionOp : int {
   kMatchAny,    // match.any.sync   x = mask of lanes with an equal x
   kReduxAdd,    // redux.sync.add   x = sum of the warp's x
   // Atomics on the chain's own word w (0 at first): x = w, w += x.
-  kAtomSharedAdd,   // atom.shared.add.u32
-  kAtomGlobalAdd,   // atom.global.add.u32
+  kAtomSharedAdd,  // atom.shared.add.u32
+  kAtomGlobalAdd,  // atom.global.add.u32
+  // x = w, and w = a where w equaled x.
+  kAtomSharedCas,   // atom.shared.cas.b32
+  kAtomGlobalCas,   // atom.global.cas.b32
   kBarSync,         // bar.sync 0 on a block of 8 warps; x unchanged
   kBarrierCluster,  // barrier.cluster arrive + wait, 2 blocks of a warp; x unchanged
 };

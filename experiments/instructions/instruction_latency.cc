@@ -26,8 +26,9 @@
 //           and bf16 rows time a round trip, two instructions) and the
 //           warp-level ops (vote_ballot with its ISETP, redux_add with the
 //           move from its uniform register); atomics on the thread's own
-//           word (x = the word, the word += x) some tens of cycles in
-//           shared memory and some hundreds in global memory (L2).
+//           word (add: x = the word, the word += x; cas: x = the word, the
+//           word = a where it equaled x) some tens of cycles in shared
+//           memory and some hundreds in global memory (L2).
 //           contention=warp and all are skipped with the reason: the values
 //           a shared word's chains end at depend on the hardware's order,
 //           which the CPU model cannot check. bar_sync: some tens of cycles

@@ -256,6 +256,10 @@ const std::vector<InstructionOpInfo>* BuildOps() {
       // From x = 1 and a word of 0, x runs through the Fibonacci numbers.
       {"atom_shared_add", InstructionOp::kAtomSharedAdd, "ATOMS.ADD", {1, 0, 0}},
       {"atom_global_add", InstructionOp::kAtomGlobalAdd, "ATOMG.E.ADD.STRONG.GPU", {1, 0, 0}},
+      // From x = 1, a = 5: x is 0, 0, 5, 5, ... (the word takes a once x
+      // has read its 0).
+      {"atom_shared_cas", InstructionOp::kAtomSharedCas, "ATOMS.CAS", {1, 5, 0}},
+      {"atom_global_cas", InstructionOp::kAtomGlobalCas, "ATOMG.E.CAS.STRONG.GPU", {1, 5, 0}},
       {"bar_sync",
        InstructionOp::kBarSync,
        "BAR.SYNC.DEFER_BLOCKING",
@@ -415,12 +419,15 @@ unsigned long long ModelChain(InstructionOp op, const InstructionOperands& opera
     return x[lane];
   }
   if (IsAtomicOp(op)) {
-    // x = the word's old value; the word grows by x (it starts at 0).
+    // The word starts at 0. add: x = the word, the word += x. cas: x = the
+    // word, the word = a where it equaled x.
+    const bool cas = op == InstructionOp::kAtomSharedCas || op == InstructionOp::kAtomGlobalCas;
     uint32_t x = static_cast<uint32_t>(start);
     uint32_t word = 0;
     for (uint64_t i = 0; i < steps; ++i) {
       const uint32_t old = word;
-      word += x;
+      if (!cas) word += x;
+      if (cas && word == x) word = static_cast<uint32_t>(operands.a);
       x = old;
     }
     return x;
@@ -431,7 +438,8 @@ unsigned long long ModelChain(InstructionOp op, const InstructionOperands& opera
 }
 
 bool IsAtomicOp(InstructionOp op) {
-  return op == InstructionOp::kAtomSharedAdd || op == InstructionOp::kAtomGlobalAdd;
+  return op == InstructionOp::kAtomSharedAdd || op == InstructionOp::kAtomGlobalAdd ||
+         op == InstructionOp::kAtomSharedCas || op == InstructionOp::kAtomGlobalCas;
 }
 
 absl::Status CheckAgainstModel(const InstructionOpInfo& info, unsigned long long start,

@@ -158,7 +158,15 @@ TEST(InstructionModelsTest, AtomicChainsRunOnTheirWord) {
   EXPECT_EQ(ModelChain(InstructionOp::kAtomSharedAdd, none, 1, 2), 1u);
   EXPECT_EQ(ModelChain(InstructionOp::kAtomGlobalAdd, none, 1, 6), 5u);
   EXPECT_EQ(ModelChain(InstructionOp::kAtomGlobalAdd, none, 1, 7), 8u);
+  // cas: x = the word; the word = a (5) where it equaled x: from x = 1 the
+  // word is 0 (x = 0), then 0 equals x (the word = 5, x = 0), then x = 5.
+  const InstructionOperands five{0, 5, 0};
+  EXPECT_EQ(ModelChain(InstructionOp::kAtomSharedCas, five, 1, 1), 0u);
+  EXPECT_EQ(ModelChain(InstructionOp::kAtomSharedCas, five, 1, 2), 0u);
+  EXPECT_EQ(ModelChain(InstructionOp::kAtomGlobalCas, five, 1, 3), 5u);
+  EXPECT_EQ(ModelChain(InstructionOp::kAtomGlobalCas, five, 1, 50), 5u);
   EXPECT_TRUE(IsAtomicOp(InstructionOp::kAtomSharedAdd));
+  EXPECT_TRUE(IsAtomicOp(InstructionOp::kAtomGlobalCas));
   EXPECT_FALSE(IsAtomicOp(InstructionOp::kFfma));
   EXPECT_TRUE(ContentionMeasured("none").ok());
   const absl::Status warp = ContentionMeasured("warp");

@@ -111,6 +111,19 @@ std::optional<size_t> LastWriter(const SassFunction& f, const SassLoop& loop, si
   return std::nullopt;
 }
 
+// Whether code[k] reads no register that an instruction of `loop` writes:
+// a reload of a loop-invariant value (LDC R9, c[0x0][0x21c]: a CAS's
+// operand pair refilled every step), which no chain value flows through.
+bool ReadsNothingFromTheLoop(const SassFunction& f, const SassLoop& loop, size_t k) {
+  const SassInstruction& in = f.code[k];
+  for (size_t o = Destinations(in); o < in.operands.size(); ++o) {
+    for (const std::string& name : RegisterNames(in.operands[o])) {
+      if (LastWriter(f, loop, k, name)) return false;
+    }
+  }
+  return true;
+}
+
 // The step instruction whose result code[j] reads, or a problem.
 std::optional<size_t> Producer(const SassFunction& f, const SassLoop& loop, size_t j,
                                std::vector<std::string>& problems) {
@@ -119,7 +132,8 @@ std::optional<size_t> Producer(const SassFunction& f, const SassLoop& loop, size
   for (size_t o = Destinations(in); o < in.operands.size(); ++o) {
     for (const std::string& name : RegisterNames(in.operands[o])) {
       const std::optional<size_t> w = LastWriter(f, loop, j, name);
-      if (w && std::find(producers.begin(), producers.end(), *w) == producers.end()) {
+      if (w && !ReadsNothingFromTheLoop(f, loop, *w) &&
+          std::find(producers.begin(), producers.end(), *w) == producers.end()) {
         producers.push_back(*w);
       }
     }

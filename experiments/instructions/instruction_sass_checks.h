@@ -35,7 +35,9 @@ std::vector<std::string> StepOps(const SassStep& step);
 // - each reads exactly one value computed in the loop, the result of the
 //   step instruction before it in its chain (of the previous trip for the
 //   first), found as the last instruction before it that writes the
-//   register, so nothing else lies in the chain;
+//   register, so nothing else lies in the chain (a value the loop reloads
+//   from nothing it computes, a constant refilled by LDC, is not a chain
+//   value);
 // - the links form `chains` cycles of steps x step.size() instructions.
 // Where no value passes between steps (`value_chain` false: barriers), only
 // the count is checked.
