@@ -1,12 +1,14 @@
 // Test helpers for the paper catalog's generator tests: reading a catalog
-// entry of configs/papers, comparing a PaperFigure with its goldens and
-// drawing its figures with gnuplot. Built on analysis/plots/fixture_test_util.h.
+// entry of configs/papers and a test's synthetic result files, comparing a
+// PaperFigure with its goldens and drawing its figures with gnuplot. Built on
+// analysis/plots/fixture_test_util.h.
 
 #ifndef DISSECT_ANALYSIS_PAPERS_PAPER_TEST_UTIL_H_
 #define DISSECT_ANALYSIS_PAPERS_PAPER_TEST_UTIL_H_
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
@@ -14,6 +16,7 @@
 #include "analysis/plots/fixture_test_util.h"
 #include "analysis/papers/catalog.h"
 #include "analysis/papers/paper_figure.h"
+#include "analysis/results/results.h"
 #include "tools/testing/test_util.h"
 #include "gtest/gtest.h"
 
@@ -69,6 +72,38 @@ inline void ExpectPaperFigureDrawn(const papers::PaperFigure& figure, const std:
   if (!HaveGnuplot()) GTEST_SKIP() << "gnuplot not on PATH";
   std::filesystem::path dir;
   DrawPaperFigure(figure, name, name, &dir);
+}
+
+// A generator test's testdata folder (a workspace path ending in '/', holding
+// its synthetic result files and its goldens) and the test's label, for
+// DISSECT_UPDATE_GOLDEN=1.
+struct PaperTestdata {
+  const char* folder;
+  const char* target;
+
+  // The result files `names` of the folder (ReadResultFixtures).
+  std::vector<ResultFile> Results(const std::vector<std::string>& names) const {
+    return ReadResultFixtures(folder, names);
+  }
+};
+
+// What every golden test of a generator checks of its page `figure`: that it
+// was generated (else its status is the failure), that its markdown and files
+// match the goldens named after `stem` in testdata.folder (ExpectPaperGoldens)
+// and that gnuplot draws its figures (ExpectPaperFigureDrawn into
+// "<stem>_test": the test is marked skipped, after its other checks, without
+// gnuplot). Returns the markdown for the test's own checks; "" when the page
+// was not generated.
+inline std::string ExpectPageMatchesGoldens(const absl::StatusOr<papers::PaperFigure>& figure,
+                                            const PaperTestdata& testdata,
+                                            const std::string& stem) {
+  if (!figure.ok()) {
+    ADD_FAILURE() << figure.status();
+    return "";
+  }
+  ExpectPaperGoldens(*figure, testdata.folder, stem, testdata.target);
+  ExpectPaperFigureDrawn(*figure, stem + "_test");
+  return figure->markdown;
 }
 
 }  // namespace dissect::analysis::testing

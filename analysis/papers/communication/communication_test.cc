@@ -9,7 +9,6 @@
 #include "analysis/papers/catalog.h"
 #include "analysis/papers/paper_test_util.h"
 #include "analysis/papers/registry.h"
-#include "analysis/plots/fixture_test_util.h"
 #include "analysis/results/results.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -18,38 +17,34 @@ namespace dissect::analysis::papers {
 namespace {
 
 using testing::CatalogEntryOrFail;
-using testing::ExpectPaperFigureDrawn;
-using testing::ExpectPaperGoldens;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-constexpr char kTestdata[] = "analysis/papers/communication/testdata/";
-constexpr char kTarget[] = "//analysis/papers/communication:communication_test";
+constexpr testing::PaperTestdata kTestdata = {"analysis/papers/communication/testdata/",
+                                              "//analysis/papers/communication:communication_test"};
 constexpr char kEntry[] = "alibaba_pai_2019_host_link";
 
 std::vector<ResultFile> Fixtures() {
-  return testing::ReadResultFixtures(kTestdata, {"synthetic_communication_layer_breakdown.json",
-                                                 "synthetic_communication_host_link.json"});
+  return kTestdata.Results(
+      {"synthetic_communication_layer_breakdown.json", "synthetic_communication_host_link.json"});
 }
 
 TEST(CommunicationBreakdownTest, MatchesGolden) {
-  absl::StatusOr<PaperFigure> figure =
-      GenerateCommunicationBreakdown(CatalogEntryOrFail(kEntry), Fixtures());
-  ASSERT_TRUE(figure.ok()) << figure.status();
-  ExpectPaperGoldens(*figure, kTestdata, "communication_breakdown", kTarget);
+  const std::string page = testing::ExpectPageMatchesGoldens(
+      GenerateCommunicationBreakdown(CatalogEntryOrFail(kEntry), Fixtures()), kTestdata,
+      "communication_breakdown");
   // PCIe: the pinned bidirectional 256 MiB row's 90 GB/s, halved.
-  EXPECT_THAT(figure->markdown, HasSubstr("| PCIe (host link)  |                 45 |"));
-  EXPECT_THAT(figure->markdown, HasSubstr("3.125"));
+  EXPECT_THAT(page, HasSubstr("| PCIe (host link)  |                 45 |"));
+  EXPECT_THAT(page, HasSubstr("3.125"));
   // alexnet at its largest batch (64): 12 ms forward, 36 ms step.
-  EXPECT_THAT(figure->markdown, HasSubstr("| alexnet     |    64 |"));
-  EXPECT_THAT(figure->markdown, Not(HasSubstr("| alexnet     |    16 |")));
+  EXPECT_THAT(page, HasSubstr("| alexnet     |    64 |"));
+  EXPECT_THAT(page, Not(HasSubstr("| alexnet     |    16 |")));
   // The skipped and the failed point, with why.
-  EXPECT_THAT(figure->markdown, HasSubstr("resnet50 at batch 16: skipped: cuDNN not found"));
-  EXPECT_THAT(figure->markdown, HasSubstr("vgg16 at batch 64: error: the softmax output"));
+  EXPECT_THAT(page, HasSubstr("resnet50 at batch 16: skipped: cuDNN not found"));
+  EXPECT_THAT(page, HasSubstr("vgg16 at batch 64: error: the softmax output"));
   // Every published value is on the page, with the arXiv address.
-  EXPECT_THAT(figure->markdown, HasSubstr("https://arxiv.org/abs/1910.05930"));
-  EXPECT_THAT(figure->markdown, HasSubstr("AllReduce over NVLink"));
-  ExpectPaperFigureDrawn(*figure, "communication_breakdown_test");
+  EXPECT_THAT(page, HasSubstr("https://arxiv.org/abs/1910.05930"));
+  EXPECT_THAT(page, HasSubstr("AllReduce over NVLink"));
 }
 
 // alexnet's 25 Gbps row, worked by hand: 61,090,496 parameters x 4 B x 1.75

@@ -8,7 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "analysis/plots/fixture_test_util.h"
 #include "analysis/papers/catalog.h"
 #include "analysis/papers/paper_test_util.h"
 #include "analysis/papers/registry.h"
@@ -20,39 +19,30 @@ namespace dissect::analysis::papers {
 namespace {
 
 using testing::CatalogEntryOrFail;
-using testing::ExpectPaperFigureDrawn;
-using testing::ExpectPaperGoldens;
 using ::testing::HasSubstr;
 
-constexpr char kTestdata[] = "analysis/papers/conv_algos/testdata/";
-constexpr char kTarget[] = "//analysis/papers/conv_algos:conv_algos_test";
+constexpr testing::PaperTestdata kTestdata = {"analysis/papers/conv_algos/testdata/",
+                                              "//analysis/papers/conv_algos:conv_algos_test"};
 
-std::vector<ResultFile> Fixtures() {
-  return testing::ReadResultFixtures(kTestdata, {"synthetic_conv_algorithms.json"});
-}
+std::vector<ResultFile> Fixtures() { return kTestdata.Results({"synthetic_conv_algorithms.json"}); }
 
 TEST(ConvAlgorithmsTest, MatchesGolden) {
-  absl::StatusOr<PaperFigure> figure =
-      GenerateConvAlgorithms(CatalogEntryOrFail("xu_2018_conv_algorithms"), Fixtures());
-  ASSERT_TRUE(figure.ok()) << figure.status();
-  ExpectPaperGoldens(*figure, kTestdata, "conv_algorithms", kTarget);
+  const std::string page = testing::ExpectPageMatchesGoldens(
+      GenerateConvAlgorithms(CatalogEntryOrFail("xu_2018_conv_algorithms"), Fixtures()), kTestdata,
+      "conv_algorithms");
   // Synthetic AlexNet at batch 64: fft is fastest on every layer (144 + 216 + 108 =
   // 468 µs); implicit_gemm everywhere takes 360 + 540 + 270 = 1170 µs: 2.5x.
-  EXPECT_THAT(figure->markdown,
-              HasSubstr("| alexnet  | implicit_gemm everywhere |           1170 |"));
-  EXPECT_THAT(figure->markdown, HasSubstr("2.5x"));
-  EXPECT_THAT(figure->markdown, HasSubstr("CUDNN_STATUS_NOT_SUPPORTED"));
-  EXPECT_THAT(figure->markdown, HasSubstr("measured layers cover 3 of 53 conv layers"));
-  ExpectPaperFigureDrawn(*figure, "conv_algorithms_test");
+  EXPECT_THAT(page, HasSubstr("| alexnet  | implicit_gemm everywhere |           1170 |"));
+  EXPECT_THAT(page, HasSubstr("2.5x"));
+  EXPECT_THAT(page, HasSubstr("CUDNN_STATUS_NOT_SUPPORTED"));
+  EXPECT_THAT(page, HasSubstr("measured layers cover 3 of 53 conv layers"));
 }
 
 TEST(WorkspaceLimitTest, MatchesGolden) {
-  absl::StatusOr<PaperFigure> figure =
-      GenerateWorkspaceLimit(CatalogEntryOrFail("oyama_2018_mucudnn"), Fixtures());
-  ASSERT_TRUE(figure.ok()) << figure.status();
-  ExpectPaperGoldens(*figure, kTestdata, "workspace_limit", kTarget);
-  EXPECT_THAT(figure->markdown, HasSubstr("assumes back-to-back micro-batches cost the sum"));
-  ExpectPaperFigureDrawn(*figure, "workspace_limit_test");
+  const std::string page = testing::ExpectPageMatchesGoldens(
+      GenerateWorkspaceLimit(CatalogEntryOrFail("oyama_2018_mucudnn"), Fixtures()), kTestdata,
+      "workspace_limit");
+  EXPECT_THAT(page, HasSubstr("assumes back-to-back micro-batches cost the sum"));
 }
 
 TEST(ConvAlgosErrorsTest, MissingExperimentAndBadParams) {

@@ -11,7 +11,6 @@
 #include "analysis/papers/catalog.h"
 #include "analysis/papers/paper_test_util.h"
 #include "analysis/papers/registry.h"
-#include "analysis/plots/fixture_test_util.h"
 #include "analysis/results/results.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -20,36 +19,31 @@ namespace dissect::analysis::papers {
 namespace {
 
 using testing::CatalogEntryOrFail;
-using testing::ExpectPaperFigureDrawn;
-using testing::ExpectPaperGoldens;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-constexpr char kTestdata[] = "analysis/papers/conv_algos/testdata/";
-constexpr char kTarget[] = "//analysis/papers/conv_algos:cuconv_page_test";
+constexpr testing::PaperTestdata kTestdata = {"analysis/papers/conv_algos/testdata/",
+                                              "//analysis/papers/conv_algos:cuconv_page_test"};
 constexpr char kEntry[] = "cuconv_2022_two_stage";
 
 std::vector<ResultFile> Fixtures() {
-  return testing::ReadResultFixtures(kTestdata, {"synthetic_two_stage_conv_algorithms.json"});
+  return kTestdata.Results({"synthetic_two_stage_conv_algorithms.json"});
 }
 
 TEST(CuconvPageTest, MatchesGolden) {
-  absl::StatusOr<PaperFigure> figure =
-      GenerateConvAlgorithms(CatalogEntryOrFail(kEntry), Fixtures());
-  ASSERT_TRUE(figure.ok()) << figure.status();
-  ExpectPaperGoldens(*figure, kTestdata, "cuconv_two_stage", kTarget);
+  const std::string page = testing::ExpectPageMatchesGoldens(
+      GenerateConvAlgorithms(CatalogEntryOrFail(kEntry), Fixtures()), kTestdata,
+      "cuconv_two_stage");
   // alexnet.features.0 at batch 1: cuDNN's best is implicit_gemm's 30 µs
   // (winograd not supported), two_stage takes 24 µs: 1.25x, its one win.
-  EXPECT_THAT(figure->markdown,
-              HasSubstr("|   1 |     24 µs | 30 µs (implicit_gemm) | **1.25x** |"));
-  EXPECT_THAT(figure->markdown, HasSubstr("| alexnet  |     1 |             1 of 3 both ran |"));
+  EXPECT_THAT(page, HasSubstr("|   1 |     24 µs | 30 µs (implicit_gemm) | **1.25x** |"));
+  EXPECT_THAT(page, HasSubstr("| alexnet  |     1 |             1 of 3 both ran |"));
   // At batch 8 fft's 50 + 7 x 3 = 71 µs is cuDNN's best there; two_stage's
   // 90 µs is 0.7889x of it.
-  EXPECT_THAT(figure->markdown, HasSubstr("71 µs (fft)"));
-  EXPECT_THAT(figure->markdown, HasSubstr("| 0.7889x |"));
+  EXPECT_THAT(page, HasSubstr("71 µs (fft)"));
+  EXPECT_THAT(page, HasSubstr("| 0.7889x |"));
   // The published value stays unknown, with its reason.
-  EXPECT_THAT(figure->markdown, HasSubstr("unknown: only the title and year"));
-  ExpectPaperFigureDrawn(*figure, "cuconv_page_test");
+  EXPECT_THAT(page, HasSubstr("unknown: only the title and year"));
 }
 
 // Without "ours" the page has no such section (the Xu et al. page).

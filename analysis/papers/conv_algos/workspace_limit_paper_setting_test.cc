@@ -6,31 +6,26 @@
 // testdata/make_synthetic_conv_algos.py). After an intended change:
 //   DISSECT_UPDATE_GOLDEN=1 ./bazelw run //analysis/papers/conv_algos:workspace_limit_paper_setting_test
 #include <string>
-#include <vector>
 
 #include "analysis/papers/catalog.h"
 #include "analysis/papers/paper_test_util.h"
 #include "analysis/papers/registry.h"
-#include "analysis/plots/fixture_test_util.h"
-#include "analysis/results/results.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace dissect::analysis::papers {
 namespace {
 
-using testing::CatalogEntryOrFail;
-using testing::ExpectPaperFigureDrawn;
-using testing::ExpectPaperGoldens;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-constexpr char kTestdata[] = "analysis/papers/conv_algos/testdata/";
-constexpr char kTarget[] = "//analysis/papers/conv_algos:workspace_limit_paper_setting_test";
+constexpr testing::PaperTestdata kTestdata = {
+    "analysis/papers/conv_algos/testdata/",
+    "//analysis/papers/conv_algos:workspace_limit_paper_setting_test"};
 
 // The µ-cuDNN entry as the generator sees it in the paper's setting.
 CatalogEntry InThePapersSetting() {
-  const CatalogEntry entry = CatalogEntryOrFail("oyama_2018_mucudnn");
+  const CatalogEntry entry = testing::CatalogEntryOrFail("oyama_2018_mucudnn");
   for (const AnalysisSetting& setting : entry.settings) {
     if (setting.id == "paper_setting") return entry.InSetting(setting);
   }
@@ -39,22 +34,20 @@ CatalogEntry InThePapersSetting() {
 }
 
 TEST(WorkspaceLimitPaperSettingTest, MatchesGolden) {
-  absl::StatusOr<PaperFigure> figure = GenerateWorkspaceLimit(
-      InThePapersSetting(),
-      testing::ReadResultFixtures(kTestdata, {"synthetic_conv_algorithms_batch256.json"}));
-  ASSERT_TRUE(figure.ok()) << figure.status();
-  ExpectPaperGoldens(*figure, kTestdata, "workspace_limit_paper_setting", kTarget);
-  EXPECT_THAT(figure->markdown, HasSubstr("Mini-batch 256,"));
+  const std::string page = testing::ExpectPageMatchesGoldens(
+      GenerateWorkspaceLimit(InThePapersSetting(),
+                             kTestdata.Results({"synthetic_conv_algorithms_batch256.json"})),
+      kTestdata, "workspace_limit_paper_setting");
+  EXPECT_THAT(page, HasSubstr("Mini-batch 256,"));
   // Synthetic fft needs 1 MiB an image: at 128 MiB only micro-batches of
   // 128 fit it (features.0: 2 x 0.4 x 40 µs x 136/8 = 544 µs, against the
   // whole batch's implicit_gemm, 40 µs x 264/8 = 1320 µs), so splitting
   // wins there; from 256 MiB the whole batch runs fft and splitting gains
   // nothing.
-  EXPECT_THAT(figure->markdown, HasSubstr("| 544 µs (2×128 fft) |  2.426x |"));
-  EXPECT_THAT(figure->markdown, HasSubstr("| alexnet | 256 MiB         |             1716 |"));
-  EXPECT_THAT(figure->markdown, Not(HasSubstr("resnet50")));
-  EXPECT_THAT(figure->markdown, Not(HasSubstr("no limit")));
-  ExpectPaperFigureDrawn(*figure, "workspace_limit_paper_setting_test");
+  EXPECT_THAT(page, HasSubstr("| 544 µs (2×128 fft) |  2.426x |"));
+  EXPECT_THAT(page, HasSubstr("| alexnet | 256 MiB         |             1716 |"));
+  EXPECT_THAT(page, Not(HasSubstr("resnet50")));
+  EXPECT_THAT(page, Not(HasSubstr("no limit")));
 }
 
 }  // namespace

@@ -10,7 +10,6 @@
 
 #include "absl/strings/str_split.h"
 #include "analysis/plots/figures.h"
-#include "analysis/plots/fixture_test_util.h"
 #include "analysis/papers/catalog.h"
 #include "analysis/papers/paper_test_util.h"
 #include "analysis/papers/registry.h"
@@ -22,49 +21,41 @@ namespace dissect::analysis::papers {
 namespace {
 
 using testing::CatalogEntryOrFail;
-using testing::ExpectPaperFigureDrawn;
-using testing::ExpectPaperGoldens;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-constexpr char kTestdata[] = "analysis/papers/forward/testdata/";
-constexpr char kTarget[] = "//analysis/papers/forward:forward_test";
+constexpr testing::PaperTestdata kTestdata = {"analysis/papers/forward/testdata/",
+                                              "//analysis/papers/forward:forward_test"};
 
-std::vector<ResultFile> Fixtures() {
-  return testing::ReadResultFixtures(kTestdata, {"synthetic_layer_breakdown.json"});
-}
+std::vector<ResultFile> Fixtures() { return kTestdata.Results({"synthetic_layer_breakdown.json"}); }
 
 TEST(LayerBandwidthTest, MatchesGolden) {
-  absl::StatusOr<PaperFigure> figure =
-      GenerateLayerBandwidth(CatalogEntryOrFail("jung_2019_a_densenet_bandwidth"), Fixtures());
-  ASSERT_TRUE(figure.ok()) << figure.status();
-  ExpectPaperGoldens(*figure, kTestdata, "layer_bandwidth", kTarget);
+  const std::string page = testing::ExpectPageMatchesGoldens(
+      GenerateLayerBandwidth(CatalogEntryOrFail("jung_2019_a_densenet_bandwidth"), Fixtures()),
+      kTestdata, "layer_bandwidth");
   // The largest measured batch (16) of densenet121; l1.relu2 (made up at
   // 4100 GB/s, 4099 after the fixture's rounding of its time) is above the
   // fixture's 3352.3 GB/s peak.
-  EXPECT_THAT(figure->markdown, HasSubstr("densenet121 forward pass at batch 16 (15 ops"));
-  EXPECT_THAT(figure->markdown, HasSubstr("| CONV "));
-  EXPECT_THAT(figure->markdown, HasSubstr("|     4099 |         122.3 |"));
-  EXPECT_THAT(figure->markdown, HasSubstr("230.4 GB/s"));
-  EXPECT_THAT(figure->markdown, HasSubstr("item 13 (notes on the paper"));
+  EXPECT_THAT(page, HasSubstr("densenet121 forward pass at batch 16 (15 ops"));
+  EXPECT_THAT(page, HasSubstr("| CONV "));
+  EXPECT_THAT(page, HasSubstr("|     4099 |         122.3 |"));
+  EXPECT_THAT(page, HasSubstr("230.4 GB/s"));
+  EXPECT_THAT(page, HasSubstr("item 13 (notes on the paper"));
   // Only densenet121's rows are this figure's: vgg16's and the skipped
   // resnet50 are not listed.
-  EXPECT_THAT(figure->markdown, Not(HasSubstr("resnet50")));
-  ExpectPaperFigureDrawn(*figure, "layer_bandwidth_test");
+  EXPECT_THAT(page, Not(HasSubstr("resnet50")));
 }
 
 TEST(OpBreakdownTest, MatchesGolden) {
-  absl::StatusOr<PaperFigure> figure =
-      GenerateOpBreakdown(CatalogEntryOrFail("fathom_2016_op_breakdown"), Fixtures());
-  ASSERT_TRUE(figure.ok()) << figure.status();
-  ExpectPaperGoldens(*figure, kTestdata, "op_breakdown", kTarget);
-  EXPECT_THAT(figure->markdown, HasSubstr("| vgg16 "));
-  EXPECT_THAT(figure->markdown, HasSubstr("| densenet121 "));
+  const std::string page = testing::ExpectPageMatchesGoldens(
+      GenerateOpBreakdown(CatalogEntryOrFail("fathom_2016_op_breakdown"), Fixtures()), kTestdata,
+      "op_breakdown");
+  EXPECT_THAT(page, HasSubstr("| vgg16 "));
+  EXPECT_THAT(page, HasSubstr("| densenet121 "));
   // The skipped and the failed point are reported, with why.
-  EXPECT_THAT(figure->markdown, HasSubstr("resnet50 at batch 16: skipped: cuDNN not found"));
-  EXPECT_THAT(figure->markdown, HasSubstr("alexnet at batch 64: error: the softmax output"));
-  EXPECT_THAT(figure->markdown, HasSubstr("unknown: neither the paper's abstract nor the authors' repository"));
-  ExpectPaperFigureDrawn(*figure, "op_breakdown_test");
+  EXPECT_THAT(page, HasSubstr("resnet50 at batch 16: skipped: cuDNN not found"));
+  EXPECT_THAT(page, HasSubstr("alexnet at batch 64: error: the softmax output"));
+  EXPECT_THAT(page, HasSubstr("unknown: neither the paper's abstract nor the authors' repository"));
 }
 
 TEST(ForwardGeneratorsTest, SharesAddUpPerPass) {

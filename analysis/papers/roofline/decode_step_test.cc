@@ -22,7 +22,6 @@
 #include "analysis/papers/paper_test_util.h"
 #include "analysis/papers/registry.h"
 #include "analysis/papers/roofline/decode_model.h"
-#include "analysis/plots/fixture_test_util.h"
 #include "analysis/results/results.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -33,18 +32,15 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-constexpr char kFolder[] = "analysis/papers/roofline/testdata/";
-constexpr char kTarget[] = "//analysis/papers/roofline:decode_step_test";
+constexpr testing::PaperTestdata kTestdata = {"analysis/papers/roofline/testdata/",
+                                              "//analysis/papers/roofline:decode_step_test"};
 
 CatalogEntry Entry() { return testing::CatalogEntryOrFail("llm_inference_series_5_decode_model"); }
 
-std::vector<ResultFile> Fixtures(const std::vector<std::string>& names) {
-  return testing::ReadResultFixtures(kFolder, names);
-}
-
 std::vector<ResultFile> AllFixtures() {
-  return Fixtures({"synthetic_memory_bandwidth.json", "synthetic_decode_cublaslt_gemm.json",
-                   "synthetic_decode_attention.json"});
+  return kTestdata.Results({"synthetic_memory_bandwidth.json",
+                            "synthetic_decode_cublaslt_gemm.json",
+                            "synthetic_decode_attention.json"});
 }
 
 // The cells, without padding, of a markdown table line.
@@ -68,15 +64,8 @@ std::string StepLine(const std::string& markdown, int batch, int context) {
 }
 
 TEST(DecodeStepTest, PageAndFigureMatchGoldens) {
-  absl::StatusOr<PaperFigure> figure = GenerateDecodeStepModel(Entry(), AllFixtures());
-  ASSERT_TRUE(figure.ok()) << figure.status();
-  testing::ExpectPaperGoldens(*figure, kFolder, "decode_step", kTarget);
-}
-
-TEST(DecodeStepTest, GnuplotDrawsTheFigure) {
-  absl::StatusOr<PaperFigure> figure = GenerateDecodeStepModel(Entry(), AllFixtures());
-  ASSERT_TRUE(figure.ok()) << figure.status();
-  testing::ExpectPaperFigureDrawn(*figure, "decode_step");
+  testing::ExpectPageMatchesGoldens(GenerateDecodeStepModel(Entry(), AllFixtures()), kTestdata,
+                                    "decode_step");
 }
 
 // Batch 1, context 2048, worked from the fixture: each cold GEMM runs at 80%
@@ -131,9 +120,9 @@ TEST(DecodeStepTest, ComputeBoundBatchIsGivenPerContext) {
 }
 
 TEST(DecodeStepTest, NoMemoryBandwidthRowsIsAnErrorNamingIt) {
-  absl::StatusOr<PaperFigure> figure = GenerateDecodeStepModel(
-      Entry(),
-      Fixtures({"synthetic_decode_cublaslt_gemm.json", "synthetic_decode_attention.json"}));
+  absl::StatusOr<PaperFigure> figure =
+      GenerateDecodeStepModel(Entry(), kTestdata.Results({"synthetic_decode_cublaslt_gemm.json",
+                                                          "synthetic_decode_attention.json"}));
   ASSERT_FALSE(figure.ok());
   EXPECT_THAT(figure.status().message(),
               HasSubstr("decode_step_model: no memory_bandwidth results"));
@@ -141,7 +130,8 @@ TEST(DecodeStepTest, NoMemoryBandwidthRowsIsAnErrorNamingIt) {
 
 TEST(DecodeStepTest, NoTensorRoofIsAnError) {
   absl::StatusOr<PaperFigure> figure = GenerateDecodeStepModel(
-      Entry(), Fixtures({"synthetic_memory_bandwidth.json", "synthetic_decode_attention.json"}));
+      Entry(),
+      kTestdata.Results({"synthetic_memory_bandwidth.json", "synthetic_decode_attention.json"}));
   ASSERT_FALSE(figure.ok());
   EXPECT_THAT(figure.status().message(), HasSubstr("no measured cublaslt_gemm rows of dtype fp16"));
 }

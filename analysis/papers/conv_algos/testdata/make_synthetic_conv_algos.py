@@ -20,16 +20,10 @@ import os
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in testdata/ (a Bazel glob)
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "testdata"))
-import synthetic_fixture as fixture  # noqa: E402
+import conv_algorithms_fixture as conv  # noqa: E402
+from conv_algorithms_fixture import MIB, fixture  # noqa: E402
 
-EXPERIMENT = "conv_algorithms"
-AXES = [("layer", "-", "string"), ("algo", "-", "string"), ("batch", "images", "int64"),
-        ("math", "-", "string")]
-METRICS = [("gflops", "GFLOP/s"), ("workspace_bytes", "B"), ("heuristic_rank", "-"),
-           ("shape_count", "layers"), ("network_conv_layers", "layers")]
-MIB = 1 << 20
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 # layer: (GFLOP per image, us per image with implicit_gemm, shape_count,
 #         network_conv_layers)
@@ -62,9 +56,8 @@ NOT_RUN = {
 
 
 def context():
-    return fixture.context(fixture.H100_LIKE, EXPERIMENT,
-                           "How fast is each cuDNN forward convolution algorithm on each conv "
-                           "layer (synthetic)", AXES, METRICS)
+    return conv.context("How fast is each cuDNN forward convolution algorithm on each conv "
+                        "layer (synthetic)")
 
 
 def layer_rows(layers, batches):
@@ -73,35 +66,24 @@ def layer_rows(layers, batches):
     for layer, (gflop, us, shape_count, network_layers) in layers.items():
         for algo, (factor, ws_mib, rank) in ALGOS.items():
             for batch in batches:
-                name = fixture.row_name(EXPERIMENT, AXES, [layer, algo, batch, "fma"])
+                name = conv.row_name(layer, algo, batch)
                 message = NOT_RUN.get((layer, algo))
                 if message is not None:
                     rows.append(fixture.error_row(name, 0, message))
                     continue
                 # Small batches use the GPU less well: 8 images of overhead.
                 t = us * factor * (batch + 8) / 8.0
-                r = fixture.row(name, 0)
-                r.update(fixture.times(t, t))
-                gflops = gflop * batch / (t * 1e-6)
-                fixture.add_metric(r, "gflops", gflops, gflops * 0.98, gflops * 1.01, 0.03)
-                ws = ws_mib * MIB * batch
-                fixture.add_metric(r, "workspace_bytes", ws, ws, ws, 0.0)
-                fixture.add_metric(r, "heuristic_rank", rank, rank, rank, 0.0)
-                fixture.add_metric(r, "shape_count", shape_count, shape_count, shape_count, 0.0)
-                fixture.add_metric(r, "network_conv_layers", network_layers, network_layers,
-                                   network_layers, 0.0)
-                fixture.add_samples(r, 1755.0)
-                rows.append(r)
+                rows.append(conv.measured_row(name, t, gflop, batch, ws_mib * MIB * batch, rank,
+                                              shape_count, network_layers))
     return rows
 
 
 def main():
     rows = layer_rows(LAYERS, BATCHES)
     # A TF32 row: not math fma, so left out by the generators.
-    name = fixture.row_name(EXPERIMENT, AXES, ["alexnet.features.3", "implicit_gemm", 64, "tensor_op"])
-    r = fixture.row(name, 0)
+    r = fixture.row(conv.row_name("alexnet.features.3", "implicit_gemm", 64, "tensor_op"), 0)
     r.update(fixture.times(1.0, 1.0))
-    for metric, _ in METRICS:
+    for metric, _ in conv.METRICS:
         fixture.add_metric(r, metric, 1.0, 1.0, 1.0, 0.0)
     fixture.add_samples(r, 1755.0)
     rows.append(r)

@@ -17,16 +17,10 @@ import os
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in testdata/ (a Bazel glob)
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "testdata"))
-import synthetic_fixture as fixture  # noqa: E402
+import conv_algorithms_fixture as conv  # noqa: E402
+from conv_algorithms_fixture import MIB, fixture  # noqa: E402
 
-EXPERIMENT = "conv_algorithms"
-AXES = [("layer", "-", "string"), ("algo", "-", "string"), ("batch", "images", "int64"),
-        ("math", "-", "string")]
-METRICS = [("gflops", "GFLOP/s"), ("workspace_bytes", "B"), ("heuristic_rank", "-"),
-           ("shape_count", "layers"), ("network_conv_layers", "layers")]
-MIB = 1 << 20
+HERE = os.path.dirname(os.path.abspath(__file__))
 BATCHES = [1, 8]
 
 # layer: (GFLOP per image, shape_count, network_conv_layers, filter rows,
@@ -60,41 +54,29 @@ NOT_SUPPORTED = {("alexnet.features.0", "winograd")}
 
 def measured_row(layer, algo, batch, us, workspace):
     gflop, shape_count, network_layers, _, _ = LAYERS[layer]
-    r = fixture.row(fixture.row_name(EXPERIMENT, AXES, [layer, algo, batch, "fma"]), 0)
-    r.update(fixture.times(us, us))
-    gflops = gflop * batch / (us * 1e-6)
-    fixture.add_metric(r, "gflops", gflops, gflops * 0.98, gflops * 1.01, 0.03)
-    fixture.add_metric(r, "workspace_bytes", workspace, workspace, workspace, 0.0)
     rank = float("nan") if algo == "two_stage" else 1.0
-    fixture.add_metric(r, "heuristic_rank", rank, rank, rank, 0.0)
-    fixture.add_metric(r, "shape_count", shape_count, shape_count, shape_count, 0.0)
-    fixture.add_metric(r, "network_conv_layers", network_layers, network_layers,
-                       network_layers, 0.0)
-    fixture.add_samples(r, 1755.0)
-    return r
+    return conv.measured_row(conv.row_name(layer, algo, batch), us, gflop, batch, workspace, rank,
+                             shape_count, network_layers)
 
 
 def main():
-    ctx = fixture.context(fixture.H100_LIKE, EXPERIMENT,
-                          "How fast is each cuDNN forward convolution algorithm on each conv "
-                          "layer (synthetic, with two_stage)", AXES, METRICS)
+    ctx = conv.context("How fast is each cuDNN forward convolution algorithm on each conv "
+                       "layer (synthetic, with two_stage)")
     rows = []
     for layer, (_, _, _, filter_rows, out_mib) in LAYERS.items():
         for batch in BATCHES:
             for algo, (us, per_image, ws_mib) in CUDNN.items():
                 if (layer, algo) in NOT_SUPPORTED:
-                    name = fixture.row_name(EXPERIMENT, AXES, [layer, algo, batch, "fma"])
                     rows.append(fixture.error_row(
-                        name, 0, "skipped: cuDNN does not support winograd here: "
+                        conv.row_name(layer, algo, batch), 0, "skipped: cuDNN does not support winograd here: "
                         "CUDNN_STATUS_NOT_SUPPORTED"))
                     continue
                 rows.append(measured_row(layer, algo, batch, us + per_image * (batch - 1),
                                          ws_mib * MIB * batch))
             rows.append(measured_row(layer, "two_stage", batch, TWO_STAGE[(layer, batch)],
                                      filter_rows * out_mib * MIB * batch))
-    name = fixture.row_name(EXPERIMENT, AXES, ["alexnet.features.3", "two_stage", 1, "tensor_op"])
     rows.append(fixture.error_row(
-        name, 0, "skipped: two_stage runs FP32 FFMA only: math=fma (no tensor-core form)"))
+        conv.row_name("alexnet.features.3", "two_stage", 1, "tensor_op"), 0, "skipped: two_stage runs FP32 FFMA only: math=fma (no tensor-core form)"))
     fixture.write(os.path.join(HERE, "synthetic_two_stage_conv_algorithms.json"), ctx, rows)
 
 
