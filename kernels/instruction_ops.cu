@@ -74,18 +74,18 @@ __device__ __forceinline__ uint32_t SmId() {
 }
 
 // Every thread runs kChains independent chains (chain c of thread t starts
-// at seed + t * kChains + c: distinct values, so ptxas cannot merge
-// chains), one untimed step each, then `iterations` timed steps each,
-// interleaved so that consecutive instructions are independent. Lane 0 of
-// each warp reads %clock64 around the timed loop: the start after the last
-// chain's untimed step has returned (WaitFor; the earlier chains' steps
-// issued before it), the stop after its last timed step has returned (the
-// other chains' last steps issued before it, in order). The per-SM span
-// of the warps' records over their ops is the SM's rate.
+// at seed + (t * kChains + c) x seed_stride: with a stride, distinct values,
+// so ptxas cannot merge chains; the stride is a kernel argument), one untimed step each, then
+// `iterations` timed steps each, interleaved so that consecutive instructions are independent. Lane
+// 0 of each warp reads %clock64 around the timed loop: the start after the last chain's untimed
+// step has returned (WaitFor; the earlier chains' steps issued before it), the stop after its last
+// timed step has returned (the other chains' last steps issued before it, in order). The per-SM
+// span of the warps' records over their ops is the SM's rate.
 template <class Op, int kChains>
 __global__ void __launch_bounds__(kThroughputBlockThreads)
-    InstructionThroughputKernel(InstructionOperands operands, uint64_t iterations,
-                                WarpTiming* timing, unsigned long long* sink, uint32_t* words) {
+    InstructionThroughputKernel(InstructionOperands operands, uint64_t seed_stride,
+                                Contention contention, uint64_t iterations, WarpTiming* timing,
+                                unsigned long long* sink, uint32_t* words) {
   using Bits = typename Op::Bits;
   __shared__ uint32_t shared_words[kThroughputBlockThreads * kChains];
   const Bits a = static_cast<Bits>(operands.a);
@@ -95,8 +95,14 @@ __global__ void __launch_bounds__(kThroughputBlockThreads)
   Bits x[kChains];
 #pragma unroll
   for (int c = 0; c < kChains; ++c) {
-    BindWords(op[c], &shared_words[threadIdx.x * kChains + c], &words[thread * kChains + c]);
-    x[c] = op[c](static_cast<Bits>(operands.seed + thread * kChains + c), a, b);
+    const uint32_t shared_index = contention == Contention::kNone   ? threadIdx.x * kChains + c
+                                  : contention == Contention::kWarp ? threadIdx.x / 32 * kChains + c
+                                                                    : 0;
+    const uint64_t global_index = contention == Contention::kNone   ? thread * kChains + c
+                                  : contention == Contention::kWarp ? thread / 32 * kChains + c
+                                                                    : 0;
+    BindWords(op[c], &shared_words[shared_index], &words[global_index]);
+    x[c] = op[c](static_cast<Bits>(operands.seed + (thread * kChains + c) * seed_stride), a, b);
   }
   WaitFor(static_cast<uint32_t>(x[kChains - 1]));
   const uint64_t start = ReadClock64();
@@ -165,7 +171,8 @@ cudaError_t LaunchInstructionThroughput(const InstructionThroughputArgs& args,
     if (ClusterBlocks<decltype(op)>::value > 0) return cudaErrorInvalidValue;
     return WithChains(args.chains, [&](auto chains) {
       InstructionThroughputKernel<decltype(op), decltype(chains)::value>
-          <<<args.blocks, kThroughputBlockThreads, 0, stream>>>(args.operands, args.iterations,
+          <<<args.blocks, kThroughputBlockThreads, 0, stream>>>(args.operands, args.seed_stride,
+                                                                args.contention, args.iterations,
                                                                 args.timing, args.sink, args.words);
       return cudaGetLastError();
     });

@@ -97,6 +97,13 @@ inline constexpr int kMaxLatencyThreads = 256;
 // cluster of 2 one-warp blocks for barrier_cluster).
 cudaError_t LaunchInstructionLatency(const InstructionLatencyArgs& args, cudaStream_t stream);
 
+// Which lanes share an atomic's word in the throughput kernel: none (a word
+// per chain), the warp's lanes (a word per warp and chain), or all (one
+// word: the grid's for global atomics, the block's for shared ones). Where
+// lanes share a word, the host starts every chain at 0 with a = 0, so that
+// each lane's values do not depend on the order the hardware serves them.
+enum class Contention : int { kNone = 0, kWarp = 1, kAll = 2 };
+
 // Independent chains per thread the throughput kernel is built for.
 inline constexpr int kThroughputChains[] = {1, 2, 4, 8};
 
@@ -105,8 +112,11 @@ inline constexpr int kThroughputBlockThreads = 128;
 
 struct InstructionThroughputArgs {
   InstructionOp op = InstructionOp::kFfma;
-  InstructionOperands operands;  // chain c of thread t starts at seed + t * chains + c
-  int chains = 1;                // one of kThroughputChains
+  // Chain c of thread t starts at seed + (t * chains + c) x seed_stride.
+  InstructionOperands operands;
+  uint64_t seed_stride = 1;
+  Contention contention = Contention::kNone;
+  int chains = 1;  // one of kThroughputChains
   // Ops per chain in the timed loop: a positive multiple of
   // kInstructionUnroll. One untimed op per chain precedes it.
   uint64_t iterations = 0;

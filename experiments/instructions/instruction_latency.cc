@@ -29,9 +29,9 @@
 //           word (add: x = the word, the word += x; cas: x = the word, the
 //           word = a where it equaled x) some tens of cycles in shared
 //           memory and some hundreds in global memory (L2).
-//           contention=warp and all are skipped with the reason: the values
-//           a shared word's chains end at depend on the hardware's order,
-//           which the CPU model cannot check. bar_sync: some tens of cycles
+//           contention=warp and all are skipped with the reason (the
+//           chain runs on one thread's own word; instruction_throughput
+//           measures contention). bar_sync: some tens of cycles
 //           per barrier; barrier_cluster (arrive.relaxed + wait on a
 //           cluster of 2 blocks of a warp, sm_90 and newer) more. Neither
 //           has a throughput row.

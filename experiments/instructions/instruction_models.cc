@@ -470,10 +470,15 @@ std::vector<std::string> ContentionNames() { return {"none", "warp", "all"}; }
 
 absl::Status ContentionMeasured(absl::string_view contention) {
   if (contention == "none") return absl::OkStatus();
-  return Skipped(absl::StrCat(
-      "contention=", contention,
-      " is not measured: where lanes share a word, the values their chains end at depend on "
-      "the order the hardware serves them, which the CPU model cannot check"));
+  return Skipped(absl::StrCat("contention=", contention,
+                              " is measured by instruction_throughput: the latency chain runs on "
+                              "one thread's own word"));
+}
+
+Contention ParseContention(absl::string_view contention) {
+  return contention == "warp"  ? Contention::kWarp
+         : contention == "all" ? Contention::kAll
+                               : Contention::kNone;
 }
 
 absl::Status ValidateContention(absl::string_view op, absl::string_view contention) {

@@ -99,9 +99,12 @@ uint16_t DoubleToHalf(double v);
 std::vector<std::string> ContentionNames();
 absl::Status ValidateContention(absl::string_view op, absl::string_view contention);
 
-// OK for contention "none", the only one measured; else a Skipped status
-// with the reason.
+// OK for contention "none", the only one the latency experiment measures;
+// else a Skipped status with the reason.
 absl::Status ContentionMeasured(absl::string_view contention);
+
+// The kernels' Contention for an axis value (ContentionNames()).
+Contention ParseContention(absl::string_view contention);
 
 }  // namespace dissect
 

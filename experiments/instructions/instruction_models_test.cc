@@ -171,7 +171,16 @@ TEST(InstructionModelsTest, AtomicChainsRunOnTheirWord) {
   EXPECT_TRUE(ContentionMeasured("none").ok());
   const absl::Status warp = ContentionMeasured("warp");
   EXPECT_TRUE(dissect::IsSkipped(warp));
-  EXPECT_THAT(std::string(warp.message()), HasSubstr("contention=warp is not measured"));
+  EXPECT_THAT(std::string(warp.message()),
+              HasSubstr("contention=warp is measured by instruction_throughput"));
+  EXPECT_EQ(ParseContention("none"), Contention::kNone);
+  EXPECT_EQ(ParseContention("warp"), Contention::kWarp);
+  EXPECT_EQ(ParseContention("all"), Contention::kAll);
+  // Chains that share a word carry 0 (seed and a): their values are 0 in any
+  // order.
+  const InstructionOperands zero{};
+  EXPECT_EQ(ModelChain(InstructionOp::kAtomGlobalAdd, zero, 0, 100), 0u);
+  EXPECT_EQ(ModelChain(InstructionOp::kAtomSharedCas, zero, 0, 100), 0u);
 }
 
 TEST(InstructionModelsTest, ExactChainsDependOnTheirLength) {

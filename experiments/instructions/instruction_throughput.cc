@@ -27,8 +27,13 @@
 //           chain, enough warps per scheduler hide the op's latency; fewer
 //           warps need more chains. f2f_f16 runs one chain per thread only
 //           (ptxas converts two chains' values with one F2FP.PACK_AB).
-//           Atomics run on a word per chain (contention=none; warp and all
-//           are skipped with the reason, as in instruction_latency).
+//           Atomics: contention=none gives each chain a word of its own,
+//           warp one word per warp and chain, all one word (the grid's in
+//           global memory, the block's in shared memory); where lanes share
+//           a word every chain starts at 0 and adds or swaps in 0, so that
+//           its values do not depend on the order the hardware serves the
+//           lanes (the row's note says so) and the CPU check stays exact.
+//           The more lanes share a word, the fewer results per clock.
 // Could be confused with: the compiler's work for the hardware's:
 //           //experiments/instructions:sass_test checks, for every
 //           architecture built (sm_80 to sm_120), that the
@@ -74,7 +79,8 @@ absl::Status Validate(const Point& point) {
   return absl::OkStatus();
 }
 
-// Checks the first and the last thread's chains against the CPU model.
+// Checks the first and the last thread's chains against the CPU model (from
+// the operands and seed stride `args` ran with).
 absl::Status CheckChains(const InstructionOpInfo& info, const InstructionThroughputArgs& args,
                          const DeviceBuffer<unsigned long long>& sink) {
   std::vector<unsigned long long> values(sink.size());
@@ -84,17 +90,46 @@ absl::Status CheckChains(const InstructionOpInfo& info, const InstructionThrough
   for (const uint64_t t : {uint64_t{0}, threads - 1}) {
     for (int c = 0; c < args.chains; ++c) {
       const uint64_t index = t * args.chains + c;
-      DISSECT_RETURN_IF_ERROR(CheckAgainstModel(
-          info, info.operands.seed + index, kIterations + 1, values[index],
-          absl::StrCat("thread ", t, " chain ", c), static_cast<int>(t % 32), args.chains));
+      DISSECT_RETURN_IF_ERROR(
+          CheckAgainstModel(info, args.operands.seed + index * args.seed_stride, kIterations + 1,
+                            values[index], absl::StrCat("thread ", t, " chain ", c),
+                            static_cast<int>(t % 32), args.chains * args.seed_stride));
     }
   }
   return absl::OkStatus();
 }
 
+// results_per_clock_per_sm of each timed launch: `records` holds `warps`
+// records per launch slot, the timed launches after the warm-up ones.
+absl::StatusOr<std::vector<double>> Rates(const PointContext& ctx,
+                                          const std::vector<WarpTiming>& records, int warps,
+                                          size_t samples, int chains) {
+  std::vector<double> rates;
+  for (size_t i = 0; i < samples; ++i) {
+    const absl::Span<const WarpTiming> row =
+        absl::MakeConstSpan(records).subspan((ctx.timing().warmup + i) * warps, warps);
+    DISSECT_ASSIGN_OR_RETURN(const double cycles,
+                             CyclesPerInstruction(row, static_cast<int64_t>(kIterations) * chains));
+    rates.push_back(32.0 / cycles);
+  }
+  return rates;
+}
+
+// Where lanes share an atomic's word, every chain starts at 0 and adds or
+// swaps in 0, so that its values do not depend on the hardware's order and
+// the CPU check stays exact.
+void ApplyContention(PointContext& ctx, InstructionThroughputArgs& args) {
+  args.contention = ParseContention(ctx.Str("contention"));
+  if (args.contention == Contention::kNone) return;
+  args.operands.seed = 0;
+  args.operands.a = 0;
+  args.seed_stride = 0;
+  ctx.AddNote(absl::StrCat("contention=", ctx.Str("contention"),
+                           ": every chain starts at 0 and adds or swaps in 0"));
+}
+
 absl::Status Run(PointContext& ctx) {
   DISSECT_ASSIGN_OR_RETURN(const InstructionOpInfo info, FindInstructionOp(ctx.Str("op")));
-  DISSECT_RETURN_IF_ERROR(ContentionMeasured(ctx.Str("contention")));
   if (info.no_throughput_reason != nullptr) return Skipped(info.no_throughput_reason);
   const int chains = static_cast<int>(ctx.Int("chains"));
   if (chains > 1 && info.one_chain_reason != nullptr) {
@@ -114,6 +149,7 @@ absl::Status Run(PointContext& ctx) {
   args.chains = chains;
   args.iterations = kIterations;
   args.blocks = ctx.device().sm_count * blocks_per_sm;
+  ApplyContention(ctx, args);
   const int warps = args.blocks * kWarpsPerBlock;
   DISSECT_ASSIGN_OR_RETURN(auto d_timing,
                            DeviceBuffer<WarpTiming>::Allocate(ctx.LaunchSlots() * warps));
@@ -135,14 +171,8 @@ absl::Status Run(PointContext& ctx) {
   std::vector<WarpTiming> records(d_timing.size());
   DISSECT_CUDA_RETURN_IF_ERROR(
       cudaMemcpy(records.data(), d_timing.get(), d_timing.bytes(), cudaMemcpyDeviceToHost));
-  std::vector<double> rates;
-  for (size_t i = 0; i < ms.size(); ++i) {
-    const absl::Span<const WarpTiming> row =
-        absl::MakeConstSpan(records).subspan((ctx.timing().warmup + i) * warps, warps);
-    DISSECT_ASSIGN_OR_RETURN(const double cycles,
-                             CyclesPerInstruction(row, static_cast<int64_t>(kIterations) * chains));
-    rates.push_back(32.0 / cycles);
-  }
+  DISSECT_ASSIGN_OR_RETURN(std::vector<double> rates,
+                           Rates(ctx, records, warps, ms.size(), chains));
   ctx.AddNote(SassSequenceNote(info));
   return ctx.AddSamples("results_per_clock_per_sm", std::move(rates));
 }
