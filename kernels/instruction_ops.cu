@@ -24,28 +24,31 @@ namespace {
 // which keeps it live and lets the host check it against its own model.
 template <class Op>
 __device__ __forceinline__ void TimeLatency(const InstructionOperands& operands,
-                                            uint64_t chain_length, ChaseTiming* out,
-                                            uint32_t* words) {
+                                            const LatencySetup& setup, uint64_t chain_length,
+                                            ChaseTiming* out, uint32_t* words) {
   using Bits = typename Op::Bits;
-  // A word per thread: with one word for all (a uniform address) ptxas
-  // turns an atomic into a warp-aggregated one (VOTE, SHFL scan, one
-  // atomic for the warp).
+  // An atomic's word: its thread's own, or word 0 for the warp's lanes
+  // (contention warp). Chosen at run time: with a word ptxas can prove
+  // uniform it turns an atomic into a warp-aggregated one (VOTE, SHFL scan,
+  // one atomic for the warp).
   static_assert(LatencyThreads<Op>::value <= kMaxLatencyThreads, "the host's words per launch");
-  __shared__ uint32_t shared_words[LatencyThreads<Op>::value];
+  __shared__ uint32_t shared_words[LatencyThreads<Op>::value < 32 ? 32 : LatencyThreads<Op>::value];
+  const uint32_t word = setup.contention == Contention::kNone ? threadIdx.x : 0;
   Op op;
-  BindWords(op, &shared_words[threadIdx.x], &words[threadIdx.x]);
+  BindWords(op, &shared_words[word], &words[word]);
   const Bits a = static_cast<Bits>(operands.a);
   const Bits b = static_cast<Bits>(operands.b);
   const auto step = [&](Bits x) { return op(x, a, b); };
-  const Bits last = RunTimedChase(step, static_cast<Bits>(operands.seed + threadIdx.x),
-                                  kInstructionWarmupOps, chain_length, out);
+  const Bits last =
+      RunTimedChase(step, static_cast<Bits>(operands.seed + threadIdx.x * setup.seed_stride),
+                    kInstructionWarmupOps, chain_length, out);
   if (threadIdx.x == 0 && blockIdx.x == 0) out->sink = static_cast<unsigned long long>(last);
 }
 
 template <class Op>
-__global__ void InstructionLatencyKernel(InstructionOperands operands, uint64_t chain_length,
-                                         ChaseTiming* out, uint32_t* words) {
-  TimeLatency<Op>(operands, chain_length, out, words);
+__global__ void InstructionLatencyKernel(InstructionOperands operands, LatencySetup setup,
+                                         uint64_t chain_length, ChaseTiming* out, uint32_t* words) {
+  TimeLatency<Op>(operands, setup, chain_length, out, words);
 }
 
 // The same for barrier_cluster, whose blocks are a cluster of 2 at compile
@@ -59,11 +62,12 @@ __global__ void InstructionLatencyKernel(InstructionOperands operands, uint64_t 
 #endif
 template <class Op>
 __global__ void DISSECT_CLUSTER_OF_2 InstructionClusterLatencyKernel(InstructionOperands operands,
+                                                                     LatencySetup setup,
                                                                      uint64_t chain_length,
                                                                      ChaseTiming* out,
                                                                      uint32_t* words) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  TimeLatency<Op>(operands, chain_length, out, words);
+  TimeLatency<Op>(operands, setup, chain_length, out, words);
 #endif
 }
 
@@ -151,11 +155,14 @@ cudaError_t LaunchInstructionLatency(const InstructionLatencyArgs& args, cudaStr
     if constexpr (ClusterBlocks<Op>::value > 0) {
       static_assert(ClusterBlocks<Op>::value == 2, "the kernel's __cluster_dims__");
       InstructionClusterLatencyKernel<Op><<<2, LatencyThreads<Op>::value, 0, stream>>>(
-          args.operands, args.chain_length, args.out, args.words);
+          args.operands, args.setup, args.chain_length, args.out, args.words);
       return cudaGetLastError();
     } else {
-      InstructionLatencyKernel<Op><<<1, LatencyThreads<Op>::value, 0, stream>>>(
-          args.operands, args.chain_length, args.out, args.words);
+      // A contended atomic's chain runs on a warp (its lanes share the word).
+      const int threads =
+          args.setup.contention == Contention::kWarp ? 32 : LatencyThreads<Op>::value;
+      InstructionLatencyKernel<Op><<<1, threads, 0, stream>>>(
+          args.operands, args.setup, args.chain_length, args.out, args.words);
       return cudaGetLastError();
     }
   });

@@ -75,9 +75,25 @@ inline constexpr int kInstructionUnroll = kChaseUnroll;
 // and the loop's instructions issued and the seed loaded.
 inline constexpr uint64_t kInstructionWarmupOps = 64;
 
+// Which lanes share an atomic's word: none (a word per chain), the warp's
+// lanes (a word per warp and chain; the latency kernel then runs a warp),
+// or all (throughput only: one word, the grid's for global atomics, the
+// block's for shared ones). Where
+// lanes share a word, the host starts every chain at 0 with a = 0, so that
+// each lane's values do not depend on the order the hardware serves them.
+enum class Contention : int { kNone = 0, kWarp = 1, kAll = 2 };
+
+// How the latency kernel's threads start: lane l at seed + l x seed_stride,
+// and which of them share an atomic's word.
+struct LatencySetup {
+  uint64_t seed_stride = 1;
+  Contention contention = Contention::kNone;
+};
+
 struct InstructionLatencyArgs {
   InstructionOp op = InstructionOp::kFfma;
   InstructionOperands operands;
+  LatencySetup setup;
   // Ops of segment 0 (segment 1 has twice as many): a positive multiple of
   // kInstructionUnroll.
   uint64_t chain_length = 0;
@@ -96,13 +112,6 @@ inline constexpr int kMaxLatencyThreads = 256;
 // at seed + lane and whose lane 0 stores the sink; 8 warps for bar_sync; a
 // cluster of 2 one-warp blocks for barrier_cluster).
 cudaError_t LaunchInstructionLatency(const InstructionLatencyArgs& args, cudaStream_t stream);
-
-// Which lanes share an atomic's word in the throughput kernel: none (a word
-// per chain), the warp's lanes (a word per warp and chain), or all (one
-// word: the grid's for global atomics, the block's for shared ones). Where
-// lanes share a word, the host starts every chain at 0 with a = 0, so that
-// each lane's values do not depend on the order the hardware serves them.
-enum class Contention : int { kNone = 0, kWarp = 1, kAll = 2 };
 
 // Independent chains per thread the throughput kernel is built for.
 inline constexpr int kThroughputChains[] = {1, 2, 4, 8};

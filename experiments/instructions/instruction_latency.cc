@@ -29,12 +29,13 @@
 //           word (add: x = the word, the word += x; cas: x = the word, the
 //           word = a where it equaled x) some tens of cycles in shared
 //           memory and some hundreds in global memory (L2).
-//           contention=warp and all are skipped with the reason (the
-//           chain runs on one thread's own word; instruction_throughput
-//           measures contention). bar_sync: some tens of cycles
-//           per barrier; barrier_cluster (arrive.relaxed + wait on a
-//           cluster of 2 blocks of a warp, sm_90 and newer) more. Neither
-//           has a throughput row.
+//           contention=warp runs the atomic chain on a warp whose 32 lanes
+//           share the word (every chain starts at 0 and adds or swaps in
+//           0, so the CPU check stays exact whatever order the hardware
+//           serves the lanes in; the row's note says so); contention=all is
+//           skipped with the reason (instruction_throughput measures it). bar_sync: some tens of
+//           cycles per barrier; barrier_cluster (arrive.relaxed + wait on a cluster of 2 blocks of
+//           a warp, sm_90 and newer) more. Neither has a throughput row.
 // Could be confused with: the compiler's work for the hardware's (a folded
 //           chain, a step that is a sequence, a step that reads a constant
 //           instead of the previous result): //experiments/instructions:
@@ -72,7 +73,7 @@ absl::Status Validate(const Point& point) {
 
 absl::Status Run(PointContext& ctx) {
   DISSECT_ASSIGN_OR_RETURN(const InstructionOpInfo info, FindInstructionOp(ctx.Str("op")));
-  DISSECT_RETURN_IF_ERROR(ContentionMeasured(ctx.Str("contention")));
+  DISSECT_RETURN_IF_ERROR(LatencyContentionMeasured(ctx.Str("contention")));
   const int cc = ctx.device().cc_major * 10 + ctx.device().cc_minor;
   if (cc < info.min_compute_capability) {
     return Skipped(absl::StrCat("needs ",
@@ -86,6 +87,17 @@ absl::Status Run(PointContext& ctx) {
   args.op = info.op;
   args.operands = info.operands;
   args.chain_length = chain_length;
+  args.setup.contention = ParseContention(ctx.Str("contention"));
+  if (args.setup.contention == Contention::kWarp) {
+    // The warp's 32 lanes share the word; every chain starts at 0 and adds
+    // or swaps in 0, so their values do not depend on the hardware's order.
+    args.operands.seed = 0;
+    args.operands.a = 0;
+    args.setup.seed_stride = 0;
+    ctx.AddNote(
+        "contention=warp: 32 lanes on one word, every chain starts at 0 and adds or "
+        "swaps in 0");
+  }
   DISSECT_ASSIGN_OR_RETURN(auto d_words, DeviceBuffer<uint32_t>::Allocate(kMaxLatencyThreads));
   args.words = d_words.get();
   int launch = 0;
@@ -102,8 +114,9 @@ absl::Status Run(PointContext& ctx) {
   // Verification: every launch ran the chain the CPU model runs.
   const uint64_t steps = kInstructionWarmupOps + ChaseLoadsPerLaunch(chain_length);
   for (int i = 0; i < launches; ++i) {
-    DISSECT_RETURN_IF_ERROR(CheckAgainstModel(info, info.operands.seed, steps, results[i].sink,
-                                              absl::StrCat("launch ", i)));
+    DISSECT_RETURN_IF_ERROR(CheckAgainstModel(info, args.operands.seed, steps, results[i].sink,
+                                              absl::StrCat("launch ", i), 0,
+                                              args.setup.seed_stride));
   }
   results.erase(results.begin(), results.begin() + ctx.timing().warmup);
   DISSECT_ASSIGN_OR_RETURN(

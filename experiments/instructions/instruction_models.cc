@@ -468,11 +468,10 @@ absl::Status CheckAgainstModel(const InstructionOpInfo& info, unsigned long long
 
 std::vector<std::string> ContentionNames() { return {"none", "warp", "all"}; }
 
-absl::Status ContentionMeasured(absl::string_view contention) {
-  if (contention == "none") return absl::OkStatus();
-  return Skipped(absl::StrCat("contention=", contention,
-                              " is measured by instruction_throughput: the latency chain runs on "
-                              "one thread's own word"));
+absl::Status LatencyContentionMeasured(absl::string_view contention) {
+  if (contention != "all") return absl::OkStatus();
+  return Skipped(
+      "contention=all is measured by instruction_throughput: the latency chain runs on one warp");
 }
 
 Contention ParseContention(absl::string_view contention) {

@@ -99,9 +99,9 @@ uint16_t DoubleToHalf(double v);
 std::vector<std::string> ContentionNames();
 absl::Status ValidateContention(absl::string_view op, absl::string_view contention);
 
-// OK for contention "none", the only one the latency experiment measures;
-// else a Skipped status with the reason.
-absl::Status ContentionMeasured(absl::string_view contention);
+// OK for the contentions the latency experiment measures (none, warp);
+// a Skipped status with the reason for all.
+absl::Status LatencyContentionMeasured(absl::string_view contention);
 
 // The kernels' Contention for an axis value (ContentionNames()).
 Contention ParseContention(absl::string_view contention);

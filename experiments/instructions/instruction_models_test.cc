@@ -168,11 +168,12 @@ TEST(InstructionModelsTest, AtomicChainsRunOnTheirWord) {
   EXPECT_TRUE(IsAtomicOp(InstructionOp::kAtomSharedAdd));
   EXPECT_TRUE(IsAtomicOp(InstructionOp::kAtomGlobalCas));
   EXPECT_FALSE(IsAtomicOp(InstructionOp::kFfma));
-  EXPECT_TRUE(ContentionMeasured("none").ok());
-  const absl::Status warp = ContentionMeasured("warp");
-  EXPECT_TRUE(dissect::IsSkipped(warp));
-  EXPECT_THAT(std::string(warp.message()),
-              HasSubstr("contention=warp is measured by instruction_throughput"));
+  EXPECT_TRUE(LatencyContentionMeasured("none").ok());
+  EXPECT_TRUE(LatencyContentionMeasured("warp").ok());
+  const absl::Status all = LatencyContentionMeasured("all");
+  EXPECT_TRUE(dissect::IsSkipped(all));
+  EXPECT_THAT(std::string(all.message()),
+              HasSubstr("contention=all is measured by instruction_throughput"));
   EXPECT_EQ(ParseContention("none"), Contention::kNone);
   EXPECT_EQ(ParseContention("warp"), Contention::kWarp);
   EXPECT_EQ(ParseContention("all"), Contention::kAll);
