@@ -161,7 +161,13 @@ fi
 # estimated, unmeasured.
 if want instructions; then
   run instruction_latency instruction_latency --samples=10 "$@"
+  run instruction_latency_contention instruction_latency --samples=10 \
+    --axis=op=atom_shared_add,atom_global_add,atom_shared_cas,atom_global_cas --axis=contention=warp "$@"
   run instruction_throughput instruction_throughput --samples=10 "$@"
+  # One word for the grid (global) or the block (shared): the contention=all
+  # global points serialize about a billion atomics a launch, seconds each.
+  run instruction_throughput_contention instruction_throughput --samples=5 --axis=chains=1 \
+    --axis=op=atom_shared_add,atom_global_add,atom_shared_cas,atom_global_cas --axis=contention=warp,all "$@"
   run launch_overhead launch_overhead --samples=20 "$@"
   run launch_block_dispatch launch_overhead --samples=10 --axis=measure=block_dispatch \
     --axis=blocks=1,132,1320,13200,132000 "$@"
