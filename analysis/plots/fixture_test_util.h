@@ -15,10 +15,14 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "analysis/plots/figures.h"
 #include "analysis/results/results.h"
 #include "tools/testing/test_util.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace dissect::analysis::testing {
@@ -68,6 +72,25 @@ inline void DrawFigures(const DeviceFigures& device, const std::string& test_nam
         *dir / std::filesystem::path(script).replace_extension(".svg");
     EXPECT_NE(test_util::ReadText(svg.string()).find("<svg"), std::string::npos) << svg;
   }
+}
+
+// The cells, trimmed, of the first markdown table row of `text` whose
+// first cell is `first`; empty if there is none.
+inline std::vector<std::string> TableRow(const std::string& text, const std::string& first) {
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    if (!absl::ConsumePrefix(&line, "|")) continue;
+    std::vector<std::string> cells;
+    for (absl::string_view cell : absl::StrSplit(line, '|')) {
+      cells.emplace_back(absl::StripAsciiWhitespace(cell));
+    }
+    if (!cells.empty() && cells.front() == first) return cells;
+  }
+  return {};
+}
+
+// A cell of a TableRow that contains `text`.
+inline ::testing::Matcher<std::vector<std::string>> CellWith(const std::string& text) {
+  return ::testing::Contains(::testing::HasSubstr(text));
 }
 
 }  // namespace dissect::analysis::testing

@@ -39,6 +39,8 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
+using testing::CellWith;
+using testing::TableRow;
 
 constexpr char kTestdata[] = "analysis/testdata/instructions_synthetic/";
 constexpr char kTarget[] = "//analysis/plots:instructions_test";
@@ -78,25 +80,6 @@ TEST(InstructionsGoldenTest, FiguresMatchGolden) {
     }
   }
   CheckGolden(actual, "instructions_figures.golden.txt");
-}
-
-// The cells, trimmed, of the first table row of `section` whose first
-// cell is `first`; empty if there is none.
-std::vector<std::string> TableRow(const std::string& section, const std::string& first) {
-  for (absl::string_view line : absl::StrSplit(section, '\n')) {
-    if (!absl::ConsumePrefix(&line, "|")) continue;
-    std::vector<std::string> cells;
-    for (absl::string_view cell : absl::StrSplit(line, '|')) {
-      cells.emplace_back(absl::StripAsciiWhitespace(cell));
-    }
-    if (!cells.empty() && cells.front() == first) return cells;
-  }
-  return {};
-}
-
-// A cell of the row that contains `text`.
-::testing::Matcher<std::vector<std::string>> CellWith(const std::string& text) {
-  return ::testing::Contains(HasSubstr(text));
 }
 
 TEST(InstructionsSectionTest, PercentOfTheCc90ColumnAndHalf2CountsTwoResults) {

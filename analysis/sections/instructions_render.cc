@@ -37,10 +37,23 @@ std::string BestAtCell(const InstructionOpSummary& op) {
                       FormatNumber(op.warps_per_sm), " warps/SM");
 }
 
+// A unit does not run faster than its published rate: a measurement more
+// than 5 % above it (room for clock and timing noise) means the published
+// row is not the one of the SASS the chain runs, or the rate is wrong, and
+// its % compares nothing.
+constexpr double kAbovePublishedFraction = 1.05;
+
+bool AbovePublished(const std::optional<double>& fraction) {
+  return fraction && *fraction > kAbovePublishedFraction;
+}
+
 std::string PercentCell(const InstructionOpSummary& op, const PublishedOpRate& published) {
   if (!published.results_per_clock_per_sm) return published.none;
   const std::optional<double> fraction = FractionOfPublished(op, published);
-  return fraction ? FormatPercent(*fraction) : kEmptyCell;
+  if (!fraction) return kEmptyCell;
+  return AbovePublished(fraction)
+             ? absl::StrCat(FormatPercent(*fraction), " (above published: see below)")
+             : FormatPercent(*fraction);
 }
 
 void AddOnce(std::vector<std::string>& list, const std::string& text) {
@@ -63,6 +76,8 @@ struct OpNotes {
   std::vector<std::pair<const InstructionRateRow*, std::vector<std::string>>> rows_used;
   // Why there is no published rate, with the ops it holds for.
   std::vector<std::pair<std::string, std::vector<std::string>>> none;
+  // The ops measured above their published rate, with the rate and SASS.
+  std::vector<std::string> above;
   // The rates file's notes of the ops, chain steps of several instructions.
   std::vector<std::string> notes;
   std::vector<const InstructionRateSource*> sources;
@@ -73,6 +88,14 @@ OpNotes CollectOpNotes(const InstructionsDevice& d, const InstructionRates& rate
   for (const InstructionOpSummary& op : d.ops) {
     const PublishedOpRate published = rates.For(op.op, d.compute_capability);
     if (published.results_per_clock_per_sm) {
+      if (const std::optional<double> fraction = FractionOfPublished(op, published);
+          AbovePublished(fraction)) {
+        out.above.push_back(absl::StrCat(
+            op.Label(), ": ", FormatPercent(*fraction), " of ",
+            FormatNumber(*published.results_per_clock_per_sm), " (\"", published.row->row,
+            "\"), SASS ",
+            op.sass_sequences.empty() ? "unknown" : absl::StrJoin(op.sass_sequences, " / ")));
+      }
       AddToGroup(out.rows_used, published.row, op.op);
       if (std::find(out.sources.begin(), out.sources.end(), published.source) ==
           out.sources.end()) {
@@ -98,6 +121,14 @@ OpNotes CollectOpNotes(const InstructionsDevice& d, const InstructionRates& rate
 // The parts of OpNotes that have entries, as paragraphs and lists.
 std::string RenderOpNotes(const OpNotes& n, const std::string& cc) {
   std::vector<std::string> parts;
+  if (!n.above.empty()) {
+    std::string part = absl::StrCat(
+        "Above the published rate (more than ", FormatPercent(kAbovePublishedFraction),
+        " of it): the table's row does not describe this SASS (or the rate is wrong), so its % "
+        "compares nothing (where the rates table knows why, its note is under Notes):\n\n");
+    for (const std::string& entry : n.above) absl::StrAppend(&part, "- ", entry, "\n");
+    parts.push_back(std::move(part));
+  }
   if (!n.rows_used.empty()) {
     std::string part =
         absl::StrCat("Published rates (results per clock per SM, compute capability ", cc,

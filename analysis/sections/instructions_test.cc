@@ -205,6 +205,31 @@ TEST(InstructionsTest, PercentOfPublishedUsesTheColumnOfTheFilesComputeCapabilit
   }
 }
 
+// More than 105 % of the published rate is no faster unit: the row is
+// flagged as not describing the SASS, and listed with its rate and SASS.
+TEST(InstructionsTest, ARateAboveThePublishedOneIsFlagged) {
+  const InstructionRates rates = TwoColumnRates();
+  for (const auto& [rate, flagged] :
+       std::vector<std::pair<double, bool>>{{134, false}, {141, true}}) {
+    const ResultFile file = SyntheticFile(
+        "instruction_throughput", "9.0",
+        {{{{"op", "ffma"}, {"chains", "4"}, {"warps_per_sm", "32"}},
+          {{"results_per_clock_per_sm", rate}}, "sass_sequence: FFMA"}});
+    const std::string section = RenderInstructionsSections({file}, rates);
+    if (flagged) {
+      EXPECT_THAT(section, HasSubstr("110.2% (above published: see below)"));
+      EXPECT_THAT(section, HasSubstr("Above the published rate (more than 105.0% of it): the "
+                                     "table's row does not describe this SASS (or the rate is "
+                                     "wrong)"));
+      EXPECT_THAT(section, HasSubstr("- ffma: 110.2% of 128 (\"fp32 fma\"), SASS FFMA\n"));
+    } else {
+      EXPECT_THAT(section, HasSubstr("104.7%"));
+      EXPECT_THAT(section, Not(HasSubstr("above published")));
+      EXPECT_THAT(section, Not(HasSubstr("Above the published rate")));
+    }
+  }
+}
+
 TEST(InstructionsTest, MissingRateSaysNonePublished) {
   const InstructionRates rates = TwoColumnRates();
   const ResultFile file = SyntheticFile("instruction_throughput", "7.0", FfmaThroughputRows());

@@ -1,0 +1,159 @@
+// The instruction chapter's section on REAL data: the committed ground truth
+// of an H100 (analysis/reference/h100_80gb_hbm3/2026-11-27-second-contact,
+// raw files as they came back, //analysis/reference:h100_second_contact_
+// instructions). Not a golden of the page: properties that must hold on
+// that run, each taken from the run's own files. Skips, saying why, where
+// the folder is absent.
+
+#include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "analysis/plots/fixture_test_util.h"
+#include "analysis/results/results.h"
+#include "analysis/sections/instruction_rates.h"
+#include "analysis/sections/instruction_rates_embedded.h"
+#include "analysis/sections/instructions.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tools/testing/test_util.h"
+
+namespace dissect::analysis {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using testing::CellWith;
+using testing::TableRow;
+
+constexpr char kRun[] = "analysis/reference/h100_80gb_hbm3/2026-11-27-second-contact/rotation/";
+const std::vector<std::string>& RunFiles() {
+  static const auto* files = new std::vector<std::string>{
+      "ref_instructions/instruction_latency.json",
+      "ref_instructions/instruction_latency_contention.json",
+      "ref_instructions/instruction_throughput.json",
+      "ref_instructions/instruction_throughput_contention.json",
+      "ref_launch_overhead/launch_overhead.json",
+      "ref_launch_overhead/launch_block_dispatch.json"};
+  return *files;
+}
+
+class InstructionsGroundTruthTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::string first = test_util::Runfile(absl::StrCat(kRun, RunFiles().front()));
+    if (!std::filesystem::exists(first)) {
+      GTEST_SKIP() << "the committed H100 ground truth is absent (" << kRun
+                   << "): nothing to check";
+    }
+    files_ = testing::ReadResultFixtures(kRun, RunFiles());
+    ASSERT_EQ(files_.size(), RunFiles().size());
+    absl::StatusOr<InstructionRates> rates =
+        ParseInstructionRatesJson(kEmbeddedInstructionRatesJson, kEmbeddedInstructionRatesOrigin);
+    ASSERT_TRUE(rates.ok()) << rates.status();
+    rates_ = *std::move(rates);
+    section_ = RenderInstructionsSections(files_, rates_);
+    std::vector<const ResultFile*> pointers;
+    for (const ResultFile& f : files_) pointers.push_back(&f);
+    devices_ = BuildInstructions(pointers);
+    ASSERT_EQ(devices_.size(), 1u);
+  }
+
+  const InstructionOpSummary& Op(const std::string& label) const {
+    for (const InstructionOpSummary& op : devices_[0].ops) {
+      if (op.Label() == label) return op;
+    }
+    ADD_FAILURE() << "no op " << label;
+    static const InstructionOpSummary kNone;
+    return kNone;
+  }
+
+  std::vector<ResultFile> files_;
+  InstructionRates rates_;
+  std::string section_;
+  std::vector<InstructionsDevice> devices_;
+};
+
+TEST_F(InstructionsGroundTruthTest, RendersARowForEveryOpOfTheRun) {
+  EXPECT_THAT(section_, HasSubstr("## instructions: NVIDIA H100 80GB HBM3\n"));
+  std::set<std::string> ops;
+  for (const ResultFile& file : files_) {
+    if (file.experiment == "launch_overhead") continue;
+    for (const Row& row : file.rows) ops.insert(row.Axis("op").value_or(""));
+  }
+  EXPECT_EQ(ops.size(), 33u);  // the 35 of the rates table less clock and vote_all
+  for (const std::string& op : ops) {
+    const bool contended = op.rfind("atom_", 0) == 0;
+    const std::string label = contended ? absl::StrCat(op, " (contention none)") : op;
+    EXPECT_FALSE(TableRow(section_, label).empty()) << label;
+  }
+}
+
+TEST_F(InstructionsGroundTruthTest, FfmaLatencyAndDfmaThroughputAreWhereAnH100Puts) {
+  ASSERT_TRUE(Op("ffma").latency_cycles.has_value());
+  EXPECT_GE(*Op("ffma").latency_cycles, 4.0);
+  EXPECT_LE(*Op("ffma").latency_cycles, 5.0);
+  const std::optional<double> dfma = FractionOfPublished(Op("dfma"), rates_.For("dfma", "9.0"));
+  ASSERT_TRUE(dfma.has_value());
+  EXPECT_GE(*dfma, 0.90);
+  EXPECT_LE(*dfma, 1.01);
+  EXPECT_THAT(TableRow(section_, "dfma"), Not(CellWith("above published")));
+}
+
+// The CAS chains under contention failed their CPU check on the GPU: the
+// rows say so instead of showing a number.
+TEST_F(InstructionsGroundTruthTest, FailedRowsShowTheirError) {
+  for (const char* label :
+       {"atom_shared_cas (contention warp)", "atom_global_cas (contention warp)",
+        "atom_shared_cas (contention all)", "atom_global_cas (contention all)"}) {
+    SCOPED_TRACE(label);
+    EXPECT_FALSE(Op(label).results_per_clock_per_sm.has_value());
+    EXPECT_THAT(TableRow(section_, label), CellWith("throughput: error: INTERNAL"));
+    EXPECT_THAT(TableRow(section_, label), CellWith("the CPU model at 0x5"));
+  }
+}
+
+TEST_F(InstructionsGroundTruthTest, LaunchTableHasStreamAndGraphValues) {
+  for (const char* measure :
+       {"launch_to_start", "back_to_back", "sync_round_trip", "block_dispatch"}) {
+    SCOPED_TRACE(measure);
+    for (const char* mode : {"stream", "graph"}) {
+      const auto& by_mode = devices_[0].launch.at(measure);
+      ASSERT_EQ(by_mode.count(mode), 1u) << mode;
+      ASSERT_TRUE(by_mode.at(mode).value.has_value()) << mode;
+      EXPECT_GT(*by_mode.at(mode).value, 0) << mode;
+    }
+  }
+  const std::vector<std::string> row = TableRow(section_, "launch to kernel start");
+  // measure, metric, stream, graph, notes, and the empty text after the last |.
+  ASSERT_EQ(row.size(), 6u);
+  EXPECT_NE(row[2], "—");
+  EXPECT_NE(row[3], "—");
+}
+
+// I2FP (the SASS of i2f on sm_90) runs at the integer rate, ~3.8x the
+// "all other type conversions" row: flagged, never shown as plain 380 %.
+TEST_F(InstructionsGroundTruthTest, RatesAboveThePublishedOneAreFlagged) {
+  const std::optional<double> i2f = FractionOfPublished(Op("i2f"), rates_.For("i2f", "9.0"));
+  ASSERT_TRUE(i2f.has_value());
+  EXPECT_GT(*i2f, 1.05);
+  EXPECT_THAT(TableRow(section_, "i2f"), CellWith("above published: see below"));
+  EXPECT_THAT(section_,
+              HasSubstr("the table's row does not describe this SASS (or the rate is wrong)"));
+  EXPECT_THAT(section_, HasSubstr("\n- i2f: "));
+  EXPECT_THAT(section_, HasSubstr("\n- f2f_f16: "));
+  // Every flagged op is more than 105 % of its rate, and every op above it
+  // is flagged.
+  for (const InstructionOpSummary& op : devices_[0].ops) {
+    const std::optional<double> fraction = FractionOfPublished(op, rates_.For(op.op, devices_[0].compute_capability));
+    EXPECT_EQ(fraction && *fraction > 1.05,
+              ::testing::Matches(CellWith("above published"))(TableRow(section_, op.Label())))
+        << op.Label();
+  }
+}
+
+}  // namespace
+}  // namespace dissect::analysis
