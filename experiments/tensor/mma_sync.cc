@@ -25,7 +25,10 @@
 //           values, with no other instruction added to the loop (and one
 //           untimed step per chain and fragment). Before timing, a launch
 //           with 8 steps is checked element by element against a CPU
-//           reference (exact for s8; cycling: the sum over the fragments).
+//           reference (exact for s8; e4m3/e5m2 into f32 against the model
+//           of 14-bit fp8 accumulation that wgmma's check uses,
+//           Fp8AccumulationBound, assumed to hold for mma.sync too; cycling:
+//           the sum over the fragments).
 // Expected: latency of some tens of cycles per dependent mma; throughput
 //           approaching the architecture's dense tensor rate per SM
 //           (configs/tensor/peaks.json) on Ampere; on Hopper mma.sync
@@ -178,7 +181,8 @@ absl::Status CheckedLaunch(PointContext& ctx, const MmaFormInfo& form, const Mma
       cudaMemcpy(out.data(), d_out.get(), d_out.bytes(), cudaMemcpyDeviceToHost));
   DISSECT_RETURN_IF_ERROR(CheckMmaOutput(
       form, operands,
-      static_cast<int64_t>(kVerifyIterations + UntimedSteps(data.operands)) * chains, out));
+      static_cast<int64_t>(kVerifyIterations + UntimedSteps(data.operands)) * chains, out,
+      chains));
   return absl::OkStatus();
 }
 

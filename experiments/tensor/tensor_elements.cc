@@ -2,6 +2,7 @@
 // tensor_elements.h.
 #include "experiments/tensor/tensor_elements.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -74,6 +75,8 @@ void AppendReference(TensorElement input, int count, A a, B b, std::vector<doubl
   product.push_back(sum);
   magnitude.push_back(abs_sum);
 }
+
+bool IsFp8(TensorElement e) { return e == TensorElement::kE4m3 || e == TensorElement::kE5m2; }
 
 uint32_t ElementMask(TensorElement e) {
   const int bits = ElementBits(e);
@@ -243,25 +246,41 @@ double AccumulatorTolerance(TensorElement input, TensorElement accumulator) {
     case TensorElement::kF16:
       return std::ldexp(1.0, -7);
     default:
-      // fp8 products are summed with fewer bits than f32 on some GPUs.
-      return input == TensorElement::kE4m3 || input == TensorElement::kE5m2 ? std::ldexp(1.0, -9)
-                                                                            : std::ldexp(1.0, -12);
+      return std::ldexp(1.0, -12);  // fp8 inputs: Fp8AccumulationBound
   }
 }
 
-double MmaTolerance(const MmaFormInfo& form) {
-  return AccumulatorTolerance(form.input, form.accumulator);
+double Fp8AccumulationBound(double magnitude, const Accumulation& shape) {
+  const int64_t per_chain = shape.steps * shape.fragments / std::max(shape.chains, 1);
+  // Σ over the chain's instructions of L_j / magnitude.
+  double largest_terms = 0;
+  for (int64_t j = 1; j <= per_chain; ++j) {
+    const int64_t passes = (j - 1 + shape.fragments - 1) / shape.fragments;
+    largest_terms += static_cast<double>(std::max<int64_t>(passes, 1));
+  }
+  const double unit = std::ldexp(1.0, 1 - kFp8AccumulationBits);  // u / L
+  const double chain_bound = (shape.terms + 1) * unit * largest_terms * magnitude;
+  // The kernel's f32 sum of the chains: one rounding per addition.
+  const double chain_sum = (shape.chains - 1) * std::ldexp(1.0, -24) *
+                           static_cast<double>(shape.steps) * magnitude;
+  return shape.chains * chain_bound + chain_sum;
 }
 
 absl::Status CheckAccumulators(absl::string_view name, TensorElement input,
                                TensorElement accumulator, const std::vector<double>& product,
-                               const std::vector<double>& magnitude, int64_t steps,
+                               const std::vector<double>& magnitude, const Accumulation& shape,
                                absl::Span<const uint32_t> out) {
   const size_t per_block = product.size();
   if (per_block == 0 || out.empty() || out.size() % per_block != 0) {
     return absl::InvalidArgumentError(
         absl::StrCat(name, ": output holds ", out.size(), " words, not a multiple of ", per_block));
   }
+  if (shape.chains < 1 || shape.steps % shape.chains != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        name, ": ", shape.steps, " steps do not spread evenly over ", shape.chains, " chains"));
+  }
+  const int64_t steps = shape.steps;
+  const bool fp8_model = IsFp8(input) && accumulator == TensorElement::kF32;
   const double tolerance = AccumulatorTolerance(input, accumulator);
   const bool integer = accumulator == TensorElement::kS32;
   size_t bad = 0;
@@ -279,7 +298,8 @@ absl::Status CheckAccumulators(absl::string_view name, TensorElement input,
       want = absl::StrCat(expected);
     } else {
       const double expected = product[slot] * static_cast<double>(steps);
-      const double bound = tolerance * magnitude[slot] * static_cast<double>(steps);
+      const double bound = fp8_model ? Fp8AccumulationBound(magnitude[slot], shape)
+                                     : tolerance * magnitude[slot] * static_cast<double>(steps);
       const double value = DecodeElement(TensorElement::kF32, out[i]);
       ok = std::isfinite(value) && std::fabs(value - expected) <= bound;
       got = absl::StrFormat("%.9g", value);
@@ -311,12 +331,13 @@ absl::StatusOr<int64_t> StepsPerFragment(absl::string_view name, int64_t steps, 
 }  // namespace
 
 absl::Status CheckMmaOutput(const MmaFormInfo& form, const MmaOperands& operands, int64_t steps,
-                            absl::Span<const uint32_t> out) {
+                            absl::Span<const uint32_t> out, int chains) {
   const absl::StatusOr<int64_t> per_fragment =
       StepsPerFragment(form.name, steps, operands.fragments);
   if (!per_fragment.ok()) return per_fragment.status();
   return CheckAccumulators(form.name, form.input, form.accumulator, operands.product,
-                           operands.magnitude, *per_fragment, out);
+                           operands.magnitude,
+                           {*per_fragment, chains, operands.fragments, StoredK(form)}, out);
 }
 
 MatrixCoord WgmmaDCoord(int thread, int v) {
@@ -400,12 +421,14 @@ WgmmaOperands MakeWgmmaOperands(const WgmmaFormInfo& form, int n, OperandData da
 }
 
 absl::Status CheckWgmmaOutput(const WgmmaFormInfo& form, int n, const WgmmaOperands& operands,
-                              int64_t steps, absl::Span<const uint32_t> out) {
+                              int64_t steps, absl::Span<const uint32_t> out, int chains) {
   const std::string name = absl::StrCat("wgmma ", form.name, " n", n);
   const absl::StatusOr<int64_t> per_fragment = StepsPerFragment(name, steps, operands.fragments);
   if (!per_fragment.ok()) return per_fragment.status();
+  const int stored_k = form.sparse ? form.k / 2 : form.k;
   return CheckAccumulators(name, form.input, form.accumulator, operands.product,
-                           operands.magnitude, *per_fragment, out);
+                           operands.magnitude,
+                           {*per_fragment, chains, operands.fragments, stored_k}, out);
 }
 
 }  // namespace dissect

@@ -86,29 +86,61 @@ struct MmaOperands {
 MmaOperands MakeMmaOperands(const MmaFormInfo& form, OperandData data, uint64_t seed,
                             int fragments = 1);
 
-// Relative tolerance of a float accumulator check, as a fraction of
-// steps × Σ|a·b|; 0 for integer accumulators (exact).
-double MmaTolerance(const MmaFormInfo& form);
-
 // Checks the kernel's output words (warps × 32 lanes × kMmaAccElements, f32
 // bits or s32) against the reference for `steps` products per output
-// element (steps per chain × chains: every chain adds the same products),
+// element (steps per chain × chains: every chain adds the same products
+// into its own accumulator, and the kernel sums the chains' accumulators),
 // spread evenly over the fragments (InvalidArgument if they do not
 // divide). Integer results must match exactly (mod 2^32). Returns
 // InternalError naming the first mismatch and the count.
 absl::Status CheckMmaOutput(const MmaFormInfo& form, const MmaOperands& operands, int64_t steps,
-                            absl::Span<const uint32_t> out);
+                            absl::Span<const uint32_t> out, int chains = 1);
 
 // Relative tolerance of a float accumulator check, as a fraction of
-// steps × Σ|a·b|, for these input and accumulator types; 0 for s32.
+// steps × Σ|a·b|, for these input and accumulator types; 0 for s32. fp8
+// inputs into f32 use Fp8AccumulationBound instead.
 double AccumulatorTolerance(TensorElement input, TensorElement accumulator);
 
+// How an output element was accumulated: `steps` × the reference product
+// in all, over `chains` accumulators (each adds steps / chains, the kernel
+// sums them in f32); the reference product is the sum of `fragments`
+// instructions' products, each instruction adding `terms` products a·b per
+// element (K, or the K / 2 stored elements of a sparse form).
+struct Accumulation {
+  int64_t steps = 1;
+  int chains = 1;
+  int fragments = 1;
+  int terms = 1;
+};
+
+// Significant bits of Hopper's fp8 tensor-core accumulation. DeepSeek-V3
+// Technical Report (arXiv:2412.19437), section 3.3.2 "Increasing
+// Accumulation Precision": the accumulation precision of FP8 GEMM on
+// NVIDIA H800 GPUs is limited to retaining around 14 bits.
+inline constexpr int kFp8AccumulationBits = 14;
+
+// The largest error of an fp8 → f32 accumulation under this model: every
+// instruction aligns its `terms` products and the running accumulator to
+// the largest of them, L, and truncates each toward zero to a multiple of
+// u = 2^(e - kFp8AccumulationBits), 2^(e-1) <= L < 2^e (u <= 2^-13 L), so
+// it adds less than (terms + 1) u of error. `magnitude` is Σ|a·b| of the
+// reference product (all its fragments): an instruction's products are
+// each at most that, and before the j-th instruction of a chain (counting
+// from 1) the accumulator, truncated toward zero, is at most
+// ceil((j - 1) / fragments) × magnitude, so L_j <= max(that, magnitude).
+// Summed over every instruction of every chain, plus the f32 sum of the
+// chains. The model reproduces an H100's e4m3 wgmma result bit for bit
+// (tensor_elements_test, Fp8AccumulationTest).
+double Fp8AccumulationBound(double magnitude, const Accumulation& shape);
+
 // The check behind CheckMmaOutput and CheckWgmmaOutput: `out` holds one or
-// more blocks of product.size() accumulator words; each must equal steps ×
-// product within the tolerance (exactly, mod 2^32, for s32).
+// more blocks of product.size() accumulator words; each must equal
+// shape.steps × product within the bound (exactly, mod 2^32, for s32):
+// AccumulatorTolerance × steps × magnitude, or for fp8 inputs into f32
+// Fp8AccumulationBound.
 absl::Status CheckAccumulators(absl::string_view name, TensorElement input,
                                TensorElement accumulator, const std::vector<double>& product,
-                               const std::vector<double>& magnitude, int64_t steps,
+                               const std::vector<double>& magnitude, const Accumulation& shape,
                                absl::Span<const uint32_t> out);
 
 // One warpgroup's operands of a wgmma form at N: A (64 × K) and B (K × N)
@@ -136,7 +168,7 @@ WgmmaOperands MakeWgmmaOperands(const WgmmaFormInfo& form, int n, OperandData da
 // Checks a wgmma probe's output (blocks × 128 threads × N / 2 words), as
 // CheckMmaOutput.
 absl::Status CheckWgmmaOutput(const WgmmaFormInfo& form, int n, const WgmmaOperands& operands,
-                              int64_t steps, absl::Span<const uint32_t> out);
+                              int64_t steps, absl::Span<const uint32_t> out, int chains = 1);
 
 // (row, col) of accumulator element v of warpgroup thread `thread`, and of
 // A register `reg` element `i` (PTX ISA "Register Fragments" of wgmma: each

@@ -463,9 +463,109 @@ TEST(CheckWgmmaOutputTest, AcceptsTheReferenceRejectsAMissingStep) {
       }
       return out;
     };
-    EXPECT_TRUE(CheckWgmmaOutput(form, 16, ops, 32, simulated(32)).ok());
-    EXPECT_FALSE(CheckWgmmaOutput(form, 16, ops, 32, simulated(31)).ok());
+    // The checked launch's chain: 8 steps + 1 untimed (fp8's bound grows
+    // with the square of a chain's steps).
+    EXPECT_TRUE(CheckWgmmaOutput(form, 16, ops, 9, simulated(9)).ok());
+    EXPECT_FALSE(CheckWgmmaOutput(form, 16, ops, 9, simulated(8)).ok());
   }
+}
+
+// One instruction of Hopper's fp8 accumulation as Fp8AccumulationBound
+// models it: the accumulator and the products aligned to the largest of
+// them, each truncated toward zero to kFp8AccumulationBits significant bits
+// of that one, summed exactly.
+// `x` truncated toward zero to a multiple of 2^(e - kFp8AccumulationBits),
+// 2^(e-1) <= |largest| < 2^e.
+double Truncated(double x, double largest) {
+  if (largest == 0) return x;
+  int e;
+  std::frexp(largest, &e);
+  const double unit = std::ldexp(1.0, e - kFp8AccumulationBits);
+  return std::trunc(x / unit) * unit;
+}
+
+float Fp8Accumulate(float acc, const std::vector<double>& products) {
+  double largest = std::fabs(acc);
+  for (double p : products) largest = std::max(largest, std::fabs(p));
+  double sum = Truncated(acc, largest);
+  for (double p : products) sum += Truncated(p, largest);
+  return static_cast<float>(sum);
+}
+
+// The experiment's e4m3 n=256 data=random operands (wgmma.cc's seed), and
+// what the model writes after `steps` wgmma into one accumulator.
+constexpr int kFp8N = 256;
+const WgmmaFormInfo& E4m3() { return WgmmaInfo(WgmmaForm::kE4m3F32); }
+WgmmaOperands Fp8Operands() {
+  return MakeWgmmaOperands(E4m3(), kFp8N, OperandData::kRandom,
+                           0x5eed1000u + static_cast<uint64_t>(E4m3().form));
+}
+std::vector<uint32_t> Fp8Emulated(const WgmmaOperands& ops, int steps) {
+  std::vector<uint32_t> out;
+  for (int t = 0; t < kWarpgroupThreads; ++t) {
+    for (int v = 0; v < kFp8N / 2; ++v) {
+      const MatrixCoord c = WgmmaDCoord(t, v);
+      std::vector<double> products;
+      for (int k = 0; k < E4m3().k; ++k) {
+        products.push_back(ImageElement(ops.a_tile, 0, c.row, k, kWgmmaRowBytes, E4m3().input) *
+                           ImageElement(ops.b_tile, 0, c.col, k, kWgmmaRowBytes, E4m3().input));
+      }
+      float acc = 0;
+      for (int s = 0; s < steps; ++s) acc = Fp8Accumulate(acc, products);
+      out.push_back(FloatBits(acc));
+    }
+  }
+  return out;
+}
+
+// The checked launch of e4m3 n=256 throughput: 8 steps + 1 untimed, one chain.
+constexpr int kFp8Steps = 9;
+constexpr int kH100Slot = 872;
+
+TEST(Fp8AccumulationTest, ModelReproducesTheH100ResultAndTheBoundAcceptsIt) {
+  const WgmmaOperands ops = Fp8Operands();
+  const std::vector<uint32_t> out = Fp8Emulated(ops, kFp8Steps);
+  // analysis/reference/h100_80gb_hbm3/2026-11-27-second-contact/headline/
+  // wgmma.log: "block 0 slot 872: got -82.140625, want -82.364502".
+  const double got = DecodeElement(TensorElement::kF32, out[kH100Slot]);
+  EXPECT_EQ(got, -82.140625);
+  EXPECT_NEAR(ops.product[kH100Slot] * kFp8Steps, -82.364502, 1e-6);
+  // The former bound, 2^-9 × steps × Σ|a·b|, did not hold it.
+  EXPECT_GT(std::fabs(got - ops.product[kH100Slot] * kFp8Steps),
+            std::ldexp(1.0, -9) * kFp8Steps * ops.magnitude[kH100Slot]);
+  // 33 terms × 2^-13 × (1 + 1 + 2 + ... + 8) × Σ|a·b|.
+  EXPECT_DOUBLE_EQ(Fp8AccumulationBound(ops.magnitude[kH100Slot], {kFp8Steps, 1, 1, 32}),
+                   33 * std::ldexp(1.0, -13) * 37 * ops.magnitude[kH100Slot]);
+  EXPECT_TRUE(CheckWgmmaOutput(E4m3(), kFp8N, ops, kFp8Steps, out).ok());
+  // A running sum truncated to 14 bits after each exact step errs less.
+  std::vector<uint32_t> rounded_sum;
+  for (double p : ops.product) {
+    double acc = 0;
+    for (int s = 0; s < kFp8Steps; ++s) acc = Truncated(acc + p, acc + p);
+    rounded_sum.push_back(FloatBits(static_cast<float>(acc)));
+  }
+  EXPECT_TRUE(CheckWgmmaOutput(E4m3(), kFp8N, ops, kFp8Steps, rounded_sum).ok());
+}
+
+TEST(Fp8AccumulationTest, RejectsALostStepASignErrorAndUnevenChains) {
+  const WgmmaOperands ops = Fp8Operands();
+  EXPECT_FALSE(CheckWgmmaOutput(E4m3(), kFp8N, ops, kFp8Steps, Fp8Emulated(ops, 8)).ok());
+  std::vector<uint32_t> out = Fp8Emulated(ops, kFp8Steps);
+  out[kH100Slot] ^= 0x80000000u;
+  const absl::Status s = CheckWgmmaOutput(E4m3(), kFp8N, ops, kFp8Steps, out);
+  EXPECT_NE(s.message().find("1 of 16384"), absl::string_view::npos) << s;
+  EXPECT_EQ(CheckWgmmaOutput(E4m3(), kFp8N, ops, kFp8Steps, out, 2).code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(Fp8AccumulationTest, ChainsAreBoundedOneByOne) {
+  // Four chains of 9 steps err less than one chain of 36.
+  EXPECT_LT(Fp8AccumulationBound(1.0, {36, 4, 1, 32}), Fp8AccumulationBound(1.0, {36, 1, 1, 32}));
+  EXPECT_NEAR(Fp8AccumulationBound(1.0, {36, 4, 1, 32}),
+              4 * Fp8AccumulationBound(1.0, {9, 1, 1, 32}), 1e-5);
+  // Cycling: 12 instructions over 4 fragments, magnitude summing all 4.
+  EXPECT_DOUBLE_EQ(Fp8AccumulationBound(1.0, {3, 1, 4, 32}),
+                   33 * std::ldexp(1.0, -13) * (1 + 4 * 1 + 4 * 2 + 3 * 3));
 }
 
 }  // namespace

@@ -20,8 +20,9 @@
 //           clock read (kUntimedSteps), so that the operand loads and the
 //           accumulator zeroing stay out of the timed region. A launch of 8
 //           steps is first checked against a CPU reference (every
-//           accumulator element of every warpgroup; exact for s8; cycling:
-//           the sum over the fragments). data=random: every wgmma reads one
+//           accumulator element of every warpgroup; exact for s8; e4m3 and
+//           e5m2 against a model of 14-bit fp8 accumulation, see Expected;
+//           cycling: the sum over the fragments). data=random: every wgmma reads one
 //           A tile (or A registers) and one B tile; data=random_cycling: 4
 //           fragments, the windows 0, 8, 16 and 24 rows into A's and B's
 //           shared-memory images of random data (WgmmaImageRows: each
@@ -35,7 +36,15 @@
 //           with N. Sparse forms count dense-equivalent FLOP against the 2:4
 //           sparse rate. Constant or zero operands may beat changing ones
 //           only through power and clock: random_cycling rows should show
-//           an SM clock at or below the random rows'.
+//           an SM clock at or below the random rows'. fp8 (e4m3, e5m2)
+//           into f32: results a little off the exact sum, since Hopper's
+//           fp8 accumulation keeps about 14 bits (DeepSeek-V3 Technical
+//           Report, arXiv:2412.19437, section 3.3.2 "Increasing
+//           Accumulation Precision"): the check allows the error of
+//           aligning each wgmma's products and accumulator to the largest
+//           and truncating each to 14 significant bits
+//           (Fp8AccumulationBound), a model that gives the H100's result
+//           bit for bit.
 // Could be confused with: the compiler's work for the hardware's (fewer
 //           wgmma per trip than stated, operand loads or accumulator
 //           zeroing after the first clock read): //experiments/tensor:
@@ -48,7 +57,13 @@
 //           trip, zeroing before the first wgmma.fence); resource_usage_test
 //           (no spills). Zeros for random data, or a wrong result:
 //           //experiments/tensor:tensor_elements_test (MakeWgmmaOperands,
-//           CheckWgmmaOutput rejects a missing step). A throttled clock:
+//           CheckWgmmaOutput rejects a missing step). fp8's reduced
+//           accumulation precision for a wrong result, or the reverse:
+//           tensor_elements_test Fp8AccumulationTest (the model reproduces
+//           the H100's e4m3 n=256 value -82.140625 where the exact sum is
+//           -82.364502, the bound accepts the model's output and rejects it
+//           with a lost step or a flipped sign); the bound grows with the
+//           square of a chain's steps, so it is evaluated per chain. A throttled clock:
 //           cycles are SM cycles; TFLOP/s sit beside measured_sm_clock_mhz
 //           (probe_timing_test) and the throttle flag. Constant operands
 //           for a GEMM's power and clock: data=random feeds the tensor
@@ -137,7 +152,8 @@ absl::Status CheckedLaunch(PointContext& ctx, const WgmmaFormInfo& form, int n,
       cudaMemcpy(out.data(), d_out.get(), d_out.bytes(), cudaMemcpyDeviceToHost));
   DISSECT_RETURN_IF_ERROR(CheckWgmmaOutput(
       form, n, operands,
-      static_cast<int64_t>(kVerifyIterations + UntimedSteps(data.operands)) * chains, out));
+      static_cast<int64_t>(kVerifyIterations + UntimedSteps(data.operands)) * chains, out,
+      chains));
   return absl::OkStatus();
 }
 
