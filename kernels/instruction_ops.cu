@@ -16,7 +16,9 @@ namespace {
 // warps for bar_sync, each of which times the same barriers and writes its
 // timing, one of them last):
 // kInstructionWarmupOps untimed steps, then RunTimedChase's two
-// segments of chain_length and 2 x chain_length steps. Its clock reads
+// segments of chain_length and 2 x chain_length steps, kInstructionUnroll
+// steps a loop trip (the loop's per-trip cost, which the slope carries,
+// spread over that many steps). Its clock reads
 // wait for the chain (WaitFor): the first for the warm-up's last result,
 // so the seed and operands are in registers before the clock starts; the
 // second of each segment for the segment's last result, so each segment
@@ -39,9 +41,9 @@ __device__ __forceinline__ void TimeLatency(const InstructionOperands& operands,
   const Bits a = static_cast<Bits>(operands.a);
   const Bits b = static_cast<Bits>(operands.b);
   const auto step = [&](Bits x) { return op(x, a, b); };
+  const Bits start = static_cast<Bits>(operands.seed + threadIdx.x * setup.seed_stride);
   const Bits last =
-      RunTimedChase(step, static_cast<Bits>(operands.seed + threadIdx.x * setup.seed_stride),
-                    kInstructionWarmupOps, chain_length, out);
+      RunTimedChase<kInstructionUnroll>(step, start, kInstructionWarmupOps, chain_length, out);
   if (threadIdx.x == 0 && blockIdx.x == 0) out->sink = static_cast<unsigned long long>(last);
 }
 
@@ -80,7 +82,8 @@ __device__ __forceinline__ uint32_t SmId() {
 // Every thread runs kChains independent chains (chain c of thread t starts
 // at seed + (t * kChains + c) x seed_stride: with a stride, distinct values,
 // so ptxas cannot merge chains; the stride is a kernel argument), one untimed step each, then
-// `iterations` timed steps each, interleaved so that consecutive instructions are independent. Lane
+// `iterations` timed steps each, interleaved so that consecutive instructions are independent,
+// kInstructionUnroll x kChains a loop trip (the loop's few instructions take few issue slots). Lane
 // 0 of each warp reads %clock64 around the timed loop: the start after the last chain's untimed
 // step has returned (WaitFor; the earlier chains' steps issued before it), the stop after its last
 // timed step has returned (the other chains' last steps issued before it, in order). The per-SM

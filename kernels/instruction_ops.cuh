@@ -153,26 +153,28 @@ struct ClzOp {
 struct MufuRcpOp {
   using Bits = uint32_t;
   __device__ __forceinline__ Bits operator()(Bits x, Bits, Bits) const {
-    float v = __uint_as_float(x);
     asm volatile(
-        "{\n\t.reg .f32 t;\n\tabs.f32 t, %0;\n\tneg.f32 t, t;\n\trcp.approx.ftz.f32 %0, t;\n\t}"
-        : "+f"(v));
-    return __float_as_uint(v);
+        "{\n\t.reg .f32 t;\n\tmov.b32 t, %0;\n\tabs.f32 t, t;\n\tneg.f32 t, t;\n\t"
+        "rcp.approx.ftz.f32 t, t;\n\tmov.b32 %0, t;\n\t}"
+        : "+r"(x));
+    return x;
   }
 };
 
 struct MufuRsqrtOp {
   using Bits = uint32_t;
   __device__ __forceinline__ Bits operator()(Bits x, Bits, Bits) const {
-    float v = __uint_as_float(x);
-    asm volatile("rsqrt.approx.ftz.f32 %0, %0;" : "+f"(v));
-    return __float_as_uint(v);
+    asm volatile(
+        "{\n\t.reg .f32 t;\n\tmov.b32 t, %0;\n\trsqrt.approx.ftz.f32 t, t;\n\tmov.b32 %0, t;\n\t}"
+        : "+r"(x));
+    return x;
   }
 };
 
-// The value stays in one b32 register around the sin: with an f32 operand
-// ptxas rotated the FMUL/MUFU registers of the second timed loop so that a
-// MOV closed the loop, inside the chain.
+// The value stays in one b32 register around the sin (and around the other
+// MUFU ops): with an f32 operand ptxas rotated the registers of the second
+// timed loop so that a MOV closed the loop, inside the chain (mufu_sin at
+// 16 steps a trip; rcp, rsqrt, ex2 and lg2 at 128).
 struct MufuSinOp {
   using Bits = uint32_t;
   __device__ __forceinline__ Bits operator()(Bits x, Bits, Bits) const {
@@ -188,9 +190,11 @@ struct MufuSinOp {
 struct MufuEx2Op {
   using Bits = uint32_t;
   __device__ __forceinline__ Bits operator()(Bits x, Bits, Bits) const {
-    float v = __uint_as_float(x);
-    asm volatile("{\n\t.reg .f32 t;\n\tneg.f32 t, %0;\n\tex2.approx.ftz.f32 %0, t;\n\t}" : "+f"(v));
-    return __float_as_uint(v);
+    asm volatile(
+        "{\n\t.reg .f32 t;\n\tmov.b32 t, %0;\n\tneg.f32 t, t;\n\tex2.approx.ftz.f32 t, t;\n\t"
+        "mov.b32 %0, t;\n\t}"
+        : "+r"(x));
+    return x;
   }
 };
 
@@ -199,9 +203,11 @@ struct MufuEx2Op {
 struct MufuLg2Op {
   using Bits = uint32_t;
   __device__ __forceinline__ Bits operator()(Bits x, Bits, Bits) const {
-    float v = __uint_as_float(x);
-    asm volatile("{\n\t.reg .f32 t;\n\tabs.f32 t, %0;\n\tlg2.approx.ftz.f32 %0, t;\n\t}" : "+f"(v));
-    return __float_as_uint(v);
+    asm volatile(
+        "{\n\t.reg .f32 t;\n\tmov.b32 t, %0;\n\tabs.f32 t, t;\n\tlg2.approx.ftz.f32 t, t;\n\t"
+        "mov.b32 %0, t;\n\t}"
+        : "+r"(x));
+    return x;
   }
 };
 

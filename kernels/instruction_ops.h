@@ -67,9 +67,16 @@ struct InstructionOperands {
   unsigned long long b = 0;
 };
 
-// Ops per trip of the timed loops (their unroll factor): the chase's, so
-// that the latency kernel shares its timed core (kernels/timed_chase.cuh).
-inline constexpr int kInstructionUnroll = kChaseUnroll;
+// Ops per trip of the timed loops (their unroll factor; per chain in the
+// throughput loop). Each trip also runs the loop's counter, compare and
+// branch, whose cost (and the branch's refetch) lands between the trip's
+// last op and the next trip's first in a dependent chain and grows with
+// chain_length, so the latency slope carries it once per trip: on an H100,
+// 16 ops a trip gave FFMA 4.69 cycles, ~11 cycles a trip above a 4-cycle
+// op. At 128 ops a trip that cost adds at most ~11 / 128 = 0.09 cycles per
+// op. The latency kernel runs the chase's timed core
+// (kernels/timed_chase.cuh) with this unroll.
+inline constexpr int kInstructionUnroll = 128;
 
 // Untimed ops before the first latency segment: they leave the clock reads'
 // and the loop's instructions issued and the seed loaded.

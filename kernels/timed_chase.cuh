@@ -34,13 +34,14 @@ __device__ __forceinline__ void WaitFor(unsigned long long value) {
 }
 
 // `warmup_loads` untimed hops from `v`, then kChaseSegments segments of
-// timed_loads << s hops (a multiple of kChaseUnroll), each between two
+// timed_loads << s hops (a multiple of kUnroll, the hops per trip of the
+// timed loops: kChaseUnroll for the chases), each between two
 // %clock64 reads: the previous load has returned (WaitFor) before the clock
 // starts, and the segment's last load before it stops. `step(v)` is one
 // hop: a load whose address is v and whose result is the next v. Returns
 // the last v, which the caller stores (ChaseTiming::sink) so that the chase
 // stays live and can be checked.
-template <class Step, class Value>
+template <int kUnroll = kChaseUnroll, class Step, class Value>
 __device__ __forceinline__ Value RunTimedChase(const Step& step, Value v, uint64_t warmup_loads,
                                                uint64_t timed_loads, ChaseTiming* out) {
 #pragma unroll 1
@@ -53,9 +54,9 @@ __device__ __forceinline__ Value RunTimedChase(const Step& step, Value v, uint64
   for (int s = 0; s < kChaseSegments; ++s) {
     const uint64_t c0 = ReadClock64();
 #pragma unroll 1
-    for (uint64_t k = 0; k < (timed_loads << s) / kChaseUnroll; ++k) {
+    for (uint64_t k = 0; k < (timed_loads << s) / kUnroll; ++k) {
 #pragma unroll
-      for (int u = 0; u < kChaseUnroll; ++u) v = step(v);
+      for (int u = 0; u < kUnroll; ++u) v = step(v);
     }
     WaitFor(static_cast<uint32_t>(v));
     const uint64_t c1 = ReadClock64();

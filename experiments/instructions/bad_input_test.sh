@@ -22,10 +22,13 @@ for bin in instruction_latency instruction_throughput; do
   expect 2 "unknown value 'some'" "${bin}" --axis=contention=some
   expect 2 "no CUDA device visible" "${bin}" --axis=op=ffma
 done
-expect 2 "chain_length must be a positive multiple of 16 (got 0)" instruction_latency \
+expect 2 "chain_length must be a positive multiple of 128 (got 0)" instruction_latency \
   --axis=chain_length=0
-expect 2 "chain_length must be a positive multiple of 16 (got 24)" instruction_latency \
+expect 2 "chain_length must be a positive multiple of 128 (got 24)" instruction_latency \
   --axis=chain_length=24
+# A multiple of the old 16 steps a trip is not one of 128.
+expect 2 "chain_length must be a positive multiple of 128 (got 64)" instruction_latency \
+  --axis=chain_length=64
 expect 2 "chains must be 1, 2, 4 or 8 (got 3)" instruction_throughput --axis=chains=3
 expect 2 "warps_per_sm must be a positive multiple of 4 (got 6)" instruction_throughput \
   --axis=warps_per_sm=6

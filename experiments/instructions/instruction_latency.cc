@@ -10,7 +10,8 @@
 //           step, x = op(x, a, b), x the previous step's result, the seed
 //           and operands kernel arguments), 64 untimed steps and then two
 //           timed segments of chain_length and 2 x chain_length steps in the
-//           chase's timed core (kernels/timed_chase.cuh): %clock64 is read
+//           chase's timed core (kernels/timed_chase.cuh) at 128 steps a
+//           loop trip (kInstructionUnroll): %clock64 is read
 //           after the step before the segment has returned and after the
 //           segment's last step has returned. latency_cycles is the slope
 //           over the two segments and overhead_cycles the intercept (the
@@ -40,15 +41,23 @@
 //           chain, a step that is a sequence, a step that reads a constant
 //           instead of the previous result): //experiments/instructions:
 //           sass_test checks, for every architecture built (sm_80 to
-//           sm_120), that each timed loop holds exactly 16
+//           sm_120), that each timed loop holds exactly 128
 //           steps of the row's sass_sequence, each reading the previous
 //           step's result with nothing in between, and
 //           instruction_sass_checks_test shows that check failing on a
-//           folded and a broken chain; the CPU model check fails a launch
-//           whose chain ended elsewhere (instruction_models_test proves the
-//           models on hand-computed values). The loop's own instructions
-//           (counter, branch) issue beside the chain and cost nothing the
-//           slope sees; the fixed cost is the intercept. A throttled clock
+//           folded and a broken chain and on loops of 16 steps; the CPU
+//           model check fails a launch whose chain ended elsewhere
+//           (instruction_models_test proves the models on hand-computed
+//           values and the shared-word chains on a host emulation of the
+//           lanes in any order). The loop's own instructions (counter,
+//           compare, branch, and the branch's refetch) sit between one
+//           trip's last step and the next trip's first, and their count
+//           grows with chain_length, so the slope carries their cost once
+//           per trip: with 16 steps a trip the H100 gave FFMA 4.69 cycles
+//           and IADD3 4.44 (about 11 and 7 cycles a trip above 4-cycle
+//           ops); at 128 steps a trip that is at most ~11 / 128 = 0.09
+//           cycles per step (less beside long-latency ops, which hide it).
+//           The clock reads' fixed cost is the intercept. A throttled clock
 //           cannot move latency_cycles (SM cycles).
 #include "experiments/chase_common.h"
 #include "experiments/framework/experiment.h"
@@ -91,8 +100,7 @@ absl::Status Run(PointContext& ctx) {
   if (args.setup.contention == Contention::kWarp) {
     // The warp's 32 lanes share the word; every chain starts at 0 and adds
     // or swaps in 0, so their values do not depend on the hardware's order.
-    args.operands.seed = 0;
-    args.operands.a = 0;
+    args.operands = SharedWordOperands(args.operands);
     args.setup.seed_stride = 0;
     ctx.AddNote(
         "contention=warp: 32 lanes on one word, every chain starts at 0 and adds or "
@@ -114,8 +122,8 @@ absl::Status Run(PointContext& ctx) {
   // Verification: every launch ran the chain the CPU model runs.
   const uint64_t steps = kInstructionWarmupOps + ChaseLoadsPerLaunch(chain_length);
   for (int i = 0; i < launches; ++i) {
-    DISSECT_RETURN_IF_ERROR(CheckAgainstModel(info, args.operands.seed, steps, results[i].sink,
-                                              absl::StrCat("launch ", i), 0,
+    DISSECT_RETURN_IF_ERROR(CheckAgainstModel(info, args.operands, args.operands.seed, steps,
+                                              results[i].sink, absl::StrCat("launch ", i), 0,
                                               args.setup.seed_stride));
   }
   results.erase(results.begin(), results.begin() + ctx.timing().warmup);
@@ -135,7 +143,7 @@ DISSECT_EXPERIMENT(instruction_latency)
                         "what one step is in SASS"))
     .AddAxis(IntAxis("chain_length", "ops", {1024},
                      "dependent ops of the first timed segment (the second has twice as many); a "
-                     "multiple of 16"))
+                     "multiple of 128 (the ops a trip)"))
     .AddAxis(StringAxis("contention", ContentionNames(), {"none"},
                         "atomics only: none (own address per lane), warp (one per warp), all "
                         "(one for the grid)"))

@@ -444,11 +444,18 @@ bool IsAtomicOp(InstructionOp op) {
          op == InstructionOp::kAtomSharedCas || op == InstructionOp::kAtomGlobalCas;
 }
 
-absl::Status CheckAgainstModel(const InstructionOpInfo& info, unsigned long long start,
-                               uint64_t steps, unsigned long long device, absl::string_view what,
-                               int lane, uint64_t lane_stride) {
-  const unsigned long long want =
-      ModelChain(info.op, info.operands, start, steps, lane, lane_stride);
+InstructionOperands SharedWordOperands(const InstructionOperands& operands) {
+  InstructionOperands shared = operands;
+  shared.seed = 0;
+  shared.a = 0;
+  return shared;
+}
+
+absl::Status CheckAgainstModel(const InstructionOpInfo& info, const InstructionOperands& operands,
+                               unsigned long long start, uint64_t steps,
+                               unsigned long long device, absl::string_view what, int lane,
+                               uint64_t lane_stride) {
+  const unsigned long long want = ModelChain(info.op, operands, start, steps, lane, lane_stride);
   if (SameValue(info.op, device, want)) return absl::OkStatus();
   if (info.tolerance != 0) {
     const double got = BitsFloat(static_cast<uint32_t>(device));

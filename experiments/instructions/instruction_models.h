@@ -83,11 +83,20 @@ unsigned long long ModelChain(InstructionOp op, const InstructionOperands& opera
                               unsigned long long start, uint64_t steps, int lane = 0,
                               uint64_t lane_stride = 1);
 
-// OK if `device` matches ModelChain(...) within `info`'s tolerance; else
-// InternalError naming `what` and both values.
-absl::Status CheckAgainstModel(const InstructionOpInfo& info, unsigned long long start,
-                               uint64_t steps, unsigned long long device, absl::string_view what,
-                               int lane = 0, uint64_t lane_stride = 1);
+// OK if `device` matches ModelChain(info.op, operands, ...) within `info`'s
+// tolerance; else InternalError naming `what` and both values. `operands`
+// are those the kernel ran with (info.operands, or SharedWordOperands').
+absl::Status CheckAgainstModel(const InstructionOpInfo& info, const InstructionOperands& operands,
+                               unsigned long long start, uint64_t steps,
+                               unsigned long long device, absl::string_view what, int lane = 0,
+                               uint64_t lane_stride = 1);
+
+// The operands an atomic's chains run with where lanes share its word
+// (contention warp or all): every chain starts at 0 and adds or swaps in 0
+// (seed, a and the seed stride 0), so that no lane's values depend on the
+// order the hardware serves the lanes in: each atomic reads 0 and leaves
+// 0, and every chain ends at 0.
+InstructionOperands SharedWordOperands(const InstructionOperands& operands);
 
 // The value of an fp16 bit pattern, and the fp16 nearest `v` (ties to even;
 // overflow to infinity; NaN to 0x7e00).

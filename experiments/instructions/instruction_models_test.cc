@@ -3,8 +3,13 @@
 // right thing.
 #include "experiments/instructions/instruction_models.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
 
 #include "experiments/framework/experiment.h"
 #include "gmock/gmock.h"
@@ -184,6 +189,62 @@ TEST(InstructionModelsTest, AtomicChainsRunOnTheirWord) {
   EXPECT_EQ(ModelChain(InstructionOp::kAtomSharedCas, zero, 0, 100), 0u);
 }
 
+// A host emulation of `lanes` chains on one shared word: at every step the
+// lanes' atomics are served one after another in an order drawn from
+// `rng` (the hardware's order is not known), each reading the word the
+// previous one left. Returns lane 0's last value.
+uint32_t EmulateSharedWord(InstructionOp op, const InstructionOperands& operands, int lanes,
+                           uint64_t steps, std::mt19937& rng) {
+  const bool cas = op == InstructionOp::kAtomSharedCas || op == InstructionOp::kAtomGlobalCas;
+  std::vector<uint32_t> x(lanes, static_cast<uint32_t>(operands.seed));
+  std::vector<int> order(lanes);
+  std::iota(order.begin(), order.end(), 0);
+  uint32_t word = 0;
+  for (uint64_t s = 0; s < steps; ++s) {
+    std::shuffle(order.begin(), order.end(), rng);
+    for (const int l : order) {
+      const uint32_t old = word;
+      if (!cas) word += x[l];
+      if (cas && old == x[l]) word = static_cast<uint32_t>(operands.a);
+      x[l] = old;
+    }
+  }
+  return x[0];
+}
+
+TEST(InstructionModelsTest, SharedWordChainsMatchTheModelInAnyOrder) {
+  // The H100's contention=warp latency launch (chain_length 1024: 64 + 3 x
+  // 1024 steps) and contention=warp/all throughput launch (4097 steps)
+  // ended the CAS chains at 0: every CAS compares the word (0) with x (0)
+  // and swaps in a (0). The check must use the operands the kernel ran
+  // with; with the op's own a (5) the model ends at 5, the failure the GPU
+  // run showed.
+  std::mt19937 rng(7);
+  for (const char* name :
+       {"atom_shared_add", "atom_global_add", "atom_shared_cas", "atom_global_cas"}) {
+    const InstructionOpInfo info = *FindInstructionOp(name);
+    const InstructionOperands shared = SharedWordOperands(info.operands);
+    EXPECT_EQ(shared.seed, 0u) << name;
+    EXPECT_EQ(shared.a, 0u) << name;
+    for (const uint64_t steps : {uint64_t{64 + 3 * 1024}, uint64_t{4097}}) {
+      EXPECT_EQ(ModelChain(info.op, shared, 0, steps), 0u) << name;
+      for (int trial = 0; trial < 3; ++trial) {
+        EXPECT_EQ(EmulateSharedWord(info.op, shared, 32, steps, rng), 0u) << name;
+      }
+      EXPECT_TRUE(CheckAgainstModel(info, shared, 0, steps, 0, "launch 0").ok()) << name;
+    }
+  }
+  const InstructionOpInfo cas = *FindInstructionOp("atom_shared_cas");
+  EXPECT_THAT(std::string(CheckAgainstModel(cas, cas.operands, 0, 3136, 0, "launch 0").message()),
+              HasSubstr("launch 0 ended its chain of 3136 steps at 0x0, the CPU model at 0x5"));
+  // The emulation of one lane alone on its word is the model's chain (cas
+  // from x = 1 with a = 5 ends at 5; add from x = 1 runs the Fibonacci
+  // numbers).
+  EXPECT_EQ(EmulateSharedWord(cas.op, cas.operands, 1, 50, rng),
+            ModelChain(cas.op, cas.operands, cas.operands.seed, 50));
+  EXPECT_EQ(EmulateSharedWord(InstructionOp::kAtomSharedAdd, {1, 0, 0}, 1, 7, rng), 8u);
+}
+
 TEST(InstructionModelsTest, ExactChainsDependOnTheirLength) {
   // A chain one step short must not end where the full one does, for the
   // ops whose value counts the steps (bfly by its parity). The others settle
@@ -213,8 +274,8 @@ TEST(InstructionModelsTest, ExactChainsDependOnTheirLength) {
 
 TEST(InstructionModelsTest, CheckNamesBothValues) {
   const InstructionOpInfo iadd3 = *FindInstructionOp("iadd3");
-  EXPECT_TRUE(CheckAgainstModel(iadd3, 1, 10, 4093, "launch 0").ok());
-  const absl::Status s = CheckAgainstModel(iadd3, 1, 10, 73, "launch 2");
+  EXPECT_TRUE(CheckAgainstModel(iadd3, iadd3.operands, 1, 10, 4093, "launch 0").ok());
+  const absl::Status s = CheckAgainstModel(iadd3, iadd3.operands, 1, 10, 73, "launch 2");
   EXPECT_EQ(s.code(), absl::StatusCode::kInternal);
   EXPECT_THAT(std::string(s.message()),
               HasSubstr("launch 2 ended its chain of 10 steps at 0x49, the CPU model at 0xffd"));
@@ -227,28 +288,28 @@ TEST(InstructionModelsTest, AnyNanMatchesAnyNan) {
   const unsigned long long start = 0x3c007d00;  // (NaN, 1.0)
   const unsigned long long model = ModelChain(hfma2.op, hfma2.operands, start, 1);
   EXPECT_EQ(model & 0xffff, 0x7e00u);
-  EXPECT_TRUE(CheckAgainstModel(hfma2, start, 1, (model & 0xffff0000) | 0x7fff, "x").ok());
-  EXPECT_FALSE(CheckAgainstModel(hfma2, start, 1, (model & 0xffff0000) | 0x3c00, "x").ok());
-  EXPECT_FALSE(CheckAgainstModel(hfma2, start, 1, 0x3c007fff, "x").ok());
+  EXPECT_TRUE(CheckAgainstModel(hfma2, hfma2.operands, start, 1, (model & 0xffff0000) | 0x7fff, "x").ok());
+  EXPECT_FALSE(CheckAgainstModel(hfma2, hfma2.operands, start, 1, (model & 0xffff0000) | 0x3c00, "x").ok());
+  EXPECT_FALSE(CheckAgainstModel(hfma2, hfma2.operands, start, 1, 0x3c007fff, "x").ok());
   // An integer op's bits are compared as they are.
   const InstructionOpInfo lop3 = *FindInstructionOp("lop3");
   const unsigned long long lop3_end = ModelChain(lop3.op, lop3.operands, 0x7fc00000, 2);
   EXPECT_EQ(lop3_end, 0x7fc00000u);
-  EXPECT_FALSE(CheckAgainstModel(lop3, 0x7fc00000, 2, 0x7fc00001, "x").ok());
+  EXPECT_FALSE(CheckAgainstModel(lop3, lop3.operands, 0x7fc00000, 2, 0x7fc00001, "x").ok());
 }
 
 TEST(InstructionModelsTest, ApproximateOpsMatchWithinTheirTolerance) {
   const InstructionOpInfo rcp = *FindInstructionOp("mufu_rcp");
   // 2 steps from 3: -3; -1/3 after 1 step.
-  EXPECT_TRUE(CheckAgainstModel(rcp, F32(3.0f), 2, F32(-3.0001f), "launch 0").ok());
-  const absl::Status s = CheckAgainstModel(rcp, F32(3.0f), 2, F32(-1.0f / 3), "launch 1");
+  EXPECT_TRUE(CheckAgainstModel(rcp, rcp.operands, F32(3.0f), 2, F32(-3.0001f), "launch 0").ok());
+  const absl::Status s = CheckAgainstModel(rcp, rcp.operands, F32(3.0f), 2, F32(-1.0f / 3), "launch 1");
   EXPECT_THAT(std::string(s.message()),
               HasSubstr("launch 1 ended its chain of 2 steps at -0.333333, the CPU model at -3 "
                         "(relative tolerance 0.01)"));
   const InstructionOpInfo lg2 = *FindInstructionOp("mufu_lg2");
-  EXPECT_TRUE(CheckAgainstModel(lg2, F32(5.0f), 100, F32(-0.25f), "launch 0").ok());
+  EXPECT_TRUE(CheckAgainstModel(lg2, lg2.operands, F32(5.0f), 100, F32(-0.25f), "launch 0").ok());
   EXPECT_THAT(
-      std::string(CheckAgainstModel(lg2, F32(5.0f), 100, F32(-INFINITY), "launch 3").message()),
+      std::string(CheckAgainstModel(lg2, lg2.operands, F32(5.0f), 100, F32(-INFINITY), "launch 3").message()),
       HasSubstr("launch 3 ended its chain of 100 steps at -inf, not finite"));
   // The seeds' chains stay finite over a latency launch (rsqrt from 2 to 1,
   // ex2 of -x from 1 to 0.64, sin from 1 towards 0).

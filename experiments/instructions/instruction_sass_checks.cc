@@ -5,6 +5,7 @@
 #include <cctype>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -111,28 +112,45 @@ std::optional<size_t> LastWriter(const SassFunction& f, const SassLoop& loop, si
   return std::nullopt;
 }
 
+// The registers some instruction of `loop` writes: a register outside it
+// holds a loop-invariant value, and looking for its writer (round the whole
+// loop) is skipped, which keeps the check fast on loops of a thousand steps.
+std::set<std::string> WrittenInLoop(const SassFunction& f, const SassLoop& loop) {
+  std::set<std::string> written;
+  for (size_t k = loop.head; k <= loop.branch; ++k) {
+    const SassInstruction& in = f.code[k];
+    for (size_t o = 0; o < Destinations(in); ++o) {
+      for (std::string& n : RegisterNames(in.operands[o])) written.insert(std::move(n));
+    }
+  }
+  return written;
+}
+
 // Whether code[k] reads no register that an instruction of `loop` writes:
 // a reload of a loop-invariant value (LDC R9, c[0x0][0x21c]: a CAS's
 // operand pair refilled every step), which no chain value flows through.
-bool ReadsNothingFromTheLoop(const SassFunction& f, const SassLoop& loop, size_t k) {
+bool ReadsNothingFromTheLoop(const SassFunction& f, const std::set<std::string>& written,
+                             size_t k) {
   const SassInstruction& in = f.code[k];
   for (size_t o = Destinations(in); o < in.operands.size(); ++o) {
     for (const std::string& name : RegisterNames(in.operands[o])) {
-      if (LastWriter(f, loop, k, name)) return false;
+      if (written.count(name) != 0) return false;
     }
   }
   return true;
 }
 
 // The step instruction whose result code[j] reads, or a problem.
-std::optional<size_t> Producer(const SassFunction& f, const SassLoop& loop, size_t j,
+std::optional<size_t> Producer(const SassFunction& f, const SassLoop& loop,
+                               const std::set<std::string>& written, size_t j,
                                std::vector<std::string>& problems) {
   std::vector<size_t> producers;
   const SassInstruction& in = f.code[j];
   for (size_t o = Destinations(in); o < in.operands.size(); ++o) {
     for (const std::string& name : RegisterNames(in.operands[o])) {
+      if (written.count(name) == 0) continue;  // loop-invariant
       const std::optional<size_t> w = LastWriter(f, loop, j, name);
-      if (w && !ReadsNothingFromTheLoop(f, loop, *w) &&
+      if (w && !ReadsNothingFromTheLoop(f, written, *w) &&
           std::find(producers.begin(), producers.end(), *w) == producers.end()) {
         producers.push_back(*w);
       }
@@ -187,10 +205,11 @@ std::vector<std::string> ChainLoopProblems(const SassFunction& f, const SassLoop
     return problems;
   }
   if (!value_chain) return problems;
+  const std::set<std::string> written = WrittenInLoop(f, loop);
   std::map<size_t, size_t> producer_of;
   std::map<size_t, size_t> consumer_of;
   for (const auto& [j, p] : position) {
-    const std::optional<size_t> from = Producer(f, loop, j, problems);
+    const std::optional<size_t> from = Producer(f, loop, written, j, problems);
     if (!from) continue;
     const auto it = position.find(*from);
     if (it == position.end()) {
@@ -229,7 +248,7 @@ std::vector<std::string> ChainLoopProblems(const SassFunction& f, const SassLoop
 }
 
 std::vector<std::string> LatencyKernelProblems(const SassFunction& f, const SassStep& step,
-                                               bool value_chain) {
+                                               bool value_chain, int steps) {
   const std::vector<SassLoop> loops = InnermostTimedLoopsWith(f, StepOps(step));
   if (loops.size() != kChaseSegments) {
     return {absl::StrCat(loops.size(), " innermost timed loops hold ",
@@ -238,7 +257,7 @@ std::vector<std::string> LatencyKernelProblems(const SassFunction& f, const Sass
   }
   std::vector<std::string> problems;
   for (const SassLoop& loop : loops) {
-    for (std::string& p : ChainLoopProblems(f, loop, step, 1, kInstructionUnroll, value_chain)) {
+    for (std::string& p : ChainLoopProblems(f, loop, step, 1, steps, value_chain)) {
       problems.push_back(std::move(p));
     }
   }

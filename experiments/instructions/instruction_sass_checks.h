@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/instruction_ops.h"
 #include "probes/sass_inspect.h"
 
 namespace dissect {
@@ -46,9 +47,11 @@ std::vector<std::string> ChainLoopProblems(const SassFunction& f, const SassLoop
                                            bool value_chain = true);
 
 // InstructionLatencyKernel `f`: kChaseSegments innermost timed loops hold
-// the step's instructions, each one chain of kInstructionUnroll steps.
+// the step's instructions, each one chain of `steps` steps (the kernel's
+// kInstructionUnroll; a recorded listing's own count in tests).
 std::vector<std::string> LatencyKernelProblems(const SassFunction& f, const SassStep& step,
-                                               bool value_chain = true);
+                                               bool value_chain = true,
+                                               int steps = kInstructionUnroll);
 
 // InstructionThroughputKernel `f` of `chains`: its timed loop holds
 // `chains` chains of kInstructionUnroll steps.

@@ -3,16 +3,20 @@
 // a step that reads an operand instead of the previous result, a folded
 // chain (15 steps where 16 are timed) and a MOV inside the chain. Each
 // break must fail the check, and the kernel as built must pass it, so the
-// check is neither vacuous nor blind.
+// check is neither vacuous nor blind. The listing is of a build with 16
+// steps a trip, which the checks are given; the kernel now runs
+// kInstructionUnroll a trip, and that listing fails a check for it.
 #include "experiments/instructions/instruction_sass_checks.h"
 
 #include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "kernels/instruction_ops.h"
 #include "probes/ptx_test_util.h"
 
 namespace dissect {
@@ -21,6 +25,9 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+
+// Steps per trip of the timed loops in testdata/ffma_latency_chains.sass.
+constexpr int kFixtureStepsPerTrip = 16;
 
 std::vector<SassFunction> Fixture() {
   const char* srcdir = std::getenv("TEST_SRCDIR");
@@ -37,7 +44,8 @@ std::string Problems(const std::string& functor) {
   absl::StatusOr<const SassFunction*> f = FindSassFunction(fs, {"INS_" + functor + "EEEv"});
   EXPECT_TRUE(f.ok()) << f.status();
   if (!f.ok()) return "no function";
-  return absl::StrJoin(LatencyKernelProblems(**f, ParseSassStep("FFMA")), "\n");
+  return absl::StrJoin(
+      LatencyKernelProblems(**f, ParseSassStep("FFMA"), true, kFixtureStepsPerTrip), "\n");
 }
 
 TEST(InstructionSassChecksTest, ParsesSequencesAndAlternatives) {
@@ -73,12 +81,28 @@ TEST(InstructionSassChecksTest, CountsStepsAloneWithoutAValueChain) {
   for (const char* functor : {"6FfmaOp", "14FfmaOpConstant", "11FfmaOpMoved"}) {
     absl::StatusOr<const SassFunction*> f = FindSassFunction(fs, {"INS_" + std::string(functor)});
     ASSERT_TRUE(f.ok()) << f.status();
-    EXPECT_THAT(LatencyKernelProblems(**f, ParseSassStep("FFMA"), false), IsEmpty()) << functor;
+    EXPECT_THAT(LatencyKernelProblems(**f, ParseSassStep("FFMA"), false, kFixtureStepsPerTrip),
+                IsEmpty())
+        << functor;
   }
   absl::StatusOr<const SassFunction*> folded = FindSassFunction(fs, {"INS_12FfmaOpFolded"});
   ASSERT_TRUE(folded.ok()) << folded.status();
-  EXPECT_THAT(absl::StrJoin(LatencyKernelProblems(**folded, ParseSassStep("FFMA"), false), "\n"),
+  EXPECT_THAT(absl::StrJoin(LatencyKernelProblems(**folded, ParseSassStep("FFMA"), false,
+                                                  kFixtureStepsPerTrip),
+                            "\n"),
               HasSubstr("the loop holds 15 step instructions, want 16"));
+}
+
+TEST(InstructionSassChecksTest, FailsOnFewerStepsATripThanTheKernelRuns) {
+  // The 16-step loops whose per-trip cost the H100's latency slope carried
+  // (FFMA 4.69 cycles) are not the kernel's loops of kInstructionUnroll.
+  static_assert(kInstructionUnroll != kFixtureStepsPerTrip, "the fixture would pass");
+  const std::vector<SassFunction> fs = Fixture();
+  absl::StatusOr<const SassFunction*> f = FindSassFunction(fs, {"INS_6FfmaOpEEEv"});
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_THAT(absl::StrJoin(LatencyKernelProblems(**f, ParseSassStep("FFMA")), "\n"),
+              HasSubstr(absl::StrCat("the loop holds 16 step instructions, want ",
+                                     kInstructionUnroll)));
 }
 
 TEST(InstructionSassChecksTest, FailsOnTheWrongChainCount) {

@@ -37,9 +37,15 @@
 // Could be confused with: the compiler's work for the hardware's:
 //           //experiments/instructions:sass_test checks, for every
 //           architecture built (sm_80 to sm_120), that the
-//           timed loop holds exactly 16 x chains steps of the sass_sequence
+//           timed loop holds exactly 128 x chains steps of the sass_sequence
 //           in `chains` dependent chains; the CPU model check fails a
-//           launch whose chains ended elsewhere. Uneven blocks per SM: each
+//           launch whose chains ended elsewhere. The loop's counter,
+//           compare and branch (five instructions a trip on sm_90a: a
+//           64-bit increment and compare, the branch) take issue slots from
+//           the ops: with 16 x 4 steps a trip the H100's FFMA reached 118.1
+//           of 128 results per clock (5 / 69 of the slots would be 7 %); at
+//           128 x chains steps a trip they take 5 / (128 x chains + 5): 3.8 %
+//           with one chain, 1 % with four. Uneven blocks per SM: each
 //           SM's rate comes from its own warps' span, and the median over
 //           SMs is reported. Warps starting at different times: the span
 //           runs from the first start to the last stop, which only lowers
@@ -91,8 +97,8 @@ absl::Status CheckChains(const InstructionOpInfo& info, const InstructionThrough
     for (int c = 0; c < args.chains; ++c) {
       const uint64_t index = t * args.chains + c;
       DISSECT_RETURN_IF_ERROR(
-          CheckAgainstModel(info, args.operands.seed + index * args.seed_stride, kIterations + 1,
-                            values[index], absl::StrCat("thread ", t, " chain ", c),
+          CheckAgainstModel(info, args.operands, args.operands.seed + index * args.seed_stride,
+                            kIterations + 1, values[index], absl::StrCat("thread ", t, " chain ", c),
                             static_cast<int>(t % 32), args.chains * args.seed_stride));
     }
   }
@@ -121,8 +127,7 @@ absl::StatusOr<std::vector<double>> Rates(const PointContext& ctx,
 void ApplyContention(PointContext& ctx, InstructionThroughputArgs& args) {
   args.contention = ParseContention(ctx.Str("contention"));
   if (args.contention == Contention::kNone) return;
-  args.operands.seed = 0;
-  args.operands.a = 0;
+  args.operands = SharedWordOperands(args.operands);
   args.seed_stride = 0;
   ctx.AddNote(absl::StrCat("contention=", ctx.Str("contention"),
                            ": every chain starts at 0 and adds or swaps in 0"));
