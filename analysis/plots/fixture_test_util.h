@@ -12,6 +12,7 @@
 #include <fstream>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -74,18 +75,26 @@ inline void DrawFigures(const DeviceFigures& device, const std::string& test_nam
   }
 }
 
-// The cells, trimmed, of the first markdown table row of `text` whose
-// first cell is `first`; empty if there is none.
-inline std::vector<std::string> TableRow(const std::string& text, const std::string& first) {
+// The cells, trimmed, of every markdown table row of `text` whose first
+// cell is `first`, in order.
+inline std::vector<std::vector<std::string>> TableRows(const std::string& text,
+                                                       const std::string& first) {
+  std::vector<std::vector<std::string>> rows;
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
     if (!absl::ConsumePrefix(&line, "|")) continue;
     std::vector<std::string> cells;
     for (absl::string_view cell : absl::StrSplit(line, '|')) {
       cells.emplace_back(absl::StripAsciiWhitespace(cell));
     }
-    if (!cells.empty() && cells.front() == first) return cells;
+    if (!cells.empty() && cells.front() == first) rows.push_back(std::move(cells));
   }
-  return {};
+  return rows;
+}
+
+// The first of TableRows; empty if there is none.
+inline std::vector<std::string> TableRow(const std::string& text, const std::string& first) {
+  std::vector<std::vector<std::string>> rows = TableRows(text, first);
+  return rows.empty() ? std::vector<std::string>() : std::move(rows.front());
 }
 
 // A cell of a TableRow that contains `text`.

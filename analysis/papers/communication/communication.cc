@@ -15,6 +15,10 @@
 //     line rate (modelled).
 // No overlap of compute and communication. Params: "workers" (int >= 2),
 // "batch" (default each network's largest measured), "networks" (list).
+// Where the results read are not the setting of the entry's own sweep
+// (networks missing, passes at another batch, as the GPU smoke results of a
+// first-contact run are), the page says so and names the networks its
+// means are over.
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -23,6 +27,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "analysis/format/format.h"
 #include "analysis/papers/communication/comm_model.h"
 #include "analysis/papers/registry.h"
@@ -155,6 +161,71 @@ absl::StatusOr<std::vector<Network>> ReadNetworks(const CatalogEntry& entry,
   return networks;
 }
 
+// The comma-separated values of axis `key` of the sweep's entries of
+// `experiment` (the catalog entry's own sweep), in order, each once.
+std::vector<std::string> SweepAxisValues(const CatalogEntry& entry, const std::string& experiment,
+                                         const std::string& key) {
+  std::vector<std::string> values;
+  const auto entries = entry.sweep.find("entries");
+  if (entries == entry.sweep.end() || !entries->is_array()) return values;
+  for (const auto& e : *entries) {
+    if (e.value("experiment", "") != experiment) continue;
+    const auto axes = e.find("axes");
+    if (axes == e.end() || !axes->is_object()) continue;
+    const auto axis = axes->find(key);
+    if (axis == axes->end()) continue;
+    const std::string text = axis->is_string() ? axis->get<std::string>() : axis->dump();
+    for (const absl::string_view v : absl::StrSplit(text, ',', absl::SkipEmpty())) {
+      if (std::find(values.begin(), values.end(), v) == values.end()) values.emplace_back(v);
+    }
+  }
+  return values;
+}
+
+// Where the results read are not the setting the entry's sweep measures: its
+// networks missing here, and passes at another batch (less compute per step
+// against the same gradient bytes, so another communication share). ""
+// where they are the sweep's.
+std::string SweepGaps(const CatalogEntry& entry, const std::vector<Network>& networks) {
+  const std::vector<std::string> sweep_networks = SweepAxisValues(entry, kCompute, "network");
+  const std::vector<std::string> sweep_batches = SweepAxisValues(entry, kCompute, "batch");
+  std::vector<std::string> missing;
+  for (const std::string& name : sweep_networks) {
+    if (std::none_of(networks.begin(), networks.end(),
+                     [&](const Network& n) { return n.name == name; })) {
+      missing.push_back(name);
+    }
+  }
+  std::vector<std::string> other_batch;
+  for (const Network& n : networks) {
+    if (!sweep_batches.empty() && std::find(sweep_batches.begin(), sweep_batches.end(),
+                                            absl::StrCat(n.batch)) == sweep_batches.end()) {
+      other_batch.push_back(absl::StrCat(n.name, " at batch ", n.batch));
+    }
+  }
+  std::string out;
+  if (!missing.empty()) {
+    absl::StrAppend(&out, "- no measured pass of ", absl::StrJoin(missing, ", "),
+                    ": the means below are over the other networks only (the sweep measures ",
+                    absl::StrJoin(sweep_networks, ", "), ")\n");
+  }
+  if (!other_batch.empty()) {
+    absl::StrAppend(&out, "- ", absl::StrJoin(other_batch, ", "), ", not the sweep's batch ",
+                    absl::StrJoin(sweep_batches, ", "),
+                    ": a smaller batch is less compute per step against the same gradient bytes, "
+                    "so its modelled communication share is higher than at the sweep's batch, "
+                    "and the other way round\n");
+  }
+  return out;
+}
+
+// "alexnet, densenet121": the networks a mean is over.
+std::string NetworkNames(const std::vector<Network>& networks) {
+  std::vector<std::string> names;
+  for (const Network& n : networks) names.push_back(n.name);
+  return absl::StrJoin(names, ", ");
+}
+
 }  // namespace
 
 namespace {
@@ -256,7 +327,7 @@ MarkdownTable Comparison(const CatalogEntry& entry, const std::vector<Network>& 
     for (const Network& n : networks) shares.push_back(Model(n, l, workers).share_percent);
     AddComparison(table,
                   absl::StrCat("communication share of a step over ", l.name,
-                               ", mean over the networks (modelled)"),
+                               ", mean over ", NetworkNames(networks), " (modelled)"),
                   share, Mean(shares), "%",
                   !l.gb_per_s  ? l.source
                   : l.measured ? "from the measured forward pass and link; exchange modelled"
@@ -273,7 +344,10 @@ MarkdownTable Comparison(const CatalogEntry& entry, const std::vector<Network>& 
     AddComparison(table, absl::StrCat(n.name, ": step speedup, 25 -> 100 Gbps (modelled)"), speedup,
                   Finite(s), "x", "");
   }
-  AddComparison(table, "step speedup, 25 -> 100 Gbps, mean over the networks (modelled)", speedup,
+  AddComparison(table,
+                absl::StrCat("step speedup, 25 -> 100 Gbps, mean over ", NetworkNames(networks),
+                             " (modelled)"),
+                speedup,
                 Mean(speedups), "x",
                 "the paper's is over its own workloads and clusters, not these networks");
   AddPublishedWithoutMeasurement(table, entry, {"communication_share", "speedup_25_to_100_gbps"});
@@ -319,7 +393,12 @@ absl::StatusOr<PaperFigure> GenerateCommunicationBreakdown(const CatalogEntry& e
       "to a network card is not added to the Ethernet links; a parameter server's push and "
       "pull are not modelled.\n\n### Links\n\n",
       RenderMarkdownTable(LinksTable(links)), "\n### Compute and gradient bytes per network\n\n",
-      RenderMarkdownTable(ComputeTable(*networks, workers)), "\n### Modelled step per link\n\n",
+      RenderMarkdownTable(ComputeTable(*networks, workers)), "\n");
+  if (const std::string gaps = SweepGaps(entry, *networks); !gaps.empty()) {
+    absl::StrAppend(&out.markdown, "### Not the sweep's setting\n\n", gaps, "\n");
+  }
+  absl::StrAppend(
+      &out.markdown, "### Modelled step per link\n\n",
       RenderMarkdownTable(model), "\n### Paper vs this GPU\n\n",
       RenderMarkdownTable(Comparison(entry, *networks, links, workers)), "\n");
   if (!not_measured.empty())
