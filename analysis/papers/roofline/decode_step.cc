@@ -349,6 +349,68 @@ std::string RatioFindings(const std::vector<StepRow>& rows, double bandwidth) {
                       " of the measured DRAM bandwidth.\n");
 }
 
+// A batch whose linear layers take more than this × a larger batch's: the
+// larger batch reads the same weights and does more FLOPs, so the GEMM
+// library's kernel for the smaller batch, not the bytes, sets its time.
+constexpr double kSlowerThanLargerBatch = 1.10;
+
+// The batches whose linear layers are slower than a larger batch's (the
+// linear layers do not depend on the context).
+std::string LinearFindings(const std::vector<StepRow>& rows) {
+  std::map<int64_t, double> linear_s;
+  for (const StepRow& r : rows) {
+    if (r.linear_s) linear_s[r.batch] = *r.linear_s;
+  }
+  const auto faster = [](const auto& a, const auto& b) { return a.second < b.second; };
+  std::vector<std::string> slower;
+  for (auto it = linear_s.begin(); it != linear_s.end(); ++it) {
+    const auto fastest_larger = std::min_element(std::next(it), linear_s.end(), faster);
+    if (fastest_larger == linear_s.end() ||
+        !(it->second > kSlowerThanLargerBatch * fastest_larger->second)) {
+      continue;
+    }
+    slower.push_back(absl::StrCat("batch ", it->first, " (", Ms(it->second), " ms) above batch ",
+                                  fastest_larger->first, " (", Ms(fastest_larger->second), " ms)"));
+  }
+  if (slower.empty()) return "";
+  return absl::StrCat(
+      "- Linear layers' time not monotonic in batch: ", absl::StrJoin(slower, "; "),
+      ". A larger batch reads the same weights and does more FLOPs: the GEMM library's kernel "
+      "for the smaller batch, not the memory, sets its time.\n");
+}
+
+// Decode attention reading its KV cache below this fraction of the measured
+// DRAM bandwidth: the kernel, not the memory, limits it.
+constexpr double kKernelLimitedFraction = 0.25;
+
+// The fraction of the DRAM bandwidth each cell's attention reads its KV
+// cache at (KV bytes / attention time), and the cells below
+// kKernelLimitedFraction.
+std::string AttentionFindings(const rl::DecoderShape& shape, const std::vector<StepRow>& rows,
+                              double bandwidth) {
+  double lo = 1e300, hi = 0;
+  std::vector<std::string> limited;
+  for (const StepRow& r : rows) {
+    if (!r.attention_s) continue;
+    const double floor_s = rl::KvCacheBytes(shape, r.batch, r.context) / (bandwidth * 1e9);
+    const double fraction = floor_s / *r.attention_s;
+    lo = std::min(lo, fraction);
+    hi = std::max(hi, fraction);
+    if (fraction >= kKernelLimitedFraction) continue;
+    limited.push_back(absl::StrCat("batch ", r.batch, " context ", r.context, ": ",
+                                   FormatPercent(fraction), " (", Ms(*r.attention_s),
+                                   " ms against a KV-read floor of ", Ms(floor_s), " ms)"));
+  }
+  if (hi == 0) return "";
+  const std::string range = absl::StrCat("- Decode attention reads its KV cache at ",
+                                         FormatPercent(lo), " to ", FormatPercent(hi),
+                                         " of the measured DRAM bandwidth");
+  if (limited.empty()) return absl::StrCat(range, ".\n");
+  return absl::StrCat(range, "; below ", FormatPercent(kKernelLimitedFraction), " at ",
+                      absl::StrJoin(limited, ", "),
+                      ": there the kernel, not the memory, limits it.\n");
+}
+
 }  // namespace
 
 absl::StatusOr<PaperFigure> GenerateDecodeStepModel(const CatalogEntry& entry,
@@ -386,7 +448,9 @@ absl::StatusOr<PaperFigure> GenerateDecodeStepModel(const CatalogEntry& entry,
       " × (one layer's linear layers + its decode attention), each row's time per launch = its "
       "FLOPs / its median TFLOP/s; of DRAM bandwidth = model bytes / measured time / measured "
       "DRAM bandwidth.\n\n### Findings\n\n",
-      RatioFindings(rows, memory->value), "- Expected: ", entry.expected_signature,
+      RatioFindings(rows, memory->value), LinearFindings(rows),
+      AttentionFindings(params.shape, rows, memory->value), "- Expected: ",
+      entry.expected_signature,
       "\n\n### Paper vs this GPU\n\n", RenderMarkdownTable(comparison));
   if (!measured.not_measured.empty()) {
     absl::StrAppend(&md, "\n### Not measured\n\n");
