@@ -1,9 +1,13 @@
 // The instruction chapter's section on REAL data: the committed ground truth
-// of an H100 (analysis/reference/h100_80gb_hbm3/2026-11-27-second-contact,
-// raw files as they came back, //analysis/reference:h100_second_contact_
-// instructions). Not a golden of the page: properties that must hold on
-// that run, each taken from the run's own files. Skips, saying why, where
-// the folder is absent.
+// of an H100 (analysis/reference/h100_80gb_hbm3/, raw files as they came
+// back): the second first-contact run (2026-11-27-second-contact,
+// //analysis/reference:h100_second_contact_instructions), the chapter's
+// ground truth before the loop and CAS fixes, and the recheck run after
+// them (2026-11-27-recheck, //analysis/reference:h100_recheck_instructions:
+// 128 ops a loop trip, CAS under contention checked against the operands it
+// ran with). Not a golden of the page: properties that must hold on each
+// run, each taken from the run's own files. Skips, saying why, where a
+// run's folder is absent.
 
 #include <filesystem>
 #include <set>
@@ -29,28 +33,32 @@ using ::testing::Not;
 using testing::CellWith;
 using testing::TableRow;
 
-constexpr char kRun[] = "analysis/reference/h100_80gb_hbm3/2026-11-27-second-contact/rotation/";
-const std::vector<std::string>& RunFiles() {
+const std::vector<std::string>& InstructionFiles() {
   static const auto* files = new std::vector<std::string>{
       "ref_instructions/instruction_latency.json",
       "ref_instructions/instruction_latency_contention.json",
       "ref_instructions/instruction_throughput.json",
-      "ref_instructions/instruction_throughput_contention.json",
-      "ref_launch_overhead/launch_overhead.json",
-      "ref_launch_overhead/launch_block_dispatch.json"};
+      "ref_instructions/instruction_throughput_contention.json"};
   return *files;
 }
 
-class InstructionsGroundTruthTest : public ::testing::Test {
+// The CAS chains of the contention experiments (lanes sharing a word).
+constexpr const char* kCasUnderContention[] = {
+    "atom_shared_cas (contention warp)", "atom_global_cas (contention warp)",
+    "atom_shared_cas (contention all)", "atom_global_cas (contention all)"};
+
+// One run's instruction section, rendered with the embedded rates table.
+class InstructionsRunTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    const std::string first = test_util::Runfile(absl::StrCat(kRun, RunFiles().front()));
-    if (!std::filesystem::exists(first)) {
-      GTEST_SKIP() << "the committed H100 ground truth is absent (" << kRun
+  // Reads `run` + each of `names` (the first must be an instruction file);
+  // skips where the first is absent.
+  void Load(const std::string& run, const std::vector<std::string>& names) {
+    if (!std::filesystem::exists(test_util::Runfile(absl::StrCat(run, names.front())))) {
+      GTEST_SKIP() << "the committed H100 ground truth is absent (" << run
                    << "): nothing to check";
     }
-    files_ = testing::ReadResultFixtures(kRun, RunFiles());
-    ASSERT_EQ(files_.size(), RunFiles().size());
+    files_ = testing::ReadResultFixtures(run, names);
+    ASSERT_EQ(files_.size(), names.size());
     absl::StatusOr<InstructionRates> rates =
         ParseInstructionRatesJson(kEmbeddedInstructionRatesJson, kEmbeddedInstructionRatesOrigin);
     ASSERT_TRUE(rates.ok()) << rates.status();
@@ -75,6 +83,17 @@ class InstructionsGroundTruthTest : public ::testing::Test {
   InstructionRates rates_;
   std::string section_;
   std::vector<InstructionsDevice> devices_;
+};
+
+// The second first-contact run: the instruction files and launch_overhead's.
+class InstructionsGroundTruthTest : public InstructionsRunTest {
+ protected:
+  void SetUp() override {
+    std::vector<std::string> names = InstructionFiles();
+    names.push_back("ref_launch_overhead/launch_overhead.json");
+    names.push_back("ref_launch_overhead/launch_block_dispatch.json");
+    Load("analysis/reference/h100_80gb_hbm3/2026-11-27-second-contact/rotation/", names);
+  }
 };
 
 TEST_F(InstructionsGroundTruthTest, RendersARowForEveryOpOfTheRun) {
@@ -106,9 +125,7 @@ TEST_F(InstructionsGroundTruthTest, FfmaLatencyAndDfmaThroughputAreWhereAnH100Pu
 // The CAS chains under contention failed their CPU check on the GPU: the
 // rows say so instead of showing a number.
 TEST_F(InstructionsGroundTruthTest, FailedRowsShowTheirError) {
-  for (const char* label :
-       {"atom_shared_cas (contention warp)", "atom_global_cas (contention warp)",
-        "atom_shared_cas (contention all)", "atom_global_cas (contention all)"}) {
+  for (const char* label : kCasUnderContention) {
     SCOPED_TRACE(label);
     EXPECT_FALSE(Op(label).results_per_clock_per_sm.has_value());
     EXPECT_THAT(TableRow(section_, label), CellWith("throughput: error: INTERNAL"));
@@ -148,10 +165,54 @@ TEST_F(InstructionsGroundTruthTest, RatesAboveThePublishedOneAreFlagged) {
   // Every flagged op is more than 105 % of its rate, and every op above it
   // is flagged.
   for (const InstructionOpSummary& op : devices_[0].ops) {
-    const std::optional<double> fraction = FractionOfPublished(op, rates_.For(op.op, devices_[0].compute_capability));
+    const std::optional<double> fraction =
+        FractionOfPublished(op, rates_.For(op.op, devices_[0].compute_capability));
     EXPECT_EQ(fraction && *fraction > 1.05,
               ::testing::Matches(CellWith("above published"))(TableRow(section_, op.Label())))
         << op.Label();
+  }
+}
+
+// The recheck run, after the fixes: 128 ops a loop trip leave at most
+// ~11/128 = 0.09 cycles of loop per step (at 16 a trip the second run read
+// FFMA at 4.69 cycles), so the dependent FP32 and IMAD chains read the
+// pipeline's own latency, about 4 cycles.
+class InstructionsRecheckTest : public InstructionsRunTest {
+ protected:
+  void SetUp() override {
+    Load("analysis/reference/h100_80gb_hbm3/2026-11-27-recheck/first_contact/rotation/",
+         InstructionFiles());
+  }
+};
+
+TEST_F(InstructionsRecheckTest, Fp32AndImadLatencyIsFourCycles) {
+  for (const char* op : {"ffma", "fadd", "fmul", "imad"}) {
+    SCOPED_TRACE(op);
+    ASSERT_TRUE(Op(op).latency_cycles.has_value());
+    EXPECT_GE(*Op(op).latency_cycles, 3.9);
+    EXPECT_LE(*Op(op).latency_cycles, 4.3);
+  }
+}
+
+// Near the rates table's FP32 rate for compute capability 9.0 (128 results
+// a clock an SM) and not above it.
+TEST_F(InstructionsRecheckTest, FfmaThroughputNearsThePublishedRate) {
+  ASSERT_TRUE(Op("ffma").results_per_clock_per_sm.has_value());
+  EXPECT_GE(*Op("ffma").results_per_clock_per_sm, 120);
+  const std::optional<double> fraction = FractionOfPublished(Op("ffma"), rates_.For("ffma", "9.0"));
+  ASSERT_TRUE(fraction.has_value());
+  EXPECT_LE(*fraction, 1.01);
+}
+
+// The CAS chains under contention now pass their CPU check: measured, no
+// error text.
+TEST_F(InstructionsRecheckTest, CasUnderContentionIsMeasured) {
+  for (const char* label : kCasUnderContention) {
+    SCOPED_TRACE(label);
+    ASSERT_TRUE(Op(label).results_per_clock_per_sm.has_value());
+    EXPECT_GT(*Op(label).results_per_clock_per_sm, 0);
+    EXPECT_FALSE(TableRow(section_, label).empty());
+    EXPECT_THAT(TableRow(section_, label), Not(CellWith("error")));
   }
 }
 
