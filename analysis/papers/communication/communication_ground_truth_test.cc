@@ -38,23 +38,31 @@ const std::vector<std::string>& ReferenceFiles() {
   return *files;
 }
 
-class CommunicationGroundTruthTest : public ::testing::Test {
+// The page rendered from result files of a committed run with the catalog's
+// entry.
+class CommunicationPageTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    for (const std::string& name : ReferenceFiles()) {
-      if (!std::filesystem::exists(test_util::Runfile(kReference + name))) {
-        GTEST_SKIP() << "the committed H100 ground truth is absent (" << kReference << name
+  // Reads `folder` + each of `names`; skips where one is absent.
+  void Render(const std::string& folder, const std::vector<std::string>& names) {
+    for (const std::string& name : names) {
+      if (!std::filesystem::exists(test_util::Runfile(folder + name))) {
+        GTEST_SKIP() << "the committed H100 ground truth is absent (" << folder << name
                      << "): nothing to check";
       }
     }
-    const absl::StatusOr<PaperFigure> figure = GenerateCommunicationBreakdown(
-        CatalogEntryOrFail("alibaba_pai_2019_host_link"),
-        testing::ReadResultFixtures(kReference, ReferenceFiles()));
+    const absl::StatusOr<PaperFigure> figure =
+        GenerateCommunicationBreakdown(CatalogEntryOrFail("alibaba_pai_2019_host_link"),
+                                       testing::ReadResultFixtures(folder, names));
     ASSERT_TRUE(figure.ok()) << figure.status();
     page_ = figure->markdown;
   }
 
   std::string page_;
+};
+
+class CommunicationGroundTruthTest : public CommunicationPageTest {
+ protected:
+  void SetUp() override { Render(kReference, ReferenceFiles()); }
 };
 
 // host_link's largest pinned bidirectional copy (1 GiB, 88.27 GB/s both
@@ -105,24 +113,9 @@ constexpr char kSweep[] =
 constexpr const char* kNetworks[] = {"alexnet", "vgg16", "resnet50", "densenet121"};
 constexpr const char* kLinks[] = {"PCIe (host link)", "25 Gbps Ethernet", "100 Gbps Ethernet"};
 
-class CommunicationWholeSweepTest : public ::testing::Test {
+class CommunicationWholeSweepTest : public CommunicationPageTest {
  protected:
-  void SetUp() override {
-    const std::vector<std::string> files = {"host_link.json", "compute.json"};
-    for (const std::string& name : files) {
-      if (!std::filesystem::exists(test_util::Runfile(kSweep + name))) {
-        GTEST_SKIP() << "the committed H100 whole sweep is absent (" << kSweep << name
-                     << "): nothing to check";
-      }
-    }
-    const absl::StatusOr<PaperFigure> figure =
-        GenerateCommunicationBreakdown(CatalogEntryOrFail("alibaba_pai_2019_host_link"),
-                                       testing::ReadResultFixtures(kSweep, files));
-    ASSERT_TRUE(figure.ok()) << figure.status();
-    page_ = figure->markdown;
-  }
-
-  std::string page_;
+  void SetUp() override { Render(kSweep, {"host_link.json", "compute.json"}); }
 };
 
 TEST_F(CommunicationWholeSweepTest, PcieIsMeasured) {
