@@ -12,7 +12,12 @@
 # tool's 64 MiB: for a loan, build for its GPU. `tools/bundle.sh --list`
 # prints the targets it would build and stops. Other arguments go to Bazel, so
 # a bundle for one GPU is `tools/bundle.sh --cuda_archs=sm_90a` (H100/H200;
-# sm_80 A100, sm_89 L40S, sm_100a B200): about 37 MiB at sm_90a alone.
+# sm_80 A100, sm_89 L40S, sm_100a B200): about 41 MiB at sm_90a alone.
+# Where even that is too much beside the checkout, --experiments=NAME,...
+# builds dist/ as always but packs into dist.tar.gz only those experiments,
+# their GPU-test wrappers and the binaries the GPU machine's scripts run
+# (tools/bundle_pack.sh); dist/GPU_TESTS and dist/EXPERIMENTS in it list
+# only what it holds.
 #
 # cublaslt_gemm links cuBLAS/cuBLASLt (about 600 MB): not copied, since the
 # GPU machine has the toolkit (tools/reference_run.sh puts its lib64 on
@@ -33,6 +38,18 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source tools/glibc_versions.sh
+source tools/bundle_pack.sh
+experiments_subset=""
+list_only=0
+bazel_args=()
+for arg in "$@"; do
+  case "${arg}" in
+    --experiments=*) experiments_subset=${arg#*=} ;;
+    --list) list_only=1 ;;
+    *) bazel_args+=("${arg}") ;;
+  esac
+done
+set -- "${bazel_args[@]}"
 # Every experiment: the binaries dissect_experiment tags (tools/experiment.bzl).
 # Activation sparsity loads cuDNN at run time, not bundled: the GPU machines
 # have it as the nvidia-cudnn Python wheel.
@@ -40,6 +57,8 @@ experiment_labels=$(./bazelw query --noshow_progress 'attr(tags, "\bdissect_expe
   { echo "bundle.sh: bazel query of the experiments failed" >&2; exit 1; }
 mapfile -t experiments <<<"${experiment_labels}"
 [[ -n ${experiment_labels} ]] || { echo "bundle.sh: no experiment binaries found" >&2; exit 1; }
+# Names checked before minutes of building.
+[[ -z "${experiments_subset}" ]] || bundle_check_experiments "${experiments_subset}" "${experiments[@]##*:}" || exit 2
 tools=(
   # Paper reproductions: the catalog's runner (with --catalog=dist/papers
   # --bin_dir=dist/bin).
@@ -70,7 +89,7 @@ for line in "${smoke_tests[@]}"; do smoke_binaries+=("${line#* }"); done
 # Each once (an experiment with several smoke tests is named by each).
 mapfile -t targets < <(printf '%s\n' "${experiments[@]}" "${tools[@]}" "${gpu_tests[@]}" \
   "${smoke_binaries[@]}" | awk 'NF && !seen[$0]++')
-if [[ ${1:-} == --list ]]; then
+if ((list_only)); then
   printf '%s\n' "${targets[@]}"
   exit 0
 fi
@@ -101,6 +120,7 @@ while IFS= read -r steps; do
 done < <(find analysis/reference -mindepth 3 -maxdepth 3 -name STEPS.tsv 2> /dev/null)
 { git rev-parse HEAD; git diff --quiet HEAD || echo "(with uncommitted changes)"; } | paste -sd' ' > dist/COMMIT
 ./bazelw query "${gpu_query}" --output=xml 2>/dev/null | tools/gpu_test_manifest.py > dist/GPU_TESTS
+printf '%s\n' "${experiments[@]##*:}" > dist/EXPERIMENTS
 {
   echo "# The newest versions the binaries in dist/ ask of the host's glibc and libstdc++."
   bundle_requirements dist/bin/* dist/lib/*
@@ -110,14 +130,19 @@ grep -v '^#' dist/MANIFEST | sed 's/^/bundle.sh: needs /'
 for line in "${smoke_tests[@]}"; do
   test_name=${line%% *}
   binary=${line#* }
-  printf '#!/bin/sh\n# %s: the smoke check of %s (tools/bundle.sh).\nexec "$(dirname "$0")/%s" --smoke "$@"\n' \
-    "${test_name}" "${binary}" "${binary##*:}" > dist/bin/"${test_name}"
+  printf '#!/bin/sh\n# %s: the smoke check of %s (tools/bundle.sh).\n# dissect_smoke_of=%s\nexec "$(dirname "$0")/%s" --smoke "$@"\n' \
+    "${test_name}" "${binary}" "${binary##*:}" "${binary##*:}" > dist/bin/"${test_name}"
   chmod 0755 dist/bin/"${test_name}"
 done
 # The static binaries (wgmma alone is 23 MB) add up to more than the device
 # tool's 64 MiB carry limit; gzip brings them to about a third. Carry
 # dist.tar.gz and unpack it there: tar xzf dist.tar.gz
-tar czf dist.tar.gz dist
+if [[ -n "${experiments_subset}" ]]; then
+  bundle_pack_subset dist dist.tar.gz "${experiments_subset}" || exit 1
+  echo "bundle.sh: dist.tar.gz holds only ${experiments_subset} of the experiments; dist/ holds them all"
+else
+  tar czf dist.tar.gz dist
+fi
 du -sh dist dist.tar.gz
 # The device tool carries 64 MiB in all: the checkout it sends (tracked and
 # untracked files git does not ignore; analysis/reference grows with every
@@ -128,6 +153,6 @@ tree_bytes=$(git ls-files -co --exclude-standard -z | xargs -0 stat -c %s 2>/dev
 tree_mib=$(( (tree_bytes + 1048575) / 1048576 ))
 echo "bundle.sh: dist.tar.gz is ${size_mib} MiB; with the ${tree_mib} MiB checkout, $((size_mib + tree_mib)) MiB of the device tool's 64"
 if (( size_mib + tree_mib > 64 )); then
-  echo "bundle.sh: dist.tar.gz (${size_mib} MiB) and the checkout (${tree_mib} MiB) are over the device tool's 64 MiB carry limit; build for the one GPU it is for, e.g. tools/bundle.sh --cuda_archs=sm_90a for an H100 or H200 (about 37 MiB)" >&2
+  echo "bundle.sh: dist.tar.gz (${size_mib} MiB) and the checkout (${tree_mib} MiB) are over the device tool's 64 MiB carry limit; build for the one GPU it is for, e.g. tools/bundle.sh --cuda_archs=sm_90a for an H100 or H200 (about 41 MiB), and where that is still over, pack only the experiments the loan runs: --experiments=NAME,... (names in dist/EXPERIMENTS)" >&2
   exit 1
 fi

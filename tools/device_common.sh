@@ -9,6 +9,7 @@
 #   record        a command line appended verbatim to OUTDIR/COMMANDS
 #                 before it runs, its output into a log file
 #   summary, publish, pack, finish  SUMMARY.txt and the archive
+#   bundled       whether the bundle holds a binary, else a FAIL line
 #
 # The device tool brings back at most 8 files from $OUT, 16 MiB each, at
 # most 2 folders down. So when OUTDIR lies under $OUT, the results are
@@ -195,6 +196,18 @@ failure_lines() {
   (( n <= 20 )) || text="$(head -n 20 <<< "${text}")"$'\n'"... $((n - 20)) more lines"
   mapfile -t lines <<< "${text}"
   summary "${lines[@]/#/    }"
+}
+
+# bundled NAME BINARY: whether BINARY (dist/bin/...) is here; else, for
+# the step NAME, one FAIL line naming it (stderr and SUMMARY.txt) rather than
+# exit 127 from inside the step: a bundle packed for a few experiments
+# (tools/bundle.sh --experiments) holds only theirs.
+bundled() {
+  [[ -x "$2" ]] && return 0
+  local line="FAIL $1: $2 is not in this bundle (tools/bundle.sh --experiments left it out)"
+  echo "${results_script}: ${line}" >&2
+  summary "${line}"
+  return 1
 }
 
 record() {  # record OUTDIR LOG COMMAND...: log the command line, run it into LOG

@@ -24,6 +24,9 @@
 # else the plan's estimate; a step that timed out counts double its timeout.
 # Each step's timeout is max(3 x expected, expected + --step_slack_s),
 # capped at what is left, so the script never runs past its budget.
+# A step whose command names a dist/bin/ binary the bundle does not hold (one
+# packed for a few experiments: tools/bundle.sh --experiments) is skipped and
+# listed as "not in this bundle"; --only naming such a step is bad input.
 #
 # OUTDIR receives the results; under the device tool's $OUT only SUMMARY.txt
 # (the verdict on its first line) and one archive of everything (split at
@@ -145,13 +148,27 @@ while read -r line <&3; do
 done 3< dist/GPU_TESTS
 read_plan headline "${plan_dir}/headline.plan"
 read_plan rotation "${plan_dir}/rotation.plan"
-declare -A seen_id
-for id in "${plan_id[@]}"; do
-  [[ -z "${seen_id[${id}]:-}" ]] || die "step id '${id}' appears twice in the plan"
-  seen_id[${id}]=1
+# missing_binary INDEX: the first dist/bin/ word of the step's command that
+# is no executable file here (a bundle packed for a few experiments,
+# tools/bundle.sh --experiments, leaves the others out), else nothing.
+missing_binary() {
+  local -a words
+  local w
+  eval "words=(${plan_words[$1]})"
+  for w in "${words[@]}"; do
+    [[ "${w}" != dist/bin/* || -x "${w}" ]] || { echo "${w}"; return 0; }
+  done
+}
+declare -A step_index
+for i in "${!plan_id[@]}"; do
+  id=${plan_id[$i]}
+  [[ -z "${step_index[${id}]:-}" ]] || die "step id '${id}' appears twice in the plan"
+  step_index[${id}]=${i}
 done
 for id in ${only//,/ }; do
-  [[ -n "${seen_id[${id}]:-}" ]] || die "--only names '${id}', which is no step of the plan (--dry_run lists them)"
+  [[ -n "${step_index[${id}]:-}" ]] || die "--only names '${id}', which is no step of the plan (--dry_run lists them)"
+  missing=$(missing_binary "${step_index[${id}]}")
+  [[ -z "${missing}" ]] || die "--only names '${id}', whose ${missing} is not in this bundle (tools/bundle.sh --experiments left it out)"
 done
 
 # --- The device and what its committed runs recorded. --------------------
@@ -186,10 +203,11 @@ expected_from() {
   local id=${plan_id[$1]}
   echo "${recorded_from[${id}]:-estimate}"
 }
-# selected INDEX: whether --only and --stages take the step, and a rotation
-# step has not passed on this device before. Prints why not, if not.
+# selected INDEX: whether --only and --stages take the step, a rotation
+# step has not passed on this device before, and the bundle holds the
+# step's binaries. Prints why not, if not.
 selected() {
-  local id=${plan_id[$1]} stage=${plan_stage[$1]}
+  local id=${plan_id[$1]} stage=${plan_stage[$1]} missing
   if [[ -n "${only}" ]]; then
     [[ ",${only}," == *",${id},"* ]] || { echo "not in --only"; return 1; }
     return 0
@@ -199,6 +217,8 @@ selected() {
     echo "already passed in ${device}/${passed_in[${id}]}"
     return 1
   fi
+  missing=$(missing_binary "$1")
+  [[ -z "${missing}" ]] || { echo "not in this bundle (${missing})"; return 1; }
 }
 
 if ((dry_run)); then
@@ -228,7 +248,7 @@ write_machine "${out}"
 t0=${SECONDS}
 printf 'stage\tid\tstatus\tseconds\ttimeout_s\texpected_s\tfrom\n' > "${out}/STEPS.tsv"
 declare -A count=([pass]=0 [fail]=0 [timeout]=0 [deferred]=0)
-next_time=() not_passed=() skipped_rotation=0
+next_time=() not_passed=() not_in_bundle=() skipped_rotation=0
 smoke_failed=""  # the first GPU test that failed, for memcheck
 
 left_s() { echo $((budget_s - reserve_s - (SECONDS - t0))); }
@@ -341,6 +361,8 @@ for stage in correctness headline rotation; do
       run_step "${i}"
     elif [[ "${why}" == already* ]]; then
       skipped_rotation=$((skipped_rotation + 1))
+    elif [[ "${why}" == "not in this bundle"* ]]; then
+      not_in_bundle+=("${plan_id[$i]}")
     fi
   done
   if [[ "${stage}" == correctness ]]; then
@@ -366,6 +388,8 @@ if [[ -x dist/bin/verdict ]]; then
   esac
 fi
 ((${#next_time[@]} == 0)) || summary "next time (did not fit this budget):" "${next_time[@]}"
+((${#not_in_bundle[@]} == 0)) ||
+  summary "not in this bundle, not run (tools/bundle.sh --experiments left their binaries out): $(IFS=,; echo "${not_in_bundle[*]}")"
 ((skipped_rotation == 0)) || summary "rotation: ${skipped_rotation} step(s) already passed in a committed run of ${device}"
 ((${#not_passed[@]} == 0)) || summary "again on what did not pass: tools/first_contact.sh OUTDIR --only=$(IFS=,; echo "${not_passed[*]}")"
 run_dir=analysis/reference/${device}/$(date -u +%Y-%m-%d)

@@ -8,7 +8,7 @@
 # device passed; recorded times replace estimates, the newest run's first;
 # at most 8 files are left, split archive included; bad input exits 2; the
 # real plans parse and a real reference-run step runs through
-# tools/reference_run.sh.
+# tools/reference_run.sh; a bundle without some binaries skips their steps.
 set -uo pipefail
 src="${TEST_SRCDIR}/dissect"
 tools="${src}/tools"
@@ -268,5 +268,34 @@ ref=${tmp}/u7/fc/rotation/ref_memory_latency_dram
 expect_line "${ref}/COMMANDS" "dist/bin/memory_latency --benchmark_out="
 expect_line "${ref}/COMMANDS" "/memory_latency_dram.json --samples=5 --axis=path=global_cg,global_ca"
 [[ ! -e "${ref}/memory_latency.log" ]] || fail "--labels=memory_latency_dram also ran memory_latency"
+
+# 8. A bundle packed for a few experiments (tools/bundle.sh --experiments):
+# the steps whose binaries it lacks are skipped and listed, --only naming one
+# is bad input, a reference-run step fails with one line naming the binary.
+make_root "${root}"
+cd "${root}" || exit 1
+rm dist/bin/h2 dist/bin/smoke_c
+"${fc[@]}" --dry_run --budget_s=60 "${common[@]}" > "${tmp}/8.plan" 2>&1 || fail "--dry_run failed: $(cat "${tmp}/8.plan")"
+[[ "$(awk '$2 == "h2"' "${tmp}/8.plan")" == *"skip: not in this bundle (dist/bin/h2)" ]] ||
+  fail "h2 without its binary: $(awk '$2 == "h2"' "${tmp}/8.plan")"
+export OUT="${tmp}/out8"
+mkdir -p "${OUT}"
+"${fc[@]}" "${OUT}/fc" --budget_s=60 "${common[@]}" > /dev/null 2>&1 || fail "run 8 exited $?, want 0"
+unpack "${OUT}/fc" fc "${tmp}/u8"
+want_steps=$'facts pass\nsmoke_a pass\nsmoke_b pass\nh1 pass\nr1 pass\nr2 deferred\nr3 pass'
+[[ "$(steps_of "${tmp}/u8/fc")" == "${want_steps}" ]] || fail "run 8 steps: $(steps_of "${tmp}/u8/fc" | tr '\n' ,)"
+expect_line "${OUT}/fc/SUMMARY.txt" "not in this bundle, not run (tools/bundle.sh --experiments left their binaries out): smoke_c,h2"
+expect_exit2 "--only without its binary" "--only names 'h2', whose dist/bin/h2 is not in this bundle" \
+  "${OUT}/fc" --only=h1,h2 "${common[@]}"
+cp "${src}/configs/first_contact/"*.plan plan/
+rm dist/bin/memory_latency
+export OUT="${tmp}/out8b"
+mkdir -p "${OUT}"
+"${fc[@]}" "${OUT}/fc" --plan=plan --reference=none --only=ref_memory_latency_dram > /dev/null 2>&1 &&
+  fail "a reference-run step without its binary passed"
+unpack "${OUT}/fc" fc "${tmp}/u8b"
+expect_line "${tmp}/u8b/fc/rotation/ref_memory_latency_dram/SUMMARY.txt" \
+  "FAIL memory_latency_dram: dist/bin/memory_latency is not in this bundle"
+expect_line "${OUT}/fc/SUMMARY.txt" "dist/bin/memory_latency is not in this bundle"
 
 report_failures

@@ -65,6 +65,7 @@ run() {  # run LABEL BINARY ARGS...: one experiment, its command line recorded v
   shift 2
   [[ -z "${labels}" || ",${labels}," == *",${name},"* ]] || return 0
   ran_labels+=",${name},"
+  bundled "${name}" dist/bin/"${bin}" || { status=1; pack "after ${name}"; return 0; }
   step "${name}" "${out}/${name}.log" dist/bin/"${bin}" --benchmark_out="${out}/${name}.json" "$@" ||
     { status=1; echo "   failed, see ${out}/${name}.log" >&2; }
   pack "after ${name}"
@@ -176,7 +177,9 @@ fi
 # Paper reproductions: each ready catalog entry's sweep and its
 # figure page (gnuplot is not on the GPU machine: --no_draw). Times are the
 # catalog's estimates, unmeasured.
-if want papers; then
+if want papers && ! bundled papers dist/bin/reproduce; then
+  status=1
+elif want papers; then
   if [[ -z "${papers}" ]]; then
     papers=$(dist/bin/reproduce --catalog=dist/papers --list | awk '$2 == "[ready]" {print $1}' | paste -sd,)
   fi
@@ -193,14 +196,16 @@ for label in ${labels//,/ }; do
   summary "FAIL --labels: no run of the parts ${parts} is labelled '${label}'"
 done
 publish "running the report"
-if dist/bin/report "${out}" > "${out}/REPORT.md" 2> "${out}/report.log"; then
+if ! bundled report dist/bin/report; then
+  status=1
+elif dist/bin/report "${out}" > "${out}/REPORT.md" 2> "${out}/report.log"; then
   summary "PASS report"
 else
   status=1
   summary "FAIL report (report.log)"
   failure_lines "${out}/report.log"
 fi
-outside=$(grep -F '**outside**' "${out}/REPORT.md" | tr -s ' ' | cut -c1-300)
+outside=$(grep -F '**outside**' "${out}/REPORT.md" 2> /dev/null | tr -s ' ' | cut -c1-300)
 if [[ -n "${outside}" ]]; then
   mapfile -t outside <<< "${outside}"
   summary "outside their published ranges (REPORT.md):" "${outside[@]/#/    }"
