@@ -411,6 +411,37 @@ std::string AttentionFindings(const rl::DecoderShape& shape, const std::vector<S
                       ": there the kernel, not the memory, limits it.\n");
 }
 
+// From one measured batch to the next at the same context, decode
+// attention's work (its KV cache and FLOPs) grows by the batch ratio; where
+// its time grows by under half that, the kernel at the smaller batch ran at
+// under half the rate it reaches at the larger: too little parallel work to
+// fill the GPU, not the memory, sets its time.
+std::string AttentionScalingFindings(const std::vector<StepRow>& rows) {
+  std::map<int64_t, std::map<int64_t, double>> by_context;  // context -> batch -> seconds
+  for (const StepRow& r : rows) {
+    if (r.attention_s) by_context[r.context][r.batch] = *r.attention_s;
+  }
+  std::vector<std::string> flat;
+  for (const auto& [context, by_batch] : by_context) {
+    for (auto it = by_batch.begin(); std::next(it) != by_batch.end(); ++it) {
+      const auto next = std::next(it);
+      const double work = static_cast<double>(next->first) / static_cast<double>(it->first);
+      const double time = next->second / it->second;
+      if (!(time < 0.5 * work)) continue;
+      flat.push_back(absl::StrCat("context ", context, " batch ", it->first, " to ", next->first,
+                                  " (", FormatNumber(work), "x the work in ", FormatNumber(time),
+                                  "x the time: ", Ms(it->second), " to ", Ms(next->second),
+                                  " ms)"));
+    }
+  }
+  if (flat.empty()) return "";
+  return absl::StrCat(
+      "- Decode attention's time grows by under half its work from one batch to the next at ",
+      absl::StrJoin(flat, ", "),
+      ": at the smaller batch the kernel has too little parallel work to fill the GPU, so it, "
+      "not the memory, sets the time.\n");
+}
+
 }  // namespace
 
 absl::StatusOr<PaperFigure> GenerateDecodeStepModel(const CatalogEntry& entry,
@@ -449,7 +480,8 @@ absl::StatusOr<PaperFigure> GenerateDecodeStepModel(const CatalogEntry& entry,
       "FLOPs / its median TFLOP/s; of DRAM bandwidth = model bytes / measured time / measured "
       "DRAM bandwidth.\n\n### Findings\n\n",
       RatioFindings(rows, memory->value), LinearFindings(rows),
-      AttentionFindings(params.shape, rows, memory->value), "- Expected: ",
+      AttentionFindings(params.shape, rows, memory->value), AttentionScalingFindings(rows),
+      "- Expected: ",
       entry.expected_signature,
       "\n\n### Paper vs this GPU\n\n", RenderMarkdownTable(comparison));
   if (!measured.not_measured.empty()) {
