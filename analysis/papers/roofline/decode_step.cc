@@ -354,23 +354,25 @@ std::string RatioFindings(const std::vector<StepRow>& rows, double bandwidth) {
 // library's kernel for the smaller batch, not the bytes, sets its time.
 constexpr double kSlowerThanLargerBatch = 1.10;
 
-// The batches whose linear layers are slower than a larger batch's (the
-// linear layers do not depend on the context).
+// The batches whose linear layers are slower than larger batches' (the
+// linear layers do not depend on the context), with those batches.
 std::string LinearFindings(const std::vector<StepRow>& rows) {
   std::map<int64_t, double> linear_s;
   for (const StepRow& r : rows) {
     if (r.linear_s) linear_s[r.batch] = *r.linear_s;
   }
-  const auto faster = [](const auto& a, const auto& b) { return a.second < b.second; };
   std::vector<std::string> slower;
   for (auto it = linear_s.begin(); it != linear_s.end(); ++it) {
-    const auto fastest_larger = std::min_element(std::next(it), linear_s.end(), faster);
-    if (fastest_larger == linear_s.end() ||
-        !(it->second > kSlowerThanLargerBatch * fastest_larger->second)) {
-      continue;
+    std::vector<std::string> faster_larger;
+    for (auto larger = std::next(it); larger != linear_s.end(); ++larger) {
+      if (it->second > kSlowerThanLargerBatch * larger->second) {
+        faster_larger.push_back(
+            absl::StrCat("batch ", larger->first, " (", Ms(larger->second), " ms)"));
+      }
     }
-    slower.push_back(absl::StrCat("batch ", it->first, " (", Ms(it->second), " ms) above batch ",
-                                  fastest_larger->first, " (", Ms(fastest_larger->second), " ms)"));
+    if (faster_larger.empty()) continue;
+    slower.push_back(absl::StrCat("batch ", it->first, " (", Ms(it->second), " ms) above ",
+                                  absl::StrJoin(faster_larger, " and ")));
   }
   if (slower.empty()) return "";
   return absl::StrCat(

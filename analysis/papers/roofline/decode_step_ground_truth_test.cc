@@ -118,6 +118,8 @@ TEST_F(DecodeStepGroundTruthTest, WeightsOnlyComputeBoundBatchIsTheRidge) {
 // (one block per sequence and head: 32 blocks at batch 1 on 132 SMs).
 TEST_F(DecodeStepGroundTruthTest, FindingsSayWhereTheKernelsNotTheMemoryLimit) {
   EXPECT_THAT(page_, HasSubstr("- Linear layers' time not monotonic in batch: batch 4 ("));
+  EXPECT_THAT(page_, ::testing::ContainsRegex(
+                         "batch 4 \\([0-9.]+ ms\\) above batch 16 \\([0-9.]+ ms\\) and batch 64"));
   EXPECT_THAT(page_, HasSubstr("Decode attention reads its KV cache at "));
   EXPECT_THAT(page_, HasSubstr("batch 1 context 8192: "));
   EXPECT_THAT(page_, HasSubstr("there the kernel, not the memory, limits it"));
