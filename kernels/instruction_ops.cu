@@ -127,7 +127,9 @@ __global__ void __launch_bounds__(kThroughputBlockThreads)
     timing[thread / 32] = WarpTiming{start, stop, SmId(), 1};
   }
 #pragma unroll
-  for (int c = 0; c < kChains; ++c) sink[thread * kChains + c] = x[c];
+  for (int c = 0; c < kChains; ++c) {
+    sink[thread * kChains + c] = static_cast<unsigned long long>(x[c]);
+  }
 }
 
 // Calls f(std::integral_constant<int, N>{}) for chains == N of

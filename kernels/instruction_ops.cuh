@@ -301,6 +301,23 @@ struct VoteBallotOp {
   }
 };
 
+// x = a if no lane's x equals a (vote.all of x != a), else b: ISETP, VOTE.ALL
+// and a SEL of the two operands, one dependent chain. (Selecting 1 or 0, or
+// x itself, let ptxas see through the chain: it kept the vote's predicate
+// across steps, or the SEL read x besides the vote.)
+struct VoteAllOp {
+  static constexpr int kThreads = 32;
+  using Bits = uint32_t;
+  __device__ __forceinline__ Bits operator()(Bits x, Bits a, Bits b) const {
+    asm volatile(
+        "{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %0, %1;\n\tvote.sync.all.pred p, p, "
+        "0xffffffff;\n\tselp.u32 %0, %1, %2, p;\n\t}"
+        : "+r"(x)
+        : "r"(a), "r"(b));
+    return x;
+  }
+};
+
 // x = the mask of lanes whose x equals this lane's.
 struct MatchAnyOp {
   static constexpr int kThreads = 32;
@@ -379,6 +396,49 @@ struct BarrierClusterOp {
                      : "memory");
 #endif
     return x;
+  }
+};
+
+// The clock op's value: kClockAccumulators accumulators, the oldest first.
+// A clock read takes no input, so no read can wait for the one before it;
+// each read is XORed into the oldest accumulator (ptxas drops a read whose
+// value nobody uses), which then becomes the newest. The value a chain ends
+// at (the XOR of the accumulators) depends on the clock and is not
+// predictable; it differs from the seed's fold unless every read is lost.
+struct ClockFold {
+  uint32_t acc[kClockAccumulators];
+  ClockFold() = default;
+  __host__ __device__ explicit ClockFold(unsigned long long seed) {
+#pragma unroll
+    for (int i = 0; i < kClockAccumulators; ++i) acc[i] = static_cast<uint32_t>(seed) + i;
+  }
+  __host__ __device__ explicit operator uint32_t() const {
+    uint32_t all = 0;
+#pragma unroll
+    for (int i = 0; i < kClockAccumulators; ++i) all ^= acc[i];
+    return all;
+  }
+  __host__ __device__ explicit operator unsigned long long() const {
+    return static_cast<uint32_t>(*this);
+  }
+};
+
+// One %clock read: ptxas emits CS2R.32 R, SR_CLOCKLO for half the steps and
+// a read into a uniform register for the others (S2UR; CS2UR.32 on sm_120),
+// grouped ahead of the vector ones, and one LOP3.LUT folds a read of each
+// kind into an accumulator. (%clock64 is a 64-bit CS2R, the form the timed
+// core's own reads take, and its folds 64-bit adds.)
+struct ClockOp {
+  using Bits = ClockFold;
+  __device__ __forceinline__ Bits operator()(const Bits& x, const Bits&, const Bits&) const {
+    Bits next;
+#pragma unroll
+    for (int i = 0; i + 1 < kClockAccumulators; ++i) next.acc[i] = x.acc[i + 1];
+    uint32_t oldest = x.acc[0];
+    asm volatile("{\n\t.reg .u32 t;\n\tmov.u32 t, %%clock;\n\txor.b32 %0, %0, t;\n\t}"
+                 : "+r"(oldest));
+    next.acc[kClockAccumulators - 1] = oldest;
+    return next;
   }
 };
 
@@ -477,6 +537,8 @@ __host__ cudaError_t WithInstructionOp(InstructionOp op, F&& f) {
       return f(ShflBflyOp{});
     case InstructionOp::kVoteBallot:
       return f(VoteBallotOp{});
+    case InstructionOp::kVoteAll:
+      return f(VoteAllOp{});
     case InstructionOp::kMatchAny:
       return f(MatchAnyOp{});
     case InstructionOp::kReduxAdd:
@@ -493,6 +555,8 @@ __host__ cudaError_t WithInstructionOp(InstructionOp op, F&& f) {
       return f(BarSyncOp{});
     case InstructionOp::kBarrierCluster:
       return f(BarrierClusterOp{});
+    case InstructionOp::kClock:
+      return f(ClockOp{});
   }
   return cudaErrorInvalidValue;
 }

@@ -46,6 +46,7 @@ enum class InstructionOp : int {
   kShflDown,    // shfl.sync.down   x = x of lane + a (own from 32 - a)
   kShflBfly,    // shfl.sync.bfly   x = x of lane ^ a
   kVoteBallot,  // vote.sync.ballot x = mask of lanes with x != 0
+  kVoteAll,     // vote.sync.all    x = a if every lane's x != a, else b
   kMatchAny,    // match.any.sync   x = mask of lanes with an equal x
   kReduxAdd,    // redux.sync.add   x = sum of the warp's x
   // Atomics on the chain's own word w (0 at first): x = w, w += x.
@@ -56,7 +57,15 @@ enum class InstructionOp : int {
   kAtomGlobalCas,   // atom.global.cas.b32
   kBarSync,         // bar.sync 0 on a block of 8 warps; x unchanged
   kBarrierCluster,  // barrier.cluster arrive + wait, 2 blocks of a warp; x unchanged
+  // mov.u32 %clock, one read a step XORed into the oldest of
+  // kClockAccumulators accumulators (ClockFold): no read depends on another.
+  kClock,
 };
+
+// Accumulators the clock op's reads are folded into, in turn: each folding
+// LOP3 waits for the one kClockAccumulators reads before it, not for the
+// previous read's, so the fold does not bound the reads' interval.
+inline constexpr int kClockAccumulators = 8;
 
 // What a chain starts from and reads besides itself, as bit patterns (the
 // low 32 bits for 32-bit ops): kernel arguments, so that ptxas cannot fold

@@ -33,9 +33,9 @@ expect 2 "chains must be 1, 2, 4 or 8 (got 3)" instruction_throughput --axis=cha
 expect 2 "warps_per_sm must be a positive multiple of 4 (got 6)" instruction_throughput \
   --axis=warps_per_sm=6
 
-# 33 ops x 1 chain length; 33 ops x 2 chain counts x 1 warps_per_sm.
-expect_points 33 instruction_latency
-expect_points 66 instruction_throughput
+# 35 ops x 1 chain length; 35 ops x 2 chain counts x 1 warps_per_sm.
+expect_points 35 instruction_latency
+expect_points 70 instruction_throughput
 # Atomics accept every contention (warp and all are skipped with a reason
 # when they run).
 expect_points 3 instruction_latency --axis=op=atom_shared_add --axis=contention=none,warp,all

@@ -147,6 +147,8 @@ uint32_t Step32(InstructionOp op, uint32_t x, uint32_t a, uint32_t b) {
       return Bf16RoundTrip(x);
     case InstructionOp::kBarSync:
     case InstructionOp::kBarrierCluster:
+    case InstructionOp::kVoteAll:  // a warp-level op: WarpStep
+    case InstructionOp::kClock:    // not modelled: ModelChain
       return x;
     case InstructionOp::kDfma:
       break;
@@ -158,13 +160,15 @@ using Warp = std::array<uint32_t, 32>;
 
 // One step of a warp-level op on all 32 lanes (full mask; shfl.up clamps at
 // lane 0, down and bfly at lane 31, as their c operands say).
-Warp WarpStep(InstructionOp op, const Warp& x, uint32_t a) {
+Warp WarpStep(InstructionOp op, const Warp& x, uint32_t a, uint32_t b) {
   Warp out = x;
   uint32_t ballot = 0;
   uint32_t sum = 0;
+  bool none_is_a = true;
   for (int l = 0; l < 32; ++l) {
     ballot |= (x[l] != 0 ? 1u : 0u) << l;
     sum += x[l];
+    none_is_a = none_is_a && x[l] != a;
   }
   for (int l = 0; l < 32; ++l) {
     const int up = l - static_cast<int>(a);
@@ -184,6 +188,9 @@ Warp WarpStep(InstructionOp op, const Warp& x, uint32_t a) {
         break;
       case InstructionOp::kVoteBallot:
         out[l] = ballot;
+        break;
+      case InstructionOp::kVoteAll:
+        out[l] = none_is_a ? a : b;
         break;
       case InstructionOp::kMatchAny:
         out[l] = 0;
@@ -253,6 +260,12 @@ const std::vector<InstructionOpInfo>* BuildOps() {
       {"shfl_down", InstructionOp::kShflDown, "SHFL.DOWN", {0x12345600, 1, 0}},
       {"shfl_bfly", InstructionOp::kShflBfly, "SHFL.BFLY", {0x12345600, 5, 0}},
       {"vote_ballot", InstructionOp::kVoteBallot, "ISETP.NE.U32.AND + VOTE.ANY", {0, 0, 0}},
+      // Lane 5 starts at a, so the first vote fails (every lane takes b);
+      // then all votes alternate: no lane is a (a), every lane is a (b).
+      {"vote_all",
+       InstructionOp::kVoteAll,
+       "ISETP.NE.U32.AND + VOTE.ALL + SEL",
+       {0x12345600, 0x12345605, 7}},
       {"match_any", InstructionOp::kMatchAny, "MATCH.ANY", {0x12345600, 0, 0}},
       {"redux_add", InstructionOp::kReduxAdd, "REDUX.SUM + MOV | IMAD.U32", {1, 0, 0}},
       // From x = 1 and a word of 0, x runs through the Fibonacci numbers.
@@ -282,6 +295,27 @@ const std::vector<InstructionOpInfo>* BuildOps() {
        "a barrier has no per-lane result; its cost is instruction_latency's barrier_cluster row",
        90,
        "barrier.cluster (thread-block clusters)"},
+      // A read takes no operand: the steps are reads with no dependence
+      // between them, each XORed into the oldest of kClockAccumulators
+      // accumulators. ptxas reads the clock into a uniform register (S2UR;
+      // CS2UR.32 on sm_120) for half the steps and a vector one (CS2R.32)
+      // for the others, and folds two reads with one LOP3.LUT.
+      {"clock",
+       InstructionOp::kClock,
+       "CS2R.32 | S2UR | CS2UR.32",
+       {0x2468ace0, 0, 0},
+       0,
+       nullptr,
+       false,
+       nullptr,
+       0,
+       nullptr,
+       "clock: each step is one %clock read (CS2R.32, S2UR or CS2UR.32 of SR_CLOCKLO) that "
+       "depends on no step before it, folded by one LOP3.LUT per two reads into 8 accumulators: "
+       "latency_cycles is the interval between back-to-back reads (what one read adds to the "
+       "next one's value, the folds' issue slots included), not an operand-to-result latency; "
+       "results_per_clock_per_sm counts reads",
+       true},
   };
 }
 
@@ -395,6 +429,7 @@ bool SameValue(InstructionOp op, unsigned long long device, unsigned long long m
 
 bool IsWarpOp(InstructionOp op) {
   switch (op) {
+    case InstructionOp::kVoteAll:
     case InstructionOp::kShflIdx:
     case InstructionOp::kShflUp:
     case InstructionOp::kShflDown:
@@ -417,7 +452,8 @@ unsigned long long ModelChain(InstructionOp op, const InstructionOperands& opera
       x[i] = static_cast<uint32_t>(start + (static_cast<int64_t>(i) - lane) *
                                                static_cast<int64_t>(lane_stride));
     }
-    for (uint64_t s = 0; s < steps; ++s) x = WarpStep(op, x, static_cast<uint32_t>(operands.a));
+    for (uint64_t s = 0; s < steps; ++s) x = WarpStep(op, x, static_cast<uint32_t>(operands.a),
+                                                        static_cast<uint32_t>(operands.b));
     return x[lane];
   }
   if (IsAtomicOp(op)) {
@@ -433,6 +469,12 @@ unsigned long long ModelChain(InstructionOp op, const InstructionOperands& opera
       x = old;
     }
     return x;
+  }
+  if (op == InstructionOp::kClock) {
+    // ClockFold(start) as a value, every read having given 0.
+    uint32_t fold = 0;
+    for (int i = 0; i < kClockAccumulators; ++i) fold ^= static_cast<uint32_t>(start) + i;
+    return fold;
   }
   unsigned long long x = op == InstructionOp::kDfma ? start : static_cast<uint32_t>(start);
   for (uint64_t i = 0; i < steps; ++i) x = ModelStep(op, x, operands.a, operands.b);
@@ -456,6 +498,12 @@ absl::Status CheckAgainstModel(const InstructionOpInfo& info, const InstructionO
                                unsigned long long device, absl::string_view what, int lane,
                                uint64_t lane_stride) {
   const unsigned long long want = ModelChain(info.op, operands, start, steps, lane, lane_stride);
+  if (info.unpredictable) {
+    if (device != want) return absl::OkStatus();
+    return absl::InternalError(absl::StrCat(what, " ended its chain of ", steps, " steps at 0x",
+                                            absl::Hex(device),
+                                            ", the value it has if every step is lost"));
+  }
   if (SameValue(info.op, device, want)) return absl::OkStatus();
   if (info.tolerance != 0) {
     const double got = BitsFloat(static_cast<uint32_t>(device));
@@ -473,6 +521,13 @@ absl::Status CheckAgainstModel(const InstructionOpInfo& info, const InstructionO
   return absl::InternalError(absl::StrCat(what, " ended its chain of ", steps, " steps at 0x",
                                           absl::Hex(device), ", the CPU model at 0x",
                                           absl::Hex(want)));
+}
+
+absl::Status CheckSegmentsGrow(const ChaseTiming& timing, absl::string_view what) {
+  if (timing.cycles[0] > 0 && timing.cycles[1] > timing.cycles[0]) return absl::OkStatus();
+  return absl::InternalError(absl::StrCat(what, "'s segments took ", timing.cycles[0], " and ",
+                                          timing.cycles[1],
+                                          " cycles: the second, twice as long, must take more"));
 }
 
 std::vector<std::string> ContentionNames() { return {"none", "warp", "all"}; }

@@ -47,6 +47,14 @@ struct InstructionOpInfo {
   // What needs it, for the framework's skip reason ("needs compute
   // capability 9.0 or newer for barrier.cluster ...; this GPU is 8.0").
   const char* needs = nullptr;
+  // Set where the row is not one instruction's operand-to-result latency
+  // (clock: a read takes no operand), saying what it is; a note of its own
+  // on every row of the op.
+  const char* quantity = nullptr;
+  // Set where the chain's end value is not predictable (clock: it holds
+  // clock values): CheckAgainstModel then refuses only the value the chain
+  // ends at if every step is lost (ModelChain's, each read giving 0).
+  bool unpredictable = false;
 };
 
 inline constexpr double kFiniteOnly = -1;
@@ -76,7 +84,9 @@ bool IsWarpOp(InstructionOp op);
 // Whether `op` is an atomic (its chain runs on a word of memory as well).
 bool IsAtomicOp(InstructionOp op);
 
-// The chain's value after `steps` steps from `start`. For a warp-level op,
+// The chain's value after `steps` steps from `start`. For the clock op, the
+// value with every read giving 0 (the seed's fold; ClockFold). For a
+// warp-level op,
 // lane `lane`'s value, the lanes of its warp starting at start + (i - lane)
 // x lane_stride (i = 0..31); thread ops ignore lane and lane_stride.
 unsigned long long ModelChain(InstructionOp op, const InstructionOperands& operands,
@@ -90,6 +100,11 @@ absl::Status CheckAgainstModel(const InstructionOpInfo& info, const InstructionO
                                unsigned long long start, uint64_t steps,
                                unsigned long long device, absl::string_view what, int lane = 0,
                                uint64_t lane_stride = 1);
+
+// OK if the second latency segment (twice the steps) took more cycles than
+// the first and the first more than 0; else InternalError naming `what`.
+// The check left for a chain whose end value cannot be modelled (clock).
+absl::Status CheckSegmentsGrow(const ChaseTiming& timing, absl::string_view what);
 
 // The operands an atomic's chains run with where lanes share its word
 // (contention warp or all): every chain starts at 0 and adds or swaps in 0

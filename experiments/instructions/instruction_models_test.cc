@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "experiments/framework/experiment.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -156,6 +157,54 @@ TEST(InstructionModelsTest, WarpSteps) {
   EXPECT_FALSE(IsWarpOp(InstructionOp::kFfma));
 }
 
+TEST(InstructionModelsTest, VoteAllTakesAOnlyWhereNoLaneIsA) {
+  // x = a if no lane's x is a, else b. From 0x100 + l with a = 0x105, lane
+  // 5 is a: every lane takes b = 7; then no lane is a (a), then every lane
+  // is a (b), in turn.
+  const InstructionOperands ops{0, 0x105, 7};
+  EXPECT_TRUE(IsWarpOp(InstructionOp::kVoteAll));
+  EXPECT_EQ(ModelChain(InstructionOp::kVoteAll, ops, 0x100, 1, 0), 7u);
+  EXPECT_EQ(ModelChain(InstructionOp::kVoteAll, ops, 0x11f, 2, 31), 0x105u);
+  EXPECT_EQ(ModelChain(InstructionOp::kVoteAll, ops, 0x109, 3, 9), 7u);
+  // From 0x110 + l no lane is a: a at once.
+  EXPECT_EQ(ModelChain(InstructionOp::kVoteAll, ops, 0x110, 1, 0), 0x105u);
+  // The experiment's operands: lane 5 starts at a, and a latency launch
+  // (an even number of steps) ends at a, one step more at b.
+  const InstructionOpInfo info = *FindInstructionOp("vote_all");
+  const uint64_t steps = 64 + 3 * 256;
+  EXPECT_EQ(ModelChain(info.op, info.operands, info.operands.seed, steps), info.operands.a);
+  EXPECT_EQ(ModelChain(info.op, info.operands, info.operands.seed, steps + 1), info.operands.b);
+}
+
+TEST(InstructionModelsTest, ClockIsCheckedOnlyAgainstEveryReadLost) {
+  // Its value is the XOR of clock reads: not modelled. The check refuses
+  // only the seed's fold (every read 0) and says so.
+  const InstructionOpInfo clock = *FindInstructionOp("clock");
+  EXPECT_TRUE(clock.unpredictable);
+  ASSERT_NE(clock.quantity, nullptr);
+  EXPECT_THAT(std::string(clock.quantity), HasSubstr("not an operand-to-result latency"));
+  uint32_t lost = 0;
+  for (int i = 0; i < kClockAccumulators; ++i) lost ^= 0x2468ace0u + i;
+  EXPECT_EQ(ModelChain(clock.op, clock.operands, 0x2468ace0, 4096), lost);
+  EXPECT_TRUE(CheckAgainstModel(clock, clock.operands, 0x2468ace0, 4096, 0x1234, "x").ok());
+  const absl::Status s =
+      CheckAgainstModel(clock, clock.operands, 0x2468ace0, 4096, lost, "launch 1");
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr(absl::StrCat("launch 1 ended its chain of 4096 steps at 0x",
+                                     absl::Hex(lost), ", the value it has if every step is lost")));
+  // The segments: the second (twice the reads) must take longer.
+  ChaseTiming t{};
+  t.cycles[0] = 300;
+  t.cycles[1] = 560;
+  EXPECT_TRUE(CheckSegmentsGrow(t, "launch 0").ok());
+  t.cycles[1] = 300;
+  EXPECT_THAT(std::string(CheckSegmentsGrow(t, "launch 2").message()),
+              HasSubstr("launch 2's segments took 300 and 300 cycles"));
+  t.cycles[0] = 0;
+  t.cycles[1] = 5;
+  EXPECT_FALSE(CheckSegmentsGrow(t, "launch 3").ok());
+}
+
 TEST(InstructionModelsTest, AtomicChainsRunOnTheirWord) {
   // x = word, word += x from x = 1, word = 0: x is 0, 1, 1, 2, 3, 5, 8.
   const InstructionOperands none{};
@@ -247,14 +296,14 @@ TEST(InstructionModelsTest, SharedWordChainsMatchTheModelInAnyOrder) {
 
 TEST(InstructionModelsTest, ExactChainsDependOnTheirLength) {
   // A chain one step short must not end where the full one does, for the
-  // ops whose value counts the steps (bfly by its parity). The others settle
+  // ops whose value counts the steps (bfly and vote_all by its parity). The others settle
   // (popc, clz, iadd3:
   // x = 2x + a mod 2^32 at -a after 32 steps, the conversions, rsqrt, ex2),
   // alternate (rcp) or wander (sin, lg2): for them only the SASS test
   // guards against a folded chain.
   const uint64_t steps = 64 + 3 * 1024;
   for (const char* name : {"ffma", "fadd", "fmul", "hfma2", "dfma", "imad", "lop3", "shf",
-                           "shfl_bfly", "atom_shared_add", "atom_global_add"}) {
+                           "shfl_bfly", "vote_all", "atom_shared_add", "atom_global_add"}) {
     const InstructionOpInfo info = *FindInstructionOp(name);
     EXPECT_NE(ModelChain(info.op, info.operands, info.operands.seed, steps),
               ModelChain(info.op, info.operands, info.operands.seed, steps - 1))

@@ -29,10 +29,14 @@ bool IsPredicateRegister(absl::string_view operand) {
 
 // The position of `in` in `step` (the first whose opcodes hold its
 // opcode), or nullopt if it is no step instruction. An instruction that
-// writes a predicate besides its result (the loop counter's IADD3 with its
-// carry) is none: no chain step writes one.
+// writes a predicate besides a register result (the loop counter's IADD3
+// with its carry) is none: no chain step writes one. (VOTE.ALL P0, P0
+// writes a predicate as its only result.)
 std::optional<size_t> StepPosition(const SassInstruction& in, const SassStep& step) {
-  if (in.operands.size() > 1 && IsPredicateRegister(in.operands[1])) return std::nullopt;
+  if (in.operands.size() > 1 && IsPredicateRegister(in.operands[1]) &&
+      !IsPredicateRegister(in.operands[0])) {
+    return std::nullopt;
+  }
   for (size_t p = 0; p < step.size(); ++p) {
     if (std::find(step[p].begin(), step[p].end(), in.opcode) != step[p].end()) return p;
   }
@@ -265,10 +269,10 @@ std::vector<std::string> LatencyKernelProblems(const SassFunction& f, const Sass
 }
 
 std::vector<std::string> ThroughputKernelProblems(const SassFunction& f, const SassStep& step,
-                                                  int chains) {
+                                                  int chains, bool value_chain) {
   const absl::StatusOr<SassLoop> loop = FindTimedLoop(f, StepOps(step));
   if (!loop.ok()) return {std::string(loop.status().message())};
-  return ChainLoopProblems(f, *loop, step, chains, kInstructionUnroll);
+  return ChainLoopProblems(f, *loop, step, chains, kInstructionUnroll, value_chain);
 }
 
 }  // namespace dissect

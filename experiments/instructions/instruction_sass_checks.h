@@ -54,9 +54,10 @@ std::vector<std::string> LatencyKernelProblems(const SassFunction& f, const Sass
                                                int steps = kInstructionUnroll);
 
 // InstructionThroughputKernel `f` of `chains`: its timed loop holds
-// `chains` chains of kInstructionUnroll steps.
+// `chains` chains of kInstructionUnroll steps (their count alone where
+// `value_chain` is false: clock reads).
 std::vector<std::string> ThroughputKernelProblems(const SassFunction& f, const SassStep& step,
-                                                  int chains);
+                                                  int chains, bool value_chain = true);
 
 }  // namespace dissect
 

@@ -29,12 +29,13 @@ using ::testing::IsEmpty;
 // Steps per trip of the timed loops in testdata/ffma_latency_chains.sass.
 constexpr int kFixtureStepsPerTrip = 16;
 
-std::vector<SassFunction> Fixture() {
+// The functions of testdata/`file`.
+std::vector<SassFunction> Fixture(const std::string& file = "ffma_latency_chains.sass") {
   const char* srcdir = std::getenv("TEST_SRCDIR");
   EXPECT_NE(srcdir, nullptr) << "run under bazel test";
   if (srcdir == nullptr) return {};
   absl::StatusOr<std::vector<SassFunction>> fs = ParseCuobjdumpSass(ReadTextFile(
-      std::string(srcdir) + "/dissect/experiments/instructions/testdata/ffma_latency_chains.sass"));
+      std::string(srcdir) + "/dissect/experiments/instructions/testdata/" + file));
   EXPECT_TRUE(fs.ok()) << fs.status();
   return fs.ok() ? *fs : std::vector<SassFunction>{};
 }
@@ -91,6 +92,33 @@ TEST(InstructionSassChecksTest, CountsStepsAloneWithoutAValueChain) {
                                                   kFixtureStepsPerTrip),
                             "\n"),
               HasSubstr("the loop holds 15 step instructions, want 16"));
+}
+
+// testdata/clock_latency_loops.sass: the clock op's loops of 16 reads (S2UR
+// or CS2R.32, no value passing between them: the count alone is checked),
+// and a copy with one read lost.
+std::string ClockProblems(const std::string& functor) {
+  const std::vector<SassFunction> fs = Fixture("clock_latency_loops.sass");
+  absl::StatusOr<const SassFunction*> f = FindSassFunction(fs, {"INS_" + functor + "EEEv"});
+  EXPECT_TRUE(f.ok()) << f.status();
+  if (!f.ok()) return "no function";
+  return absl::StrJoin(
+      LatencyKernelProblems(**f, ParseSassStep("CS2R.32 | S2UR"), false, kFixtureStepsPerTrip),
+      "\n");
+}
+
+TEST(InstructionSassChecksTest, CountsEveryClockRead) {
+  EXPECT_EQ(ClockProblems("7ClockOp"), "");
+  EXPECT_THAT(ClockProblems("11ClockOpLost"),
+              HasSubstr("the loop holds 15 step instructions, want 16 (1 x 16 x 1)"));
+  // Either form alone is not every read: half the reads are each.
+  const std::vector<SassFunction> fs = Fixture("clock_latency_loops.sass");
+  absl::StatusOr<const SassFunction*> f = FindSassFunction(fs, {"INS_7ClockOpEEEv"});
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_THAT(absl::StrJoin(LatencyKernelProblems(**f, ParseSassStep("CS2R.32"), false,
+                                                  kFixtureStepsPerTrip),
+                            "\n"),
+              HasSubstr("the loop holds 8 step instructions, want 16"));
 }
 
 TEST(InstructionSassChecksTest, FailsOnFewerStepsATripThanTheKernelRuns) {

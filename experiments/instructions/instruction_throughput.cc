@@ -1,6 +1,6 @@
 // Question: how many results per clock does one SM deliver for the common
 //           arithmetic, logic, conversion, warp-level and atomic
-//           instructions?
+//           instructions, and how many clock reads?
 // Timed:    every SM holds warps_per_sm warps (blocks of 4 warps, one grid
 //           of SMs x warps_per_sm / 4 blocks; a point whose blocks do not
 //           all fit at once is skipped), each thread runs `chains`
@@ -23,7 +23,11 @@
 //           Volta through Hopper, 64 for the 32-bit integer ops and for
 //           DFMA on A100 and H100 (far fewer on GPUs without full-rate
 //           FP64), 16 for MUFU, POPC, FLO and the conversions; warp-level
-//           ops (a lane result each) at most 32. With one
+//           ops (a lane result each) at most 32. clock counts %clock reads
+//           (each independent of the others, XORed in turn into 8
+//           accumulators, one LOP3.LUT per two reads: the row's note says
+//           so), at most ~85 per clock (4 schedulers x 32 lanes x the 2/3
+//           of the issue slots the reads take). With one
 //           chain, enough warps per scheduler hide the op's latency; fewer
 //           warps need more chains. f2f_f16 runs one chain per thread only
 //           (ptxas converts two chains' values with one F2FP.PACK_AB).
@@ -179,6 +183,7 @@ absl::Status Run(PointContext& ctx) {
   DISSECT_ASSIGN_OR_RETURN(std::vector<double> rates,
                            Rates(ctx, records, warps, ms.size(), chains));
   ctx.AddNote(SassSequenceNote(info));
+  if (info.quantity != nullptr) ctx.AddNote(info.quantity);
   return ctx.AddSamples("results_per_clock_per_sm", std::move(rates));
 }
 

@@ -69,7 +69,7 @@ TEST_F(InstructionSassTest, ThroughputLoopsAreIndependentChains) {
       if (f == nullptr) continue;
       SCOPED_TRACE(absl::StrCat(info.name, " x ", chains, ": ", f->name));
       const std::vector<std::string> problems =
-          ThroughputKernelProblems(*f, ParseSassStep(info.sass_sequence), chains);
+          ThroughputKernelProblems(*f, ParseSassStep(info.sass_sequence), chains, info.value_chain);
       if (chains > 1 && info.one_chain_reason != nullptr) {
         // The experiment skips these points: their chains share instructions.
         EXPECT_FALSE(problems.empty())
