@@ -382,18 +382,18 @@ TEST(SweepTest, DryRunPrintsThePlan) {
   EXPECT_EQ(RunToEnd({"--sweep=smoke", "--out=" + out, "--dry_run"}, &err, &plan), 0) << err;
   EXPECT_FALSE(fs::exists(out));
   std::vector<std::string> lines = absl::StrSplit(plan, '\n');
-  ASSERT_GE(lines.size(), 12u) << plan;
+  ASSERT_GE(lines.size(), 13u) << plan;
   EXPECT_TRUE(absl::StartsWith(lines[0], "entry ")) << plan;
   const size_t width = lines[0].size();
   EXPECT_TRUE(absl::EndsWith(lines[0], "points  time limit")) << plan;
-  for (size_t i = 1; i <= 10; ++i) {
+  for (size_t i = 1; i <= 11; ++i) {
     EXPECT_EQ(lines[i].size(), width) << "not aligned: " << lines[i];
     EXPECT_TRUE(absl::EndsWith(lines[i], " s")) << lines[i];
     EXPECT_EQ(lines[i].find('?'), std::string::npos) << "points not listed: " << plan;
   }
   EXPECT_TRUE(absl::StartsWith(lines[1], "shared_latency ")) << plan;
-  EXPECT_TRUE(absl::StartsWith(lines[11], "total (10 to run) ")) << plan;
-  EXPECT_TRUE(absl::StrContains(lines[11], "56 s  of the night's budget of 60 s (4 s to spare)"))
+  EXPECT_TRUE(absl::StartsWith(lines[12], "total (11 to run) ")) << plan;
+  EXPECT_TRUE(absl::StrContains(lines[12], "60 s  of the night's budget of 60 s (0 s to spare)"))
       << plan;
   EXPECT_TRUE(absl::StrContains(plan, "experiments/memory_latency --benchmark_out=" + out))
       << plan;
