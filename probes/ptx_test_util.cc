@@ -37,4 +37,18 @@ std::vector<PtxInstruction> EntryCode(const std::string& file, absl::string_view
   return body.ok() ? ParseInstructions(*body) : std::vector<PtxInstruction>{};
 }
 
+int FirstMention(const std::vector<PtxInstruction>& code, absl::string_view needle) {
+  for (size_t i = 0; i < code.size(); ++i) {
+    if (absl::StrContains(code[i].text, needle)) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+int LastMention(const std::vector<PtxInstruction>& code, absl::string_view needle) {
+  for (size_t i = code.size(); i-- > 0;) {
+    if (absl::StrContains(code[i].text, needle)) return static_cast<int>(i);
+  }
+  return -1;
+}
+
 }  // namespace dissect

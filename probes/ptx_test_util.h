@@ -26,6 +26,10 @@ std::string ReadTextFile(const std::string& path);
 // `entry`; a test failure and nothing where there is no such entry.
 std::vector<PtxInstruction> EntryCode(const std::string& file, absl::string_view entry);
 
+// Index of the first (last) instruction whose text contains `needle`, or -1.
+int FirstMention(const std::vector<PtxInstruction>& code, absl::string_view needle);
+int LastMention(const std::vector<PtxInstruction>& code, absl::string_view needle);
+
 }  // namespace dissect
 
 #endif  // DISSECT_PROBES_PTX_TEST_UTIL_H_

@@ -14,20 +14,6 @@
 namespace dissect {
 namespace {
 
-// Index of the first (last) instruction whose text contains `needle`, or -1.
-int FirstMention(const std::vector<PtxInstruction>& code, const std::string& needle) {
-  for (size_t i = 0; i < code.size(); ++i) {
-    if (code[i].text.find(needle) != std::string::npos) return static_cast<int>(i);
-  }
-  return -1;
-}
-int LastMention(const std::vector<PtxInstruction>& code, const std::string& needle) {
-  for (size_t i = code.size(); i-- > 0;) {
-    if (code[i].text.find(needle) != std::string::npos) return static_cast<int>(i);
-  }
-  return -1;
-}
-
 TEST(LaunchProbePtxTest, StartStampReadsTheTimerFirst) {
   const std::vector<std::string> files = PtxFilesNamed("launch_probe");
   ASSERT_FALSE(files.empty());

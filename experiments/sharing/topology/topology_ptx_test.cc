@@ -12,14 +12,6 @@
 namespace dissect {
 namespace {
 
-// Index of the first instruction whose text contains `needle`, or -1.
-int FirstMention(const std::vector<PtxInstruction>& code, const std::string& needle) {
-  for (size_t i = 0; i < code.size(); ++i) {
-    if (code[i].text.find(needle) != std::string::npos) return static_cast<int>(i);
-  }
-  return -1;
-}
-
 TEST(TopologyPtxTest, ReadsSmClusterAndRankThenSpins) {
   const std::vector<std::string> files = PtxFilesNamed("topology");
   ASSERT_FALSE(files.empty());
