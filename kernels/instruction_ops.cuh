@@ -344,26 +344,32 @@ struct ReduxAddOp {
 // previous one's result. Bind gives the functor its word (one in shared
 // memory, one in global memory; each op uses one) and sets it to 0, before
 // the chain, by the thread that then runs the chain on it.
-struct AtomSharedAddOp {
-  using Bits = uint32_t;
+struct SharedWordBinding {
   uint32_t address = 0;  // in the shared window
   __device__ __forceinline__ void Bind(uint32_t* shared_word, uint32_t*) {
     *shared_word = 0;
     address = static_cast<uint32_t>(__cvta_generic_to_shared(shared_word));
   }
+};
+
+struct GlobalWordBinding {
+  uint32_t* word = nullptr;
+  __device__ __forceinline__ void Bind(uint32_t*, uint32_t* global_word) {
+    *global_word = 0;
+    word = global_word;
+  }
+};
+
+struct AtomSharedAddOp : SharedWordBinding {
+  using Bits = uint32_t;
   __device__ __forceinline__ Bits operator()(Bits x, Bits, Bits) const {
     asm volatile("atom.shared.add.u32 %0, [%1], %0;" : "+r"(x) : "r"(address) : "memory");
     return x;
   }
 };
 
-struct AtomGlobalAddOp {
+struct AtomGlobalAddOp : GlobalWordBinding {
   using Bits = uint32_t;
-  uint32_t* word = nullptr;
-  __device__ __forceinline__ void Bind(uint32_t*, uint32_t* global_word) {
-    *global_word = 0;
-    word = global_word;
-  }
   __device__ __forceinline__ Bits operator()(Bits x, Bits, Bits) const {
     asm volatile("atom.global.add.u32 %0, [%1], %0;" : "+r"(x) : "l"(word) : "memory");
     return x;
@@ -445,13 +451,8 @@ struct ClockOp {
 // Compare-and-swap on the chain's word: compares with x, swaps in a;
 // x = the word's old value. ptxas reloads a into the register pair the CAS
 // takes at every step (an LDC or MOV that reads no value of the chain).
-struct AtomSharedCasOp {
+struct AtomSharedCasOp : SharedWordBinding {
   using Bits = uint32_t;
-  uint32_t address = 0;
-  __device__ __forceinline__ void Bind(uint32_t* shared_word, uint32_t*) {
-    *shared_word = 0;
-    address = static_cast<uint32_t>(__cvta_generic_to_shared(shared_word));
-  }
   __device__ __forceinline__ Bits operator()(Bits x, Bits a, Bits) const {
     asm volatile("atom.shared.cas.b32 %0, [%1], %0, %2;"
                  : "+r"(x)
@@ -461,13 +462,8 @@ struct AtomSharedCasOp {
   }
 };
 
-struct AtomGlobalCasOp {
+struct AtomGlobalCasOp : GlobalWordBinding {
   using Bits = uint32_t;
-  uint32_t* word = nullptr;
-  __device__ __forceinline__ void Bind(uint32_t*, uint32_t* global_word) {
-    *global_word = 0;
-    word = global_word;
-  }
   __device__ __forceinline__ Bits operator()(Bits x, Bits a, Bits) const {
     asm volatile("atom.global.cas.b32 %0, [%1], %0, %2;" : "+r"(x) : "l"(word), "r"(a) : "memory");
     return x;
