@@ -5,7 +5,9 @@
 // ground truth before the loop and CAS fixes, and the recheck run after
 // them (2026-11-27-recheck, //analysis/reference:h100_recheck_instructions:
 // 128 ops a loop trip, CAS under contention checked against the operands it
-// ran with). Not a golden of the page: properties that must hold on each
+// ran with), and the final check (2026-11-27-final-check,
+// //analysis/reference:h100_final_check_instructions: all 35 ops, clock and
+// vote_all measured too). Not a golden of the page: properties that must hold on each
 // run, each taken from the run's own files. Skips, saying why, where a
 // run's folder is absent.
 
@@ -214,6 +216,60 @@ TEST_F(InstructionsRecheckTest, CasUnderContentionIsMeasured) {
     EXPECT_FALSE(TableRow(section_, label).empty());
     EXPECT_THAT(TableRow(section_, label), Not(CellWith("error")));
   }
+}
+
+// The final check: every op of the rates table, the %clock reads and
+// vote.all measured too.
+class InstructionsFinalCheckTest : public InstructionsRunTest {
+ protected:
+  void SetUp() override {
+    Load("analysis/reference/h100_80gb_hbm3/2026-11-27-final-check/runs/ref/",
+         {"instruction_latency.json", "instruction_throughput.json"});
+  }
+};
+
+TEST_F(InstructionsFinalCheckTest, RendersARowForEveryOpOfTheRatesTable) {
+  std::set<std::string> ops;
+  for (const ResultFile& file : files_) {
+    for (const Row& row : file.rows) ops.insert(row.Axis("op").value_or(""));
+  }
+  EXPECT_EQ(ops.size(), 35u);
+  EXPECT_EQ(ops.count("clock"), 1u);
+  EXPECT_EQ(ops.count("vote_all"), 1u);
+  // Without the contention files each atomic is measured at contention
+  // none only, so its row carries the op's plain name.
+  EXPECT_EQ(devices_[0].ops.size(), 35u);
+  for (const std::string& op : ops) EXPECT_FALSE(TableRow(section_, op).empty()) << op;
+}
+
+// %clock: the interval between back-to-back reads (6.8 cycles here), a few
+// issue slots, far below a memory access; measured throughput at 1 chain.
+// Its chains=4 point needs more registers than 16 blocks of 4 warps have on
+// one SM (8 fold accumulators a chain), so it is skipped with that reason.
+TEST_F(InstructionsFinalCheckTest, ClockReadsAreMeasuredAndChains4IsSkippedWithItsReason) {
+  const InstructionOpSummary& clock = Op("clock");
+  ASSERT_TRUE(clock.latency_cycles.has_value());
+  EXPECT_GE(*clock.latency_cycles, 2.0);
+  EXPECT_LE(*clock.latency_cycles, 20.0);
+  ASSERT_TRUE(clock.results_per_clock_per_sm.has_value());
+  EXPECT_GT(*clock.results_per_clock_per_sm, 0);
+  EXPECT_EQ(clock.chains, 1);
+  EXPECT_THAT(clock.not_measured,
+              ::testing::ElementsAre(HasSubstr("throughput: skipped: 64 warps per SM need 16 "
+                                               "blocks of 4 warps; 10 fit on one SM at once")));
+  EXPECT_THAT(TableRow(section_, "clock"), Not(CellWith("error")));
+}
+
+// vote.all (ISETP + VOTE.ALL + SEL a step): 21.1 cycles here (the ballot
+// chain read 17); some tens of cycles, measured at both chain counts.
+TEST_F(InstructionsFinalCheckTest, VoteAllLatencyIsSomeTensOfCycles) {
+  const InstructionOpSummary& vote_all = Op("vote_all");
+  ASSERT_TRUE(vote_all.latency_cycles.has_value());
+  EXPECT_GE(*vote_all.latency_cycles, 10.0);
+  EXPECT_LE(*vote_all.latency_cycles, 40.0);
+  ASSERT_TRUE(vote_all.results_per_clock_per_sm.has_value());
+  EXPECT_GT(*vote_all.results_per_clock_per_sm, 0);
+  EXPECT_TRUE(vote_all.not_measured.empty());
 }
 
 }  // namespace
