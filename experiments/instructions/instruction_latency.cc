@@ -158,15 +158,11 @@ absl::Status Run(PointContext& ctx) {
 
 DISSECT_EXPERIMENT(instruction_latency)
     .Question("How many cycles does one instruction take from its operands to its result?")
-    .AddAxis(StringAxis("op", InstructionOpNames(), {},
-                        "the instruction (ffma, dfma, ...); the row's sass_sequence note says "
-                        "what one step is in SASS"))
+    .AddAxis(InstructionOpAxis())
     .AddAxis(IntAxis("chain_length", "ops", {1024},
                      "dependent ops of the first timed segment (the second has twice as many); a "
                      "multiple of 128 (the ops a trip)"))
-    .AddAxis(StringAxis("contention", ContentionNames(), {"none"},
-                        "atomics only: none (own address per lane), warp (one per warp), all "
-                        "(one for the grid)"))
+    .AddAxis(ContentionAxis())
     .AddMetric("latency_cycles", "cycles/op",
                "slope of %clock64 cycles over the two segments' dependent ops")
     .AddMetric("overhead_cycles", "cycles",

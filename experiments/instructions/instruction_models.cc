@@ -532,6 +532,18 @@ absl::Status CheckSegmentsGrow(const ChaseTiming& timing, absl::string_view what
 
 std::vector<std::string> ContentionNames() { return {"none", "warp", "all"}; }
 
+AxisSpec InstructionOpAxis() {
+  return StringAxis("op", InstructionOpNames(), {},
+                    "the instruction (ffma, dfma, ...); the row's sass_sequence note says "
+                    "what one step is in SASS");
+}
+
+AxisSpec ContentionAxis() {
+  return StringAxis("contention", ContentionNames(), {"none"},
+                    "atomics only: none (own address per lane), warp (one per warp), all "
+                    "(one for the grid)");
+}
+
 absl::Status LatencyContentionMeasured(absl::string_view contention) {
   if (contention != "all") return absl::OkStatus();
   return Skipped(

@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "experiments/framework/axes.h"
 #include "kernels/instruction_ops.h"
 
 namespace dissect {
@@ -64,6 +65,11 @@ const std::vector<InstructionOpInfo>& InstructionOps();
 
 // The `op` axis values.
 std::vector<std::string> InstructionOpNames();
+
+// The `op` axis and the `contention` axis (ContentionNames()), as both
+// instruction experiments declare them.
+AxisSpec InstructionOpAxis();
+AxisSpec ContentionAxis();
 
 // The op named `name`; InvalidArgument naming the ops for an unknown one.
 absl::StatusOr<InstructionOpInfo> FindInstructionOp(absl::string_view name);

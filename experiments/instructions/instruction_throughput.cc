@@ -189,16 +189,12 @@ absl::Status Run(PointContext& ctx) {
 
 DISSECT_EXPERIMENT(instruction_throughput)
     .Question("How many results per clock does one SM deliver for each instruction?")
-    .AddAxis(StringAxis("op", InstructionOpNames(), {},
-                        "the instruction (ffma, dfma, ...); the row's sass_sequence note says "
-                        "what one step is in SASS"))
+    .AddAxis(InstructionOpAxis())
     .AddAxis(IntAxis("chains", "chains", {1, 4}, "independent chains per thread: 1, 2, 4 or 8"))
     .AddAxis(IntAxis("warps_per_sm", "warps", {64},
                      "resident warps per SM (blocks of 4 warps); points that do not fit are "
                      "skipped"))
-    .AddAxis(StringAxis("contention", ContentionNames(), {"none"},
-                        "atomics only: none (own address per lane), warp (one per warp), all "
-                        "(one for the grid)"))
+    .AddAxis(ContentionAxis())
     .AddMetric("results_per_clock_per_sm", "results/clk/SM",
                "warp-lane results per SM clock: ops x 32 lanes / (SM cycles), the median over "
                "SMs of each SM's warps' %clock64 span")
