@@ -3,7 +3,9 @@
 #include "analysis/sections/instruction_rates.h"
 
 #include <set>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
@@ -54,6 +56,15 @@ class Problems {
   std::string path_;
   std::string first_;
 };
+
+// The first of `items` whose `field` is `value`, nullptr if none.
+template <class T>
+const T* FindBy(const std::vector<T>& items, std::string T::*field, std::string_view value) {
+  for (const T& item : items) {
+    if (item.*field == value) return &item;
+  }
+  return nullptr;
+}
 
 void ParseSources(const Json& j, Problems& problems, InstructionRates& rates) {
   for (const Json& s : problems.Array(j, "sources", "the file")) {
@@ -126,24 +137,15 @@ void ParseOps(const Json& j, Problems& problems, InstructionRates& rates) {
 }  // namespace
 
 const InstructionRateSource* InstructionRates::Source(std::string_view key) const {
-  for (const InstructionRateSource& s : sources) {
-    if (s.key == key) return &s;
-  }
-  return nullptr;
+  return FindBy(sources, &InstructionRateSource::key, key);
 }
 
 const InstructionRateRow* InstructionRates::Row(std::string_view id) const {
-  for (const InstructionRateRow& r : rows) {
-    if (r.id == id) return &r;
-  }
-  return nullptr;
+  return FindBy(rows, &InstructionRateRow::id, id);
 }
 
 const InstructionOpRate* InstructionRates::Op(std::string_view op) const {
-  for (const InstructionOpRate& o : ops) {
-    if (o.op == op) return &o;
-  }
-  return nullptr;
+  return FindBy(ops, &InstructionOpRate::op, op);
 }
 
 PublishedOpRate InstructionRates::For(std::string_view op,
