@@ -102,10 +102,13 @@ __global__ void __launch_bounds__(kThroughputBlockThreads)
   Bits x[kChains];
 #pragma unroll
   for (int c = 0; c < kChains; ++c) {
-    const uint32_t shared_index = contention == Contention::kNone   ? threadIdx.x * kChains + c
+    // Contention none: the chain's own word (OwnAtomicWord: one instruction's lanes on 32 banks,
+    // one global line); warp: the warp's word for this chain; all: one word.
+    const auto own_word = [&](uint64_t t) { return OwnAtomicWord(t, c, kChains); };
+    const uint32_t shared_index = contention == Contention::kNone   ? own_word(threadIdx.x)
                                   : contention == Contention::kWarp ? threadIdx.x / 32 * kChains + c
                                                                     : 0;
-    const uint64_t global_index = contention == Contention::kNone   ? thread * kChains + c
+    const uint64_t global_index = contention == Contention::kNone   ? own_word(thread)
                                   : contention == Contention::kWarp ? thread / 32 * kChains + c
                                                                     : 0;
     BindWords(op[c], &shared_words[shared_index], &words[global_index]);

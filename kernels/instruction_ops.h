@@ -135,6 +135,21 @@ inline constexpr int kThroughputChains[] = {1, 2, 4, 8};
 // Threads of a throughput block (4 warps: one per SM sub-partition).
 inline constexpr int kThroughputBlockThreads = 128;
 
+// The word chain `chain` of `thread` (of `chains` a thread) owns at
+// contention none, among the warps' words (shared: threadIdx.x of the
+// block's; global: the thread's index in the grid): chain-major within each
+// warp, ((thread / 32) x chains + chain) x 32 + lane. One instruction steps
+// one chain of all 32 lanes, and they touch 32 consecutive words: 32
+// different shared-memory banks (32 banks of 4 bytes) and, in global memory
+// (cudaMalloc aligns to 256 bytes), one 128-byte line of 4 32-byte sectors,
+// as at 1 chain. A thread-major layout (thread x chains + chain) would put
+// lanes l and l + 32 / chains in one bank (a chains-way bank conflict) and
+// spread each instruction over chains x 4 sectors, slowing the atomics as
+// chains grow.
+inline constexpr uint64_t OwnAtomicWord(uint64_t thread, int chain, int chains) {
+  return (thread / 32 * chains + chain) * 32 + thread % 32;
+}
+
 struct InstructionThroughputArgs {
   InstructionOp op = InstructionOp::kFfma;
   // Chain c of thread t starts at seed + (t * chains + c) x seed_stride.
@@ -150,7 +165,8 @@ struct InstructionThroughputArgs {
   // chain's last value, thread-major (t * chains + c).
   WarpTiming* timing = nullptr;
   unsigned long long* sink = nullptr;
-  // Device: the global words of atomic chains, one per chain, thread-major.
+  // Device: the global words of atomic chains, one per chain
+  // (OwnAtomicWord at contention none; at warp, one per warp and chain).
   uint32_t* words = nullptr;
 };
 
