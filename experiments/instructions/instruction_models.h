@@ -119,11 +119,6 @@ absl::Status CheckSegmentsGrow(const ChaseTiming& timing, absl::string_view what
 // 0, and every chain ends at 0.
 InstructionOperands SharedWordOperands(const InstructionOperands& operands);
 
-// The value of an fp16 bit pattern, and the fp16 nearest `v` (ties to even;
-// overflow to infinity; NaN to 0x7e00).
-double HalfToDouble(uint16_t h);
-uint16_t DoubleToHalf(double v);
-
 // The `contention` axis: which values exist, and the check that refuses a
 // value other than "none" for an op that is not an atomic.
 std::vector<std::string> ContentionNames();

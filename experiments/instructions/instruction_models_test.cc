@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "experiments/framework/experiment.h"
+#include "experiments/half_float.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

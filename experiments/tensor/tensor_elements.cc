@@ -9,6 +9,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "experiments/half_float.h"
 
 namespace dissect {
 namespace {
@@ -101,10 +102,7 @@ double DecodeElement(TensorElement e, uint32_t bits) {
       if ((bits & 0x7fu) == 0x7fu) return std::nan("");
       break;
     case TensorElement::kF16:
-      if (((bits >> 10) & 0x1fu) == 0x1fu) {
-        return (bits & 0x3ffu) ? std::nan("") : ((bits & 0x8000u) ? -INFINITY : INFINITY);
-      }
-      break;
+      return HalfToDouble(static_cast<uint16_t>(bits));
     case TensorElement::kE5m2:
       if (((bits >> 2) & 0x1fu) == 0x1fu) {
         return (bits & 0x3u) ? std::nan("") : ((bits & 0x80u) ? -INFINITY : INFINITY);
