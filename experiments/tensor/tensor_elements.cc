@@ -154,6 +154,7 @@ const char kProbeDataHelp[] =
 
 // Columns of A as stored: K, or K / 2 for sparse forms.
 int StoredK(const MmaFormInfo& form) { return form.sparse ? form.k / 2 : form.k; }
+int StoredK(const WgmmaFormInfo& form) { return form.sparse ? form.k / 2 : form.k; }
 
 MatrixCoord MmaACoord(const MmaFormInfo& form, int lane, int reg, int i) {
   const int group = lane / 4, thread = lane % 4;
@@ -346,7 +347,7 @@ MatrixCoord WgmmaDCoord(int thread, int v) {
 MatrixCoord WgmmaACoord(const WgmmaFormInfo& form, int thread, int reg, int i) {
   MmaFormInfo tile{};
   tile.m = 16;
-  tile.k = form.sparse ? form.k / 2 : form.k;  // the stored columns
+  tile.k = StoredK(form);
   tile.input = form.input;
   MatrixCoord c = MmaACoord(tile, thread % 32, reg, i);
   c.row += 16 * (thread / 32);
@@ -359,7 +360,7 @@ WgmmaOperands MakeWgmmaOperands(const WgmmaFormInfo& form, int n, OperandData da
   const int bytes = ElementBits(form.input) / 8;
   const int bits = ElementBits(form.input);
   const int per_word = ElementsPerWord(form.input);
-  const int stored_k = form.sparse ? form.k / 2 : form.k;
+  const int stored_k = StoredK(form);
   const int b_row_bytes = WgmmaBRowBytes(form);
   // The images: A's rows and B's columns of every fragment's window.
   const int a_rows = WgmmaImageRows(kWgmmaM, fragments);
@@ -423,10 +424,9 @@ absl::Status CheckWgmmaOutput(const WgmmaFormInfo& form, int n, const WgmmaOpera
   const std::string name = absl::StrCat("wgmma ", form.name, " n", n);
   const absl::StatusOr<int64_t> per_fragment = StepsPerFragment(name, steps, operands.fragments);
   if (!per_fragment.ok()) return per_fragment.status();
-  const int stored_k = form.sparse ? form.k / 2 : form.k;
   return CheckAccumulators(name, form.input, form.accumulator, operands.product,
                            operands.magnitude,
-                           {*per_fragment, chains, operands.fragments, stored_k}, out);
+                           {*per_fragment, chains, operands.fragments, StoredK(form)}, out);
 }
 
 }  // namespace dissect
