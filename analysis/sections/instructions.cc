@@ -16,10 +16,6 @@ constexpr char kLatency[] = "instruction_latency";
 constexpr char kThroughput[] = "instruction_throughput";
 constexpr char kLaunch[] = "launch_overhead";
 
-void AddOnce(std::vector<std::string>& list, const std::string& text) {
-  if (std::find(list.begin(), list.end(), text) == list.end()) list.push_back(text);
-}
-
 // The metric a launch_overhead measure reports, "" for an unknown measure.
 std::string LaunchMetric(const std::string& measure) {
   if (measure == "launch_to_start" || measure == "sync_round_trip") return "latency_us";

@@ -56,10 +56,6 @@ std::string PercentCell(const InstructionOpSummary& op, const PublishedOpRate& p
              : FormatPercent(*fraction);
 }
 
-void AddOnce(std::vector<std::string>& list, const std::string& text) {
-  if (std::find(list.begin(), list.end(), text) == list.end()) list.push_back(text);
-}
-
 // `op` under `key` in groups kept in first-seen order.
 template <typename Key>
 void AddToGroup(std::vector<std::pair<Key, std::vector<std::string>>>& groups, const Key& key,

@@ -2,6 +2,7 @@
 
 #include "analysis/sections/section_util.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -71,6 +72,10 @@ MarkdownTable ColumnsTable(const std::vector<std::pair<std::string, bool>>& colu
   MarkdownTable table;
   for (const auto& [header, right] : columns) table.columns.push_back({header, right});
   return table;
+}
+
+void AddOnce(std::vector<std::string>& list, const std::string& text) {
+  if (std::find(list.begin(), list.end(), text) == list.end()) list.push_back(text);
 }
 
 }  // namespace dissect::analysis

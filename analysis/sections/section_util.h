@@ -47,6 +47,9 @@ std::string OptionalPercentCell(const std::optional<double>& fraction);
 // An empty table of (header, right-aligned) columns.
 MarkdownTable ColumnsTable(const std::vector<std::pair<std::string, bool>>& columns);
 
+// Appends `text` to `list` unless it is already there (first-seen order).
+void AddOnce(std::vector<std::string>& list, const std::string& text);
+
 }  // namespace dissect::analysis
 
 #endif  // DISSECT_ANALYSIS_SECTIONS_SECTION_UTIL_H_
