@@ -42,6 +42,17 @@ std::string Experiments(const CatalogEntry& e) {
   return names.empty() ? "none yet" : absl::StrJoin(names, ", ");
 }
 
+// Creates `dir` and its parents where missing.
+absl::Status CreateFolder(const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) {
+    return absl::PermissionDeniedError(
+        absl::StrCat(dir.string(), ": cannot create: ", ec.message()));
+  }
+  return absl::OkStatus();
+}
+
 std::string PublishedText(const PublishedValue& p) {
   return absl::StrCat(p.quantity, ": ", analysis::papers::PublishedCell(&p));
 }
@@ -195,12 +206,7 @@ std::string PendingPage(const CatalogEntry& entry) {
 absl::StatusOr<std::string> WritePendingPage(const CatalogEntry& entry,
                                              const std::string& out_dir) {
   const fs::path dir = fs::path(out_dir) / entry.id;
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) {
-    return absl::PermissionDeniedError(
-        absl::StrCat(dir.string(), ": cannot create: ", ec.message()));
-  }
+  if (absl::Status s = CreateFolder(dir); !s.ok()) return s;
   const std::string path = (dir / (entry.id + ".md")).string();
   if (absl::Status s = result_format::WriteFileAtomically(path, PendingPage(entry)); !s.ok()) {
     return s;
@@ -247,9 +253,7 @@ absl::StatusOr<SweepPart> RunOrReuseSweep(const CatalogEntry& entry,
     part.exit_now = *ran;
     return part;
   }
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return absl::PermissionDeniedError(absl::StrCat(dir, ": cannot create: ", ec.message()));
+  if (absl::Status s = CreateFolder(dir); !s.ok()) return s;
   sweep::FolderLock lock;
   if (std::string why = lock.Acquire(dir); !why.empty()) {
     return absl::FailedPreconditionError(why);
@@ -312,12 +316,7 @@ absl::StatusOr<PagePart> MakePart(const CatalogEntry& entry,
                                   const fs::path& figures_dir, const std::string& svg_dir,
                                   const ReproduceOptions& options, int& status) {
   std::ostream& progress = options.progress != nullptr ? *options.progress : std::cerr;
-  std::error_code ec;
-  fs::create_directories(figures_dir, ec);
-  if (ec) {
-    return absl::PermissionDeniedError(
-        absl::StrCat(figures_dir.string(), ": cannot create: ", ec.message()));
-  }
+  if (absl::Status s = CreateFolder(figures_dir); !s.ok()) return s;
   PagePart part;
   part.heading = heading;
   absl::StatusOr<PaperFigure> figure = generator(entry, results);
