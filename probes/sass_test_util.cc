@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <map>
+#include <sstream>
+#include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -131,6 +134,19 @@ bool CheckWaitsBefore(const SassFunction& f, size_t clock, int reg, const std::s
     if (ReadsRegister(in, reg)) return true;
   }
   return false;
+}
+
+std::vector<SassFunction> SavedSassFunctions(const std::string& path) {
+  const char* srcdir = std::getenv("TEST_SRCDIR");
+  EXPECT_NE(srcdir, nullptr) << "run under bazel test";
+  if (srcdir == nullptr) return {};
+  std::ifstream in(absl::StrCat(srcdir, "/dissect/", path));
+  EXPECT_TRUE(in.good()) << path << ": cannot open";
+  std::stringstream text;
+  text << in.rdbuf();
+  absl::StatusOr<std::vector<SassFunction>> functions = ParseCuobjdumpSass(text.str());
+  EXPECT_TRUE(functions.ok()) << path << ": " << functions.status();
+  return functions.ok() ? *std::move(functions) : std::vector<SassFunction>{};
 }
 
 std::string LoopListing(const SassFunction& f, const SassLoop& loop) {

@@ -93,6 +93,12 @@ bool CheckWaitsBefore(const SassFunction& f, size_t clock, int reg, const std::s
 // The body of `loop` as text, one instruction a line (for failure messages).
 std::string LoopListing(const SassFunction& f, const SassLoop& loop);
 
+// The functions of a saved `cuobjdump -sass` listing among the test's data
+// files, `path` from the workspace root ("experiments/launch/testdata/
+// launch_probe_sm90a.sass"), for tests that edit real code by hand; a test
+// failure and none if it cannot be read or parsed.
+std::vector<SassFunction> SavedSassFunctions(const std::string& path);
+
 // Fixture: skips with the reason when cuobjdump is missing.
 class SassTest : public testing::Test {
  protected:
