@@ -73,12 +73,6 @@ __global__ void DISSECT_CLUSTER_OF_2 InstructionClusterLatencyKernel(Instruction
 #endif
 }
 
-__device__ __forceinline__ uint32_t SmId() {
-  uint32_t id;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
-  return id;
-}
-
 // Every thread runs kChains independent chains (chain c of thread t starts
 // at seed + (t * kChains + c) x seed_stride: with a stride, distinct values,
 // so ptxas cannot merge chains; the stride is a kernel argument), one untimed step each, then
@@ -127,7 +121,7 @@ __global__ void __launch_bounds__(kThroughputBlockThreads)
   WaitFor(static_cast<uint32_t>(x[kChains - 1]));
   const uint64_t stop = ReadClock64();
   if (threadIdx.x % 32 == 0) {
-    timing[thread / 32] = WarpTiming{start, stop, SmId(), 1};
+    timing[thread / 32] = WarpTiming{start, stop, ReadSmId(), 1};
   }
 #pragma unroll
   for (int c = 0; c < kChains; ++c) {

@@ -11,12 +11,6 @@
 
 namespace dissect {
 
-__device__ __forceinline__ uint32_t ReadSmId() {
-  uint32_t id;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
-  return id;
-}
-
 // Accumulator element `e` of a register file `acc` as a 32-bit word for the
 // host: f32 and s32 unchanged, packed f16 pairs widened to f32.
 template <typename Acc>
