@@ -176,7 +176,7 @@ std::vector<std::string> SweepAxisValues(const CatalogEntry& entry, const std::s
     if (axis == axes->end()) continue;
     const std::string text = axis->is_string() ? axis->get<std::string>() : axis->dump();
     for (const absl::string_view v : absl::StrSplit(text, ',', absl::SkipEmpty())) {
-      if (std::find(values.begin(), values.end(), v) == values.end()) values.emplace_back(v);
+      AddOnce(values, std::string(v));
     }
   }
   return values;
@@ -225,10 +225,6 @@ std::string NetworkNames(const std::vector<Network>& networks) {
   for (const Network& n : networks) names.push_back(n.name);
   return absl::StrJoin(names, ", ");
 }
-
-}  // namespace
-
-namespace {
 
 // The model of one network over one link.
 struct Modelled {
