@@ -40,6 +40,7 @@ namespace {
 
 namespace rl = roofline;
 using roofline_internal::BestGemm;
+using roofline_internal::CacheParam;
 using roofline_internal::Ceiling;
 using roofline_internal::LlmFilesOf;
 using roofline_internal::LlmResultFiles;
@@ -55,7 +56,7 @@ struct Params {
   std::vector<int64_t> contexts = {512, 2048, 8192};
   std::string gemm_dtype = "fp16";
   std::string cache = "cold";
-  int64_t dram_min_footprint_bytes = 268435456;
+  int64_t dram_min_footprint_bytes = roofline_internal::kDefaultDramMinFootprintBytes;
 };
 
 // A list param of positive integers, not empty.
@@ -104,10 +105,7 @@ absl::StatusOr<Params> ReadParams(const CatalogEntry& entry) {
   absl::StatusOr<std::string> dtype = StringParam(entry, "gemm_dtype", p.gemm_dtype);
   if (!dtype.ok()) return dtype.status();
   p.gemm_dtype = *dtype;
-  absl::StatusOr<std::string> cache = StringParam(entry, "cache", p.cache);
-  if (cache.ok() && *cache != "hot" && *cache != "cold") {
-    return BadParam(entry, "cache", "\"hot\" or \"cold\"");
-  }
+  absl::StatusOr<std::string> cache = CacheParam(entry, "cache", p.cache);
   if (!cache.ok()) return cache.status();
   p.cache = *cache;
   return p;

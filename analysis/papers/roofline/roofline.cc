@@ -39,6 +39,7 @@ namespace {
 namespace rl = roofline;
 using roofline_internal::AddRooflineFigure;
 using roofline_internal::BestGemm;
+using roofline_internal::CacheParam;
 using roofline_internal::Ceiling;
 using roofline_internal::CeilingsMarkdown;
 using roofline_internal::ContextNumber;
@@ -62,7 +63,7 @@ struct Params {
   int64_t decode_max_m = 64;
   std::string prefill_cache = "hot";
   std::string decode_cache = "hot";
-  double dram_min_footprint_bytes = 268435456;
+  double dram_min_footprint_bytes = roofline_internal::kDefaultDramMinFootprintBytes;
 };
 
 absl::StatusOr<Params> ReadParams(const CatalogEntry& entry) {
@@ -78,8 +79,7 @@ absl::StatusOr<Params> ReadParams(const CatalogEntry& entry) {
     return v.status();
   };
   auto cache = [&](const char* key, std::string& out) -> absl::Status {
-    absl::StatusOr<std::string> v = StringParam(entry, key, out);
-    if (v.ok() && *v != "hot" && *v != "cold") return BadParam(entry, key, "\"hot\" or \"cold\"");
+    absl::StatusOr<std::string> v = CacheParam(entry, key, out);
     if (v.ok()) out = *std::move(v);
     return v.status();
   };

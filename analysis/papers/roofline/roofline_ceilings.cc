@@ -1,6 +1,7 @@
 // The measured roofs that the roofline generators share
 // (roofline_internal.h): the DRAM read bandwidth of memory_bandwidth and the
-// best cuBLASLt TFLOP/s of a dtype; the result files the generators read.
+// best cuBLASLt TFLOP/s of a dtype; the result files the generators read and
+// the cache param they both take.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -102,6 +103,15 @@ absl::StatusOr<Ceiling> MemoryCeiling(const std::vector<const ResultFile*>& file
                                " GB/s computed (2 × memory clock × bus width, device attributes)");
   }
   return c;
+}
+
+absl::StatusOr<std::string> CacheParam(const CatalogEntry& entry, const char* key,
+                                       const std::string& fallback) {
+  absl::StatusOr<std::string> cache = StringParam(entry, key, fallback);
+  if (cache.ok() && *cache != "hot" && *cache != "cold") {
+    return BadParam(entry, key, "\"hot\" or \"cold\"");
+  }
+  return cache;
 }
 
 std::optional<Ceiling> BestGemm(const std::vector<const ResultFile*>& files,

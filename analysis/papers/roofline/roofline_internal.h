@@ -6,6 +6,7 @@
 #ifndef DISSECT_ANALYSIS_PAPERS_ROOFLINE_ROOFLINE_INTERNAL_H_
 #define DISSECT_ANALYSIS_PAPERS_ROOFLINE_ROOFLINE_INTERNAL_H_
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -75,6 +76,15 @@ std::optional<double> ContextNumber(const ResultFile& file, std::string_view key
 // no memory_bandwidth file, no row at a DRAM footprint.
 absl::StatusOr<Ceiling> MemoryCeiling(const std::vector<const ResultFile*>& files,
                                       double min_footprint_bytes, const std::string& generator);
+
+// The default of the LLM generators' param "dram_min_footprint_bytes", the
+// smallest memory_bandwidth footprint MemoryCeiling takes as DRAM: 256 MiB.
+inline constexpr int64_t kDefaultDramMinFootprintBytes = 268435456;
+
+// The cache param `key` of the measured rows: "hot" or "cold" (default
+// `fallback`); anything else is a BadParam.
+absl::StatusOr<std::string> CacheParam(const CatalogEntry& entry, const char* key,
+                                       const std::string& fallback);
 
 // The best cuBLASLt TFLOP/s of `dtype` (every shape and cache) as a measured
 // ceiling called `name`, or nullopt.
