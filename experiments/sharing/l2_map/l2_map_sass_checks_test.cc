@@ -12,9 +12,6 @@
 //   L2MapStoreInsideKernel  a store between a clock read and the load
 #include "experiments/sharing/l2_map/l2_map_sass_checks.h"
 
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -22,22 +19,13 @@
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
 #include "probes/sass_inspect.h"
+#include "probes/sass_test_util.h"
 
 namespace dissect {
 namespace {
 
 std::vector<SassFunction> Broken() {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  EXPECT_NE(srcdir, nullptr) << "run under bazel test";
-  if (srcdir == nullptr) return {};
-  std::ifstream in(std::string(srcdir) +
-                   "/dissect/experiments/sharing/l2_map/testdata/l2_map_broken.sass");
-  EXPECT_TRUE(in.good());
-  std::stringstream text;
-  text << in.rdbuf();
-  absl::StatusOr<std::vector<SassFunction>> fs = ParseCuobjdumpSass(text.str());
-  EXPECT_TRUE(fs.ok()) << fs.status();
-  return fs.ok() ? *fs : std::vector<SassFunction>{};
+  return SavedSassFunctions("experiments/sharing/l2_map/testdata/l2_map_broken.sass");
 }
 
 std::string Problems(const std::vector<SassFunction>& fs, const std::string& name) {
