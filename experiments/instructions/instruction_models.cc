@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstring>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "experiments/framework/experiment.h"
@@ -528,7 +527,9 @@ Contention ParseContention(absl::string_view contention) {
 }
 
 absl::Status ValidateContention(absl::string_view op, absl::string_view contention) {
-  if (contention == "none" || absl::StartsWith(op, "atom_")) return absl::OkStatus();
+  if (contention == "none") return absl::OkStatus();
+  const absl::StatusOr<InstructionOpInfo> info = FindInstructionOp(op);
+  if (info.ok() && IsAtomicOp(info->op)) return absl::OkStatus();
   return absl::InvalidArgumentError(
       absl::StrCat("contention=", contention, " applies to atom_* ops only, not op=", op));
 }
