@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -32,15 +34,26 @@ absl::StatusOr<std::string> Text(const Json& obj, const char* key, std::string_v
   return it->get<std::string>();
 }
 
+// "<where><key>: unknown field" for the first member of `obj` not in
+// `known`; OK when every member is known.
+absl::Status OnlyKnownFields(const Json& obj, std::initializer_list<std::string_view> known,
+                             std::string_view path, const std::string& where) {
+  for (const auto& [key, value] : obj.items()) {
+    if (std::find(known.begin(), known.end(), key) == known.end()) {
+      return Bad(path, absl::StrCat(where, key, ": unknown field"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<PublishedValue> ParsePublished(const Json& v, std::string_view path, size_t i) {
   const std::string where = absl::StrCat("published[", i, "].");
   if (!v.is_object()) return Bad(path, absl::StrCat("published[", i, "]: not an object"));
   PublishedValue p;
-  for (const auto& [key, value] : v.items()) {
-    if (key != "key" && key != "quantity" && key != "value" && key != "unit" &&
-        key != "source" && key != "why") {
-      return Bad(path, absl::StrCat(where, key, ": unknown field"));
-    }
+  if (absl::Status s = OnlyKnownFields(v, {"key", "quantity", "value", "unit", "source", "why"},
+                                       path, where);
+      !s.ok()) {
+    return s;
   }
   auto key = Text(v, "key", path, where);
   if (!key.ok()) return key.status();
@@ -149,10 +162,9 @@ absl::Status ParseSettings(const Json& analysis, std::string_view path, CatalogE
     const Json& s = (*settings)[i];
     const std::string where = absl::StrCat("analysis.settings[", i, "].");
     if (!s.is_object()) return Bad(path, absl::StrCat("analysis.settings[", i, "]: not an object"));
-    for (const auto& [key, value] : s.items()) {
-      if (key != "id" && key != "label" && key != "params") {
-        return Bad(path, absl::StrCat(where, key, ": unknown field"));
-      }
+    if (absl::Status known = OnlyKnownFields(s, {"id", "label", "params"}, path, where);
+        !known.ok()) {
+      return known;
     }
     AnalysisSetting setting;
     for (auto [field, out] : {std::pair{"id", &setting.id}, std::pair{"label", &setting.label}}) {
@@ -201,15 +213,13 @@ absl::StatusOr<CatalogEntry> ParseCatalogEntry(std::string_view text, std::strin
   Json doc = Json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) return Bad(path, "not valid JSON");
   if (!doc.is_object()) return Bad(path, "not a JSON object");
-  static const char* const kKnown[] = {"format",   "paper",       "figure",
-                                       "claim",    "status",      "pending",
-                                       "expected_signature", "expected_differences",
-                                       "sweep",    "analysis",    "published"};
-  for (const auto& [key, value] : doc.items()) {
-    if (std::find_if(std::begin(kKnown), std::end(kKnown),
-                     [&](const char* k) { return key == k; }) == std::end(kKnown)) {
-      return Bad(path, absl::StrCat(key, ": unknown field"));
-    }
+  if (absl::Status s = OnlyKnownFields(
+          doc,
+          {"format", "paper", "figure", "claim", "status", "pending", "expected_signature",
+           "expected_differences", "sweep", "analysis", "published"},
+          path, "");
+      !s.ok()) {
+    return s;
   }
   CatalogEntry e;
   e.path = std::string(path);
