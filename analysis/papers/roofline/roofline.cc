@@ -12,8 +12,6 @@
 // optional): gemm_dtypes, llm_nk ("NxK" list), prefill_min_m, decode_max_m,
 // prefill_cache, decode_cache, dram_min_footprint_bytes.
 #include <algorithm>
-#include <cmath>
-#include <map>
 #include <optional>
 #include <string>
 #include <tuple>
