@@ -24,6 +24,16 @@ TEST(ComputeCapabilityTest, ReasonNamesTheNeedAndTheDevice) {
   EXPECT_EQ(UnmetComputeCapability(exp, 120), "");
 }
 
+// A need of some points only (an op): the same reason, which the result
+// rows' readers recognise as a compute-capability skip.
+TEST(ComputeCapabilityTest, OneNeedGivesTheSameReason) {
+  const ComputeCapabilityNeed need{90, 0, "thread-block clusters"};
+  EXPECT_EQ(UnmetNeed(need, 80),
+            "needs compute capability 9.0 or newer for thread-block clusters; this GPU is 8.0");
+  EXPECT_TRUE(IsComputeCapabilitySkip(Skipped(UnmetNeed(need, 80)).message()));
+  EXPECT_EQ(UnmetNeed(need, 90), "");
+}
+
 TEST(ComputeCapabilityTest, UpperBoundExcludesNewerDevices) {
   Experiment exp("needs_wgmma");
   exp.NeedsComputeCapability(90, "wgmma.mma_async", 90);

@@ -256,12 +256,15 @@ std::string DescribeNeed(const ComputeCapabilityNeed& need) {
   return absl::StrCat("compute capability ", range, " for ", need.what);
 }
 
+std::string UnmetNeed(const ComputeCapabilityNeed& need, int cc) {
+  if (cc >= need.min && (need.max == 0 || cc <= need.max)) return "";
+  return absl::StrCat("needs ", DescribeNeed(need), "; this GPU is ", ComputeCapabilityName(cc));
+}
+
 std::string UnmetComputeCapability(const Experiment& experiment, int cc) {
   for (const ComputeCapabilityNeed& need : experiment.compute_capability_needs()) {
-    if (cc < need.min || (need.max != 0 && cc > need.max)) {
-      return absl::StrCat("needs ", DescribeNeed(need), "; this GPU is ",
-                          ComputeCapabilityName(cc));
-    }
+    std::string unmet = UnmetNeed(need, cc);
+    if (!unmet.empty()) return unmet;
   }
   return "";
 }

@@ -319,6 +319,11 @@ std::string ComputeCapabilityName(int cc);
 // What `need` asks for: "compute capability 9.0 or newer for thread-block
 // clusters", "compute capability 9.0 (only) for wgmma.mma_async".
 std::string DescribeNeed(const ComputeCapabilityNeed& need);
+// Why a device of compute capability `cc` does not meet `need` ("needs
+// compute capability 9.0 or newer for thread-block clusters; this GPU is
+// 8.0"), or "" when it does: UnmetComputeCapability's reason for one need,
+// also for a need only some points have (an op of instruction_latency).
+std::string UnmetNeed(const ComputeCapabilityNeed& need, int cc);
 // Why `experiment` cannot run on a device of compute capability `cc`
 // (major * 10 + minor), "needs compute capability 9.0 or newer for
 // thread-block clusters; this GPU is 8.0" (the first unmet need), or ""

@@ -99,9 +99,7 @@ absl::Status Run(PointContext& ctx) {
   DISSECT_RETURN_IF_ERROR(LatencyContentionMeasured(ctx.Str("contention")));
   const int cc = ctx.device().cc_major * 10 + ctx.device().cc_minor;
   if (cc < info.min_compute_capability) {
-    return Skipped(absl::StrCat("needs ",
-                                DescribeNeed({info.min_compute_capability, 0, info.needs}),
-                                "; this GPU is ", ComputeCapabilityName(cc)));
+    return Skipped(UnmetNeed({info.min_compute_capability, 0, info.needs}, cc));
   }
   const auto chain_length = static_cast<uint64_t>(ctx.Int("chain_length"));
   const int launches = ctx.timing().warmup + ctx.timing().samples;
