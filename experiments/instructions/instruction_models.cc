@@ -467,7 +467,12 @@ absl::Status CheckAgainstModel(const InstructionOpInfo& info, const InstructionO
                                unsigned long long start, uint64_t steps,
                                unsigned long long device, absl::string_view what, int lane,
                                uint64_t lane_stride) {
-  const unsigned long long want = ModelChain(info.op, operands, start, steps, lane, lane_stride);
+  return CheckModelValue(info, ModelChain(info.op, operands, start, steps, lane, lane_stride),
+                         steps, device, what);
+}
+
+absl::Status CheckModelValue(const InstructionOpInfo& info, unsigned long long want,
+                             uint64_t steps, unsigned long long device, absl::string_view what) {
   if (info.unpredictable) {
     if (device != want) return absl::OkStatus();
     return absl::InternalError(absl::StrCat(what, " ended its chain of ", steps, " steps at 0x",

@@ -107,6 +107,11 @@ absl::Status CheckAgainstModel(const InstructionOpInfo& info, const InstructionO
                                unsigned long long device, absl::string_view what, int lane = 0,
                                uint64_t lane_stride = 1);
 
+// The same check against ModelChain's value `want` for a chain of `steps`
+// steps, computed once for many launches of one chain.
+absl::Status CheckModelValue(const InstructionOpInfo& info, unsigned long long want,
+                             uint64_t steps, unsigned long long device, absl::string_view what);
+
 // OK if the second latency segment (twice the steps) took more cycles than
 // the first and the first more than 0; else InternalError naming `what`.
 // The check left for a chain whose end value cannot be modelled (clock).
