@@ -8,7 +8,6 @@
 // kInstructionUnroll a trip, and that listing fails a check for it.
 #include "experiments/instructions/instruction_sass_checks.h"
 
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -17,7 +16,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kernels/instruction_ops.h"
-#include "probes/ptx_test_util.h"
+#include "probes/sass_test_util.h"
 
 namespace dissect {
 namespace {
@@ -31,13 +30,7 @@ constexpr int kFixtureStepsPerTrip = 16;
 
 // The functions of testdata/`file`.
 std::vector<SassFunction> Fixture(const std::string& file = "ffma_latency_chains.sass") {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  EXPECT_NE(srcdir, nullptr) << "run under bazel test";
-  if (srcdir == nullptr) return {};
-  absl::StatusOr<std::vector<SassFunction>> fs = ParseCuobjdumpSass(ReadTextFile(
-      std::string(srcdir) + "/dissect/experiments/instructions/testdata/" + file));
-  EXPECT_TRUE(fs.ok()) << fs.status();
-  return fs.ok() ? *fs : std::vector<SassFunction>{};
+  return SavedSassFunctions("experiments/instructions/testdata/" + file);
 }
 
 std::string Problems(const std::string& functor) {
